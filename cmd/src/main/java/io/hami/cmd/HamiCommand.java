@@ -1,0 +1,44 @@
+package io.hami.cmd;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code hami} executable. Each component of the system is a subcommand; adding one means
+ * adding its class to {@code subcommands} below and nothing else.
+ */
+@Command(
+    name = "hami",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = "GPU sharing for Kubernetes: scheduler, node agent, webhook and simulator.",
+    subcommands = {
+      CommandLine.HelpCommand.class,
+    })
+public final class HamiCommand implements Callable<Integer> {
+
+  /** Exit code for a bad flag or configuration value. */
+  public static final int EXIT_USAGE = 2;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+    return EXIT_USAGE;
+  }
+
+  /** Builds the command line with the project's exit-code conventions. */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new HamiCommand());
+    cl.setExitCodeExceptionMapper(t -> EXIT_USAGE);
+    return cl;
+  }
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+}
