@@ -1,0 +1,85 @@
+package io.hami.plugins.vgpu;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pod's device selection annotations: {@code use-/nouse-gputype}, {@code use-/nouse-gpuuuid}
+ * and {@code vgpu-mode}, read once per pod.
+ */
+public record DeviceFilter(
+    ImmutableList<String> useTypes,
+    ImmutableList<String> noUseTypes,
+    ImmutableSet<String> useUuids,
+    ImmutableSet<String> noUseUuids,
+    @Nullable String vgpuMode) {
+
+  public static final DeviceFilter NONE =
+      new DeviceFilter(ImmutableList.of(), ImmutableList.of(), ImmutableSet.of(), ImmutableSet.of(), null);
+
+  /** Builds a filter from raw annotation values (each may be null or blank: no constraint). */
+  public static DeviceFilter of(
+      @Nullable String useTypes,
+      @Nullable String noUseTypes,
+      @Nullable String useUuids,
+      @Nullable String noUseUuids,
+      @Nullable String vgpuMode) {
+    return new DeviceFilter(
+        lowerItems(useTypes),
+        lowerItems(noUseTypes),
+        ImmutableSet.copyOf(items(useUuids)),
+        ImmutableSet.copyOf(items(noUseUuids)),
+        vgpuMode == null || vgpuMode.isBlank() ? null : vgpuMode.trim());
+  }
+
+  private static ImmutableList<String> items(@Nullable String csv) {
+    if (csv == null || csv.isBlank()) {
+      return ImmutableList.of();
+    }
+    ImmutableList.Builder<String> b = ImmutableList.builder();
+    for (String s : csv.split(",")) {
+      String t = s.trim();
+      if (!t.isEmpty()) {
+        b.add(t);
+      }
+    }
+    return b.build();
+  }
+
+  private static ImmutableList<String> lowerItems(@Nullable String csv) {
+    ImmutableList.Builder<String> b = ImmutableList.builder();
+    for (String s : items(csv)) {
+      b.add(s.toLowerCase(Locale.ROOT));
+    }
+    return b.build();
+  }
+
+  /** Type and mode check (fit check 3, {@code CardTypeMismatch}). */
+  public boolean typeAllowed(DeviceUsage d) {
+    if (!useTypes.isEmpty() || !noUseTypes.isEmpty()) {
+      String type = d.type().toLowerCase(Locale.ROOT);
+      if (!useTypes.isEmpty() && useTypes.stream().noneMatch(type::contains)) {
+        return false;
+      }
+      if (noUseTypes.stream().anyMatch(type::contains)) {
+        return false;
+      }
+    }
+    return vgpuMode == null || vgpuMode.contains(d.mode());
+  }
+
+  /** UUID check (fit check 5, {@code CardUuidMismatch}). */
+  public boolean uuidAllowed(String id) {
+    if (!useUuids.isEmpty() && !useUuids.contains(id)) {
+      return false;
+    }
+    return !noUseUuids.contains(id);
+  }
+
+  /** Whether this filter constrains nothing. */
+  public boolean isEmpty() {
+    return equals(NONE);
+  }
+}
