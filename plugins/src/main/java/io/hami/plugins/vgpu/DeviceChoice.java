@@ -3,6 +3,7 @@ package io.hami.plugins.vgpu;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
+import io.hami.framework.api.StateData;
 import java.util.List;
 
 /**
@@ -12,7 +13,8 @@ import java.util.List;
  * {@code vgpu} honours it when the pod is reserved on {@link #node()} and every listed device
  * passes the fit, and otherwise places by its own GPU policy.
  */
-public record DeviceChoice(String node, ImmutableList<ImmutableList<String>> containers) {
+public record DeviceChoice(String node, ImmutableList<ImmutableList<String>> containers)
+    implements StateData {
   public DeviceChoice {
     requireNonNull(node, "node");
     requireNonNull(containers, "containers");

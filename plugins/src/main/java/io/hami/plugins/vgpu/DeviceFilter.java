@@ -2,7 +2,10 @@ package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
+import io.hami.model.pod.DeviceSelectors;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,31 +29,38 @@ public record DeviceFilter(
       @Nullable String useUuids,
       @Nullable String noUseUuids,
       @Nullable String vgpuMode) {
+    return of(items(useTypes), items(noUseTypes), items(useUuids), items(noUseUuids), vgpuMode);
+  }
+
+  /** Builds a filter from the annotations' items. */
+  public static DeviceFilter of(
+      List<String> useTypes,
+      List<String> noUseTypes,
+      List<String> useUuids,
+      List<String> noUseUuids,
+      @Nullable String vgpuMode) {
+    if (useTypes.isEmpty()
+        && noUseTypes.isEmpty()
+        && useUuids.isEmpty()
+        && noUseUuids.isEmpty()
+        && (vgpuMode == null || vgpuMode.isBlank())) {
+      return NONE;
+    }
     return new DeviceFilter(
-        lowerItems(useTypes),
-        lowerItems(noUseTypes),
-        ImmutableSet.copyOf(items(useUuids)),
-        ImmutableSet.copyOf(items(noUseUuids)),
+        lower(useTypes),
+        lower(noUseTypes),
+        ImmutableSet.copyOf(useUuids),
+        ImmutableSet.copyOf(noUseUuids),
         vgpuMode == null || vgpuMode.isBlank() ? null : vgpuMode.trim());
   }
 
-  private static ImmutableList<String> items(@Nullable String csv) {
-    if (csv == null || csv.isBlank()) {
-      return ImmutableList.of();
-    }
-    ImmutableList.Builder<String> b = ImmutableList.builder();
-    for (String s : csv.split(",")) {
-      String t = s.trim();
-      if (!t.isEmpty()) {
-        b.add(t);
-      }
-    }
-    return b.build();
+  private static List<String> items(@Nullable String csv) {
+    return csv == null ? List.of() : DeviceSelectors.list(Map.of("k", csv), "k");
   }
 
-  private static ImmutableList<String> lowerItems(@Nullable String csv) {
+  private static ImmutableList<String> lower(List<String> items) {
     ImmutableList.Builder<String> b = ImmutableList.builder();
-    for (String s : items(csv)) {
+    for (String s : items) {
       b.add(s.toLowerCase(Locale.ROOT));
     }
     return b.build();

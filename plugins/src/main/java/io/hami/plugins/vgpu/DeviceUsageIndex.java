@@ -10,6 +10,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.time.ZoneId;
+import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.FrameworkHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -114,6 +122,74 @@ public final class DeviceUsageIndex {
     }
   }
 
+  private static final Map<FrameworkHandle, DeviceUsageIndex> SHARED = new WeakHashMap<>();
+
+  /**
+   * The index of a profile, created on first use and fed by the profile's cluster events. Every
+   * plugin of the profile that calls this with its handle gets the same instance; call it from a
+   * plugin factory so that the initial listing is delivered.
+   */
+  public static DeviceUsageIndex shared(FrameworkHandle handle) {
+    synchronized (SHARED) {
+      return SHARED.computeIfAbsent(handle, DeviceUsageIndex::create);
+    }
+  }
+
+  private static DeviceUsageIndex create(FrameworkHandle handle) {
+    List<GpuVendor> vendors = GpuVendors.accounted();
+    DeviceUsageIndex index =
+        new DeviceUsageIndex(
+            ModelReaders.nodeReader(vendors, handle.clock(), ZoneId.systemDefault()),
+            ModelReaders.podReader(vendors),
+            (node, message) -> {
+              log.warn("node device annotations unreadable node={} error={}", node.getMetadata().getName(), message);
+              handle
+                  .eventRecorder()
+                  .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
+                      "device annotations cannot be read, node skipped for GPU pods: " + message);
+            },
+            ModelReaders.registrationKeys(vendors));
+    handle.addClusterStateListener(index.listener());
+    return index;
+  }
+
+  /** The informer hook that keeps this index current. */
+  public ClusterStateListener listener() {
+    return new ClusterStateListener() {
+      @Override
+      public void onNodeAdd(io.fabric8.kubernetes.api.model.Node node) {
+        upsertNode(node);
+      }
+
+      @Override
+      public void onNodeUpdate(io.fabric8.kubernetes.api.model.Node oldNode, io.fabric8.kubernetes.api.model.Node newNode) {
+        upsertNode(newNode);
+      }
+
+      @Override
+      public void onNodeDelete(io.fabric8.kubernetes.api.model.Node node) {
+        deleteNode(node.getMetadata().getName());
+      }
+
+      @Override
+      public void onPodAdd(io.fabric8.kubernetes.api.model.Pod pod) {
+        upsertPod(pod);
+      }
+
+      @Override
+      public void onPodUpdate(io.fabric8.kubernetes.api.model.Pod oldPod, io.fabric8.kubernetes.api.model.Pod newPod) {
+        upsertPod(newPod);
+      }
+
+      @Override
+      public void onPodDelete(io.fabric8.kubernetes.api.model.Pod pod) {
+        deletePod(pod);
+      }
+    };
+  }
+
+  private static final Logger log = LoggerFactory.getLogger(DeviceUsageIndex.class);
+
   private final Object lock = new Object();
   private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
 
@@ -125,10 +201,28 @@ public final class DeviceUsageIndex {
   private final InvalidNodeListener invalidListener;
   private final AtomicLong invalidNodeEvents = new AtomicLong();
 
-  public DeviceUsageIndex(NodeReader nodeReader, PodReader podReader, InvalidNodeListener invalid) {
+  private final Set<String> registrationKeys;
+
+  /**
+   * @param nodeReader reads registrations
+   * @param podReader reads pod allocations
+   * @param invalid told when a node's annotations turn unreadable
+   * @param registrationKeys the node annotations registrations depend on; a node update that
+   *     changes none of them (nor allocatable) is not re-read. Empty means every annotation.
+   */
+  public DeviceUsageIndex(
+      NodeReader nodeReader,
+      PodReader podReader,
+      InvalidNodeListener invalid,
+      Set<String> registrationKeys) {
     this.nodeReader = requireNonNull(nodeReader, "nodeReader");
     this.podReader = requireNonNull(podReader, "podReader");
     this.invalidListener = requireNonNull(invalid, "invalid");
+    this.registrationKeys = Set.copyOf(registrationKeys);
+  }
+
+  public DeviceUsageIndex(NodeReader nodeReader, PodReader podReader, InvalidNodeListener invalid) {
+    this(nodeReader, podReader, invalid, Set.of());
   }
 
   /** The current view of a node; a node never seen has no devices. */
@@ -187,10 +281,23 @@ public final class DeviceUsageIndex {
   }
 
   /** What a node's registration depends on: annotations and allocatable. */
-  private static Object registrationInputs(io.fabric8.kubernetes.api.model.Node node) {
+  private Object registrationInputs(io.fabric8.kubernetes.api.model.Node node) {
     Map<String, String> annos = node.getMetadata().getAnnotations();
     Object alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
-    return java.util.Arrays.asList(annos == null ? Map.of() : Map.copyOf(annos), alloc);
+    Map<String, String> relevant = new HashMap<>();
+    if (annos != null) {
+      if (registrationKeys.isEmpty()) {
+        relevant.putAll(annos);
+      } else {
+        for (String k : registrationKeys) {
+          String v = annos.get(k);
+          if (v != null) {
+            relevant.put(k, v);
+          }
+        }
+      }
+    }
+    return java.util.Arrays.asList(relevant, alloc == null ? null : new HashMap<>((Map<?, ?>) alloc));
   }
 
   /** Node deleted: its devices disappear; usage stays attributed in case it comes back. */

@@ -43,7 +43,7 @@ final class ScoreVectorsTest {
     List<VendorRequest> rs = List.of(typed("t", 1, 0, 40, 0));
     assertThat(DeviceScores.device(a, rs, ScoringWeights.DEFAULT, false)).isCloseTo(16f, within(1e-4f));
     assertThat(DeviceScores.device(b, rs, ScoringWeights.DEFAULT, false)).isCloseTo(15f, within(1e-4f));
-    ScoringWeights w = ScoringWeights.parse("slot=1,core=1,memory=3");
+    ScoringWeights w = new ScoringWeights(1, 1, 3);
     float sa = DeviceScores.device(a, rs, w, false);
     float sb = DeviceScores.device(b, rs, w, false);
     assertThat(sa).isCloseTo(26f, within(1e-4f));
@@ -122,18 +122,22 @@ final class ScoreVectorsTest {
     assertThat(VgpuScoring.nodeScore(20f, NodePolicy.BINPACK)).isGreaterThan(VgpuScoring.nodeScore(10f, NodePolicy.BINPACK));
   }
 
+  static ScoringWeights parse(String v) {
+    return ScoringWeights.of(io.hami.model.pod.ScoringWeights.decode(v).orElseThrow());
+  }
+
   @Test
   void weights_V79() {
-    assertThat(ScoringWeights.parse("slot=1,core=2,memory=3")).isEqualTo(new ScoringWeights(1, 2, 3));
-    assertThat(ScoringWeights.parse(" memory = 3, slot = 1, core = 0 ")).isEqualTo(new ScoringWeights(1, 0, 3));
-    assertThatThrownBy(() -> ScoringWeights.parse("")).hasMessageContaining("expected slot, core, and memory weights");
-    assertThatThrownBy(() -> ScoringWeights.parse("slot=1,memory=3")).hasMessageContaining("expected slot, core, and memory weights");
-    assertThatThrownBy(() -> ScoringWeights.parse("slot=1,core,memory=3")).hasMessageContaining("expected key=value entries");
-    assertThatThrownBy(() -> ScoringWeights.parse("core=high")).hasMessageContaining("\"core\" weight must be an integer");
-    assertThatThrownBy(() -> ScoringWeights.parse("core=-1")).hasMessageContaining("must not be negative");
-    assertThatThrownBy(() -> ScoringWeights.parse("bandwidth=2")).hasMessageContaining("unknown weight \"bandwidth\"");
-    assertThatThrownBy(() -> ScoringWeights.parse("slot=1,slot=2,memory=3")).hasMessageContaining("duplicate \"slot\" weight");
-    assertThatThrownBy(() -> ScoringWeights.parse("slot=0,core=0,memory=0")).hasMessageContaining("at least one weight must be positive");
+    assertThat(parse("slot=1,core=2,memory=3")).isEqualTo(new ScoringWeights(1, 2, 3));
+    assertThat(parse(" memory = 3, slot = 1, core = 0 ")).isEqualTo(new ScoringWeights(1, 0, 3));
+    assertThatThrownBy(() -> parse("")).hasMessageContaining("expected slot, core, and memory weights");
+    assertThatThrownBy(() -> parse("slot=1,memory=3")).hasMessageContaining("expected slot, core, and memory weights");
+    assertThatThrownBy(() -> parse("slot=1,core,memory=3")).hasMessageContaining("expected key=value entries");
+    assertThatThrownBy(() -> parse("core=high")).hasMessageContaining("\"core\" weight must be an integer");
+    assertThatThrownBy(() -> parse("core=-1")).hasMessageContaining("must not be negative");
+    assertThatThrownBy(() -> parse("bandwidth=2")).hasMessageContaining("unknown weight \"bandwidth\"");
+    assertThatThrownBy(() -> parse("slot=1,slot=2,memory=3")).hasMessageContaining("duplicate \"slot\" weight");
+    assertThatThrownBy(() -> parse("slot=0,core=0,memory=0")).hasMessageContaining("at least one weight must be positive");
   }
 
   static DevicePick g0(int mem, int cores) {
