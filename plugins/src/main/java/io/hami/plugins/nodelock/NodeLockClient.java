@@ -26,7 +26,7 @@ public final class NodeLockClient {
   /** The outcome of an attempt to take the lock. */
   public sealed interface Result {
     /** The lock is ours; {@code broken} says whose stale lock was replaced, if any. */
-    record Acquired(@Nullable LockDecision.Stale broken) implements Result {}
+    record Acquired(LockDecision.@Nullable Stale broken) implements Result {}
 
     /** Someone who still needs it holds the lock. */
     record Held(String holder, String since) implements Result {}

@@ -2,10 +2,8 @@ package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
-import io.hami.model.pod.DeviceSelectors;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,11 +27,11 @@ public record DeviceFilter(
       @Nullable String useUuids,
       @Nullable String noUseUuids,
       @Nullable String vgpuMode) {
-    return of(items(useTypes), items(noUseTypes), items(useUuids), items(noUseUuids), vgpuMode);
+    return ofItems(items(useTypes), items(noUseTypes), items(useUuids), items(noUseUuids), vgpuMode);
   }
 
   /** Builds a filter from the annotations' items. */
-  public static DeviceFilter of(
+  public static DeviceFilter ofItems(
       List<String> useTypes,
       List<String> noUseTypes,
       List<String> useUuids,
@@ -54,8 +52,19 @@ public record DeviceFilter(
         vgpuMode == null || vgpuMode.isBlank() ? null : vgpuMode.trim());
   }
 
-  private static List<String> items(@Nullable String csv) {
-    return csv == null ? List.of() : DeviceSelectors.list(Map.of("k", csv), "k");
+  /** The trimmed, non-empty items of a comma list annotation. */
+  public static List<String> items(@Nullable String csv) {
+    if (csv == null || csv.isBlank()) {
+      return List.of();
+    }
+    List<String> out = new java.util.ArrayList<>();
+    for (String s : csv.split(",")) {
+      String t = s.trim();
+      if (!t.isEmpty()) {
+        out.add(t);
+      }
+    }
+    return out;
   }
 
   private static ImmutableList<String> lower(List<String> items) {

@@ -10,18 +10,12 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.device.NodeDevice;
-import io.hami.model.device.PairScore;
-import io.hami.model.device.PairScoreJson;
 import io.hami.model.handshake.HandshakeCheck;
-import io.hami.model.pod.DeviceSelectors;
-import io.hami.model.pod.DeviceUsage;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
-import io.hami.model.pod.UsageCollapse;
 import java.time.InstantSource;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,20 +55,8 @@ final class ModelReaders {
     if (annos == null) {
       annos = Map.of();
     }
-    Set<String> cordon = Set.copyOf(DeviceSelectors.list(annos, Annotations.DEVICE_CORDON));
+    Set<String> cordon = Set.copyOf(DeviceFilter.items(annos.get(Annotations.DEVICE_CORDON)));
     PairScores pairs = PairScores.NONE;
-    String score = annos.get(Annotations.NODE_NVIDIA_SCORE);
-    if (score != null && !score.isBlank()) {
-      Decoded<List<PairScore>> d = PairScoreJson.decode(score);
-      if (d instanceof Decoded.Err<List<PairScore>> e) {
-        return DeviceUsageIndex.Registered.invalid(Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
-      }
-      Map<String, Map<String, Integer>> m = new HashMap<>();
-      for (PairScore p : d.orElse(List.of())) {
-        m.put(p.uuid(), p.score());
-      }
-      pairs = PairScores.of(m);
-    }
     ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
     for (GpuVendor v : vendors) {
       String reg = v.keys().register().isEmpty() ? null : annos.get(v.keys().register());
@@ -168,12 +150,21 @@ final class ModelReaders {
       }
       PodDevices devices = d.orElse(PodDevices.empty());
       int init = initContainers(pod, devices, v);
-      Map<String, DeviceUsage> collapsed = UsageCollapse.collapse(devices, init, initDone(pod));
-      collapsed.forEach(
-          (id, u) -> usage.merge(
-              id,
-              new PodUsage.Usage(u.slots(), u.usedmem(), u.usedcores()),
-              (a, b) -> new PodUsage.Usage(a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores())));
+      List<List<DevicePick>> picks = new java.util.ArrayList<>(devices.size());
+      for (List<io.hami.model.pod.ContainerDevice> c : devices.containers()) {
+        List<DevicePick> ps = new java.util.ArrayList<>(c.size());
+        for (io.hami.model.pod.ContainerDevice cd : c) {
+          ps.add(new DevicePick(cd.uuid(), cd.type(), cd.usedmem(), cd.usedcores()));
+        }
+        picks.add(ps);
+      }
+      PodUsage.collapse(picks, init, initDone(pod))
+          .byDevice()
+          .forEach(
+              (id, u) -> usage.merge(
+                  id,
+                  u,
+                  (a, b) -> new PodUsage.Usage(a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores())));
     }
     if (usage.isEmpty()) {
       return null;

@@ -34,7 +34,6 @@ import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.Decoded;
 import io.hami.model.pod.ContainerDevice;
-import io.hami.model.pod.DeviceSelectors;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
 import io.hami.model.resource.ContainerRequest;
@@ -228,25 +227,36 @@ public final class VgpuPlugin
     ScoringWeights weights = ScoringWeights.DEFAULT;
     String w = annos.get(Annotations.DEVICE_SCORING_WEIGHTS);
     if (w != null) {
-      Decoded<io.hami.model.pod.ScoringWeights> d = io.hami.model.pod.ScoringWeights.decode(w);
-      if (d instanceof Decoded.Err<io.hami.model.pod.ScoringWeights> e) {
-        throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + ": " + e.error());
+      try {
+        weights = ScoringWeights.parse(w);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + ": " + e.getMessage());
       }
-      weights = ScoringWeights.of(d.orElse(io.hami.model.pod.ScoringWeights.DEFAULT));
     }
     DeviceFilter filter =
         DeviceFilter.of(
-            DeviceSelectors.list(annos, Annotations.NVIDIA_USE_GPUTYPE),
-            DeviceSelectors.list(annos, Annotations.NVIDIA_NOUSE_GPUTYPE),
-            DeviceSelectors.list(annos, Annotations.NVIDIA_USE_GPUUUID),
-            DeviceSelectors.list(annos, Annotations.NVIDIA_NOUSE_GPUUUID),
+            annos.get(Annotations.NVIDIA_USE_GPUTYPE),
+            annos.get(Annotations.NVIDIA_NOUSE_GPUTYPE),
+            annos.get(Annotations.NVIDIA_USE_GPUUUID),
+            annos.get(Annotations.NVIDIA_NOUSE_GPUUUID),
             annos.get(Annotations.NVIDIA_VGPU_MODE));
     return new PodGpuOptions(
         filter,
         gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse),
         np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np),
         weights,
-        DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
+        goTrue(annos.get(Annotations.NVIDIA_NUMA_BIND)));
+  }
+
+  /** Go's {@code strconv.ParseBool} true values. */
+  static boolean goTrue(@Nullable String v) {
+    if (v == null) {
+      return false;
+    }
+    return switch (v.trim()) {
+      case "1", "t", "T", "true", "TRUE", "True" -> true;
+      default -> false;
+    };
   }
 
   // Filter

@@ -123,7 +123,7 @@ final class ScoreVectorsTest {
   }
 
   static ScoringWeights parse(String v) {
-    return ScoringWeights.of(io.hami.model.pod.ScoringWeights.decode(v).orElseThrow());
+    return ScoringWeights.parse(v);
   }
 
   @Test
