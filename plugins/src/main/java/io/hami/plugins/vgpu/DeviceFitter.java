@@ -80,6 +80,14 @@ public final class DeviceFitter {
   }
 
   /**
+   * Whether a device could take one device of the request now, ignoring NUMA binding and the
+   * other devices of the request (for plugins that reason about sets of usable devices).
+   */
+  public static boolean usable(DeviceUsage d, VendorRequest req, PodGpuOptions opts) {
+    return check(d, req, req.clampedCores(), opts.filter(), opts.gpuPolicy(), QuotaCheck.NONE) == null;
+  }
+
+  /**
    * The first failing stateless check for a device, or null when it can take the request. {@link
    * FitReason#NUMA_NOT_FIT} is never returned: NUMA binding depends on the walk.
    */
