@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.wire;
+
+import org.jspecify.annotations.NullMarked;
