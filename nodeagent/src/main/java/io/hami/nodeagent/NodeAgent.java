@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -66,11 +67,28 @@ public final class NodeAgent {
     this.nvml = nvml;
   }
 
-  /** Options that tests change; production uses {@link #defaults()}. */
-  public record Tuning(Duration healthSlice, Duration kubeletRetry, Supplier<String> cacheNames) {
+  /**
+   * Options that tests change; production uses {@link #defaults()}.
+   *
+   * @param healthSlice how long one XID wait lasts
+   * @param kubeletRetry how often a failed kubelet registration is retried
+   * @param cacheNames names each container's shared-region cache file
+   * @param podsOnNode lists the pods bound to a node
+   */
+  public record Tuning(
+      Duration healthSlice,
+      Duration kubeletRetry,
+      Supplier<String> cacheNames,
+      BiFunction<KubernetesClient, String, List<Pod>> podsOnNode) {
     public static Tuning defaults() {
-      return new Tuning(Duration.ofMillis(5000), Duration.ofSeconds(5), () -> UUID.randomUUID().toString());
+      return new Tuning(Duration.ofMillis(5000), Duration.ofSeconds(5),
+          () -> UUID.randomUUID().toString(), NodeAgent::podsOnNode);
     }
+  }
+
+  /** The pods bound to {@code node}, by field selector. */
+  public static List<Pod> podsOnNode(KubernetesClient client, String node) {
+    return client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems();
   }
 
   /** Discovers the GPUs and wires the services; nothing runs until {@link #start}. */
@@ -94,7 +112,8 @@ public final class NodeAgent {
     GpuInventory inventory = new GpuInventory(gpus);
     ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(
         new ThreadFactoryBuilder().setNameFormat("node-agent-%d").setDaemon(true).build());
-    Allocator allocator = new Allocator(client, config, tuning.cacheNames());
+    Supplier<List<Pod>> pods = () -> tuning.podsOnNode().apply(client, config.nodeName());
+    Allocator allocator = new Allocator(client, config, tuning.cacheNames(), pods);
     DevicePluginService service = new DevicePluginService(config, inventory, allocator);
     DevicePluginServer pluginServer = new DevicePluginServer(config, service);
     NodeRegistrar registrar = new NodeRegistrar(client, config, inventory, nvml, clock, executor);
@@ -106,8 +125,6 @@ public final class NodeAgent {
     MetricsServer metrics = null;
     if (metricsAddress != null) {
       PrometheusRegistry registry = new PrometheusRegistry();
-      Supplier<List<Pod>> pods = () -> client.pods().inAnyNamespace()
-          .withField("spec.nodeName", config.nodeName()).list().getItems();
       new DeviceMetrics(config, inventory, pods).register(registry);
       metrics = new MetricsServer(metricsAddress, registry);
       list.add(metrics);

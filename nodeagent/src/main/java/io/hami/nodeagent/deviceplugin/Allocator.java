@@ -44,15 +44,22 @@ public final class Allocator {
   private final KubernetesClient client;
   private final NodeAgentConfig config;
   private final Supplier<String> cacheNames;
+  private final Supplier<List<Pod>> podsOnNode;
 
   /**
    * @param cacheNames names the shared-region cache file of each container (random UUIDs in
    *     production)
+   * @param podsOnNode lists the pods bound to this node (a field-selector list in production)
    */
-  public Allocator(KubernetesClient client, NodeAgentConfig config, Supplier<String> cacheNames) {
+  public Allocator(
+      KubernetesClient client,
+      NodeAgentConfig config,
+      Supplier<String> cacheNames,
+      Supplier<List<Pod>> podsOnNode) {
     this.client = client;
     this.config = config;
     this.cacheNames = cacheNames;
+    this.podsOnNode = podsOnNode;
   }
 
   public synchronized AllocateResponse allocate(AllocateRequest request) throws AllocationException {
@@ -184,9 +191,7 @@ public final class Allocator {
       log.info("node lock holder {}/{} is not pending here ({}); scanning the node's pods", parts[1],
           parts[2], holder == null ? "not found" : notPendingReason(holder));
     }
-    List<Pod> pods = client.pods().inAnyNamespace()
-        .withField("spec.nodeName", config.nodeName()).list().getItems();
-    return pods.stream()
+    return podsOnNode.get().stream()
         .filter(p -> p.getSpec() != null && config.nodeName().equals(p.getSpec().getNodeName()))
         .filter(p -> notPendingReason(p) == null)
         .min(Comparator.<Pod, Boolean>comparing(
