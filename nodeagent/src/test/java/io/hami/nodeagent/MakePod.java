@@ -5,7 +5,8 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.hami.nodeagent.wire.Annotations;
+import io.hami.model.Annotations;
+import io.hami.model.BindPhase;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,10 +32,10 @@ public final class MakePod {
     MakePod p = new MakePod(name);
     p.node = node;
     p.annotations.put(Annotations.VGPU_NODE, node);
-    p.annotations.put(Annotations.BIND_PHASE, Annotations.PHASE_ALLOCATING);
+    p.annotations.put(Annotations.BIND_PHASE, BindPhase.ALLOCATING.wire());
     p.annotations.put(Annotations.BIND_TIME, "1705054796");
-    p.annotations.put(Annotations.TO_ALLOCATE, toAllocate);
-    p.annotations.put(Annotations.ALLOCATED, toAllocate);
+    p.annotations.put(Annotations.VGPU_DEVICES_TO_ALLOCATE, toAllocate);
+    p.annotations.put(Annotations.VGPU_DEVICES_ALLOCATED, toAllocate);
     return p;
   }
 

@@ -20,7 +20,8 @@ import io.hami.nodeagent.deviceplugin.v1beta1.RegisterRequest;
 import io.hami.nodeagent.nvml.FakeNvml;
 import io.hami.nodeagent.nvml.GpuInfo;
 import io.hami.nodeagent.testing.FakeKubelet;
-import io.hami.nodeagent.wire.Annotations;
+import io.hami.model.Annotations;
+import io.hami.model.BindPhase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -104,7 +105,7 @@ class NodeAgentIT {
     assertThat(kubelet.devices(RESOURCE)).allMatch(d -> !d.hasTopology());
 
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(nodeAnnotation(Annotations.NODE_REGISTER)).isEqualTo(
+        assertThat(nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(
             "[{\"id\":\"" + GPU0 + "\",\"count\":4,\"devmem\":15360,\"devcore\":100,"
                 + "\"type\":\"NVIDIA-Tesla T4\",\"mode\":\"hami-core\",\"health\":true},"
                 + "{\"id\":\"" + GPU1 + "\",\"index\":1,\"count\":4,\"devmem\":15360,\"devcore\":100,"
@@ -115,7 +116,7 @@ class NodeAgentIT {
 
   @Test
   void registerIsPatchedOnlyWhenItChanges() throws Exception {
-    await().atMost(Duration.ofSeconds(10)).until(() -> nodeAnnotation(Annotations.NODE_REGISTER) != null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER) != null);
     String rv = node().getMetadata().getResourceVersion();
     assertThat(agent.registrar().registerOnce()).isEqualTo(io.hami.nodeagent.publish.NodeRegistrar.Outcome.UNCHANGED);
     assertThat(node().getMetadata().getResourceVersion()).isEqualTo(rv);
@@ -154,10 +155,10 @@ class NodeAgentIT {
 
     Pod after = pod("p1");
     assertThat(after.getMetadata().getAnnotations())
-        .containsEntry(Annotations.TO_ALLOCATE, ";")
-        .containsEntry(Annotations.ALLOCATED, GPU0 + ",NVIDIA,3000,50:;")
+        .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";")
+        .containsEntry(Annotations.VGPU_DEVICES_ALLOCATED, GPU0 + ",NVIDIA,3000,50:;")
         .containsEntry(Annotations.BIND_PHASE, "success");
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isNull();
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
   }
 
   @Test
@@ -183,9 +184,9 @@ class NodeAgentIT {
     assertThat(r.get("train").getMountsList()).contains(mount(hook.resolve("vgpu").toString(),
         hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_train").toString(), false));
     assertThat(pod("p2").getMetadata().getAnnotations())
-        .containsEntry(Annotations.TO_ALLOCATE, ";;;")
+        .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";;;")
         .containsEntry(Annotations.BIND_PHASE, "success");
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isNull();
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
   }
 
   @Test
@@ -197,16 +198,16 @@ class NodeAgentIT {
     kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0")));
 
     assertThat(pod("p3").getMetadata().getAnnotations())
-        .containsEntry(Annotations.TO_ALLOCATE, ";" + GPU1 + ",NVIDIA,1000,10:;")
+        .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";" + GPU1 + ",NVIDIA,1000,10:;")
         .containsEntry(Annotations.BIND_PHASE, "allocating");
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isEqualTo(LOCK_TIME + ",default,p3");
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isEqualTo(LOCK_TIME + ",default,p3");
 
     kubelet.allocate(RESOURCE, List.of(List.of(GPU1 + "-0")));
 
     assertThat(pod("p3").getMetadata().getAnnotations())
-        .containsEntry(Annotations.TO_ALLOCATE, ";;")
+        .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";;")
         .containsEntry(Annotations.BIND_PHASE, "success");
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isNull();
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
     assertThat(pod).isNotNull();
   }
 
@@ -253,7 +254,7 @@ class NodeAgentIT {
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
             .startsWith("allocate for pod default/bad failed: malformed annotation "
-                + Annotations.TO_ALLOCATE + "='" + GPU0 + ",NVIDIA,500:;'"));
+                + Annotations.VGPU_DEVICES_TO_ALLOCATE + "='" + GPU0 + ",NVIDIA,500:;'"));
     assertFailedAndUnlocked("bad");
     assertGoodPodStillSucceeds("after-bad");
   }
@@ -277,12 +278,12 @@ class NodeAgentIT {
   @Test
   void unparsableLockIsAClearErrorAndTheLockStays() {
     create(MakePod.bound("p", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
-    patchNode(Annotations.NODE_LOCK, "yesterday,default");
+    patchNode(Annotations.MUTEX_LOCK, "yesterday,default");
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
             .contains("node lock hami.io/mutex.lock='yesterday,default' on node gpu-node-1 does not parse"));
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isEqualTo("yesterday,default");
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isEqualTo("yesterday,default");
   }
 
   @Test
@@ -296,7 +297,7 @@ class NodeAgentIT {
 
     assertThat(pod("next").getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "success");
     // Owner-checked: the lock names another pod, so it stays.
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isEqualTo(LOCK_TIME + ",default,done");
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isEqualTo(LOCK_TIME + ",default,done");
   }
 
   @Test
@@ -312,7 +313,7 @@ class NodeAgentIT {
     assertThat(devices).filteredOn(d -> d.getID().startsWith(GPU0)).extracting(Device::getHealth)
         .containsOnly("Healthy");
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(nodeAnnotation(Annotations.NODE_REGISTER))
+        assertThat(nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER))
             .contains("\"numa\":1,\"mode\":\"hami-core\"}]"));
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
         assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("4"));
@@ -338,7 +339,7 @@ class NodeAgentIT {
 
   private void assertFailedAndUnlocked(String name) {
     assertThat(pod(name).getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "failed");
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isNull();
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
   }
 
   private void assertGoodPodStillSucceeds(String name) {
@@ -347,7 +348,7 @@ class NodeAgentIT {
     Map<String, ContainerAllocateResponse> r = kubelet.allocatePod(RESOURCE, good);
     assertThat(r.get("c").getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU1);
     assertThat(pod(name).getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "success");
-    assertThat(nodeAnnotation(Annotations.NODE_LOCK)).isNull();
+    assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
   }
 
   private static Mount mount(String container, String host, boolean ro) {
@@ -372,7 +373,7 @@ class NodeAgentIT {
   }
 
   private void lock(String ns, String name) {
-    patchNode(Annotations.NODE_LOCK, LOCK_TIME + "," + ns + "," + name);
+    patchNode(Annotations.MUTEX_LOCK, LOCK_TIME + "," + ns + "," + name);
   }
 
   private void patchNode(String key, String value) {

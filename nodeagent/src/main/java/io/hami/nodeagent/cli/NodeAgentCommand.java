@@ -15,7 +15,7 @@ import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
 import io.hami.nodeagent.nvml.SysfsNuma;
 import io.hami.nodeagent.publish.RegisterRecords;
-import io.hami.nodeagent.wire.NodeRecord;
+import io.hami.model.device.NodeDeviceJson;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -229,7 +229,7 @@ public final class NodeAgentCommand implements Callable<Integer> {
         for (GpuInfo g : nvml.devices()) {
           gpus.add(Gpu.healthy(g));
         }
-        out.println(NodeRecord.encode(RegisterRecords.build(config, gpus)));
+        out.println(NodeDeviceJson.encode(RegisterRecords.build(config, gpus)));
         out.flush();
         return 0;
       } catch (NvmlException e) {

@@ -16,14 +16,17 @@ import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationReques
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationResponse;
-import io.hami.nodeagent.wire.Annotations;
-import io.hami.nodeagent.wire.ContainerDevice;
-import io.hami.nodeagent.wire.Json;
-import io.hami.nodeagent.wire.PodDeviceCodec;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
+import io.hami.model.Annotations;
+import io.hami.model.BindPhase;
+import io.hami.model.pod.ContainerDevice;
+import io.hami.model.lock.NodeLock;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.vendor.VendorKeys;
+import io.hami.nodeagent.publish.MergePatch;
+import io.hami.model.pod.PodDevicesCodec;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -77,17 +80,16 @@ public final class Allocator {
   }
 
   private AllocateResponse allocateFor(Pod pod, AllocateRequest request) throws AllocationException {
-    String raw = annotation(pod, Annotations.TO_ALLOCATE);
+    String raw = annotation(pod, Annotations.VGPU_DEVICES_TO_ALLOCATE);
     if (raw == null) {
-      throw new AllocationException("annotation " + Annotations.TO_ALLOCATE + " is missing");
+      throw new AllocationException("annotation " + Annotations.VGPU_DEVICES_TO_ALLOCATE + " is missing");
     }
-    List<List<ContainerDevice>> entries;
-    try {
-      entries = PodDeviceCodec.decode(raw);
-    } catch (IllegalArgumentException e) {
-      throw new AllocationException(
-          "malformed annotation " + Annotations.TO_ALLOCATE + "='" + raw + "': " + e.getMessage());
+    var decoded = PodDevicesCodec.decode(raw);
+    if (decoded.failure().isPresent()) {
+      throw new AllocationException("malformed annotation " + Annotations.VGPU_DEVICES_TO_ALLOCATE
+          + "='" + raw + "': " + decoded.failure().get());
     }
+    List<List<ContainerDevice>> entries = decoded.orElse(PodDevices.empty()).containers();
     List<Container> containers = containers(pod);
     boolean[] served = new boolean[entries.size()];
     AllocateResponse.Builder response = AllocateResponse.newBuilder();
@@ -100,7 +102,7 @@ public final class Allocator {
       int k = nextEntry(entries, served);
       if (k < 0) {
         throw new AllocationException(
-            "no container entry with devices left in " + Annotations.TO_ALLOCATE + "='" + raw + "'");
+            "no container entry with devices left in " + Annotations.VGPU_DEVICES_TO_ALLOCATE + "='" + raw + "'");
       }
       List<ContainerDevice> devices = entries.get(k);
       if (devices.size() != ids.size()) {
@@ -116,12 +118,12 @@ public final class Allocator {
       response.addContainerResponses(
           ContainerResponses.build(config, pod, containers.get(k), devices, cacheNames.get()));
     }
-    patchPod(pod, Map.of(Annotations.TO_ALLOCATE, emptied(raw, served)));
+    patchPod(pod, Map.of(Annotations.VGPU_DEVICES_TO_ALLOCATE, emptied(raw, served)));
     Pod now = client.pods().inNamespace(pod.getMetadata().getNamespace())
         .withName(pod.getMetadata().getName()).get();
-    String left = now == null ? null : annotation(now, Annotations.TO_ALLOCATE);
-    if (left == null || !left.contains(Annotations.NVIDIA)) {
-      patchPod(pod, Map.of(Annotations.BIND_PHASE, Annotations.PHASE_SUCCESS));
+    String left = now == null ? null : annotation(now, Annotations.VGPU_DEVICES_TO_ALLOCATE);
+    if (left == null || !left.contains(VendorKeys.NVIDIA.commonWord())) {
+      patchPod(pod, Map.of(Annotations.BIND_PHASE, BindPhase.SUCCESS.wire()));
       releaseLock(pod);
       log.info("pod fully allocated pod={}", name(pod));
     }
@@ -169,33 +171,29 @@ public final class Allocator {
    */
   Pod findPendingPod() throws AllocationException {
     Node node = client.nodes().withName(config.nodeName()).get();
-    String lock = node == null ? null : annotation(node, Annotations.NODE_LOCK);
-    if (lock != null && lock.contains(",")) {
-      String[] parts = lock.split(",", -1);
-      if (parts.length != 3) {
-        throw new AllocationException(
-            "node lock " + Annotations.NODE_LOCK + "='" + lock + "' on node " + config.nodeName()
-                + " does not parse: expected <time>,<namespace>,<pod>");
+    String lock = node == null ? null : annotation(node, Annotations.MUTEX_LOCK);
+    if (lock != null) {
+      var decoded = NodeLock.decode(lock);
+      if (decoded.failure().isPresent()) {
+        throw new AllocationException("node lock " + Annotations.MUTEX_LOCK + "='" + lock + "' on node "
+            + config.nodeName() + " does not parse: " + decoded.failure().get());
       }
-      try {
-        OffsetDateTime.parse(parts[0]);
-      } catch (DateTimeParseException e) {
-        throw new AllocationException(
-            "node lock " + Annotations.NODE_LOCK + "='" + lock + "' on node " + config.nodeName()
-                + " does not parse: '" + parts[0] + "' is not an RFC 3339 time");
+      NodeLock held = decoded.toOptional().orElseThrow();
+      // A time-only (legacy) lock names no pod: fall through to the scan.
+      if (!held.isTimeOnly()) {
+        Pod holder = client.pods().inNamespace(held.namespace()).withName(held.name()).get();
+        if (holder != null && notPendingReason(holder) == null) {
+          return holder;
+        }
+        log.info("node lock holder {}/{} is not pending here ({}); scanning the node's pods",
+            held.namespace(), held.name(), holder == null ? "not found" : notPendingReason(holder));
       }
-      Pod holder = client.pods().inNamespace(parts[1]).withName(parts[2]).get();
-      if (holder != null && notPendingReason(holder) == null) {
-        return holder;
-      }
-      log.info("node lock holder {}/{} is not pending here ({}); scanning the node's pods", parts[1],
-          parts[2], holder == null ? "not found" : notPendingReason(holder));
     }
     return podsOnNode.get().stream()
         .filter(p -> p.getSpec() != null && config.nodeName().equals(p.getSpec().getNodeName()))
         .filter(p -> notPendingReason(p) == null)
         .min(Comparator.<Pod, Boolean>comparing(
-                p -> !Annotations.PHASE_ALLOCATING.equals(annotation(p, Annotations.BIND_PHASE)))
+                p -> !BindPhase.ALLOCATING.wire().equals(annotation(p, Annotations.BIND_PHASE)))
             .thenComparing(p -> bindTime(p))
             .thenComparing(Allocator::name))
         .orElseThrow(() -> new AllocationException("no binding pod found on node " + config.nodeName()));
@@ -211,7 +209,7 @@ public final class Allocator {
       return "no " + Annotations.BIND_TIME;
     }
     String bindPhase = annotation(pod, Annotations.BIND_PHASE);
-    if (!Annotations.PHASE_ALLOCATING.equals(bindPhase) && !Annotations.PHASE_SUCCESS.equals(bindPhase)) {
+    if (!BindPhase.ALLOCATING.wire().equals(bindPhase) && !BindPhase.SUCCESS.wire().equals(bindPhase)) {
       return Annotations.BIND_PHASE + "=" + bindPhase;
     }
     if (!config.nodeName().equals(annotation(pod, Annotations.VGPU_NODE))) {
@@ -232,7 +230,7 @@ public final class Allocator {
   /** Sets bind-phase=failed and releases the lock; each step is tried on its own. */
   private void markFailed(Pod pod) {
     try {
-      patchPod(pod, Map.of(Annotations.BIND_PHASE, Annotations.PHASE_FAILED));
+      patchPod(pod, Map.of(Annotations.BIND_PHASE, BindPhase.FAILED.wire()));
     } catch (KubernetesClientException e) {
       log.error("cannot set {}=failed pod={}", Annotations.BIND_PHASE, name(pod), e);
     }
@@ -248,20 +246,20 @@ public final class Allocator {
    * resourceVersion, so a lock taken meanwhile is not removed; conflicts are retried.
    */
   void releaseLock(Pod pod) {
-    String suffix = "," + pod.getMetadata().getNamespace() + "," + pod.getMetadata().getName();
     long backoff = 100;
     for (int attempt = 1; ; attempt++) {
       Node node = client.nodes().withName(config.nodeName()).get();
-      String lock = node == null ? null : annotation(node, Annotations.NODE_LOCK);
+      String lock = node == null ? null : annotation(node, Annotations.MUTEX_LOCK);
       if (lock == null) {
         return;
       }
-      if (lock.contains(",") && !lock.endsWith(suffix)) {
+      if (!NodeLock.releasableBy(lock, pod.getMetadata().getNamespace(), pod.getMetadata().getName())) {
         log.info("node lock held by another pod, left in place lock={} pod={}", lock, name(pod));
         return;
       }
-      String patch = "{\"metadata\":{\"annotations\":{" + Json.quote(Annotations.NODE_LOCK)
-          + ":null},\"resourceVersion\":" + Json.quote(node.getMetadata().getResourceVersion()) + "}}";
+      Map<String, @Nullable String> release = new HashMap<>();
+      release.put(Annotations.MUTEX_LOCK, null);
+      String patch = MergePatch.annotations(release, node.getMetadata().getResourceVersion());
       try {
         client.nodes().withName(config.nodeName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         return;
@@ -275,19 +273,9 @@ public final class Allocator {
     }
   }
 
-  private void patchPod(Pod pod, Map<String, String> annotations) {
-    StringBuilder b = new StringBuilder("{\"metadata\":{\"annotations\":{");
-    boolean first = true;
-    for (Map.Entry<String, String> e : annotations.entrySet()) {
-      if (!first) {
-        b.append(',');
-      }
-      first = false;
-      b.append(Json.quote(e.getKey())).append(':').append(Json.quote(e.getValue()));
-    }
-    b.append("}}}");
+  private void patchPod(Pod pod, Map<String, @Nullable String> annotations) {
     client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-        .patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
+        .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.annotations(annotations, null));
   }
 
   /**
@@ -299,11 +287,12 @@ public final class Allocator {
     if (config.preferredAllocation()) {
       try {
         Pod pod = findPendingPod();
-        String raw = annotation(pod, Annotations.TO_ALLOCATE);
+        String raw = annotation(pod, Annotations.VGPU_DEVICES_TO_ALLOCATE);
         if (raw != null) {
-          wanted = PodDeviceCodec.decode(raw).stream().filter(e -> !e.isEmpty()).toList();
+          wanted = PodDevicesCodec.decode(raw).orElse(PodDevices.empty()).containers().stream()
+              .filter(e -> !e.isEmpty()).toList();
         }
-      } catch (AllocationException | IllegalArgumentException | KubernetesClientException e) {
+      } catch (AllocationException | KubernetesClientException e) {
         log.info("preferred allocation without the scheduler's choice: {}", e.getMessage());
       }
     }

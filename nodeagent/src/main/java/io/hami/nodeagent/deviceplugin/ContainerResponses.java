@@ -7,7 +7,7 @@ import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.Mount;
-import io.hami.nodeagent.wire.ContainerDevice;
+import io.hami.model.pod.ContainerDevice;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;

@@ -5,10 +5,11 @@ import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.publish.RegisterRecords;
-import io.hami.nodeagent.wire.Annotations;
-import io.hami.nodeagent.wire.ContainerDevice;
-import io.hami.nodeagent.wire.NodeRecord;
-import io.hami.nodeagent.wire.PodDeviceCodec;
+import io.hami.model.Annotations;
+import io.hami.model.pod.ContainerDevice;
+import io.hami.model.device.NodeDevice;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.PodDevicesCodec;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.HashMap;
@@ -61,7 +62,7 @@ public final class DeviceMetrics {
   }
 
   private interface Value {
-    double of(NodeRecord record, Usage usage);
+    double of(NodeDevice record, Usage usage);
   }
 
   private void gauge(PrometheusRegistry registry, String name, String help, Value value) {
@@ -71,9 +72,9 @@ public final class DeviceMetrics {
         .labelNames(LABELS)
         .callback(cb -> {
           List<Gpu> gpus = inventory.snapshot();
-          List<NodeRecord> records = RegisterRecords.build(config, gpus);
+          List<NodeDevice> records = RegisterRecords.build(config, gpus);
           Map<String, Usage> usage = usage(config.nodeName(), safePods());
-          for (NodeRecord r : records) {
+          for (NodeDevice r : records) {
             cb.call(value.of(r, usage.getOrDefault(r.id(), Usage.NONE)),
                 config.nodeName(), r.id(), Integer.toString(r.index()), r.type());
           }
@@ -99,18 +100,20 @@ public final class DeviceMetrics {
         continue;
       }
       Map<String, String> a = p.getMetadata().getAnnotations();
-      if (a == null || !node.equals(a.get(Annotations.VGPU_NODE)) || a.get(Annotations.ALLOCATED) == null) {
+      if (a == null || !node.equals(a.get(Annotations.VGPU_NODE)) || a.get(Annotations.VGPU_DEVICES_ALLOCATED) == null) {
         continue;
       }
-      try {
-        for (List<ContainerDevice> ctr : PodDeviceCodec.decode(a.get(Annotations.ALLOCATED))) {
-          for (ContainerDevice d : ctr) {
-            out.merge(d.uuid(), Usage.NONE.plus(d), (x, y) ->
-                new Usage(x.memoryMiB() + y.memoryMiB(), x.cores() + y.cores(), x.slots() + y.slots()));
-          }
+      var decoded = PodDevicesCodec.decode(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
+      if (decoded.failure().isPresent()) {
+        log.debug("skipping pod with a malformed {} pod={}: {}", Annotations.VGPU_DEVICES_ALLOCATED,
+            p.getMetadata().getName(), decoded.failure().get());
+        continue;
+      }
+      for (List<ContainerDevice> ctr : decoded.orElse(PodDevices.empty()).containers()) {
+        for (ContainerDevice d : ctr) {
+          out.merge(d.uuid(), Usage.NONE.plus(d), (x, y) ->
+              new Usage(x.memoryMiB() + y.memoryMiB(), x.cores() + y.cores(), x.slots() + y.slots()));
         }
-      } catch (IllegalArgumentException e) {
-        log.debug("skipping pod with a malformed {} pod={}", Annotations.ALLOCATED, p.getMetadata().getName());
       }
     }
     return out;

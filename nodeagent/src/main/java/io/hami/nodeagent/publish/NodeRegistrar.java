@@ -10,9 +10,9 @@ import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
-import io.hami.nodeagent.wire.Annotations;
-import io.hami.nodeagent.wire.Json;
-import io.hami.nodeagent.wire.NodeRecord;
+import io.hami.model.Annotations;
+import io.hami.model.handshake.Handshake;
+import io.hami.model.device.NodeDeviceJson;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -85,30 +85,28 @@ public final class NodeRegistrar extends AbstractScheduledService {
   /** One pass: read the node, patch what differs. */
   public synchronized Outcome registerOnce() throws NvmlException {
     List<Gpu> gpus = inventory.snapshot();
-    String register = NodeRecord.encode(RegisterRecords.build(config, gpus));
+    String register = NodeDeviceJson.encode(RegisterRecords.build(config, gpus));
     Node node = client.nodes().withName(config.nodeName()).get();
     if (node == null) {
       throw new IllegalStateException("node " + config.nodeName() + " not found");
     }
     Map<String, String> current =
         node.getMetadata().getAnnotations() == null ? Map.of() : node.getMetadata().getAnnotations();
-    Map<String, String> patch = new LinkedHashMap<>();
-    if (!register.equals(current.get(Annotations.NODE_REGISTER))) {
-      patch.put(Annotations.NODE_REGISTER, register);
+    Map<String, @Nullable String> patch = new LinkedHashMap<>();
+    if (!register.equals(current.get(Annotations.NODE_NVIDIA_REGISTER))) {
+      patch.put(Annotations.NODE_NVIDIA_REGISTER, register);
     }
     if (config.topologyScore()) {
       if (cachedScore == null) {
         // Links do not change while the agent runs; compute them once.
         cachedScore = TopologyScore.encode(gpus, TopologyScore.compute(nvml, gpus));
       }
-      if (!cachedScore.equals(current.get(Annotations.NODE_SCORE))) {
-        patch.put(Annotations.NODE_SCORE, cachedScore);
+      if (!cachedScore.equals(current.get(Annotations.NODE_NVIDIA_SCORE))) {
+        patch.put(Annotations.NODE_NVIDIA_SCORE, cachedScore);
       }
     }
     String handshake = current.get(Annotations.NODE_HANDSHAKE);
-    if (config.answerHandshake()
-        && handshake != null
-        && (handshake.contains("Requesting") || handshake.contains("Deleted"))) {
+    if (config.answerHandshake() && handshake != null && !(Handshake.parse(handshake) instanceof Handshake.Reported)) {
       patch.put(Annotations.NODE_HANDSHAKE, "Reported " + REPORTED.format(clock.instant().atZone(ZoneOffset.UTC)));
     }
     if (patch.isEmpty()) {
@@ -117,23 +115,9 @@ public final class NodeRegistrar extends AbstractScheduledService {
     client
         .nodes()
         .withName(config.nodeName())
-        .patch(PatchContext.of(PatchType.JSON_MERGE), annotationPatch(patch));
+        .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.annotations(patch, null));
     log.info("node annotations patched node={} keys={}", config.nodeName(), patch.keySet());
     return Outcome.PATCHED;
-  }
-
-  static String annotationPatch(Map<String, @Nullable String> annotations) {
-    StringBuilder b = new StringBuilder("{\"metadata\":{\"annotations\":{");
-    boolean first = true;
-    for (Map.Entry<String, @Nullable String> e : annotations.entrySet()) {
-      if (!first) {
-        b.append(',');
-      }
-      first = false;
-      String v = e.getValue();
-      b.append(Json.quote(e.getKey())).append(':').append(v == null ? "null" : Json.quote(v));
-    }
-    return b.append("}}}").toString();
   }
 
   private void publishSoon() {

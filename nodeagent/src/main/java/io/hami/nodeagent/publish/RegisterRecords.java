@@ -4,19 +4,19 @@ import com.google.common.collect.ImmutableList;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.health.Gpu;
-import io.hami.nodeagent.wire.NodeRecord;
+import io.hami.model.device.NodeDevice;
 import java.util.List;
 
 /** Builds the register records from the GPUs and the config (spec §7.1). */
 public final class RegisterRecords {
   private RegisterRecords() {}
 
-  public static ImmutableList<NodeRecord> build(NodeAgentConfig config, List<Gpu> gpus) {
-    ImmutableList.Builder<NodeRecord> out = ImmutableList.builder();
+  public static ImmutableList<NodeDevice> build(NodeAgentConfig config, List<Gpu> gpus) {
+    ImmutableList.Builder<NodeDevice> out = ImmutableList.builder();
     boolean mig = config.mode() == OperatingMode.MIG;
     for (Gpu g : gpus) {
       out.add(
-          new NodeRecord(
+          NodeDevice.of(
               g.uuid(),
               g.index(),
               config.splitCount(),

@@ -3,7 +3,6 @@ package io.hami.nodeagent.publish;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
-import io.hami.nodeagent.wire.Json;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -53,7 +52,7 @@ public final class TopologyScore {
         b.append(',');
       }
       firstGpu = false;
-      b.append("{\"uuid\":").append(Json.quote(g.uuid())).append(",\"score\":{");
+      b.append("{\"uuid\":").append(MergePatch.quote(g.uuid())).append(",\"score\":{");
       // Go writes map keys sorted.
       boolean first = true;
       for (Pair p :
@@ -65,7 +64,7 @@ public final class TopologyScore {
           b.append(',');
         }
         first = false;
-        b.append(Json.quote(p.to())).append(':').append(p.score());
+        b.append(MergePatch.quote(p.to())).append(':').append(p.score());
       }
       b.append("}}");
     }

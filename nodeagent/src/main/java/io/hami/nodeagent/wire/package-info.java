@@ -1,4 +1,0 @@
-@NullMarked
-package io.hami.nodeagent.wire;
-
-import org.jspecify.annotations.NullMarked;
