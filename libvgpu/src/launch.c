@@ -40,7 +40,7 @@ static void sleep_ns(uint64_t ns) {
 
 /* 0 = not computed, 1 = some device may be limited, 2 = nothing to limit */
 static atomic_int any_limit;
-static int sms[VGPU_MAX_DEVICES];
+static atomic_int sms[VGPU_MAX_DEVICES];
 
 static int compute_any_limit(void) {
     vgpu_init();
@@ -131,17 +131,13 @@ static void poll_pending(void) {
             uint64_t ns = (uint64_t)((double)ms * 1e6);
             uint64_t per_wave = ns / (p->waves ? p->waves : 1);
             if (per_wave == 0) per_wave = 1;
+            /* Samples are inflated by other contexts' work queued between the two events, never
+             * deflated: follow decreases quickly and increases slowly. */
             uint64_t old = atomic_load(&p->fn->ema_ns);
-            atomic_store(&p->fn->ema_ns, old ? (old * 3 + per_wave) / 4 : per_wave);
+            uint64_t ema = !old ? per_wave : per_wave < old ? (old + per_wave) / 2 : (old * 15 + per_wave) / 16;
+            atomic_store(&p->fn->ema_ns, ema);
             uint64_t d = atomic_load(&default_ns);
             atomic_store(&default_ns, (d * 15 + per_wave) / 16);
-            /* true up: charge what the launch really used */
-            if (vgpu_rgn && p->rec >= 0) {
-                vgpu_device_record *dr = &vgpu_rgn->devices[p->rec];
-                int64_t diff = (int64_t)ns - p->charged;
-                __atomic_sub_fetch(&dr->tokens, diff, __ATOMIC_ACQ_REL);
-                __atomic_add_fetch(&dr->busy_ns, (uint64_t)diff, __ATOMIC_RELAXED);
-            }
         }
         ev_put(p->start);
         ev_put(p->end);
@@ -431,7 +427,7 @@ static void *watcher(void *arg) {
             vgpu_device_record *d = &vgpu_rgn->devices[rec];
             if (!limit_active(d)) continue;
             /* one controller step per period per container, whichever process gets there first */
-            uint64_t *ctl = (uint64_t *)(void *)&d->reserved[0];
+            uint64_t *ctl = &d->ctl_ns;
             uint64_t last = __atomic_load_n(ctl, __ATOMIC_ACQUIRE);
             if (now < last + 90000000ull) continue;
             if (!__atomic_compare_exchange_n(ctl, &last, now, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) continue;

@@ -677,14 +677,14 @@ typedef struct churn {
     CUcontext ctx;
     unsigned seed;
     int iters;
-    volatile int *stop;
+    atomic_int *stop;
     int failures;
 } churn;
 
 static void *churn_main(void *arg) {
     churn *c = arg;
     c->r->set_current(c->ctx);
-    for (int i = 0; (c->iters == 0 || i < c->iters) && !(c->stop && *c->stop); i++) {
+    for (int i = 0; (c->iters == 0 || i < c->iters) && !(c->stop && atomic_load(c->stop)); i++) {
         CUdeviceptr p;
         size_t sz = (size_t)(rand_r(&c->seed) % (4 * MiB)) + 1;
         CUresult rc = c->r->alloc(&p, sz);
@@ -705,7 +705,7 @@ static void case_threads(void) {
     enum { N = 32 };
     pthread_t th[N];
     churn c[N];
-    int iters = sanitizer() ? 2000 : 10000;
+    int iters = 10000;
     for (int i = 0; i < N; i++) {
         c[i] = (churn){&r, ctx, (unsigned)i * 7919u + 1, iters, NULL, 0};
         CHECK(pthread_create(&th[i], NULL, churn_main, &c[i]) == 0, "thread");
@@ -741,7 +741,7 @@ static void case_fork(void) {
     vgpu_region *g = map_region();
     vgpu_slot *mine = slot_of_pid(g, getpid());
     CHECK(mine, "own slot");
-    volatile int stop = 0;
+    atomic_int stop = 0;
     enum { T = 4 };
     pthread_t th[T];
     churn c[T];
@@ -749,7 +749,7 @@ static void case_fork(void) {
         c[i] = (churn){&r, ctx, (unsigned)i + 3, 0, &stop, 0};
         CHECK(pthread_create(&th[i], NULL, churn_main, &c[i]) == 0, "thread");
     }
-    int forks = sanitizer() ? 20 : 50;
+    int forks = getenv("VGPU_SANITIZER") && !strcmp(getenv("VGPU_SANITIZER"), "tsan") ? 12 : 50;
     for (int i = 0; i < forks; i++) {
         pid_t pid = fork();
         CHECK(pid >= 0, "fork");
@@ -772,7 +772,7 @@ static void case_fork(void) {
         }
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d status %d", i, st);
     }
-    stop = 1;
+    atomic_store(&stop, 1);
     for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
     CHECK(mine->pid == getpid() && mine->used[0] == 64 * MiB, "parent slot changed: %llu",
           (unsigned long long)mine->used[0]);

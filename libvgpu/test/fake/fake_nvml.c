@@ -4,6 +4,7 @@
  * FAKE_HOST_PID_OFFSET (100000), to imitate a pid namespace.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,12 @@ typedef struct nvmlDevice_st {
 } fake_dev;
 static fake_dev devs[FAKE_MAX_DEV];
 static int inited;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void setup(void) {
+    for (int i = 0; i < FAKE_MAX_DEV; i++) devs[i].index = i;
+    __atomic_store_n(&inited, 1, __ATOMIC_RELEASE);
+}
 
 static int n_gpus(void) {
     const char *s = getenv("FAKE_GPUS");
@@ -35,8 +42,7 @@ static uint64_t mem_bytes(void) {
 }
 
 API nvmlReturn_t nvmlInit_v2(void) {
-    for (int i = 0; i < FAKE_MAX_DEV; i++) devs[i].index = i;
-    inited = 1;
+    pthread_once(&once, setup);
     return NVML_SUCCESS;
 }
 API nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
