@@ -35,12 +35,9 @@ void *vgpu_dlsym_decide(void *handle, const char *name, void *caller) {
     in_dlsym = 1;
     void *result = NULL;
     void *lib = cu ? vgpu_cuda_handle_if_loaded() : vgpu_nvml_handle_if_loaded();
-    if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) {
-        /* the driver looking itself up must get itself */
-        if (lib && !same_object(caller, lib)) result = hook;
-        else if (!lib) result = NULL;
-    } else if (lib && handle == lib) {
-        result = hook;
+    /* the driver looking itself up must get itself, whatever the handle */
+    if (lib && !same_object(caller, lib)) {
+        if (handle == RTLD_DEFAULT || handle == RTLD_NEXT || handle == lib) result = hook;
     }
     in_dlsym = 0;
     return result;
