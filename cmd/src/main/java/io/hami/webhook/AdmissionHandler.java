@@ -37,7 +37,8 @@ final class AdmissionHandler {
 
   private final PodAdmission admission;
   private final JsonMapper json = JsonMapper.builder().build();
-  private final KubernetesSerialization serialization = new KubernetesSerialization();
+  // Costly to build (it scans for model classes) and thread-safe: one for all.
+  private static final KubernetesSerialization serialization = new KubernetesSerialization();
 
   AdmissionHandler(PodAdmission admission) {
     this.admission = admission;
@@ -49,6 +50,9 @@ final class AdmissionHandler {
       review = json.readTree(body);
     } catch (JacksonException e) {
       return Reply.badRequest("request body is not JSON: " + e.getOriginalMessage());
+    }
+    if (!review.isObject()) {
+      return Reply.badRequest("request body is not a JSON object (expected an AdmissionReview)");
     }
     String apiVersion = review.path("apiVersion").asString("");
     if (!VERSIONS.contains(apiVersion) || !"AdmissionReview".equals(review.path("kind").asString(""))) {

@@ -62,7 +62,8 @@ public final class PodAdmission {
   private final WebhookConfig config;
   private final ClusterLookup cluster;
   private final GpuQuota quota;
-  private final KubernetesSerialization serialization = new KubernetesSerialization();
+  // Costly to build (it scans for model classes) and thread-safe: one for all.
+  private static final KubernetesSerialization serialization = new KubernetesSerialization();
 
   public PodAdmission(WebhookConfig config, ClusterLookup cluster) {
     this.config = requireNonNull(config, "config");
