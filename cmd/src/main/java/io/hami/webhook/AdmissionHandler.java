@@ -38,7 +38,7 @@ final class AdmissionHandler {
   private final PodAdmission admission;
   private final JsonMapper json = JsonMapper.builder().build();
   // Costly to build (it scans for model classes) and thread-safe: one for all.
-  private static final KubernetesSerialization serialization = new KubernetesSerialization();
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   AdmissionHandler(PodAdmission admission) {
     this.admission = admission;
@@ -128,7 +128,7 @@ final class AdmissionHandler {
     out.setApiVersion(apiVersion);
     out.setKind("AdmissionReview");
     out.setResponse(r);
-    return serialization.asJson(out).getBytes(StandardCharsets.UTF_8);
+    return SERIALIZATION.asJson(out).getBytes(StandardCharsets.UTF_8);
   }
 
   private static String podName(ObjectNode pod) {

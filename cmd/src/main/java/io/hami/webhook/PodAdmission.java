@@ -63,7 +63,7 @@ public final class PodAdmission {
   private final ClusterLookup cluster;
   private final GpuQuota quota;
   // Costly to build (it scans for model classes) and thread-safe: one for all.
-  private static final KubernetesSerialization serialization = new KubernetesSerialization();
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   public PodAdmission(WebhookConfig config, ClusterLookup cluster) {
     this.config = requireNonNull(config, "config");
@@ -83,7 +83,7 @@ public final class PodAdmission {
   public AdmissionDecision admit(String namespace, ObjectNode raw) {
     Pod pod;
     try {
-      pod = serialization.convertValue(raw, Pod.class);
+      pod = SERIALIZATION.convertValue(raw, Pod.class);
     } catch (RuntimeException e) {
       return AdmissionDecision.invalid("pod cannot be decoded: " + e.getMessage());
     }
@@ -306,7 +306,7 @@ public final class PodAdmission {
     if (namespace.isEmpty()) {
       return Optional.empty();
     }
-    Pod mutated = serialization.convertValue(patch.patched(), Pod.class);
+    Pod mutated = SERIALIZATION.convertValue(patch.patched(), Pod.class);
     try {
       List<ResourceQuota> quotas = cluster.quotas(namespace);
       if (!quota.constrains(quotas, mutated)) {
