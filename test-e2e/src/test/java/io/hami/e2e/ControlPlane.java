@@ -309,6 +309,11 @@ public final class ControlPlane implements AutoCloseable {
     }
   }
 
+  /** The executables this control plane runs. */
+  public ControlPlaneBinaries binaries() {
+    return options.binaries();
+  }
+
   /** The apiserver's URL, {@code https://127.0.0.1:<port>}. */
   public String server() {
     return server;
@@ -390,7 +395,7 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Log files of every component, the control plane's and those registered later, by name. */
   public synchronized Map<String, Path> componentLogs() {
-    return Map.copyOf(componentLogs);
+    return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(componentLogs));
   }
 
   /** Makes a component's log part of the diagnostics saved when a test fails. */
