@@ -48,10 +48,7 @@ public final class PreparedTrace {
     List<TargetWorkload.LabeledShape> population = new ArrayList<>(pods.size());
     for (int i = 0; i < pods.size(); i++) {
       TracePod p = pods.get(i);
-      long mask = 0;
-      for (String m : p.models()) {
-        mask |= 1L << modelId(models, m);
-      }
+      long mask = modelMask(models, p.models());
       TaskShape shape = new TaskShape(p.cpuMilli(), p.gpuMilli(), p.gpuCount(), mask);
       int id = shapeIds.computeIfAbsent(shape, s -> shapeIds.size());
       tasks[i] = new Task(p.cpuMilli(), p.memMiB(), p.gpuMilli(), p.gpuCount(), mask, id);
@@ -68,6 +65,26 @@ public final class PreparedTrace {
   /** Prepares a trace with the paper's target workload (95% of pods covered). */
   public static PreparedTrace of(Trace trace) {
     return new PreparedTrace(trace, TargetWorkload.DEFAULT_COVERAGE);
+  }
+
+  /**
+   * The node models a pod may use: those whose name contains an item of its list, ignoring case,
+   * as HAMi's {@code use-gputype} matches. An item no node model matches gets a bit of its own, so
+   * that the pod stays constrained rather than unconstrained.
+   */
+  private static long modelMask(Map<String, Integer> models, List<String> items) {
+    long mask = 0;
+    for (String item : items) {
+      String key = item.toLowerCase(java.util.Locale.ROOT);
+      long bits = 0;
+      for (Map.Entry<String, Integer> e : List.copyOf(models.entrySet())) {
+        if (!e.getKey().startsWith("\0") && e.getKey().toLowerCase(java.util.Locale.ROOT).contains(key)) {
+          bits |= 1L << e.getValue();
+        }
+      }
+      mask |= bits != 0 ? bits : 1L << modelId(models, "\0unmatched:" + item);
+    }
+    return mask;
   }
 
   private static int modelId(Map<String, Integer> models, String model) {
