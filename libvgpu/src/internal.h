@@ -99,6 +99,9 @@ void vgpu_wait_if_suspended(void);
 void vgpu_throttle_reset_after_fork(void);
 void vgpu_watcher_maybe_start(void);
 
+/* ---- host pid (hostpid.c): > 0 host pid, 0 broker disabled, -1 failed ---- */
+int vgpu_broker_host_pid(void);
+
 /* ---- hook tables (procaddr.c) ---- */
 typedef struct vgpu_hook {
     const char *name; /* exact driver symbol, e.g. "cuLaunchKernel_ptsz" */

@@ -419,9 +419,20 @@ static int container_util(int rec, unsigned long long *since) {
 static void *watcher(void *arg) {
     (void)arg;
     unsigned long long since[VGPU_MAX_DEVICES] = {0};
+    int broker_tries = 0;
     for (;;) {
         sleep_ns(100000000);
         if (!vgpu_rgn) continue;
+        vgpu_slot *self = vgpu_my_slot();
+        if (self && __atomic_load_n(&self->host_pid, __ATOMIC_ACQUIRE) == 0 && broker_tries < 5) {
+            /* the monitor may also fill it in; ask the broker a few times, then leave it */
+            int hp = vgpu_broker_host_pid();
+            broker_tries = hp == 0 ? 5 : broker_tries + 1;
+            if (hp > 0) {
+                __atomic_store_n(&self->host_pid, hp, __ATOMIC_RELEASE);
+                VLOG(VGPU_LOG_INFO, "host pid %d from the broker", hp);
+            }
+        }
         uint64_t now = now_ns();
         for (int rec = 0; rec < VGPU_MAX_DEVICES; rec++) {
             vgpu_device_record *d = &vgpu_rgn->devices[rec];
