@@ -75,6 +75,9 @@ int vgpu_region_ready(void);
 int vgpu_lock_region(void);         /* 0 on success */
 void vgpu_unlock_region(void);
 vgpu_slot *vgpu_my_slot(void);      /* claims a slot for this pid on first use; NULL if full */
+/* Same without a getpid() call, for status checks on hot paths: a child made by raw clone()
+ * may see its parent's slot here. */
+vgpu_slot *vgpu_my_slot_cached(void);
 int vgpu_reclaim_dead(void);        /* returns the number of slots reclaimed */
 int vgpu_slot_alive(const vgpu_slot *s);
 uint64_t vgpu_proc_start_time(pid_t pid); /* 0 when the process does not exist */

@@ -25,9 +25,11 @@ static vgpu_real r_nvmlInit_v2 = {"nvmlInit_v2", NULL, 1};
 static vgpu_real r_nvmlDeviceGetHandleByUUID = {"nvmlDeviceGetHandleByUUID", NULL, 1};
 static vgpu_real r_nvmlDeviceGetProcessUtilization = {"nvmlDeviceGetProcessUtilization", NULL, 1};
 
+/* The pool only integrates rate x elapsed time, so the coarse clock (a few ms, no hardware
+ * read) is precise enough and much cheaper on virtual machines. */
 static uint64_t now_ns(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -200,7 +202,9 @@ typedef struct gate {
 } gate;
 
 static void note_kernel_time(void) {
-    uint64_t s = (uint64_t)time(NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+    uint64_t s = (uint64_t)ts.tv_sec;
     uint64_t old = __atomic_load_n(&vgpu_rgn->last_kernel_time, __ATOMIC_RELAXED);
     while (s > old && !__atomic_compare_exchange_n(&vgpu_rgn->last_kernel_time, &old, s, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
@@ -382,10 +386,6 @@ static pthread_mutex_t watcher_lock = PTHREAD_MUTEX_INITIALIZER;
 /* container utilisation of one device from NVML, -1 when unknown */
 static int container_util(int rec, unsigned long long *since) {
     static int nvml_state; /* 0 untried, 1 ok, -1 unavailable */
-    if (nvml_state == 0) {
-        nvmlReturn_t (*init)(void) = REAL(r_nvmlInit_v2, nvmlReturn_t (*)(void));
-        nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
-    }
     if (nvml_state < 0 || !vgpu_rgn->devices[rec].uuid[0]) return -1;
     int pids[VGPU_MAX_SLOTS], npids = 0;
     for (int k = 0; k < VGPU_MAX_SLOTS; k++) {
@@ -395,6 +395,11 @@ static int container_util(int rec, unsigned long long *since) {
         if (hp > 0) pids[npids++] = hp;
     }
     if (npids == 0) return -1;
+    if (nvml_state == 0) {
+        nvmlReturn_t (*init)(void) = REAL(r_nvmlInit_v2, nvmlReturn_t (*)(void));
+        nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
+        if (nvml_state < 0) return -1;
+    }
     nvmlDevice_t h;
     nvmlReturn_t (*byuuid)(const char *, nvmlDevice_t *) =
         REAL(r_nvmlDeviceGetHandleByUUID, nvmlReturn_t (*)(const char *, nvmlDevice_t *));

@@ -8,6 +8,7 @@
  *   FAKE_QUEUE_NS     launch queue depth in ns of work before a launch blocks (20 ms)
  *   FAKE_CTX_BYTES    memory a new context takes (0)
  *   FAKE_DRIVER_VERSION  (13000)
+ * Linked with -Bsymbolic: the function addresses it hands out are its own, never an interposer's.
  * Device memory is limited device-wide across processes by the state file, so tests can tell a
  * refusal by libvgpu from a full fake device.
  */
