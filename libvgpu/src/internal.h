@@ -120,5 +120,6 @@ void vgpu_atfork_register(void);
 #include <pthread.h>
 extern pthread_mutex_t vgpu_track_lock;
 extern pthread_mutex_t vgpu_init_lock;
+extern pthread_mutex_t vgpu_watcher_lock;
 
 #endif

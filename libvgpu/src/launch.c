@@ -381,7 +381,7 @@ VGPU_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) {
 /* ---- the controller ---- */
 
 static pid_t watcher_pid;
-static pthread_mutex_t watcher_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t vgpu_watcher_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* container utilisation of one device from NVML, -1 when unknown */
 static int container_util(int rec, unsigned long long *since) {
@@ -410,13 +410,21 @@ static int container_util(int rec, unsigned long long *since) {
     nvmlProcessUtilizationSample_t samples[256];
     unsigned n = 256;
     if (pu(h, samples, &n, *since) != NVML_SUCCESS) return -1;
+    /* several samples of one process may be returned: use each process's newest, then sum */
     unsigned util = 0;
     unsigned long long newest = *since;
-    for (unsigned i = 0; i < n && i < 256; i++) {
-        for (int j = 0; j < npids; j++)
-            if ((int)samples[i].pid == pids[j]) util += samples[i].smUtil;
-        if (samples[i].timeStamp > newest) newest = samples[i].timeStamp;
+    for (int j = 0; j < npids; j++) {
+        unsigned long long best_ts = 0;
+        unsigned best = 0;
+        for (unsigned i = 0; i < n && i < 256; i++)
+            if ((int)samples[i].pid == pids[j] && samples[i].timeStamp >= best_ts) {
+                best_ts = samples[i].timeStamp;
+                best = samples[i].smUtil;
+            }
+        util += best;
     }
+    for (unsigned i = 0; i < n && i < 256; i++)
+        if (samples[i].timeStamp > newest) newest = samples[i].timeStamp;
     *since = newest;
     return util > 100 ? 100 : (int)util;
 }
@@ -468,7 +476,7 @@ void vgpu_watcher_maybe_start(void) {
     if (__atomic_load_n(&watcher_pid, __ATOMIC_ACQUIRE) == pid && pid != 0) return;
     if (atomic_load_explicit(&any_limit, memory_order_acquire) == 0) compute_any_limit();
     if (atomic_load_explicit(&any_limit, memory_order_acquire) != 1) return;
-    pthread_mutex_lock(&watcher_lock);
+    pthread_mutex_lock(&vgpu_watcher_lock);
     if (watcher_pid != pid) {
         pthread_t t;
         pthread_attr_t a;
@@ -481,11 +489,11 @@ void vgpu_watcher_maybe_start(void) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         pthread_attr_destroy(&a);
     }
-    pthread_mutex_unlock(&watcher_lock);
+    pthread_mutex_unlock(&vgpu_watcher_lock);
 }
 
 void vgpu_throttle_reset_after_fork(void) {
-    pthread_mutex_init(&watcher_lock, NULL);
+    pthread_mutex_init(&vgpu_watcher_lock, NULL);
     pend_len = 0;
     pend_head = 0;
     ev_pool_len = 0;
