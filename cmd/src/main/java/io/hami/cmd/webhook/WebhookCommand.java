@@ -152,7 +152,8 @@ public final class WebhookCommand implements Callable<Integer> {
       Validated<DeviceConfig> loaded = DeviceConfigFile.load(deviceConfigFile);
       if (loaded instanceof Validated.Invalid<DeviceConfig> invalid) {
         for (ProtocolError e : invalid.errors()) {
-          problems.add("--device-config-file " + deviceConfigFile + ": " + e);
+          problems.add("--device-config-file " + deviceConfigFile + ": " + e.field()
+              + (e.value().isEmpty() ? "" : "=" + e.value()) + ": " + e.message());
         }
       } else if (loaded instanceof Validated.Valid<DeviceConfig> valid) {
         devices = valid.value();
