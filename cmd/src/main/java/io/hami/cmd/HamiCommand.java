@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
     description = "GPU sharing for Kubernetes: scheduler, node agent, webhook and simulator.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      io.hami.nodeagent.cli.NodeAgentCommand.class,
       io.hami.cmd.simulate.SimulateCommand.class,
     })
 public final class HamiCommand implements Callable<Integer> {
