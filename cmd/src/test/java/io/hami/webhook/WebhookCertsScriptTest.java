@@ -41,7 +41,7 @@ class WebhookCertsScriptTest {
     PemKeyMaterial m = PemKeyMaterial.load(dir.resolve("tls.crt"), dir.resolve("tls.key"));
     X509Certificate cert = m.chain().get(0);
     assertThat(cert.getSubjectAlternativeNames())
-        .extracting(san -> san.get(1))
+        .extracting(san -> String.valueOf(san.get(1)))
         .contains("hami-scheduler.hami-system.svc", "hami-scheduler.hami-system.svc.cluster.local");
     assertThat(cert.getExtendedKeyUsage()).contains("1.3.6.1.5.5.7.3.1");
     X509Certificate ca = PemKeyMaterial.load(dir.resolve("ca.crt"), dir.resolve("ca.key")).chain().get(0);
