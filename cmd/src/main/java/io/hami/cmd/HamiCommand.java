@@ -19,6 +19,9 @@ import picocli.CommandLine.Spec;
       CommandLine.HelpCommand.class,
       io.hami.cmd.scheduler.SchedulerCommand.class,
       io.hami.cmd.bench.BenchCommand.class,
+      io.hami.nodeagent.cli.NodeAgentCommand.class,
+      io.hami.cmd.simulate.SimulateCommand.class,
+      io.hami.cmd.webhook.WebhookCommand.class,
     })
 public final class HamiCommand implements Callable<Integer> {
 

@@ -2,6 +2,7 @@ package io.hami.cmd.scheduler;
 
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.Registry;
+import io.hami.plugins.GpuPlugins;
 
 /**
  * The one place that names every plugin the scheduler can run: the built-in, GPU-agnostic ones
@@ -14,6 +15,7 @@ public final class PluginRegistry {
   public static Registry create() {
     Registry r = new Registry();
     BuiltInPlugins.registerAll(r);
+    GpuPlugins.registrations().forEach(r::register);
     return r;
   }
 }
