@@ -412,19 +412,28 @@ static int container_util(int rec, unsigned long long *since) {
     if (pu(h, samples, &n, *since) != NVML_SUCCESS) return -1;
     /* several samples of one process may be returned: use each process's newest, then sum */
     unsigned util = 0;
+    int matched = 0;
     unsigned long long newest = *since;
     for (int j = 0; j < npids; j++) {
         unsigned long long best_ts = 0;
+        int found = 0;
         unsigned best = 0;
         for (unsigned i = 0; i < n && i < 256; i++)
             if ((int)samples[i].pid == pids[j] && samples[i].timeStamp >= best_ts) {
                 best_ts = samples[i].timeStamp;
                 best = samples[i].smUtil;
+                found = 1;
             }
         util += best;
+        matched += found;
     }
     for (unsigned i = 0; i < n && i < 256; i++)
         if (samples[i].timeStamp > newest) newest = samples[i].timeStamp;
+    /* no sample of ours: idle, or pids that NVML does not know; either way no evidence */
+    if (!matched) {
+        *since = newest;
+        return -1;
+    }
     *since = newest;
     return util > 100 ? 100 : (int)util;
 }
@@ -460,9 +469,11 @@ static void *watcher(void *arg) {
             __atomic_store_n(&d->sm_util, (uint32_t)u, __ATOMIC_RELAXED);
             int64_t limit = d->sm_limit;
             int64_t rate = (int64_t)__atomic_load_n(&d->rate_ppm, __ATOMIC_RELAXED);
-            /* step in ppm of the pool's full refill rate: gain 0.25 per percent point of error */
+            /* step in ppm of the pool's full refill rate: gain 0.25 per percent point of error.
+             * The correction is bounded to [limit/4, 2 x limit]: it trims estimation errors, it
+             * cannot open the device on bad evidence. */
             rate += (limit - u) * 2500;
-            int64_t lo = limit * 10000 / 4, hi = 1000000;
+            int64_t lo = limit * 10000 / 4, hi = limit * 20000 < 1000000 ? limit * 20000 : 1000000;
             if (rate < lo) rate = lo;
             if (rate > hi) rate = hi;
             __atomic_store_n(&d->rate_ppm, (uint64_t)rate, __ATOMIC_RELAXED);
