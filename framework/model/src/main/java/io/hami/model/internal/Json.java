@@ -235,6 +235,19 @@ public final class Json {
         fail("control character in string");
         return null;
       }
+      if (Character.isSurrogate(c)) {
+        // Go reads invalid UTF-8 as U+FFFD; an unpaired surrogate is the UTF-16 equivalent
+        if (Character.isHighSurrogate(c) && pos + 1 < s.length() && Character.isLowSurrogate(s.charAt(pos + 1))) {
+          pos += 2;
+          continue;
+        }
+        if (b == null) {
+          b = new StringBuilder();
+        }
+        b.append(s, start, pos).append('\ufffd');
+        start = ++pos;
+        continue;
+      }
       if (c != '\\') {
         pos++;
         continue;
