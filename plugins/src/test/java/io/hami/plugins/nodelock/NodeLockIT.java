@@ -117,6 +117,18 @@ final class NodeLockIT {
   }
 
   @Test
+  void release_leavesAnotherPodsLock_trap7() {
+    String other = lock(NOW, "default", "other");
+    setLock(other);
+    NodeLockClient c =
+        new NodeLockClient(client, new LockArbiter(Duration.ofMinutes(5)), handle.clock(), ZoneOffset.UTC, 3);
+    assertThat(c.release("n1", "default", "a")).isFalse();
+    assertThat(lockValue()).isEqualTo(other);
+    assertThat(c.release("n1", "default", "other")).isTrue();
+    assertThat(lockValue()).isNull();
+  }
+
+  @Test
   void podWithoutAppDevices_takesNoLock() {
     CycleState s = new CycleState();
     Pod p = pod("plain");
