@@ -48,7 +48,8 @@
  *   +168      8  launches            u64  cumulative hooked launches
  *   +176      8  throttled_ns        u64  cumulative time launches waited for tokens, ns
  *   +184      8  mem_peak            u64  highest mem_used seen, bytes
- *   +192     64  reserved (zero)
+ *   +192      8  ctl_ns              u64  CLOCK_MONOTONIC ns of the latest controller step
+ *   +200     56  reserved (zero)
  *   (8192 - 4352 bytes after the records are reserved, zero)
  *   SLOTS (8192 + 512*k, k = 0..1023), one per live process; slots never move
  *     +0      4  pid                 i32  container-namespace pid; 0 = free
@@ -110,7 +111,8 @@ typedef struct vgpu_device_record {
     uint64_t launches;
     uint64_t throttled_ns;
     uint64_t mem_peak;
-    uint8_t reserved[64];
+    uint64_t ctl_ns;
+    uint8_t reserved[56];
 } vgpu_device_record;
 
 typedef struct vgpu_slot {
@@ -173,6 +175,7 @@ _Static_assert(offsetof(vgpu_device_record, mem_used) == 104, "mem_used");
 _Static_assert(offsetof(vgpu_device_record, sm_limit) == 120, "sm_limit");
 _Static_assert(offsetof(vgpu_device_record, tokens) == 128, "tokens");
 _Static_assert(offsetof(vgpu_device_record, mem_peak) == 184, "mem_peak");
+_Static_assert(offsetof(vgpu_device_record, ctl_ns) == 192, "ctl_ns");
 _Static_assert(offsetof(vgpu_slot, start_time) == 8, "start_time");
 _Static_assert(offsetof(vgpu_slot, status) == 16, "status");
 _Static_assert(offsetof(vgpu_slot, used) == 32, "used");

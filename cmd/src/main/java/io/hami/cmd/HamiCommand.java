@@ -18,6 +18,8 @@ import picocli.CommandLine.Spec;
     subcommands = {
       CommandLine.HelpCommand.class,
       io.hami.nodeagent.cli.NodeAgentCommand.class,
+      io.hami.cmd.simulate.SimulateCommand.class,
+      io.hami.cmd.webhook.WebhookCommand.class,
     })
 public final class HamiCommand implements Callable<Integer> {
 

@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.Collection;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -64,6 +65,34 @@ public final class NodeInfo {
         Resources.empty(),
         Resources.empty(),
         ImmutableList.of(),
+        0);
+  }
+
+  /**
+   * Creates a node info holding {@code pods}, summing their requests once; generation 0.
+   *
+   * @throws IllegalArgumentException if the node has no name or an unparsable allocatable
+   */
+  public static NodeInfo of(Node node, Collection<PodInfo> pods) {
+    NodeInfo empty = of(node);
+    if (pods.isEmpty()) {
+      return empty;
+    }
+    Resources.Builder req = Resources.builder();
+    Resources.Builder nonZero = Resources.builder();
+    ImmutableList.Builder<HostPort> ports = ImmutableList.builder();
+    for (PodInfo p : pods) {
+      req.add(p.requests());
+      nonZero.add(p.nonZeroRequests());
+      ports.addAll(p.hostPorts());
+    }
+    return new NodeInfo(
+        node,
+        empty.allocatable,
+        ImmutableList.copyOf(pods),
+        req.build(),
+        nonZero.build(),
+        ports.build(),
         0);
   }
 
