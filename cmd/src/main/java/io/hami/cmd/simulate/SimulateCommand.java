@@ -1,0 +1,266 @@
+package io.hami.cmd.simulate;
+
+import io.hami.plugins.placement.PaperPolicy;
+import io.hami.plugins.placement.PlacementPolicy;
+import io.hami.sim.BundledTraces;
+import io.hami.sim.HtmlReport;
+import io.hami.sim.JsonReport;
+import io.hami.sim.KubeObjects;
+import io.hami.sim.PreparedTrace;
+import io.hami.sim.Simulation;
+import io.hami.sim.SimulationReport;
+import io.hami.sim.TextReport;
+import io.hami.sim.Trace;
+import io.hami.sim.TraceFiles;
+import io.hami.sim.TraceFormatException;
+import io.hami.sim.TraceNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code hami simulate}: replays cluster traces under placement policies and seeds and prints how
+ * much GPU capacity each policy leaves unallocated and fragmented. With no arguments it compares the
+ * paper's six policies on the bundled default openb trace.
+ */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Replay a cluster trace under placement policies and compare how much GPU capacity each"
+          + " leaves unallocated and fragmented.",
+      "With no arguments: the bundled openb default trace (Alibaba cluster-trace-gpu-v2023), all"
+          + " six policies, seeds 42..51."
+    })
+public final class SimulateCommand implements Callable<Integer> {
+
+  /** Exit code for a trace file that cannot be read. */
+  public static final int EXIT_BAD_INPUT = 2;
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--nodes",
+      paramLabel = "FILE",
+      description = "Nodes: openb node CSV, or Kubernetes YAML/JSON Node objects with the HAMi"
+          + " register annotation. Default: the bundled openb GPU node list.")
+  @Nullable Path nodes;
+
+  @Option(
+      names = "--pods",
+      paramLabel = "FILE",
+      description = "Pods: openb pod CSV, or Kubernetes YAML/JSON Pod objects with HAMi resources."
+          + " Repeat to compare traces.")
+  List<Path> pods = new ArrayList<>();
+
+  @Option(
+      names = "--trace",
+      paramLabel = "NAME",
+      split = ",",
+      description = "Bundled pod traces: default, cpu050, gpushare40, gpuspec10, multigpu50, or all."
+          + " Default: default (when --pods is not given).")
+  List<String> traces = new ArrayList<>();
+
+  @Option(
+      names = "--policy",
+      paramLabel = "P",
+      split = ",",
+      description = "Policies to compare, in table order: random, dotprod, clustering, packing,"
+          + " bestfit, fgd. Default: all six.")
+  List<String> policies = new ArrayList<>();
+
+  @Option(
+      names = "--seeds",
+      paramLabel = "SEEDS",
+      defaultValue = "42..51",
+      description = "Seeds as a range A..B or a list A,B,C. Default: ${DEFAULT-VALUE}.")
+  String seeds = "42..51";
+
+  @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
+  @Nullable Path json;
+
+  @Option(
+      names = "--html",
+      paramLabel = "FILE",
+      description = "Also write a self-contained HTML report with charts.")
+  @Nullable Path html;
+
+  @Option(
+      names = "--threads",
+      paramLabel = "N",
+      description = "Replays run in parallel. Default: the number of processors.")
+  int threads = Runtime.getRuntime().availableProcessors();
+
+  @Option(
+      names = "--progress",
+      negatable = true,
+      description = "Show a progress bar on stderr. Default: only on a terminal.")
+  @Nullable Boolean progress;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    List<PlacementPolicy> chosen;
+    List<Long> seedList;
+    try {
+      chosen = parsePolicies(policies);
+      seedList = parseSeeds(seeds);
+      if (threads < 1) {
+        throw new IllegalArgumentException("--threads must be >= 1, was " + threads);
+      }
+      if (!pods.isEmpty() && !traces.isEmpty()) {
+        throw new IllegalArgumentException("give either --pods or --trace, not both");
+      }
+    } catch (IllegalArgumentException e) {
+      err.println("hami simulate: " + e.getMessage());
+      return 2;
+    }
+    List<PreparedTrace> prepared = new ArrayList<>();
+    try {
+      List<TraceNode> nodeList =
+          nodes == null ? BundledTraces.nodes() : TraceFiles.readNodes(nodes);
+      if (pods.isEmpty()) {
+        for (String name : traceNames(traces)) {
+          prepared.add(PreparedTrace.of(new Trace(name, nodeList, BundledTraces.pods(name))));
+        }
+      } else {
+        KubeObjects.DeviceUnits units =
+            nodes == null ? KubeObjects.DeviceUnits.DEFAULT : TraceFiles.units(nodes);
+        for (Path p : pods) {
+          prepared.add(PreparedTrace.of(
+              new Trace(TraceFiles.traceName(p), nodeList, TraceFiles.readPods(p, units))));
+        }
+      }
+    } catch (TraceFormatException | IllegalArgumentException e) {
+      err.println("hami simulate: " + e.getMessage());
+      return EXIT_BAD_INPUT;
+    } catch (IOException e) {
+      err.println("hami simulate: cannot read trace: " + e);
+      return EXIT_BAD_INPUT;
+    }
+
+    Simulation sim = new Simulation(prepared, chosen, seedList);
+    boolean bar = progress != null ? progress : System.console() != null;
+    ProgressBar progressBar = new ProgressBar(err, bar, System::nanoTime);
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, sim.replays()), r -> {
+      Thread t = new Thread(r, "simulate");
+      t.setDaemon(true);
+      return t;
+    });
+    SimulationReport report;
+    try {
+      progressBar.start(sim.replays());
+      report = sim.run(pool, progressBar::update, System::nanoTime);
+      progressBar.finish();
+    } finally {
+      pool.shutdownNow();
+      pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+    TextReport.write(report, out);
+    try {
+      if (json != null) {
+        try (Writer w = Files.newBufferedWriter(json, StandardCharsets.UTF_8)) {
+          JsonReport.write(report, w);
+        }
+        out.println("Wrote " + json);
+      }
+      if (html != null) {
+        try (Writer w = Files.newBufferedWriter(html, StandardCharsets.UTF_8)) {
+          HtmlReport.write(report, w);
+        }
+        out.println("Wrote " + html);
+      }
+    } catch (IOException e) {
+      err.println("hami simulate: cannot write report: " + e);
+      return 1;
+    }
+    out.flush();
+    return 0;
+  }
+
+  static List<PlacementPolicy> parsePolicies(List<String> names) {
+    if (names.isEmpty()) {
+      return List.of(PaperPolicy.values());
+    }
+    LinkedHashSet<PlacementPolicy> out = new LinkedHashSet<>();
+    for (String n : names) {
+      if (n.isBlank()) {
+        continue;
+      }
+      out.add(PaperPolicy.byName(n).orElseThrow(() -> new IllegalArgumentException(
+          "--policy: unknown policy '" + n + "'; known: "
+              + String.join(", ", java.util.Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList()))));
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("--policy: no policy given");
+    }
+    return List.copyOf(out);
+  }
+
+  static List<Long> parseSeeds(String value) {
+    String v = value.trim();
+    List<Long> out = new ArrayList<>();
+    try {
+      int dots = v.indexOf("..");
+      if (dots >= 0) {
+        long a = Long.parseLong(v.substring(0, dots).trim());
+        long b = Long.parseLong(v.substring(dots + 2).trim());
+        if (b < a || b - a >= 10_000) {
+          throw new IllegalArgumentException("--seeds: range '" + value + "' must be A..B with A <= B and at most 10000 seeds");
+        }
+        for (long s = a; s <= b; s++) {
+          out.add(s);
+        }
+      } else {
+        for (String part : v.split(",")) {
+          if (!part.isBlank()) {
+            out.add(Long.parseLong(part.trim()));
+          }
+        }
+      }
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--seeds: '" + value + "' is not a range A..B or a list A,B,C of integers");
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("--seeds: no seed given");
+    }
+    return List.copyOf(new LinkedHashSet<>(out));
+  }
+
+  static List<String> traceNames(List<String> names) {
+    if (names.isEmpty()) {
+      return List.of("default");
+    }
+    LinkedHashSet<String> out = new LinkedHashSet<>();
+    for (String n : names) {
+      String key = n.trim().toLowerCase(Locale.ROOT);
+      if (key.equals("all")) {
+        out.addAll(BundledTraces.POD_TRACES);
+      } else if (BundledTraces.POD_TRACES.contains(key)) {
+        out.add(key);
+      } else if (!key.isEmpty()) {
+        throw new IllegalArgumentException("--trace: no bundled trace '" + n + "'; bundled: "
+            + String.join(", ", BundledTraces.POD_TRACES) + ", all");
+      }
+    }
+    return List.copyOf(out);
+  }
+}

@@ -1,0 +1,107 @@
+package io.hami.cmd.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hami.cmd.HamiCommand;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+final class SimulateCommandTest {
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run run(String... args) {
+    CommandLine cl = HamiCommand.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int code = cl.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void comparesPoliciesAndWritesJsonAndHtml(@TempDir Path dir) throws Exception {
+    Path json = dir.resolve("r.json");
+    Path html = dir.resolve("r.html");
+    Run r = run("simulate", "--policy", "bestfit,fgd", "--seeds", "42", "--threads", "2",
+        "--json", json.toString(), "--html", html.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("Trace default: 1213 nodes, 6212 GPUs, 8152 pods")
+        .contains("Empty-cluster fragmentation rate 13.94%")
+        .contains("BestFit")
+        .contains("FGD *")
+        .contains("4.84 ±0.00")
+        .contains("4.77 (+0.07 ok")
+        .contains("Ran 2 replays");
+    assertThat(r.err()).doesNotContain("replays,"); // no progress bar off a terminal
+    String j = Files.readString(json);
+    assertThat(j)
+        .contains("\"trace\": \"default\"")
+        .contains("\"policy\": \"fgd\"")
+        .contains("\"unallocatedAt100PerSeed\": [4.84]")
+        .contains("\"withinTolerance\": true");
+    String h = Files.readString(html);
+    assertThat(h).startsWith("<!DOCTYPE html>")
+        .contains("<svg").contains("<polyline").contains("unallocated GPU % vs arrived workload")
+        .contains("fragmentation rate vs arrived workload")
+        .doesNotContain("<script").doesNotContain("<link").doesNotContain("href").doesNotContain("src=");
+  }
+
+  @Test
+  void progressBarWhenAsked() {
+    Run r = run("simulate", "--policy", "packing", "--seeds", "1", "--progress");
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).contains("1/1 replays");
+  }
+
+  @Test
+  void readsCsvFiles(@TempDir Path dir) throws Exception {
+    Path nodes = dir.resolve("nodes.csv");
+    Path pods = dir.resolve("openb_pod_list_tiny.csv");
+    Files.writeString(nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\nn1,8000,8192,1,P100\n");
+    Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        + "p0,1000,100,1,500,\np1,1000,100,1,1000,P100\np2,2000,100,0,0,\n");
+    Run r = run("simulate", "--nodes", nodes.toString(), "--pods", pods.toString(), "--seeds", "1..3");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("Trace tiny: 2 nodes, 3 GPUs, 3 pods").contains("3 seeds (1..3)");
+  }
+
+  @Test
+  void badInputsAreReportedWithExitCode2(@TempDir Path dir) throws Exception {
+    Run policy = run("simulate", "--policy", "fgd,firstfit");
+    assertThat(policy.code()).isEqualTo(2);
+    assertThat(policy.err()).contains("--policy: unknown policy 'firstfit'");
+    Run seeds = run("simulate", "--seeds", "9..1");
+    assertThat(seeds.code()).isEqualTo(2);
+    assertThat(seeds.err()).contains("--seeds");
+    Run trace = run("simulate", "--trace", "nope");
+    assertThat(trace.code()).isEqualTo(2);
+    assertThat(trace.err()).contains("--trace: no bundled trace 'nope'");
+    Path bad = dir.resolve("pods.csv");
+    Files.writeString(bad, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,x,1,0,0\n");
+    Run file = run("simulate", "--pods", bad.toString());
+    assertThat(file.code()).isEqualTo(2);
+    assertThat(file.err()).contains("pods.csv line 2: column cpu_milli = 'x'");
+    Run missing = run("simulate", "--pods", dir.resolve("none.csv").toString());
+    assertThat(missing.code()).isEqualTo(2);
+    assertThat(missing.err()).contains("none.csv");
+  }
+
+  @Test
+  void parsesSeedsAndPolicies() {
+    assertThat(SimulateCommand.parseSeeds("42..45")).containsExactly(42L, 43L, 44L, 45L);
+    assertThat(SimulateCommand.parseSeeds("7, 3,7")).containsExactly(7L, 3L);
+    assertThatThrownBy(() -> SimulateCommand.parseSeeds("a..b")).hasMessageContaining("--seeds");
+    assertThat(SimulateCommand.parsePolicies(List.of())).hasSize(6);
+    assertThat(SimulateCommand.traceNames(List.of("all"))).hasSize(5);
+  }
+}

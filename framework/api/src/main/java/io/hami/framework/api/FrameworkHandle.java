@@ -1,0 +1,61 @@
+package io.hami.framework.api;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.InstantSource;
+import java.util.Collection;
+import java.util.Optional;
+
+/**
+ * What the runtime gives a plugin: handed to {@link PluginFactory#create} and valid for the
+ * plugin's lifetime. All methods are thread-safe.
+ */
+public interface FrameworkHandle {
+
+  /** The {@code schedulerName} of the profile the plugin belongs to. */
+  String schedulerName();
+
+  /**
+   * The snapshot of the current scheduling cycle. Meaningful only on the scheduling thread during
+   * a cycle; Filter and Score should use the NodeInfo they are passed.
+   */
+  Snapshot snapshot();
+
+  /**
+   * The Kubernetes client, absent when the framework runs against an in-memory cluster. Plugins
+   * that write to the API (PreBind) must treat absence as "nothing to write".
+   */
+  Optional<KubernetesClient> client();
+
+  /** The clock for every timestamp and timeout; tests advance a fake one. */
+  InstantSource clock();
+
+  /** Emits Kubernetes Events. */
+  EventRecorder eventRecorder();
+
+  /** The bounded parallelizer for fan-out work. */
+  Parallelizer parallelizer();
+
+  /**
+   * Returns the pod's effective request ({@link Resources#forPod}), memoized by UID and
+   * resourceVersion.
+   *
+   * @throws IllegalArgumentException if a quantity cannot be parsed
+   */
+  Resources podRequests(Pod pod);
+
+  /**
+   * Registers a listener for the informer events that feed the cache. Call it from the plugin's
+   * factory, before the informers start, so that the initial listing is delivered too.
+   */
+  void addClusterStateListener(ClusterStateListener listener);
+
+  /** Returns the pod of {@code uid} if it is waiting at Permit. */
+  Optional<WaitingPod> waitingPod(String uid);
+
+  /**
+   * Moves the given pending pods to the active queue now, skipping their backoff (for example
+   * when a plugin learns that what blocked them is gone).
+   */
+  void activate(Collection<Pod> pods);
+}

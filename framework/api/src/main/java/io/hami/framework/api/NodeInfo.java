@@ -1,0 +1,247 @@
+package io.hami.framework.api;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.Collection;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An immutable view of one node as the scheduler sees it: the Node object (labels, annotations,
+ * taints, allocatable), the pods accounted on it including assumed ones, their summed requests,
+ * the host ports in use, and a generation that grows whenever any of these change.
+ *
+ * <p>Instances are values: every {@code with*} method returns a new instance and leaves this one
+ * untouched, so a NodeInfo handed to a plugin never changes under it. The scheduler cache bumps
+ * the generation on every change; plugins may use {@code (name, generation)} as a cache key for
+ * state derived from the node.
+ */
+public final class NodeInfo {
+  private final Node node;
+  private final String name;
+  private final ImmutableList<PodInfo> pods;
+  private final Resources allocatable;
+  private final Resources requested;
+  private final Resources nonZeroRequested;
+  private final ImmutableList<HostPort> usedPorts;
+  private final long generation;
+
+  private NodeInfo(
+      Node node,
+      Resources allocatable,
+      ImmutableList<PodInfo> pods,
+      Resources requested,
+      Resources nonZeroRequested,
+      ImmutableList<HostPort> usedPorts,
+      long generation) {
+    this.node = node;
+    this.name = node.getMetadata().getName();
+    this.allocatable = allocatable;
+    this.pods = pods;
+    this.requested = requested;
+    this.nonZeroRequested = nonZeroRequested;
+    this.usedPorts = usedPorts;
+    this.generation = generation;
+  }
+
+  /**
+   * Creates a node info with no pods and generation 0.
+   *
+   * @throws IllegalArgumentException if the node has no name or an unparsable allocatable
+   */
+  public static NodeInfo of(Node node) {
+    requireNonNull(node, "node");
+    if (node.getMetadata() == null || node.getMetadata().getName() == null) {
+      throw new IllegalArgumentException("node has no metadata.name");
+    }
+    return new NodeInfo(
+        node,
+        allocatableOf(node),
+        ImmutableList.of(),
+        Resources.empty(),
+        Resources.empty(),
+        ImmutableList.of(),
+        0);
+  }
+
+  /**
+   * Creates a node info holding {@code pods}, summing their requests once; generation 0.
+   *
+   * @throws IllegalArgumentException if the node has no name or an unparsable allocatable
+   */
+  public static NodeInfo of(Node node, Collection<PodInfo> pods) {
+    NodeInfo empty = of(node);
+    if (pods.isEmpty()) {
+      return empty;
+    }
+    Resources.Builder req = Resources.builder();
+    Resources.Builder nonZero = Resources.builder();
+    ImmutableList.Builder<HostPort> ports = ImmutableList.builder();
+    for (PodInfo p : pods) {
+      req.add(p.requests());
+      nonZero.add(p.nonZeroRequests());
+      ports.addAll(p.hostPorts());
+    }
+    return new NodeInfo(
+        node,
+        empty.allocatable,
+        ImmutableList.copyOf(pods),
+        req.build(),
+        nonZero.build(),
+        ports.build(),
+        0);
+  }
+
+  private static Resources allocatableOf(Node node) {
+    NodeStatus status = node.getStatus();
+    if (status == null) {
+      return Resources.empty();
+    }
+    Map<String, Quantity> alloc = status.getAllocatable();
+    if (alloc == null || alloc.isEmpty()) {
+      alloc = status.getCapacity();
+    }
+    try {
+      return Resources.of(alloc);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "node " + node.getMetadata().getName() + " status.allocatable: " + e.getMessage(), e);
+    }
+  }
+
+  /** Returns a copy holding {@code newNode} (same name) with the same pods. */
+  public NodeInfo withNode(Node newNode) {
+    return new NodeInfo(
+        newNode,
+        allocatableOf(newNode),
+        pods,
+        requested,
+        nonZeroRequested,
+        usedPorts,
+        generation);
+  }
+
+  /** Returns a copy with {@code pod} added; a pod with the same UID is replaced. */
+  public NodeInfo withPod(PodInfo pod) {
+    NodeInfo base = podIndex(pod.uid()) >= 0 ? withoutPod(pod.uid()) : this;
+    ImmutableList<PodInfo> newPods =
+        ImmutableList.<PodInfo>builderWithExpectedSize(base.pods.size() + 1)
+            .addAll(base.pods)
+            .add(pod)
+            .build();
+    ImmutableList<HostPort> ports = base.usedPorts;
+    if (!pod.hostPorts().isEmpty()) {
+      ports = ImmutableList.<HostPort>builder().addAll(ports).addAll(pod.hostPorts()).build();
+    }
+    return new NodeInfo(
+        node,
+        allocatable,
+        newPods,
+        base.requested.plus(pod.requests()),
+        base.nonZeroRequested.plus(pod.nonZeroRequests()),
+        ports,
+        generation);
+  }
+
+  /** Returns a copy without the pod of {@code uid}; this instance if there is none. */
+  public NodeInfo withoutPod(String uid) {
+    int i = podIndex(uid);
+    if (i < 0) {
+      return this;
+    }
+    PodInfo removed = pods.get(i);
+    ImmutableList.Builder<PodInfo> b = ImmutableList.builderWithExpectedSize(pods.size() - 1);
+    for (int j = 0; j < pods.size(); j++) {
+      if (j != i) {
+        b.add(pods.get(j));
+      }
+    }
+    ImmutableList<HostPort> ports = usedPorts;
+    if (!removed.hostPorts().isEmpty()) {
+      ImmutableList.Builder<HostPort> pb = ImmutableList.builder();
+      for (PodInfo p : pods) {
+        if (p != removed) {
+          pb.addAll(p.hostPorts());
+        }
+      }
+      ports = pb.build();
+    }
+    return new NodeInfo(
+        node,
+        allocatable,
+        b.build(),
+        requested.minus(removed.requests()),
+        nonZeroRequested.minus(removed.nonZeroRequests()),
+        ports,
+        generation);
+  }
+
+  /** Returns a copy with the given generation. */
+  public NodeInfo withGeneration(long newGeneration) {
+    return new NodeInfo(
+        node, allocatable, pods, requested, nonZeroRequested, usedPorts, newGeneration);
+  }
+
+  private int podIndex(String uid) {
+    for (int i = 0; i < pods.size(); i++) {
+      if (uid.equals(pods.get(i).uid())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Returns the pod of {@code uid} on this node, or null. */
+  public @Nullable PodInfo pod(String uid) {
+    int i = podIndex(uid);
+    return i < 0 ? null : pods.get(i);
+  }
+
+  /** The Node object, with its labels, annotations, taints and status. Do not mutate it. */
+  public Node node() {
+    return node;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The pods accounted on this node: bound, binding and assumed. */
+  public ImmutableList<PodInfo> pods() {
+    return pods;
+  }
+
+  /** The node's allocatable resources (capacity when allocatable is not reported). */
+  public Resources allocatable() {
+    return allocatable;
+  }
+
+  /** The sum of the effective requests of {@link #pods()}. */
+  public Resources requested() {
+    return requested;
+  }
+
+  /** The sum of the pods' requests with scoring defaults for best-effort containers. */
+  public Resources nonZeroRequested() {
+    return nonZeroRequested;
+  }
+
+  /** The host ports claimed by {@link #pods()}. */
+  public ImmutableList<HostPort> usedPorts() {
+    return usedPorts;
+  }
+
+  /** Increases on every change of the node or its pods; unique across nodes of one cache. */
+  public long generation() {
+    return generation;
+  }
+
+  @Override
+  public String toString() {
+    return "NodeInfo{" + name + ", pods=" + pods.size() + ", generation=" + generation + "}";
+  }
+}

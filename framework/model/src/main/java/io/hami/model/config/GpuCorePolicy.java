@@ -1,0 +1,31 @@
+package io.hami.model.config;
+
+import java.util.Optional;
+
+/** How HAMi-core enforces core limits ({@code GPU_CORE_UTILIZATION_POLICY}). */
+public enum GpuCorePolicy {
+  DEFAULT("default"),
+  FORCE("force"),
+  DISABLE("disable");
+
+  private final String wire;
+
+  GpuCorePolicy(String wire) {
+    this.wire = wire;
+  }
+
+  /** The config and env value. */
+  public String wire() {
+    return wire;
+  }
+
+  /** The policy named {@code v}, if any. */
+  public static Optional<GpuCorePolicy> fromWire(String v) {
+    for (GpuCorePolicy p : values()) {
+      if (p.wire.equals(v)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+}

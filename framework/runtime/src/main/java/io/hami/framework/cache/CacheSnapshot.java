@@ -1,0 +1,50 @@
+package io.hami.framework.cache;
+
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.Snapshot;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A snapshot that {@link SchedulerCache#updateSnapshot} refreshes in place between cycles,
+ * replacing only the NodeInfos whose generation moved. Owned by the scheduling thread: plugins
+ * read it during a cycle, and it changes only when the next cycle starts.
+ */
+public final class CacheSnapshot implements Snapshot {
+  final List<NodeInfo> nodes = new ArrayList<>();
+  final Map<String, Integer> index = new HashMap<>();
+  private final List<NodeInfo> view = Collections.unmodifiableList(nodes);
+  long generation = -1;
+  long membershipVersion = -1;
+  int lastUpdateCopied;
+
+  @Override
+  public List<NodeInfo> nodes() {
+    return view;
+  }
+
+  @Override
+  public @Nullable NodeInfo get(String nodeName) {
+    Integer i = index.get(nodeName);
+    return i == null ? null : nodes.get(i);
+  }
+
+  @Override
+  public int size() {
+    return nodes.size();
+  }
+
+  /** The highest node generation this snapshot reflects. */
+  public long generation() {
+    return generation;
+  }
+
+  /** How many NodeInfos the last update replaced (for tests and diagnostics). */
+  public int lastUpdateCopied() {
+    return lastUpdateCopied;
+  }
+}

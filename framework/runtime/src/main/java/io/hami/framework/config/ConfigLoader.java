@@ -1,0 +1,453 @@
+package io.hami.framework.config;
+
+import io.hami.framework.api.FieldErrors;
+import io.hami.framework.api.PluginArgs;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.runtime.Registry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DatabindException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * Reads a {@link SchedulerConfiguration} from YAML: parse, apply defaults, then validate,
+ * collecting every error with its path ({@code profiles[0].plugins.score.enabled[1].weight:
+ * invalid value 0: must be in 1..100}). Plugin arguments are decoded into the registered record
+ * type on top of the registered defaults and then validated by the record itself.
+ */
+public final class ConfigLoader {
+  private static final Set<String> TOP_FIELDS =
+      Set.of(
+          "apiVersion",
+          "kind",
+          "parallelism",
+          "percentageOfNodesToScore",
+          "podInitialBackoffSeconds",
+          "podMaxBackoffSeconds",
+          "podMaxInUnschedulablePodsSeconds",
+          "assumedPodTtlSeconds",
+          "leaderElection",
+          "profiles");
+  private static final Set<String> LEADER_FIELDS =
+      Set.of(
+          "leaseNamespace",
+          "leaseName",
+          "leaseDurationSeconds",
+          "renewDeadlineSeconds",
+          "retryPeriodSeconds");
+  private static final Set<String> PROFILE_FIELDS =
+      Set.of("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig");
+  private static final Set<String> SET_FIELDS = Set.of("enabled", "disabled");
+  private static final Set<String> REF_FIELDS = Set.of("name", "weight");
+  private static final Set<String> PLUGIN_CONFIG_FIELDS = Set.of("name", "args");
+
+  private final Registry registry;
+  private final YAMLMapper mapper;
+
+  public ConfigLoader(Registry registry) {
+    this.registry = registry;
+    this.mapper =
+        YAMLMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+  }
+
+  /** Loads and validates a file. @throws ConfigException listing every problem */
+  public SchedulerConfiguration load(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new ConfigException(file.toString(), List.of("cannot read: " + e.getMessage()));
+    }
+    return parse(text, file.toString());
+  }
+
+  /** Parses and validates YAML text. @throws ConfigException listing every problem */
+  public SchedulerConfiguration parse(String yaml, String source) {
+    JsonNode root;
+    try {
+      root = mapper.readTree(yaml);
+    } catch (JacksonException e) {
+      throw new ConfigException(source, List.of("not valid YAML: " + e.getOriginalMessage()));
+    }
+    if (root == null || root.isMissingNode() || root.isNull()) {
+      throw new ConfigException(source, List.of("empty configuration"));
+    }
+    FieldErrors errors = FieldErrors.at("");
+    SchedulerConfiguration config = decode(root, errors);
+    if (!errors.isEmpty()) {
+      throw new ConfigException(source, errors.messages());
+    }
+    return config;
+  }
+
+  /** Validates the built-in defaults against the registry (names, arguments). */
+  public SchedulerConfiguration defaults() {
+    return parse(
+        "apiVersion: " + SchedulerConfiguration.API_VERSION + "\nkind: "
+            + SchedulerConfiguration.KIND + "\n",
+        "defaults");
+  }
+
+  private SchedulerConfiguration decode(JsonNode root, FieldErrors errors) {
+    SchedulerConfiguration d = SchedulerConfiguration.defaults();
+    if (!checkObject(root, "", TOP_FIELDS, errors)) {
+      return d;
+    }
+    String apiVersion = string(root, "apiVersion", null, errors);
+    if (apiVersion == null) {
+      errors.required("apiVersion");
+    } else if (!SchedulerConfiguration.API_VERSION.equals(apiVersion)) {
+      errors.invalid(
+          "apiVersion", apiVersion, "must be " + SchedulerConfiguration.API_VERSION);
+    }
+    String kind = string(root, "kind", null, errors);
+    if (kind == null) {
+      errors.required("kind");
+    } else if (!SchedulerConfiguration.KIND.equals(kind)) {
+      errors.invalid("kind", kind, "must be " + SchedulerConfiguration.KIND);
+    }
+    int parallelism = integer(root, "parallelism", d.parallelism(), errors);
+    if (parallelism < 1) {
+      errors.invalid("parallelism", parallelism, "must be at least 1");
+    }
+    int percentage =
+        integer(root, "percentageOfNodesToScore", d.percentageOfNodesToScore(), errors);
+    checkPercentage(percentage, "percentageOfNodesToScore", errors);
+    Duration initial =
+        seconds(root, "podInitialBackoffSeconds", d.podInitialBackoff(), errors, false);
+    Duration max = seconds(root, "podMaxBackoffSeconds", d.podMaxBackoff(), errors, false);
+    if (max.compareTo(initial) < 0) {
+      errors.invalid(
+          "podMaxBackoffSeconds", max.toSeconds(), "must not be less than podInitialBackoffSeconds");
+    }
+    Duration unsched =
+        seconds(
+            root,
+            "podMaxInUnschedulablePodsSeconds",
+            d.podMaxInUnschedulablePods(),
+            errors,
+            false);
+    Duration ttl = seconds(root, "assumedPodTtlSeconds", d.assumedPodTtl(), errors, true);
+    LeaderElectionConfig le = leaderElection(root.get("leaderElection"), errors);
+
+    List<ProfileConfig> profiles = new ArrayList<>();
+    JsonNode ps = root.get("profiles");
+    if (ps == null || ps.isNull()) {
+      profiles.addAll(d.profiles());
+    } else if (!ps.isArray()) {
+      errors.invalid("profiles", ps.getNodeType(), "must be a list");
+    } else if (ps.isEmpty()) {
+      errors.add("profiles", "must have at least one profile");
+    } else {
+      Set<String> names = new HashSet<>();
+      for (int i = 0; i < ps.size(); i++) {
+        FieldErrors pe = errors.child("profiles[" + i + "]");
+        ProfileConfig p = profile(ps.get(i), pe, ps.size() == 1);
+        if (p != null) {
+          if (!names.add(p.schedulerName())) {
+            pe.invalid("schedulerName", p.schedulerName(), "duplicate scheduler name");
+          }
+          profiles.add(p);
+        }
+      }
+    }
+    return new SchedulerConfiguration(
+        parallelism, percentage, initial, max, unsched, ttl, le, profiles);
+  }
+
+  private LeaderElectionConfig leaderElection(@Nullable JsonNode n, FieldErrors errors) {
+    LeaderElectionConfig d = LeaderElectionConfig.defaults();
+    if (n == null || n.isNull()) {
+      return d;
+    }
+    FieldErrors e = errors.child("leaderElection");
+    if (!checkObject(n, "", LEADER_FIELDS, e)) {
+      return d;
+    }
+    String ns = string(n, "leaseNamespace", d.leaseNamespace(), e);
+    String name = string(n, "leaseName", d.leaseName(), e);
+    if (ns == null || ns.isBlank()) {
+      e.invalid("leaseNamespace", ns, "must not be empty");
+      ns = d.leaseNamespace();
+    }
+    if (name == null || name.isBlank()) {
+      e.invalid("leaseName", name, "must not be empty");
+      name = d.leaseName();
+    }
+    Duration lease = seconds(n, "leaseDurationSeconds", d.leaseDuration(), e, false);
+    Duration renew = seconds(n, "renewDeadlineSeconds", d.renewDeadline(), e, false);
+    Duration retry = seconds(n, "retryPeriodSeconds", d.retryPeriod(), e, false);
+    if (renew.compareTo(lease) >= 0) {
+      e.invalid("renewDeadlineSeconds", renew.toSeconds(), "must be less than leaseDurationSeconds");
+    }
+    if (retry.compareTo(renew) >= 0) {
+      e.invalid("retryPeriodSeconds", retry.toSeconds(), "must be less than renewDeadlineSeconds");
+    }
+    return new LeaderElectionConfig(ns, name, lease, renew, retry);
+  }
+
+  private @Nullable ProfileConfig profile(JsonNode n, FieldErrors e, boolean only) {
+    if (!checkObject(n, "", PROFILE_FIELDS, e)) {
+      return null;
+    }
+    String name = string(n, "schedulerName", null, e);
+    if (name == null) {
+      if (only) {
+        name = SchedulerConfiguration.DEFAULT_SCHEDULER_NAME;
+      } else {
+        e.required("schedulerName");
+        name = "";
+      }
+    } else if (name.isBlank()) {
+      e.invalid("schedulerName", name, "must not be empty");
+    }
+    Integer percentage = null;
+    if (n.has("percentageOfNodesToScore")) {
+      percentage = integer(n, "percentageOfNodesToScore", 0, e);
+      checkPercentage(percentage, "percentageOfNodesToScore", e);
+    }
+    PluginSet multiPoint = PluginSet.empty();
+    Map<ExtensionPoint, PluginSet> points = new EnumMap<>(ExtensionPoint.class);
+    JsonNode plugins = n.get("plugins");
+    if (plugins != null && !plugins.isNull()) {
+      FieldErrors pe = e.child("plugins");
+      Set<String> allowed = new HashSet<>();
+      allowed.add("multiPoint");
+      for (ExtensionPoint p : ExtensionPoint.values()) {
+        allowed.add(p.yamlName());
+      }
+      if (checkObject(plugins, "", allowed, pe)) {
+        JsonNode mp = plugins.get("multiPoint");
+        if (mp != null && !mp.isNull()) {
+          multiPoint = pluginSet(mp, pe.child("multiPoint"), true);
+        }
+        for (ExtensionPoint p : ExtensionPoint.values()) {
+          JsonNode s = plugins.get(p.yamlName());
+          if (s != null && !s.isNull()) {
+            points.put(p, pluginSet(s, pe.child(p.yamlName()), p == ExtensionPoint.SCORE));
+          }
+        }
+      }
+    }
+    Map<String, PluginArgs> args = new LinkedHashMap<>();
+    JsonNode pcs = n.get("pluginConfig");
+    if (pcs != null && !pcs.isNull()) {
+      if (!pcs.isArray()) {
+        e.invalid("pluginConfig", pcs.getNodeType(), "must be a list");
+      } else {
+        for (int i = 0; i < pcs.size(); i++) {
+          FieldErrors ce = e.child("pluginConfig[" + i + "]");
+          JsonNode pc = pcs.get(i);
+          if (!checkObject(pc, "", PLUGIN_CONFIG_FIELDS, ce)) {
+            continue;
+          }
+          String pluginName = string(pc, "name", null, ce);
+          if (pluginName == null) {
+            ce.required("name");
+            continue;
+          }
+          PluginRegistration<?> reg = registry.get(pluginName).orElse(null);
+          if (reg == null) {
+            ce.invalid("name", pluginName, "no plugin registered with this name");
+            continue;
+          }
+          if (args.containsKey(pluginName)) {
+            ce.invalid("name", pluginName, "duplicate pluginConfig entry");
+            continue;
+          }
+          PluginArgs a = decodeArgs(reg, pc.get("args"), ce.child("args"));
+          if (a != null) {
+            args.put(pluginName, a);
+          }
+        }
+      }
+    }
+    return new ProfileConfig(name, percentage, multiPoint, points, args);
+  }
+
+  private @Nullable PluginArgs decodeArgs(
+      PluginRegistration<?> reg, @Nullable JsonNode user, FieldErrors e) {
+    PluginArgs value;
+    if (user == null || user.isNull()) {
+      value = reg.defaultArgs();
+    } else if (!user.isObject()) {
+      e.add("", "must be a mapping, not " + user.getNodeType());
+      return null;
+    } else {
+      JsonNode defaults = mapper.valueToTree(reg.defaultArgs());
+      JsonNode merged = merge(defaults.deepCopy(), user);
+      try {
+        value = mapper.treeToValue(merged, reg.argsType());
+      } catch (DatabindException ex) {
+        e.add(jacksonPath(ex), ex.getOriginalMessage());
+        return null;
+      } catch (JacksonException | IllegalArgumentException ex) {
+        e.add("", String.valueOf(ex.getMessage()));
+        return null;
+      }
+    }
+    int before = e.messages().size();
+    value.validate(e);
+    return e.messages().size() == before ? value : null;
+  }
+
+  private static JsonNode merge(JsonNode base, JsonNode overlay) {
+    if (!(base instanceof ObjectNode) || !overlay.isObject()) {
+      return overlay;
+    }
+    ObjectNode b = (ObjectNode) base;
+    for (String field : overlay.propertyNames()) {
+      JsonNode o = overlay.get(field);
+      JsonNode existing = b.get(field);
+      b.set(field, existing == null ? o : merge(existing, o));
+    }
+    return b;
+  }
+
+  private static String jacksonPath(DatabindException ex) {
+    StringBuilder sb = new StringBuilder();
+    for (var ref : ex.getPath()) {
+      if (ref.getIndex() >= 0) {
+        sb.append('[').append(ref.getIndex()).append(']');
+      } else if (ref.getPropertyName() != null) {
+        if (sb.length() > 0) {
+          sb.append('.');
+        }
+        sb.append(ref.getPropertyName());
+      }
+    }
+    return sb.toString();
+  }
+
+  private PluginSet pluginSet(JsonNode n, FieldErrors e, boolean weighted) {
+    if (!checkObject(n, "", SET_FIELDS, e)) {
+      return PluginSet.empty();
+    }
+    return new PluginSet(
+        refs(n.get("enabled"), e.child("enabled"), weighted, false),
+        refs(n.get("disabled"), e.child("disabled"), false, true));
+  }
+
+  private List<PluginRef> refs(
+      @Nullable JsonNode n, FieldErrors e, boolean weighted, boolean disabled) {
+    if (n == null || n.isNull()) {
+      return List.of();
+    }
+    if (!n.isArray()) {
+      e.add("", "must be a list, not " + n.getNodeType());
+      return List.of();
+    }
+    List<PluginRef> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < n.size(); i++) {
+      FieldErrors re = e.child("[" + i + "]");
+      JsonNode r = n.get(i);
+      if (!checkObject(r, "", REF_FIELDS, re)) {
+        continue;
+      }
+      String name = string(r, "name", null, re);
+      if (name == null) {
+        re.required("name");
+        continue;
+      }
+      boolean star = PluginRef.ALL.equals(name);
+      if (!(disabled && star) && !registry.contains(name)) {
+        re.invalid("name", name, "no plugin registered with this name");
+        continue;
+      }
+      if (!seen.add(name)) {
+        re.invalid("name", name, "listed twice");
+        continue;
+      }
+      Integer weight = null;
+      if (r.has("weight")) {
+        int w = integer(r, "weight", 1, re);
+        if (!weighted) {
+          re.add("weight", "only allowed under score and multiPoint enabled lists");
+        } else if (w < 1 || w > 100) {
+          re.invalid("weight", w, "must be in 1..100");
+        }
+        weight = w;
+      }
+      out.add(new PluginRef(name, weight));
+    }
+    return out;
+  }
+
+  private static void checkPercentage(int value, String field, FieldErrors e) {
+    if (value < 0 || value > 100) {
+      e.invalid(field, value, "must be in 0..100 (0 = adaptive)");
+    }
+  }
+
+  private static boolean checkObject(
+      JsonNode n, String field, Set<String> allowed, FieldErrors e) {
+    if (!n.isObject()) {
+      e.add(field, "must be a mapping, not " + n.getNodeType());
+      return false;
+    }
+    for (String f : n.propertyNames()) {
+      if (!allowed.contains(f)) {
+        e.add(field.isEmpty() ? f : field + "." + f, "unknown field");
+      }
+    }
+    return true;
+  }
+
+  private static @Nullable String string(
+      JsonNode n, String field, @Nullable String dflt, FieldErrors e) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      return dflt;
+    }
+    if (!v.isString()) {
+      e.invalid(field, v.toString(), "must be a string");
+      return dflt;
+    }
+    return v.stringValue();
+  }
+
+  private static int integer(JsonNode n, String field, int dflt, FieldErrors e) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      return dflt;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+      e.invalid(field, v.toString(), "must be an integer");
+      return dflt;
+    }
+    return v.intValue();
+  }
+
+  private static Duration seconds(
+      JsonNode n, String field, Duration dflt, FieldErrors e, boolean zeroAllowed) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      return dflt;
+    }
+    if (!v.isNumber()) {
+      e.invalid(field, v.toString(), "must be a number of seconds");
+      return dflt;
+    }
+    double s = v.doubleValue();
+    if (s < 0 || (!zeroAllowed && s == 0)) {
+      e.invalid(field, v.toString(), zeroAllowed ? "must not be negative" : "must be positive");
+      return dflt;
+    }
+    return Duration.ofMillis(Math.round(s * 1000));
+  }
+}

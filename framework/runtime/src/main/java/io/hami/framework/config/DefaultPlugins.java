@@ -1,0 +1,33 @@
+package io.hami.framework.config;
+
+import java.util.List;
+
+/**
+ * The plugins every profile starts with, enabled at every point they implement, before the
+ * profile's own {@code multiPoint} and per-point lists are applied. Ordinary pod constraints
+ * (nodeSelector, affinity, taints, resources, host ports, unschedulable nodes) hold with these.
+ */
+public final class DefaultPlugins {
+  public static final String PRIORITY_SORT = "PrioritySort";
+  public static final String NODE_UNSCHEDULABLE = "NodeUnschedulable";
+  public static final String NODE_NAME = "NodeName";
+  public static final String TAINT_TOLERATION = "TaintToleration";
+  public static final String NODE_AFFINITY = "NodeAffinity";
+  public static final String NODE_PORTS = "NodePorts";
+  public static final String NODE_RESOURCES_FIT = "NodeResourcesFit";
+  public static final String DEFAULT_BINDER = "DefaultBinder";
+
+  /** The default multi-point plugins with their score weights, in run order. */
+  public static final List<PluginRef> MULTI_POINT =
+      List.of(
+          PluginRef.of(PRIORITY_SORT),
+          PluginRef.of(NODE_UNSCHEDULABLE),
+          PluginRef.of(NODE_NAME),
+          PluginRef.of(TAINT_TOLERATION, 3),
+          PluginRef.of(NODE_AFFINITY, 2),
+          PluginRef.of(NODE_PORTS),
+          PluginRef.of(NODE_RESOURCES_FIT, 1),
+          PluginRef.of(DEFAULT_BINDER));
+
+  private DefaultPlugins() {}
+}

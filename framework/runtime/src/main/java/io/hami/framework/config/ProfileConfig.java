@@ -1,0 +1,43 @@
+package io.hami.framework.config;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableMap;
+import io.hami.framework.api.PluginArgs;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One scheduling profile: pods whose {@code spec.schedulerName} equals {@link #schedulerName()}
+ * are scheduled with these plugins.
+ *
+ * @param schedulerName the name pods select
+ * @param percentageOfNodesToScore overrides the global value when not null
+ * @param multiPoint plugins enabled at every point they implement (after the defaults)
+ * @param points per-point additions and removals
+ * @param pluginArgs validated arguments by plugin name; plugins not listed use their defaults
+ */
+public record ProfileConfig(
+    String schedulerName,
+    @Nullable Integer percentageOfNodesToScore,
+    PluginSet multiPoint,
+    Map<ExtensionPoint, PluginSet> points,
+    Map<String, PluginArgs> pluginArgs) {
+
+  public ProfileConfig {
+    requireNonNull(schedulerName, "schedulerName");
+    requireNonNull(multiPoint, "multiPoint");
+    points = ImmutableMap.copyOf(points);
+    pluginArgs = ImmutableMap.copyOf(pluginArgs);
+  }
+
+  /** Returns the plugin set configured at {@code point}, empty when none. */
+  public PluginSet at(ExtensionPoint point) {
+    return points.getOrDefault(point, PluginSet.empty());
+  }
+
+  /** A profile with default plugins only. */
+  public static ProfileConfig defaults(String schedulerName) {
+    return new ProfileConfig(schedulerName, null, PluginSet.empty(), Map.of(), Map.of());
+  }
+}

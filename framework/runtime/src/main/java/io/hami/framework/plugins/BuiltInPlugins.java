@@ -1,0 +1,34 @@
+package io.hami.framework.plugins;
+
+import io.hami.framework.plugins.defaultbinder.DefaultBinderPlugin;
+import io.hami.framework.plugins.nodeaffinity.NodeAffinityPlugin;
+import io.hami.framework.plugins.nodename.NodeNamePlugin;
+import io.hami.framework.plugins.nodeports.NodePortsPlugin;
+import io.hami.framework.plugins.noderesources.NodeResourcesFitPlugin;
+import io.hami.framework.plugins.nodeunschedulable.NodeUnschedulablePlugin;
+import io.hami.framework.plugins.prioritysort.PrioritySortPlugin;
+import io.hami.framework.plugins.tainttoleration.TaintTolerationPlugin;
+import io.hami.framework.runtime.Registry;
+
+/** The GPU-agnostic plugins every scheduler needs so that ordinary pod constraints hold. */
+public final class BuiltInPlugins {
+  private BuiltInPlugins() {}
+
+  /** Registers every built-in plugin into {@code registry} and returns it. */
+  public static Registry registerAll(Registry registry) {
+    return registry
+        .register(PrioritySortPlugin.registration())
+        .register(NodeUnschedulablePlugin.registration())
+        .register(NodeNamePlugin.registration())
+        .register(TaintTolerationPlugin.registration())
+        .register(NodeAffinityPlugin.registration())
+        .register(NodePortsPlugin.registration())
+        .register(NodeResourcesFitPlugin.registration())
+        .register(DefaultBinderPlugin.registration());
+  }
+
+  /** A new registry holding the built-in plugins. */
+  public static Registry registry() {
+    return registerAll(new Registry());
+  }
+}

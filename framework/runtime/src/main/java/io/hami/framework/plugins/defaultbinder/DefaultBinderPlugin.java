@@ -1,0 +1,43 @@
+package io.hami.framework.plugins.defaultbinder;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.BindPlugin;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.Plugin;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.Status;
+import io.hami.framework.bind.Binder;
+import io.hami.framework.runtime.DefaultFrameworkHandle;
+
+/**
+ * Binds through the scheduler's {@link Binder}: {@code pods/binding} against a cluster, or the
+ * in-memory cluster's store.
+ */
+public final class DefaultBinderPlugin implements BindPlugin {
+  public static final String NAME = "DefaultBinder";
+
+  private final Binder binder;
+
+  public DefaultBinderPlugin(Binder binder) {
+    this.binder = binder;
+  }
+
+  public static Plugin create(FrameworkHandle handle) {
+    return new DefaultBinderPlugin(DefaultFrameworkHandle.binderOf(handle));
+  }
+
+  public static PluginRegistration<?> registration() {
+    return PluginRegistration.of(NAME, DefaultBinderPlugin::create);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public Status bind(CycleState state, Pod pod, String nodeName) {
+    return binder.bind(pod, nodeName);
+  }
+}

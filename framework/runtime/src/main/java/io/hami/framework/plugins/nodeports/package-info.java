@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.framework.plugins.nodeports;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,196 @@
+package io.hami.framework.plugins.noderesources;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.ActionType;
+import io.hami.framework.api.ClusterEvent;
+import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.EnqueueExtensions;
+import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterPlugin;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.Plugin;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PreFilterPlugin;
+import io.hami.framework.api.PreFilterResult;
+import io.hami.framework.api.PreScorePlugin;
+import io.hami.framework.api.Resources;
+import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.StateData;
+import io.hami.framework.api.StateKey;
+import io.hami.framework.api.Status;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks that a node has room for the pod's requests (cpu, memory, ephemeral-storage, the pod
+ * count and extended resources, with init containers and overhead counted as Kubernetes does),
+ * skipping ignored resources; scores nodes by LeastAllocated or MostAllocated.
+ */
+public final class NodeResourcesFitPlugin
+    implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+  public static final String NAME = "NodeResourcesFit";
+  private static final StateKey<FitState> PRE_FILTER = StateKey.of("PreFilter" + NAME, FitState.class);
+  private static final StateKey<ScoreState> PRE_SCORE = StateKey.of("PreScore" + NAME, ScoreState.class);
+
+  private record FitState(Resources request, List<String> scalars, List<Long> scalarAmounts)
+      implements StateData {}
+
+  private record ScoreState(Resources nonZeroRequest) implements StateData {}
+
+  private final FrameworkHandle handle;
+  private final Set<String> ignored;
+  private final List<String> ignoredGroups;
+  private final boolean mostAllocated;
+  private final String[] scoreResources;
+  private final long[] scoreWeights;
+  private final long weightSum;
+
+  NodeResourcesFitPlugin(NodeResourcesFitArgs args, FrameworkHandle handle) {
+    this.handle = handle;
+    this.ignored = new HashSet<>(args.ignoredResources());
+    this.ignoredGroups = args.ignoredResourceGroups();
+    this.mostAllocated =
+        NodeResourcesFitArgs.ScoringStrategy.MOST_ALLOCATED.equals(args.scoringStrategy().type());
+    List<NodeResourcesFitArgs.ResourceWeight> rs = args.scoringStrategy().resources();
+    this.scoreResources = new String[rs.size()];
+    this.scoreWeights = new long[rs.size()];
+    long sum = 0;
+    for (int i = 0; i < rs.size(); i++) {
+      scoreResources[i] = rs.get(i).name();
+      scoreWeights[i] = rs.get(i).weight();
+      sum += scoreWeights[i];
+    }
+    this.weightSum = sum;
+  }
+
+  public static Plugin create(NodeResourcesFitArgs args, FrameworkHandle handle) {
+    return new NodeResourcesFitPlugin(args, handle);
+  }
+
+  public static PluginRegistration<NodeResourcesFitArgs> registration() {
+    return PluginRegistration.of(
+        NAME, NodeResourcesFitArgs.class, NodeResourcesFitArgs.defaults(), NodeResourcesFitPlugin::create);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  boolean isIgnored(String resource) {
+    if (ignored.contains(resource)) {
+      return true;
+    }
+    int slash = resource.indexOf('/');
+    return slash > 0 && ignoredGroups.contains(resource.substring(0, slash));
+  }
+
+  @Override
+  public PreFilterResult preFilter(CycleState state, Pod pod, Snapshot snapshot) {
+    state.write(PRE_FILTER, fitState(pod));
+    return PreFilterResult.allNodes();
+  }
+
+  private FitState fitState(Pod pod) {
+    Resources req = handle.podRequests(pod);
+    List<String> names = new ArrayList<>();
+    List<Long> amounts = new ArrayList<>();
+    for (Map.Entry<String, Long> e : req.scalars().entrySet()) {
+      if (e.getValue() > 0 && !isIgnored(e.getKey())) {
+        names.add(e.getKey());
+        amounts.add(e.getValue());
+      }
+    }
+    return new FitState(req, List.copyOf(names), List.copyOf(amounts));
+  }
+
+  @Override
+  public Status filter(CycleState state, Pod pod, NodeInfo node) {
+    FitState s = state.get(PRE_FILTER);
+    if (s == null) {
+      s = fitState(pod);
+    }
+    Resources req = s.request();
+    Resources alloc = node.allocatable();
+    Resources used = node.requested();
+    List<String> reasons = null;
+    if (node.pods().size() + 1 > alloc.pods()) {
+      reasons = add(reasons, "Too many pods");
+    }
+    if (req.milliCpu() > 0 && req.milliCpu() > alloc.milliCpu() - used.milliCpu()) {
+      reasons = add(reasons, "Insufficient cpu");
+    }
+    if (req.memory() > 0 && req.memory() > alloc.memory() - used.memory()) {
+      reasons = add(reasons, "Insufficient memory");
+    }
+    if (req.ephemeralStorage() > 0
+        && req.ephemeralStorage() > alloc.ephemeralStorage() - used.ephemeralStorage()) {
+      reasons = add(reasons, "Insufficient ephemeral-storage");
+    }
+    List<String> scalars = s.scalars();
+    for (int i = 0; i < scalars.size(); i++) {
+      String name = scalars.get(i);
+      if (s.scalarAmounts().get(i) > alloc.get(name) - used.get(name)) {
+        reasons = add(reasons, "Insufficient " + name);
+      }
+    }
+    return reasons == null ? Status.success() : Status.unschedulable(reasons.toArray(String[]::new));
+  }
+
+  private static List<String> add(List<String> l, String r) {
+    List<String> out = l == null ? new ArrayList<>(2) : l;
+    out.add(r);
+    return out;
+  }
+
+  @Override
+  public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
+    state.write(PRE_SCORE, new ScoreState(Resources.nonZeroForPod(pod)));
+    return Status.success();
+  }
+
+  @Override
+  public long score(CycleState state, Pod pod, NodeInfo node) {
+    ScoreState s = state.get(PRE_SCORE);
+    Resources podReq = s != null ? s.nonZeroRequest() : Resources.nonZeroForPod(pod);
+    Resources alloc = node.allocatable();
+    Resources used = node.nonZeroRequested();
+    long total = 0;
+    for (int i = 0; i < scoreResources.length; i++) {
+      String r = scoreResources[i];
+      long capacity = alloc.get(r);
+      long requested = used.get(r) + podReq.get(r);
+      long score;
+      if (capacity <= 0 || requested > capacity) {
+        score = mostAllocated ? MAX_NODE_SCORE : 0;
+        if (capacity <= 0) {
+          score = 0;
+        }
+      } else if (mostAllocated) {
+        score = requested * MAX_NODE_SCORE / capacity;
+      } else {
+        score = (capacity - requested) * MAX_NODE_SCORE / capacity;
+      }
+      total += score * scoreWeights[i];
+    }
+    return weightSum == 0 ? 0 : total / weightSum;
+  }
+
+  @Override
+  public List<ClusterEventWithHint> eventsToRegister() {
+    return List.of(
+        ClusterEventWithHint.of(
+            ClusterEvent.of(EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_ALLOCATABLE)),
+        ClusterEventWithHint.of(
+            ClusterEvent.of(
+                EventResource.ASSIGNED_POD, ActionType.DELETE, ActionType.UPDATE_POD_SCALE_DOWN)),
+        ClusterEventWithHint.of(
+            ClusterEvent.of(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_SPEC)));
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.framework.plugins.noderesources;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.framework.plugins.nodeunschedulable;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,614 @@
+package io.hami.framework.queue;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.ClusterEvent;
+import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.PreEnqueuePlugin;
+import io.hami.framework.api.QueuedPod;
+import io.hami.framework.api.QueueingHint;
+import io.hami.framework.api.Status;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduling queue: an active queue ordered by QueueSort, a backoff queue ordered by backoff
+ * expiry, and a pool of unschedulable pods waiting for a cluster event.
+ *
+ * <p>Concurrency: every structure is guarded by {@link #lock}. Informer threads add, update,
+ * delete and report events; the scheduling thread pops and requeues; a timer (or an in-memory
+ * driver) calls the two flush methods. Hint functions run under the lock and must be cheap.
+ *
+ * <p>Requeueing: a failed pod goes to the unschedulable pool, unless it failed with an error
+ * (backoff) or an event that one of its rejecting plugins cares about happened while it was being
+ * scheduled (backoff, so the event is not lost). A matching event later moves it to the backoff
+ * queue, or straight to the active queue when its backoff already expired. Pods left in the pool
+ * longer than {@code maxInUnschedulable} are retried anyway.
+ */
+public final class SchedulingQueue {
+  private static final Logger log = LoggerFactory.getLogger(SchedulingQueue.class);
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition notEmpty = lock.newCondition();
+  private final InstantSource clock;
+  private final Duration initialBackoff;
+  private final Duration maxBackoff;
+  private final Duration maxInUnschedulable;
+  private final Function<Pod, List<PreEnqueuePlugin>> preEnqueue;
+  private final Map<String, List<ClusterEventWithHint>> registrations;
+
+  // @GuardedBy("lock")
+  private final TreeSet<QueuedPodInfo> active;
+  private final TreeSet<QueuedPodInfo> backoff;
+  private final Map<String, QueuedPodInfo> unschedulable = new LinkedHashMap<>();
+  private final Map<String, QueuedPodInfo> byUid = new HashMap<>();
+  private final Map<String, QueuedPodInfo> inFlight = new HashMap<>();
+  private final List<InFlightEvent> inFlightEvents = new ArrayList<>();
+  private long seq;
+  private long eventSeq;
+  private long schedulingCycle;
+  private boolean closed;
+
+  private record InFlightEvent(
+      long seq, ClusterEvent event, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {}
+
+  /**
+   * @param sort the QueueSort order
+   * @param preEnqueue the PreEnqueue plugins of the pod's profile
+   * @param registrations the events each plugin registered, by plugin name; a rejecting plugin
+   *     without an entry is interested in every event
+   */
+  public SchedulingQueue(
+      Comparator<QueuedPod> sort,
+      Function<Pod, List<PreEnqueuePlugin>> preEnqueue,
+      Map<String, List<ClusterEventWithHint>> registrations,
+      InstantSource clock,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      Duration maxInUnschedulable) {
+    this.clock = requireNonNull(clock);
+    this.initialBackoff = initialBackoff;
+    this.maxBackoff = maxBackoff;
+    this.maxInUnschedulable = maxInUnschedulable;
+    this.preEnqueue = preEnqueue;
+    this.registrations = Map.copyOf(registrations);
+    Comparator<QueuedPodInfo> bySort = sort::compare;
+    this.active = new TreeSet<>(bySort.thenComparingLong(i -> i.seq));
+    this.backoff =
+        new TreeSet<>(
+            Comparator.<QueuedPodInfo, Instant>comparing(this::backoffExpiry)
+                .thenComparingLong(i -> i.seq));
+  }
+
+  /** Adds a new pending pod; a pod already known is updated instead. */
+  public void add(Pod pod) {
+    lock.lock();
+    try {
+      String uid = pod.getMetadata().getUid();
+      QueuedPodInfo existing = byUid.get(uid);
+      if (existing != null || inFlight.containsKey(uid)) {
+        updateLocked(pod);
+        return;
+      }
+      QueuedPodInfo info = new QueuedPodInfo(pod, clock.instant());
+      byUid.put(uid, info);
+      if (passesPreEnqueue(info)) {
+        pushActive(info);
+      } else {
+        unschedulable.put(uid, info);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Applies an update of a pending pod. A change to its spec, labels or annotations retries it;
+   * anything else (status, resourceVersion) only refreshes the stored object.
+   */
+  public void update(Pod oldPod, Pod newPod) {
+    lock.lock();
+    try {
+      if (!byUid.containsKey(newPod.getMetadata().getUid())
+          && !inFlight.containsKey(newPod.getMetadata().getUid())) {
+        QueuedPodInfo info = new QueuedPodInfo(newPod, clock.instant());
+        byUid.put(info.uid(), info);
+        if (passesPreEnqueue(info)) {
+          pushActive(info);
+        } else {
+          unschedulable.put(info.uid(), info);
+        }
+        return;
+      }
+      updateLocked(newPod);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void updateLocked(Pod newPod) {
+    String uid = newPod.getMetadata().getUid();
+    QueuedPodInfo flying = inFlight.get(uid);
+    if (flying != null) {
+      flying.setPod(newPod);
+      return;
+    }
+    QueuedPodInfo info = byUid.get(uid);
+    if (info == null) {
+      return;
+    }
+    Pod oldPod = info.pod();
+    boolean relevant = isRelevantUpdate(oldPod, newPod);
+    if (active.remove(info)) {
+      info.setPod(newPod);
+      active.add(info);
+      return;
+    }
+    if (backoff.remove(info)) {
+      info.setPod(newPod);
+      backoff.add(info);
+      return;
+    }
+    info.setPod(newPod);
+    if (relevant && unschedulable.remove(uid) != null) {
+      info.unschedulablePlugins().clear();
+      moveOut(info);
+    }
+  }
+
+  /** Whether the update can change the scheduling result: spec, labels or annotations. */
+  static boolean isRelevantUpdate(Pod a, Pod b) {
+    return !Objects.equals(a.getSpec(), b.getSpec())
+        || !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())
+        || !Objects.equals(a.getMetadata().getAnnotations(), b.getMetadata().getAnnotations());
+  }
+
+  /** Removes a pod from every sub-queue; a pod being scheduled is not requeued afterwards. */
+  public void delete(Pod pod) {
+    lock.lock();
+    try {
+      String uid = pod.getMetadata().getUid();
+      inFlight.remove(uid);
+      QueuedPodInfo info = byUid.remove(uid);
+      if (info != null) {
+        active.remove(info);
+        backoff.remove(info);
+        unschedulable.remove(uid);
+      }
+      trimInFlightEvents();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Returns whether the pod is in any sub-queue or being scheduled. */
+  public boolean contains(String uid) {
+    lock.lock();
+    try {
+      return byUid.containsKey(uid) || inFlight.containsKey(uid);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Pops the next pod, waiting up to {@code timeout}; null on timeout or after close. */
+  public @Nullable QueuedPodInfo pop(Duration timeout) throws InterruptedException {
+    long nanos = timeout.toNanos();
+    lock.lock();
+    try {
+      while (active.isEmpty() && !closed) {
+        if (nanos <= 0) {
+          return null;
+        }
+        nanos = notEmpty.awaitNanos(nanos);
+      }
+      return closed ? null : popLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Pops the next pod without waiting; null when the active queue is empty. */
+  public @Nullable QueuedPodInfo tryPop() {
+    lock.lock();
+    try {
+      return active.isEmpty() ? null : popLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private QueuedPodInfo popLocked() {
+    QueuedPodInfo info = active.pollFirst();
+    byUid.remove(info.uid());
+    inFlight.put(info.uid(), info);
+    info.incrementAttempts();
+    info.popEventSeq = eventSeq;
+    schedulingCycle++;
+    info.lastFailureCycle = schedulingCycle;
+    return info;
+  }
+
+  /** The number of pods popped so far. */
+  public long schedulingCycle() {
+    lock.lock();
+    try {
+      return schedulingCycle;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Ends a successful attempt: the pod leaves the queue for good. */
+  public void done(String uid) {
+    lock.lock();
+    try {
+      inFlight.remove(uid);
+      trimInFlightEvents();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Puts back a pod whose attempt failed. {@code status} is the failure: an error backs off;
+   * a rejection parks the pod as unschedulable with {@code rejectors} as the plugins whose events
+   * can requeue it. A pod deleted meanwhile is dropped.
+   */
+  public void requeue(QueuedPodInfo info, Status status, Collection<String> rejectors) {
+    lock.lock();
+    try {
+      if (inFlight.remove(info.uid()) == null) {
+        return;
+      }
+      info.unschedulablePlugins().clear();
+      info.unschedulablePlugins().addAll(rejectors);
+      info.setTimestamp(clock.instant());
+      info.seq = ++seq;
+      byUid.put(info.uid(), info);
+      if (status.code().triggersBackoff() || sawMatchingEventInFlight(info)) {
+        info.backoffForError = status.code().triggersBackoff();
+        backoff.add(info);
+      } else {
+        unschedulable.put(info.uid(), info);
+      }
+      trimInFlightEvents();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean sawMatchingEventInFlight(QueuedPodInfo info) {
+    for (InFlightEvent e : inFlightEvents) {
+      if (e.seq > info.popEventSeq && worthRequeuing(info, e.event, e.oldObj, e.newObj)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void trimInFlightEvents() {
+    if (inFlight.isEmpty()) {
+      inFlightEvents.clear();
+      return;
+    }
+    long oldest = Long.MAX_VALUE;
+    for (QueuedPodInfo i : inFlight.values()) {
+      oldest = Math.min(oldest, i.popEventSeq);
+    }
+    long min = oldest;
+    inFlightEvents.removeIf(e -> e.seq <= min);
+  }
+
+  /**
+   * Reports a cluster event: every unschedulable pod that one of its rejecting plugins'
+   * registrations (and hints) accepts moves to backoff, or to active when its backoff expired.
+   */
+  public void onEvent(ClusterEvent event, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    lock.lock();
+    try {
+      eventSeq++;
+      if (!inFlight.isEmpty()) {
+        inFlightEvents.add(new InFlightEvent(eventSeq, event, oldObj, newObj));
+      }
+      if (unschedulable.isEmpty()) {
+        return;
+      }
+      List<QueuedPodInfo> moved = new ArrayList<>();
+      for (QueuedPodInfo info : unschedulable.values()) {
+        if (worthRequeuing(info, event, oldObj, newObj)) {
+          moved.add(info);
+        }
+      }
+      for (QueuedPodInfo info : moved) {
+        unschedulable.remove(info.uid());
+        moveOut(info);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean worthRequeuing(
+      QueuedPodInfo info, ClusterEvent event, @Nullable HasMetadata o, @Nullable HasMetadata n) {
+    Collection<String> plugins =
+        info.pendingPlugins().isEmpty() ? info.unschedulablePlugins() : info.pendingPlugins();
+    if (plugins.isEmpty()) {
+      return true;
+    }
+    for (String plugin : plugins) {
+      List<ClusterEventWithHint> regs = registrations.get(plugin);
+      if (regs == null) {
+        return true;
+      }
+      for (ClusterEventWithHint r : regs) {
+        if (!r.event().matches(event)) {
+          continue;
+        }
+        if (r.hint() == null) {
+          return true;
+        }
+        try {
+          if (r.hint().hint(info.pod(), o, n) == QueueingHint.QUEUE) {
+            return true;
+          }
+        } catch (RuntimeException e) {
+          log.warn("queueing hint failed, requeueing" + " plugin={} pod={}", plugin, info.key(), e);
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Moves the given pods to the active queue now, skipping backoff. Unknown pods are ignored. */
+  public void activate(Collection<Pod> pods) {
+    lock.lock();
+    try {
+      for (Pod p : pods) {
+        QueuedPodInfo info = byUid.get(p.getMetadata().getUid());
+        if (info == null || active.contains(info)) {
+          continue;
+        }
+        if (backoff.remove(info) || unschedulable.remove(info.uid()) != null) {
+          info.pendingPlugins().clear();
+          if (passesPreEnqueue(info)) {
+            pushActive(info);
+          } else {
+            unschedulable.put(info.uid(), info);
+          }
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Moves pods whose backoff expired to the active queue. Returns how many moved. */
+  public int flushBackoffCompleted() {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      int n = 0;
+      while (!backoff.isEmpty() && !backoffExpiry(backoff.first()).isAfter(now)) {
+        QueuedPodInfo info = backoff.pollFirst();
+        if (passesPreEnqueue(info)) {
+          pushActive(info);
+        } else {
+          unschedulable.put(info.uid(), info);
+        }
+        n++;
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Retries pods that waited in the unschedulable pool longer than the limit. */
+  public int flushUnschedulableLeftover() {
+    lock.lock();
+    try {
+      Instant cutoff = clock.instant().minus(maxInUnschedulable);
+      List<QueuedPodInfo> moved = new ArrayList<>();
+      for (QueuedPodInfo info : unschedulable.values()) {
+        if (!info.timestamp().isAfter(cutoff)) {
+          moved.add(info);
+        }
+      }
+      for (QueuedPodInfo info : moved) {
+        unschedulable.remove(info.uid());
+        moveOut(info);
+      }
+      return moved.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The earliest backoff expiry, if any pod is backing off. */
+  public Optional<Instant> nextBackoffExpiry() {
+    lock.lock();
+    try {
+      return backoff.isEmpty() ? Optional.empty() : Optional.of(backoffExpiry(backoff.first()));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The time at which the oldest unschedulable pod will be flushed, if any. */
+  public Optional<Instant> nextUnschedulableFlush() {
+    lock.lock();
+    try {
+      Instant min = null;
+      for (QueuedPodInfo i : unschedulable.values()) {
+        if (min == null || i.timestamp().isBefore(min)) {
+          min = i.timestamp();
+        }
+      }
+      return min == null ? Optional.empty() : Optional.of(min.plus(maxInUnschedulable));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void moveOut(QueuedPodInfo info) {
+    if (backoffExpiry(info).isAfter(clock.instant())) {
+      backoff.add(info);
+    } else if (passesPreEnqueue(info)) {
+      pushActive(info);
+    } else {
+      unschedulable.put(info.uid(), info);
+    }
+  }
+
+  private void pushActive(QueuedPodInfo info) {
+    info.seq = ++seq;
+    active.add(info);
+    notEmpty.signal();
+  }
+
+  private boolean passesPreEnqueue(QueuedPodInfo info) {
+    info.pendingPlugins().clear();
+    for (PreEnqueuePlugin p : preEnqueue.apply(info.pod())) {
+      Status s;
+      try {
+        s = p.preEnqueue(info.pod());
+      } catch (RuntimeException e) {
+        log.warn("PreEnqueue failed plugin={} pod={}", p.name(), info.key(), e);
+        s = Status.error(e);
+      }
+      if (!s.isSuccess()) {
+        info.pendingPlugins().add(p.name());
+        info.setTimestamp(clock.instant());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The backoff duration after {@code attempts} failures: initial doubling up to max. */
+  Duration backoffDuration(int attempts) {
+    Duration d = initialBackoff;
+    for (int i = 1; i < attempts && d.compareTo(maxBackoff) < 0; i++) {
+      d = d.multipliedBy(2);
+    }
+    return d.compareTo(maxBackoff) > 0 ? maxBackoff : d;
+  }
+
+  private Instant backoffExpiry(QueuedPodInfo info) {
+    return info.timestamp().plus(backoffDuration(Math.max(1, info.attempts())));
+  }
+
+  public int activeSize() {
+    lock.lock();
+    try {
+      return active.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  public int backoffSize() {
+    lock.lock();
+    try {
+      return backoff.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  public int unschedulableSize() {
+    lock.lock();
+    try {
+      return unschedulable.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  public int inFlightSize() {
+    lock.lock();
+    try {
+      return inFlight.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The pods waiting in any sub-queue (not those being scheduled), for diagnostics. */
+  public List<Pod> pendingPods() {
+    lock.lock();
+    try {
+      List<Pod> out = new ArrayList<>(byUid.size());
+      for (QueuedPodInfo i : byUid.values()) {
+        out.add(i.pod());
+      }
+      return out;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes every waiting {@link #pop} and makes further pops return null. */
+  public void close() {
+    lock.lock();
+    try {
+      closed = true;
+      notEmpty.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** For tests: whether the pod is in the unschedulable pool. */
+  public boolean isUnschedulable(String uid) {
+    lock.lock();
+    try {
+      return unschedulable.containsKey(uid);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** For tests: whether the pod is in the backoff queue. */
+  public boolean isBackingOff(String uid) {
+    lock.lock();
+    try {
+      QueuedPodInfo i = byUid.get(uid);
+      return i != null && backoff.contains(i);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** For tests: whether the pod is in the active queue. */
+  public boolean isActive(String uid) {
+    lock.lock();
+    try {
+      QueuedPodInfo i = byUid.get(uid);
+      return i != null && active.contains(i);
+    } finally {
+      lock.unlock();
+    }
+  }
+}

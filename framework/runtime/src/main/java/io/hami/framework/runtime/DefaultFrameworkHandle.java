@@ -1,0 +1,97 @@
+package io.hami.framework.runtime;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.Parallelizer;
+import io.hami.framework.api.Resources;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.WaitingPod;
+import io.hami.framework.bind.Binder;
+import java.time.InstantSource;
+import java.util.Collection;
+import java.util.Optional;
+
+/**
+ * The runtime's {@link FrameworkHandle}, one per profile, backed by its {@link Scheduler}. Also
+ * gives runtime plugins (the default binder) the scheduler's {@link Binder}.
+ */
+public final class DefaultFrameworkHandle implements FrameworkHandle {
+  private final String schedulerName;
+  private final Scheduler scheduler;
+
+  DefaultFrameworkHandle(String schedulerName, Scheduler scheduler) {
+    this.schedulerName = schedulerName;
+    this.scheduler = scheduler;
+  }
+
+  /**
+   * Returns the binder behind {@code handle}: the scheduler's when it is the runtime's handle,
+   * otherwise one posting {@code pods/binding} through the handle's client.
+   *
+   * @throws IllegalArgumentException when neither is available
+   */
+  public static Binder binderOf(FrameworkHandle handle) {
+    if (handle instanceof DefaultFrameworkHandle) {
+      return ((DefaultFrameworkHandle) handle).scheduler.binder();
+    }
+    KubernetesClient client =
+        handle
+            .client()
+            .orElseThrow(
+                () -> new IllegalArgumentException("no binder: the handle has no client"));
+    return Binder.apiBinder(client, (v, r, o) -> {});
+  }
+
+  @Override
+  public String schedulerName() {
+    return schedulerName;
+  }
+
+  @Override
+  public Snapshot snapshot() {
+    return scheduler.snapshot();
+  }
+
+  @Override
+  public Optional<KubernetesClient> client() {
+    return scheduler.client();
+  }
+
+  @Override
+  public InstantSource clock() {
+    return scheduler.clock();
+  }
+
+  @Override
+  public EventRecorder eventRecorder() {
+    return scheduler.eventRecorder();
+  }
+
+  @Override
+  public Parallelizer parallelizer() {
+    return scheduler.parallelizer();
+  }
+
+  @Override
+  public Resources podRequests(Pod pod) {
+    return scheduler.podInfos().get(pod).requests();
+  }
+
+  @Override
+  public void addClusterStateListener(ClusterStateListener listener) {
+    scheduler.addListener(listener);
+  }
+
+  @Override
+  public Optional<WaitingPod> waitingPod(String uid) {
+    return Optional.ofNullable(scheduler.waitingPod(uid));
+  }
+
+  @Override
+  public void activate(Collection<Pod> pods) {
+    scheduler.queue().activate(pods);
+  }
+}

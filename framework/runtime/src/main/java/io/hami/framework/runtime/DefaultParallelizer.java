@@ -1,0 +1,102 @@
+package io.hami.framework.runtime;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import io.hami.framework.api.Parallelizer;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
+
+/**
+ * A parallelizer over a fixed pool of {@code parallelism - 1} daemon threads plus the calling
+ * thread. Work is handed out in chunks of about {@code sqrt(pieces)} indexes, as kube-scheduler
+ * does, so that small jobs stay on the caller. Closing it stops the pool.
+ */
+public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
+  private final int parallelism;
+  private final ExecutorService pool;
+
+  public DefaultParallelizer(int parallelism) {
+    checkArgument(parallelism >= 1, "parallelism %s must be at least 1", parallelism);
+    this.parallelism = parallelism;
+    AtomicInteger n = new AtomicInteger();
+    ThreadFactory tf =
+        r -> {
+          Thread t = new Thread(r, "hami-parallel-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        };
+    this.pool = parallelism > 1 ? Executors.newFixedThreadPool(parallelism - 1, tf) : null;
+  }
+
+  @Override
+  public int parallelism() {
+    return parallelism;
+  }
+
+  @Override
+  public void until(int pieces, IntConsumer work) {
+    if (pieces <= 0) {
+      return;
+    }
+    int chunk = Math.max(1, (int) Math.sqrt(pieces));
+    int chunks = (pieces + chunk - 1) / chunk;
+    int workers = Math.min(parallelism, chunks);
+    if (workers <= 1 || pool == null) {
+      for (int i = 0; i < pieces; i++) {
+        work.accept(i);
+      }
+      return;
+    }
+    AtomicInteger next = new AtomicInteger();
+    AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    Runnable loop =
+        () -> {
+          int c;
+          while ((c = next.getAndIncrement()) < chunks) {
+            int from = c * chunk;
+            int to = Math.min(pieces, from + chunk);
+            try {
+              for (int i = from; i < to; i++) {
+                work.accept(i);
+              }
+            } catch (RuntimeException e) {
+              failure.compareAndSet(null, e);
+            }
+          }
+        };
+    CountDownLatch done = new CountDownLatch(workers - 1);
+    for (int w = 1; w < workers; w++) {
+      pool.execute(
+          () -> {
+            try {
+              loop.run();
+            } finally {
+              done.countDown();
+            }
+          });
+    }
+    loop.run();
+    try {
+      done.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for parallel work", e);
+    }
+    RuntimeException e = failure.get();
+    if (e != null) {
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,638 @@
+package io.hami.framework.runtime;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.BindPlugin;
+import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.EnqueueExtensions;
+import io.hami.framework.api.FieldErrors;
+import io.hami.framework.api.FilterPlugin;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeScores;
+import io.hami.framework.api.PermitPlugin;
+import io.hami.framework.api.PermitResult;
+import io.hami.framework.api.Plugin;
+import io.hami.framework.api.PluginArgs;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PostBindPlugin;
+import io.hami.framework.api.PostFilterPlugin;
+import io.hami.framework.api.PostFilterResult;
+import io.hami.framework.api.PreBindPlugin;
+import io.hami.framework.api.PreEnqueuePlugin;
+import io.hami.framework.api.PreFilterPlugin;
+import io.hami.framework.api.PreFilterResult;
+import io.hami.framework.api.PreScorePlugin;
+import io.hami.framework.api.QueueSortPlugin;
+import io.hami.framework.api.ReservePlugin;
+import io.hami.framework.api.ScoreExtensions;
+import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.Status;
+import io.hami.framework.config.DefaultPlugins;
+import io.hami.framework.config.ExtensionPoint;
+import io.hami.framework.config.PluginRef;
+import io.hami.framework.config.PluginSet;
+import io.hami.framework.config.ProfileConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The plugins of one profile, sorted into per-point arrays once when the profile is built, and
+ * the code that runs each extension point: it calls the plugins in order, turns a thrown
+ * exception into an error status naming the plugin (logged once, here), fills in the plugin name
+ * of every non-success status, and times the points.
+ *
+ * <p>Thread-safety: immutable after construction. Filter and Score runners may be called
+ * concurrently for different nodes.
+ */
+public final class FrameworkRuntime {
+  private static final Logger log = LoggerFactory.getLogger(FrameworkRuntime.class);
+
+  private final String profileName;
+  private final int percentageOfNodesToScore;
+  private final QueueSortPlugin queueSort;
+  private final PreEnqueuePlugin[] preEnqueue;
+  private final PreFilterPlugin[] preFilter;
+  private final FilterPlugin[] filter;
+  private final PostFilterPlugin[] postFilter;
+  private final PreScorePlugin[] preScore;
+  private final ScorePlugin[] score;
+  private final long[] scoreWeights;
+  private final ReservePlugin[] reserve;
+  private final PermitPlugin[] permit;
+  private final PreBindPlugin[] preBind;
+  private final BindPlugin[] bind;
+  private final PostBindPlugin[] postBind;
+  private final Map<String, List<ClusterEventWithHint>> registrations;
+  private final Map<String, Plugin> plugins;
+  private final SchedulerMetrics metrics;
+
+  private FrameworkRuntime(
+      String profileName,
+      int percentageOfNodesToScore,
+      Map<ExtensionPoint, List<Plugin>> byPoint,
+      Map<String, Integer> weights,
+      Map<String, Plugin> plugins,
+      SchedulerMetrics metrics) {
+    this.profileName = profileName;
+    this.percentageOfNodesToScore = percentageOfNodesToScore;
+    this.queueSort = (QueueSortPlugin) byPoint.get(ExtensionPoint.QUEUE_SORT).get(0);
+    this.preEnqueue = arr(byPoint, ExtensionPoint.PRE_ENQUEUE, PreEnqueuePlugin[]::new);
+    this.preFilter = arr(byPoint, ExtensionPoint.PRE_FILTER, PreFilterPlugin[]::new);
+    this.filter = arr(byPoint, ExtensionPoint.FILTER, FilterPlugin[]::new);
+    this.postFilter = arr(byPoint, ExtensionPoint.POST_FILTER, PostFilterPlugin[]::new);
+    this.preScore = arr(byPoint, ExtensionPoint.PRE_SCORE, PreScorePlugin[]::new);
+    this.score = arr(byPoint, ExtensionPoint.SCORE, ScorePlugin[]::new);
+    this.scoreWeights = new long[score.length];
+    for (int i = 0; i < score.length; i++) {
+      scoreWeights[i] = weights.getOrDefault(score[i].name(), 1);
+    }
+    this.reserve = arr(byPoint, ExtensionPoint.RESERVE, ReservePlugin[]::new);
+    this.permit = arr(byPoint, ExtensionPoint.PERMIT, PermitPlugin[]::new);
+    this.preBind = arr(byPoint, ExtensionPoint.PRE_BIND, PreBindPlugin[]::new);
+    this.bind = arr(byPoint, ExtensionPoint.BIND, BindPlugin[]::new);
+    this.postBind = arr(byPoint, ExtensionPoint.POST_BIND, PostBindPlugin[]::new);
+    Map<String, List<ClusterEventWithHint>> regs = new LinkedHashMap<>();
+    for (Plugin p : plugins.values()) {
+      if (p instanceof EnqueueExtensions) {
+        regs.put(p.name(), List.copyOf(((EnqueueExtensions) p).eventsToRegister()));
+      }
+    }
+    this.registrations = Map.copyOf(regs);
+    this.plugins = Map.copyOf(plugins);
+    this.metrics = metrics;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> T[] arr(
+      Map<ExtensionPoint, List<Plugin>> byPoint,
+      ExtensionPoint p,
+      java.util.function.IntFunction<T[]> mk) {
+    List<Plugin> l = byPoint.getOrDefault(p, List.of());
+    T[] out = mk.apply(l.size());
+    for (int i = 0; i < l.size(); i++) {
+      out[i] = (T) l.get(i);
+    }
+    return out;
+  }
+
+  /**
+   * Builds a profile: resolves which plugins run at each point (defaults, then multiPoint, then
+   * per-point lists), creates each plugin once with its arguments and checks that every plugin
+   * named at a point implements it. Adds an error per problem to {@code errors} and returns null
+   * if there was any.
+   */
+  public static @Nullable FrameworkRuntime build(
+      ProfileConfig profile,
+      int globalPercentage,
+      Registry registry,
+      FrameworkHandle handle,
+      SchedulerMetrics metrics,
+      FieldErrors errors) {
+    int before = errors.messages().size();
+    // The multi-point list: defaults not disabled, then the profile's own.
+    Map<String, PluginRef> multi = new LinkedHashMap<>();
+    PluginSet mp = profile.multiPoint();
+    for (PluginRef d : DefaultPlugins.MULTI_POINT) {
+      if (registry.contains(d.name()) && !mp.disables(d.name())) {
+        multi.put(d.name(), d);
+      }
+    }
+    for (PluginRef r : mp.enabled()) {
+      multi.remove(r.name());
+      multi.put(r.name(), r);
+    }
+    Set<String> needed = new HashSet<>(multi.keySet());
+    for (ExtensionPoint p : ExtensionPoint.values()) {
+      for (PluginRef r : profile.at(p).enabled()) {
+        needed.add(r.name());
+      }
+    }
+    Map<String, Plugin> instances = new LinkedHashMap<>();
+    for (String name : orderedNames(multi, profile, needed)) {
+      PluginRegistration<?> reg = registry.get(name).orElse(null);
+      if (reg == null) {
+        errors.invalid("plugins", name, "no plugin registered with this name");
+        continue;
+      }
+      PluginArgs args = profile.pluginArgs().getOrDefault(name, reg.defaultArgs());
+      try {
+        instances.put(name, reg.create(args, handle));
+      } catch (RuntimeException e) {
+        errors.add("pluginConfig[" + name + "]", "cannot create plugin: " + e.getMessage());
+      }
+    }
+    Map<ExtensionPoint, List<Plugin>> byPoint = new EnumMap<>(ExtensionPoint.class);
+    Map<String, Integer> weights = new LinkedHashMap<>();
+    for (ExtensionPoint point : ExtensionPoint.values()) {
+      PluginSet set = profile.at(point);
+      Map<String, PluginRef> list = new LinkedHashMap<>();
+      for (PluginRef r : multi.values()) {
+        Plugin p = instances.get(r.name());
+        if (p != null && point.isImplementedBy(p) && !set.disables(r.name())) {
+          list.put(r.name(), r);
+        }
+      }
+      for (int i = 0; i < set.enabled().size(); i++) {
+        PluginRef r = set.enabled().get(i);
+        Plugin p = instances.get(r.name());
+        if (p == null) {
+          continue;
+        }
+        if (!point.isImplementedBy(p)) {
+          errors.invalid(
+              "plugins." + point.yamlName() + ".enabled[" + i + "].name",
+              r.name(),
+              "plugin does not implement " + point.type().getSimpleName());
+          continue;
+        }
+        list.remove(r.name());
+        list.put(r.name(), r);
+      }
+      List<Plugin> ps = new ArrayList<>();
+      for (PluginRef r : list.values()) {
+        ps.add(instances.get(r.name()));
+        if (point == ExtensionPoint.SCORE) {
+          PluginRef m = multi.get(r.name());
+          Integer w = r.weight() != null ? r.weight() : m != null ? m.weight() : null;
+          weights.put(r.name(), w == null ? 1 : w);
+        }
+      }
+      byPoint.put(point, ps);
+    }
+    if (byPoint.get(ExtensionPoint.QUEUE_SORT).size() != 1) {
+      errors.add(
+          "plugins.queueSort",
+          "exactly one QueueSort plugin must be enabled, found "
+              + byPoint.get(ExtensionPoint.QUEUE_SORT).stream().map(Plugin::name).toList());
+    }
+    if (byPoint.get(ExtensionPoint.BIND).isEmpty()) {
+      errors.add("plugins.bind", "at least one Bind plugin must be enabled");
+    }
+    if (errors.messages().size() != before) {
+      return null;
+    }
+    int pct =
+        profile.percentageOfNodesToScore() != null
+            ? profile.percentageOfNodesToScore()
+            : globalPercentage;
+    return new FrameworkRuntime(
+        profile.schedulerName(), pct, byPoint, weights, instances, metrics);
+  }
+
+  private static List<String> orderedNames(
+      Map<String, PluginRef> multi, ProfileConfig profile, Set<String> needed) {
+    List<String> out = new ArrayList<>(multi.keySet());
+    for (ExtensionPoint p : ExtensionPoint.values()) {
+      for (PluginRef r : profile.at(p).enabled()) {
+        if (!out.contains(r.name())) {
+          out.add(r.name());
+        }
+      }
+    }
+    out.retainAll(needed);
+    return out;
+  }
+
+  public String profileName() {
+    return profileName;
+  }
+
+  public int percentageOfNodesToScore() {
+    return percentageOfNodesToScore;
+  }
+
+  public QueueSortPlugin queueSort() {
+    return queueSort;
+  }
+
+  public List<PreEnqueuePlugin> preEnqueuePlugins() {
+    return List.of(preEnqueue);
+  }
+
+  public Map<String, List<ClusterEventWithHint>> eventRegistrations() {
+    return registrations;
+  }
+
+  /** The plugins of this profile by name. */
+  public Map<String, Plugin> plugins() {
+    return plugins;
+  }
+
+  /** The names of the plugins enabled at {@code point}, in run order. */
+  public List<String> pluginNames(ExtensionPoint point) {
+    Plugin[] ps =
+        switch (point) {
+          case QUEUE_SORT -> new Plugin[] {queueSort};
+          case PRE_ENQUEUE -> preEnqueue;
+          case PRE_FILTER -> preFilter;
+          case FILTER -> filter;
+          case POST_FILTER -> postFilter;
+          case PRE_SCORE -> preScore;
+          case SCORE -> score;
+          case RESERVE -> reserve;
+          case PERMIT -> permit;
+          case PRE_BIND -> preBind;
+          case BIND -> bind;
+          case POST_BIND -> postBind;
+        };
+    List<String> out = new ArrayList<>();
+    for (Plugin p : ps) {
+      out.add(p.name());
+    }
+    return out;
+  }
+
+  public long scoreWeight(String plugin) {
+    for (int i = 0; i < score.length; i++) {
+      if (score[i].name().equals(plugin)) {
+        return scoreWeights[i];
+      }
+    }
+    return 0;
+  }
+
+  public boolean hasFilterPlugins() {
+    return filter.length > 0;
+  }
+
+  public boolean hasPostFilterPlugins() {
+    return postFilter.length > 0;
+  }
+
+  public int filterPluginCount() {
+    return filter.length;
+  }
+
+  // ---- scheduling cycle
+
+  /** The outcome of PreFilter: status, candidate node names (null: all), skipped filters. */
+  public record PreFilterOutcome(
+      Status status, @Nullable Set<String> nodeNames, boolean[] skipFilter) {}
+
+  public PreFilterOutcome runPreFilter(CycleState state, Pod pod, Snapshot snapshot, boolean sample) {
+    long start = System.nanoTime();
+    boolean[] skip = new boolean[filter.length];
+    Set<String> nodes = null;
+    Status result = Status.success();
+    for (PreFilterPlugin p : preFilter) {
+      long t0 = sample ? System.nanoTime() : 0;
+      PreFilterResult r;
+      try {
+        r = p.preFilter(state, pod, snapshot);
+      } catch (RuntimeException e) {
+        r = PreFilterResult.of(pluginError(p, "PreFilter", pod, e));
+      }
+      Status s = r.status().withPlugin(p.name());
+      if (sample) {
+        metrics.plugin(p.name(), "PreFilter", s.code().name(), System.nanoTime() - t0);
+      }
+      if (s.isSkip()) {
+        for (int i = 0; i < filter.length; i++) {
+          if (filter[i].name().equals(p.name())) {
+            skip[i] = true;
+          }
+        }
+        continue;
+      }
+      if (!s.isSuccess()) {
+        result = s;
+        break;
+      }
+      if (r.nodeNames() != null) {
+        if (nodes == null) {
+          nodes = new HashSet<>(r.nodeNames());
+        } else {
+          nodes.retainAll(r.nodeNames());
+        }
+      }
+    }
+    metrics.extensionPoint("PreFilter", result.code().name(), profileName, System.nanoTime() - start);
+    return new PreFilterOutcome(result, nodes, skip);
+  }
+
+  /**
+   * Runs the Filter plugins on one node, stopping at the first that does not succeed. Hot path:
+   * no allocation on success.
+   *
+   * @param pluginNanos when not null, per-plugin elapsed time is added into it (sampled cycles)
+   */
+  public Status runFilter(
+      CycleState state, Pod pod, NodeInfo node, boolean[] skip, long @Nullable [] pluginNanos) {
+    for (int i = 0; i < filter.length; i++) {
+      if (skip[i]) {
+        continue;
+      }
+      FilterPlugin p = filter[i];
+      long t0 = pluginNanos != null ? System.nanoTime() : 0;
+      Status s;
+      try {
+        s = p.filter(state, pod, node);
+      } catch (RuntimeException e) {
+        s = pluginError(p, "Filter", pod, e);
+      }
+      if (pluginNanos != null) {
+        synchronized (pluginNanos) {
+          pluginNanos[i] += System.nanoTime() - t0;
+        }
+      }
+      if (!s.isSuccess()) {
+        return s.withPlugin(p.name());
+      }
+    }
+    return Status.success();
+  }
+
+  /** Records per-plugin Filter time gathered by {@link #runFilter}. */
+  public void recordFilterSample(long[] pluginNanos) {
+    for (int i = 0; i < filter.length; i++) {
+      metrics.plugin(filter[i].name(), "Filter", "Success", pluginNanos[i]);
+    }
+  }
+
+  public PostFilterResult runPostFilter(CycleState state, Pod pod, Map<String, Status> statuses) {
+    long start = System.nanoTime();
+    PostFilterResult last = PostFilterResult.of(Status.unschedulable());
+    for (PostFilterPlugin p : postFilter) {
+      PostFilterResult r;
+      try {
+        r = p.postFilter(state, pod, statuses);
+      } catch (RuntimeException e) {
+        r = PostFilterResult.of(pluginError(p, "PostFilter", pod, e));
+      }
+      Status s = r.status().withPlugin(p.name());
+      r = new PostFilterResult(s, r.nominatedNodeName());
+      if (s.isSuccess() || s.code() == io.hami.framework.api.Code.ERROR) {
+        last = r;
+        break;
+      }
+      last = r;
+    }
+    metrics.extensionPoint(
+        "PostFilter", last.status().code().name(), profileName, System.nanoTime() - start);
+    return last;
+  }
+
+  /** Runs PreScore; returns null on success (with skipped score plugins marked) or the error. */
+  public @Nullable Status runPreScore(
+      CycleState state, Pod pod, List<NodeInfo> feasible, boolean[] skipScore) {
+    long start = System.nanoTime();
+    Status result = null;
+    for (PreScorePlugin p : preScore) {
+      Status s;
+      try {
+        s = p.preScore(state, pod, feasible);
+      } catch (RuntimeException e) {
+        s = pluginError(p, "PreScore", pod, e);
+      }
+      if (s.isSkip()) {
+        for (int i = 0; i < score.length; i++) {
+          if (score[i].name().equals(p.name())) {
+            skipScore[i] = true;
+          }
+        }
+        continue;
+      }
+      if (!s.isSuccess()) {
+        result = s.withPlugin(p.name());
+        break;
+      }
+    }
+    metrics.extensionPoint(
+        "PreScore",
+        result == null ? "Success" : result.code().name(),
+        profileName,
+        System.nanoTime() - start);
+    return result;
+  }
+
+  public int scorePluginCount() {
+    return score.length;
+  }
+
+  /** Runs Score plugin {@code i} on one node; exceptions propagate to {@link #scoreError}. */
+  public long runScore(int i, CycleState state, Pod pod, NodeInfo node) {
+    return score[i].score(state, pod, node);
+  }
+
+  public Status scoreError(int i, Pod pod, RuntimeException e) {
+    return pluginError(score[i], "Score", pod, e).withPlugin(score[i].name());
+  }
+
+  /** Normalizes and weights the raw scores of plugin {@code i} in place; null on success. */
+  public @Nullable Status normalizeAndWeigh(
+      int i, CycleState state, Pod pod, List<NodeInfo> nodes, long[] raw) {
+    ScorePlugin p = score[i];
+    if (p instanceof ScoreExtensions) {
+      Status s;
+      try {
+        s = ((ScoreExtensions) p).normalizeScore(state, pod, new NodeScores(nodes, raw));
+      } catch (RuntimeException e) {
+        s = pluginError(p, "NormalizeScore", pod, e);
+      }
+      if (!s.isSuccess()) {
+        return s.withPlugin(p.name());
+      }
+    }
+    long w = scoreWeights[i];
+    for (int n = 0; n < raw.length; n++) {
+      long v = raw[n];
+      if (v < ScorePlugin.MIN_NODE_SCORE || v > ScorePlugin.MAX_NODE_SCORE) {
+        return Status.error(
+                "plugin "
+                    + p.name()
+                    + " returned score "
+                    + v
+                    + " for node "
+                    + nodes.get(n).name()
+                    + ", outside [0, 100]")
+            .withPlugin(p.name());
+      }
+      raw[n] = v * w;
+    }
+    return null;
+  }
+
+  public String scorePluginName(int i) {
+    return score[i].name();
+  }
+
+  public Status runReserve(CycleState state, Pod pod, String nodeName) {
+    long start = System.nanoTime();
+    Status result = Status.success();
+    for (ReservePlugin p : reserve) {
+      Status s;
+      try {
+        s = p.reserve(state, pod, nodeName);
+      } catch (RuntimeException e) {
+        s = pluginError(p, "Reserve", pod, e);
+      }
+      if (!s.isSuccess()) {
+        result = s.withPlugin(p.name());
+        break;
+      }
+    }
+    metrics.extensionPoint("Reserve", result.code().name(), profileName, System.nanoTime() - start);
+    return result;
+  }
+
+  /** Calls every Reserve plugin's Unreserve in reverse order; exceptions are logged. */
+  public void runUnreserve(CycleState state, Pod pod, String nodeName) {
+    for (int i = reserve.length - 1; i >= 0; i--) {
+      try {
+        reserve[i].unreserve(state, pod, nodeName);
+      } catch (RuntimeException e) {
+        log.error("Unreserve failed plugin={} pod={} node={}", reserve[i].name(), key(pod), nodeName, e);
+      }
+    }
+  }
+
+  /** The outcome of Permit: status, and the plugins that asked to wait with the longest timeout. */
+  public record PermitOutcome(Status status, Set<String> waitingPlugins, Duration timeout) {}
+
+  public PermitOutcome runPermit(CycleState state, Pod pod, String nodeName) {
+    long start = System.nanoTime();
+    Set<String> waiting = new HashSet<>();
+    Duration timeout = Duration.ZERO;
+    Status result = Status.success();
+    for (PermitPlugin p : permit) {
+      PermitResult r;
+      try {
+        r = p.permit(state, pod, nodeName);
+      } catch (RuntimeException e) {
+        r = PermitResult.reject(pluginError(p, "Permit", pod, e));
+      }
+      Status s = r.status();
+      if (s.isSuccess()) {
+        continue;
+      }
+      if (s.code() == io.hami.framework.api.Code.WAIT) {
+        waiting.add(p.name());
+        if (r.timeout().compareTo(timeout) > 0) {
+          timeout = r.timeout();
+        }
+        continue;
+      }
+      result = s.withPlugin(p.name());
+      break;
+    }
+    if (result.isSuccess() && !waiting.isEmpty()) {
+      result = Status.waiting();
+    }
+    metrics.extensionPoint("Permit", result.code().name(), profileName, System.nanoTime() - start);
+    return new PermitOutcome(result, waiting, timeout);
+  }
+
+  public Status runPreBind(CycleState state, Pod pod, String nodeName) {
+    long start = System.nanoTime();
+    Status result = Status.success();
+    for (PreBindPlugin p : preBind) {
+      Status s;
+      try {
+        s = p.preBind(state, pod, nodeName);
+      } catch (RuntimeException e) {
+        s = pluginError(p, "PreBind", pod, e);
+      }
+      if (!s.isSuccess() && !s.isSkip()) {
+        result = s.withPlugin(p.name());
+        break;
+      }
+    }
+    metrics.extensionPoint("PreBind", result.code().name(), profileName, System.nanoTime() - start);
+    return result;
+  }
+
+  public Status runBind(CycleState state, Pod pod, String nodeName) {
+    long start = System.nanoTime();
+    Status result = Status.skip();
+    for (BindPlugin p : bind) {
+      Status s;
+      try {
+        s = p.bind(state, pod, nodeName);
+      } catch (RuntimeException e) {
+        s = pluginError(p, "Bind", pod, e);
+      }
+      if (s.isSkip()) {
+        continue;
+      }
+      result = s.withPlugin(p.name());
+      break;
+    }
+    if (result.isSkip()) {
+      result = Status.error("no Bind plugin bound the pod");
+    }
+    metrics.extensionPoint("Bind", result.code().name(), profileName, System.nanoTime() - start);
+    return result;
+  }
+
+  public void runPostBind(CycleState state, Pod pod, String nodeName) {
+    for (PostBindPlugin p : postBind) {
+      try {
+        p.postBind(state, pod, nodeName);
+      } catch (RuntimeException e) {
+        log.error("PostBind failed plugin={} pod={} node={}", p.name(), key(pod), nodeName, e);
+      }
+    }
+  }
+
+  private static Status pluginError(Plugin p, String point, Pod pod, RuntimeException e) {
+    log.error("plugin failed plugin={} point={} pod={}", p.name(), point, key(pod), e);
+    return Status.error(e).withPlugin(p.name());
+  }
+
+  static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+}

@@ -1,0 +1,162 @@
+package io.hami.framework.testing;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.Parallelizer;
+import io.hami.framework.api.Resources;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.WaitingPod;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link FrameworkHandle} for plugin tests: a settable snapshot, a {@link FakeClock}, a
+ * sequential parallelizer, recorded events and activations, and the registered cluster-state
+ * listeners, which tests drive through {@code fire*}. No client unless one is given.
+ */
+public final class FakeHandle implements FrameworkHandle {
+
+  /** An Event captured by the handle's recorder. */
+  public record RecordedEvent(
+      HasMetadata regarding, EventRecorder.Type type, String reason, String action, String note) {}
+
+  private final String schedulerName;
+  private final FakeClock clock;
+  private volatile Snapshot snapshot = Snapshot.of(List.of());
+  private volatile @Nullable KubernetesClient client;
+  private final List<RecordedEvent> events = new CopyOnWriteArrayList<>();
+  private final List<ClusterStateListener> listeners = new CopyOnWriteArrayList<>();
+  private final List<Pod> activated = new CopyOnWriteArrayList<>();
+  private final Map<String, WaitingPod> waiting = new ConcurrentHashMap<>();
+
+  public FakeHandle(String schedulerName, FakeClock clock) {
+    this.schedulerName = schedulerName;
+    this.clock = clock;
+  }
+
+  public FakeHandle() {
+    this("hami-scheduler", new FakeClock());
+  }
+
+  public FakeHandle withSnapshot(Snapshot s) {
+    this.snapshot = s;
+    return this;
+  }
+
+  public FakeHandle withNodes(NodeInfo... nodes) {
+    return withSnapshot(Snapshot.of(List.of(nodes)));
+  }
+
+  public FakeHandle withClient(KubernetesClient c) {
+    this.client = c;
+    return this;
+  }
+
+  public FakeClock fakeClock() {
+    return clock;
+  }
+
+  public List<RecordedEvent> events() {
+    return List.copyOf(events);
+  }
+
+  public List<Pod> activated() {
+    return List.copyOf(activated);
+  }
+
+  public List<ClusterStateListener> listeners() {
+    return List.copyOf(listeners);
+  }
+
+  public void putWaitingPod(String uid, WaitingPod pod) {
+    waiting.put(uid, pod);
+  }
+
+  public void fireNodeAdd(Node node) {
+    listeners.forEach(l -> l.onNodeAdd(node));
+  }
+
+  public void fireNodeUpdate(Node oldNode, Node newNode) {
+    listeners.forEach(l -> l.onNodeUpdate(oldNode, newNode));
+  }
+
+  public void fireNodeDelete(Node node) {
+    listeners.forEach(l -> l.onNodeDelete(node));
+  }
+
+  public void firePodAdd(Pod pod) {
+    listeners.forEach(l -> l.onPodAdd(pod));
+  }
+
+  public void firePodUpdate(Pod oldPod, Pod newPod) {
+    listeners.forEach(l -> l.onPodUpdate(oldPod, newPod));
+  }
+
+  public void firePodDelete(Pod pod) {
+    listeners.forEach(l -> l.onPodDelete(pod));
+  }
+
+  @Override
+  public String schedulerName() {
+    return schedulerName;
+  }
+
+  @Override
+  public Snapshot snapshot() {
+    return snapshot;
+  }
+
+  @Override
+  public Optional<KubernetesClient> client() {
+    return Optional.ofNullable(client);
+  }
+
+  @Override
+  public InstantSource clock() {
+    return clock;
+  }
+
+  @Override
+  public EventRecorder eventRecorder() {
+    return (regarding, type, reason, action, note) ->
+        events.add(new RecordedEvent(regarding, type, reason, action, note));
+  }
+
+  @Override
+  public Parallelizer parallelizer() {
+    return Parallelizer.sequential();
+  }
+
+  @Override
+  public Resources podRequests(Pod pod) {
+    return Resources.forPod(pod);
+  }
+
+  @Override
+  public void addClusterStateListener(ClusterStateListener listener) {
+    listeners.add(listener);
+  }
+
+  @Override
+  public Optional<WaitingPod> waitingPod(String uid) {
+    return Optional.ofNullable(waiting.get(uid));
+  }
+
+  @Override
+  public void activate(Collection<Pod> pods) {
+    activated.addAll(new ArrayList<>(pods));
+  }
+}

@@ -1,0 +1,264 @@
+package io.hami.framework.testing;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PreferredSchedulingTermBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A fluent pod fixture: {@code MakePod.named("p").cpu("500m").memory("1Gi").obj()}. Each call to
+ * a container-level method applies to the last container added ({@code container(..)}), creating
+ * a first container {@code c0} when there is none.
+ */
+public final class MakePod {
+  private final PodBuilder builder;
+  private final List<ContainerBuilder> containers = new ArrayList<>();
+  private final List<ContainerBuilder> initContainers = new ArrayList<>();
+  private ContainerBuilder current;
+  private final List<NodeSelectorTerm> requiredTerms = new ArrayList<>();
+  private final List<io.fabric8.kubernetes.api.model.PreferredSchedulingTerm> preferredTerms =
+      new ArrayList<>();
+  private final List<Toleration> tolerations = new ArrayList<>();
+  private final Map<String, String> nodeSelector = new LinkedHashMap<>();
+
+  private MakePod(String name) {
+    builder =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace("default")
+            .withUid(UUID.nameUUIDFromBytes(("default/" + name).getBytes()).toString())
+            .withResourceVersion("1")
+            .withCreationTimestamp("2026-01-01T00:00:00Z")
+            .endMetadata()
+            .withNewSpec()
+            .withSchedulerName("hami-scheduler")
+            .endSpec()
+            .withNewStatus()
+            .withPhase("Pending")
+            .endStatus();
+    current = null;
+  }
+
+  /** Starts a pod in namespace {@code default} with a UID derived from its name. */
+  public static MakePod named(String name) {
+    return new MakePod(name);
+  }
+
+  public MakePod namespace(String ns) {
+    builder.editMetadata().withNamespace(ns).endMetadata();
+    return this;
+  }
+
+  public MakePod uid(String uid) {
+    builder.editMetadata().withUid(uid).endMetadata();
+    return this;
+  }
+
+  public MakePod resourceVersion(String rv) {
+    builder.editMetadata().withResourceVersion(rv).endMetadata();
+    return this;
+  }
+
+  public MakePod creationTimestamp(String rfc3339) {
+    builder.editMetadata().withCreationTimestamp(rfc3339).endMetadata();
+    return this;
+  }
+
+  public MakePod label(String key, String value) {
+    builder.editMetadata().addToLabels(key, value).endMetadata();
+    return this;
+  }
+
+  public MakePod annotation(String key, String value) {
+    builder.editMetadata().addToAnnotations(key, value).endMetadata();
+    return this;
+  }
+
+  public MakePod schedulerName(String name) {
+    builder.editSpec().withSchedulerName(name).endSpec();
+    return this;
+  }
+
+  public MakePod nodeName(String node) {
+    builder.editSpec().withNodeName(node).endSpec();
+    return this;
+  }
+
+  public MakePod priority(int priority) {
+    builder.editSpec().withPriority(priority).endSpec();
+    return this;
+  }
+
+  public MakePod phase(String phase) {
+    builder.editStatus().withPhase(phase).endStatus();
+    return this;
+  }
+
+  /** Adds a container named {@code name}; later container-level calls apply to it. */
+  public MakePod container(String name) {
+    current = new ContainerBuilder().withName(name).withImage("registry.invalid/app:1");
+    containers.add(current);
+    return this;
+  }
+
+  /** Adds an init container; {@code sidecar} makes it restartable (restartPolicy Always). */
+  public MakePod initContainer(String name, boolean sidecar) {
+    current = new ContainerBuilder().withName(name).withImage("registry.invalid/init:1");
+    if (sidecar) {
+      current.withRestartPolicy("Always");
+    }
+    initContainers.add(current);
+    return this;
+  }
+
+  private ContainerBuilder current() {
+    if (current == null) {
+      container("c0");
+    }
+    return current;
+  }
+
+  /** Sets a request on the current container. */
+  public MakePod req(String resource, String quantity) {
+    ContainerBuilder c = current();
+    c.editOrNewResources().addToRequests(resource, new Quantity(quantity)).endResources();
+    return this;
+  }
+
+  /** Sets a limit on the current container. */
+  public MakePod limit(String resource, String quantity) {
+    ContainerBuilder c = current();
+    c.editOrNewResources().addToLimits(resource, new Quantity(quantity)).endResources();
+    return this;
+  }
+
+  public MakePod cpu(String quantity) {
+    return req("cpu", quantity);
+  }
+
+  public MakePod memory(String quantity) {
+    return req("memory", quantity);
+  }
+
+  /** Declares a TCP host port on the current container. */
+  public MakePod hostPort(int port) {
+    return hostPort("TCP", "", port);
+  }
+
+  public MakePod hostPort(String protocol, String hostIp, int port) {
+    current()
+        .addToPorts(
+            new ContainerPortBuilder()
+                .withContainerPort(port)
+                .withHostPort(port)
+                .withProtocol(protocol)
+                .withHostIP(hostIp.isEmpty() ? null : hostIp)
+                .build());
+    return this;
+  }
+
+  public MakePod overhead(String resource, String quantity) {
+    builder.editSpec().addToOverhead(resource, new Quantity(quantity)).endSpec();
+    return this;
+  }
+
+  public MakePod nodeSelector(String key, String value) {
+    nodeSelector.put(key, value);
+    return this;
+  }
+
+  /** Adds a toleration; {@code operator} is Equal or Exists, {@code effect} may be empty. */
+  public MakePod toleration(String key, String operator, String value, String effect) {
+    tolerations.add(
+        new TolerationBuilder()
+            .withKey(key.isEmpty() ? null : key)
+            .withOperator(operator)
+            .withValue(value.isEmpty() ? null : value)
+            .withEffect(effect.isEmpty() ? null : effect)
+            .build());
+    return this;
+  }
+
+  /** Adds a required node-affinity term with one expression (terms are ORed). */
+  public MakePod requiredNodeAffinity(String key, String operator, String... values) {
+    requiredTerms.add(
+        new NodeSelectorTermBuilder().withMatchExpressions(expr(key, operator, values)).build());
+    return this;
+  }
+
+  /** Adds a preferred node-affinity term with one expression. */
+  public MakePod preferredNodeAffinity(int weight, String key, String operator, String... values) {
+    preferredTerms.add(
+        new PreferredSchedulingTermBuilder()
+            .withWeight(weight)
+            .withNewPreference()
+            .withMatchExpressions(expr(key, operator, values))
+            .endPreference()
+            .build());
+    return this;
+  }
+
+  private static NodeSelectorRequirement expr(String key, String operator, String... values) {
+    return new NodeSelectorRequirementBuilder()
+        .withKey(key)
+        .withOperator(operator)
+        .withValues(values.length == 0 ? null : List.of(values))
+        .build();
+  }
+
+  /** Builds a new Pod object; the builder may be reused. */
+  public Pod obj() {
+    List<Container> cs = new ArrayList<>();
+    if (containers.isEmpty()) {
+      cs.add(new ContainerBuilder().withName("c0").withImage("registry.invalid/app:1").build());
+    }
+    for (ContainerBuilder c : containers) {
+      cs.add(c.build());
+    }
+    List<Container> ics = new ArrayList<>();
+    for (ContainerBuilder c : initContainers) {
+      ics.add(c.build());
+    }
+    Pod pod = builder.build();
+    pod.getSpec().setContainers(cs);
+    pod.getSpec().setInitContainers(ics.isEmpty() ? null : ics);
+    if (!tolerations.isEmpty()) {
+      pod.getSpec().setTolerations(new ArrayList<>(tolerations));
+    }
+    if (!nodeSelector.isEmpty()) {
+      pod.getSpec().setNodeSelector(new LinkedHashMap<>(nodeSelector));
+    }
+    if (!requiredTerms.isEmpty() || !preferredTerms.isEmpty()) {
+      var na = new io.fabric8.kubernetes.api.model.NodeAffinityBuilder();
+      if (!requiredTerms.isEmpty()) {
+        na.withNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .withNodeSelectorTerms(new ArrayList<>(requiredTerms))
+            .endRequiredDuringSchedulingIgnoredDuringExecution();
+      }
+      if (!preferredTerms.isEmpty()) {
+        na.withPreferredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(preferredTerms));
+      }
+      pod.getSpec()
+          .setAffinity(
+              new io.fabric8.kubernetes.api.model.AffinityBuilder()
+                  .withNodeAffinity(na.build())
+                  .build());
+    }
+    return pod;
+  }
+}

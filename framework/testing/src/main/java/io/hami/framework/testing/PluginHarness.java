@@ -1,0 +1,232 @@
+package io.hami.framework.testing;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.FilterPlugin;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeScores;
+import io.hami.framework.api.PermitPlugin;
+import io.hami.framework.api.PermitResult;
+import io.hami.framework.api.Plugin;
+import io.hami.framework.api.PreBindPlugin;
+import io.hami.framework.api.PreFilterPlugin;
+import io.hami.framework.api.PreFilterResult;
+import io.hami.framework.api.PreScorePlugin;
+import io.hami.framework.api.ReservePlugin;
+import io.hami.framework.api.ScoreExtensions;
+import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.Status;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs plugins through PreFilter, Filter, PreScore, Score and NormalizeScore over a snapshot on
+ * the calling thread, with no queue, cache or threads; also Reserve/Unreserve, Permit and PreBind
+ * for a chosen node. Plugin exceptions propagate, so tests see them directly.
+ *
+ * <p>Ties between equal total scores go to the node that comes first in the snapshot.
+ */
+public final class PluginHarness {
+  private final List<Plugin> plugins = new ArrayList<>();
+  private final Map<String, Integer> weights = new LinkedHashMap<>();
+  private Snapshot snapshot = Snapshot.of(List.of());
+
+  private PluginHarness() {}
+
+  public static PluginHarness create() {
+    return new PluginHarness();
+  }
+
+  /** Adds a plugin with score weight 1. */
+  public PluginHarness plugin(Plugin p) {
+    return plugin(p, 1);
+  }
+
+  public PluginHarness plugin(Plugin p, int scoreWeight) {
+    plugins.add(requireNonNull(p));
+    weights.put(p.name(), scoreWeight);
+    return this;
+  }
+
+  public PluginHarness snapshot(Snapshot s) {
+    this.snapshot = s;
+    return this;
+  }
+
+  public PluginHarness nodes(NodeInfo... nodes) {
+    return snapshot(Snapshot.of(List.of(nodes)));
+  }
+
+  /**
+   * The outcome of one run.
+   *
+   * @param state the cycle state after the run
+   * @param preFilterStatus the first non-success PreFilter status, or success
+   * @param filterStatuses the rejection (or error) per rejected node
+   * @param feasible the nodes that passed Filter, in snapshot order
+   * @param scores the weighted total per feasible node
+   * @param selected the best feasible node, or null
+   */
+  public record Result(
+      CycleState state,
+      Status preFilterStatus,
+      Map<String, Status> filterStatuses,
+      List<String> feasible,
+      Map<String, Long> scores,
+      @Nullable String selected) {}
+
+  /** Runs the filter and score points for {@code pod}. */
+  public Result run(Pod pod) {
+    CycleState state = new CycleState();
+    Set<String> skipFilter = new HashSet<>();
+    Set<String> allowed = null;
+    for (Plugin p : plugins) {
+      if (p instanceof PreFilterPlugin) {
+        PreFilterResult r = ((PreFilterPlugin) p).preFilter(state, pod, snapshot);
+        Status s = r.status().withPlugin(p.name());
+        if (s.isSkip()) {
+          skipFilter.add(p.name());
+          continue;
+        }
+        if (!s.isSuccess()) {
+          return new Result(state, s, Map.of(), List.of(), Map.of(), null);
+        }
+        if (r.nodeNames() != null) {
+          if (allowed == null) {
+            allowed = new HashSet<>(r.nodeNames());
+          } else {
+            allowed.retainAll(r.nodeNames());
+          }
+        }
+      }
+    }
+    Map<String, Status> rejected = new LinkedHashMap<>();
+    List<NodeInfo> feasible = new ArrayList<>();
+    for (NodeInfo n : snapshot.nodes()) {
+      if (allowed != null && !allowed.contains(n.name())) {
+        rejected.put(n.name(), Status.unresolvable("node(s) didn't satisfy plugin(s) PreFilter"));
+        continue;
+      }
+      Status s = Status.success();
+      for (Plugin p : plugins) {
+        if (p instanceof FilterPlugin && !skipFilter.contains(p.name())) {
+          s = ((FilterPlugin) p).filter(state, pod, n).withPlugin(p.name());
+          if (!s.isSuccess()) {
+            break;
+          }
+        }
+      }
+      if (s.isSuccess()) {
+        feasible.add(n);
+      } else {
+        rejected.put(n.name(), s);
+      }
+    }
+    Map<String, Long> totals = new LinkedHashMap<>();
+    feasible.forEach(n -> totals.put(n.name(), 0L));
+    Set<String> skipScore = new HashSet<>();
+    for (Plugin p : plugins) {
+      if (p instanceof PreScorePlugin && !feasible.isEmpty()) {
+        Status s = ((PreScorePlugin) p).preScore(state, pod, feasible);
+        if (s.isSkip()) {
+          skipScore.add(p.name());
+        } else if (!s.isSuccess()) {
+          throw new IllegalStateException("PreScore of " + p.name() + " failed: " + s);
+        }
+      }
+    }
+    for (Plugin p : plugins) {
+      if (!(p instanceof ScorePlugin) || skipScore.contains(p.name()) || feasible.isEmpty()) {
+        continue;
+      }
+      long[] raw = new long[feasible.size()];
+      for (int i = 0; i < raw.length; i++) {
+        raw[i] = ((ScorePlugin) p).score(state, pod, feasible.get(i));
+      }
+      NodeScores scores = new NodeScores(feasible, raw);
+      if (p instanceof ScoreExtensions) {
+        Status s = ((ScoreExtensions) p).normalizeScore(state, pod, scores);
+        if (!s.isSuccess()) {
+          throw new IllegalStateException("NormalizeScore of " + p.name() + " failed: " + s);
+        }
+      }
+      int w = weights.getOrDefault(p.name(), 1);
+      for (int i = 0; i < scores.size(); i++) {
+        totals.merge(scores.nodeName(i), scores.get(i) * w, Long::sum);
+      }
+    }
+    String best = null;
+    long bestScore = Long.MIN_VALUE;
+    for (NodeInfo n : feasible) {
+      long s = totals.get(n.name());
+      if (s > bestScore) {
+        best = n.name();
+        bestScore = s;
+      }
+    }
+    return new Result(
+        state,
+        Status.success(),
+        rejected,
+        feasible.stream().map(NodeInfo::name).toList(),
+        totals,
+        best);
+  }
+
+  /** Runs every Reserve plugin; on the first failure unreserves all of them in reverse order. */
+  public Status reserve(CycleState state, Pod pod, String nodeName) {
+    for (Plugin p : plugins) {
+      if (p instanceof ReservePlugin) {
+        Status s = ((ReservePlugin) p).reserve(state, pod, nodeName).withPlugin(p.name());
+        if (!s.isSuccess()) {
+          unreserve(state, pod, nodeName);
+          return s;
+        }
+      }
+    }
+    return Status.success();
+  }
+
+  /** Runs every Reserve plugin's Unreserve in reverse order. */
+  public void unreserve(CycleState state, Pod pod, String nodeName) {
+    for (int i = plugins.size() - 1; i >= 0; i--) {
+      if (plugins.get(i) instanceof ReservePlugin) {
+        ((ReservePlugin) plugins.get(i)).unreserve(state, pod, nodeName);
+      }
+    }
+  }
+
+  /** Runs every Permit plugin and returns the first non-allow result, or allow. */
+  public PermitResult permit(CycleState state, Pod pod, String nodeName) {
+    for (Plugin p : plugins) {
+      if (p instanceof PermitPlugin) {
+        PermitResult r = ((PermitPlugin) p).permit(state, pod, nodeName);
+        if (!r.status().isSuccess()) {
+          return r;
+        }
+      }
+    }
+    return PermitResult.allow();
+  }
+
+  /** Runs every PreBind plugin and returns the first failure, or success. */
+  public Status preBind(CycleState state, Pod pod, String nodeName) {
+    for (Plugin p : plugins) {
+      if (p instanceof PreBindPlugin) {
+        Status s = ((PreBindPlugin) p).preBind(state, pod, nodeName).withPlugin(p.name());
+        if (!s.isSuccess() && !s.isSkip()) {
+          return s;
+        }
+      }
+    }
+    return Status.success();
+  }
+}

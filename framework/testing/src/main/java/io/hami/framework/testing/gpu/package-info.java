@@ -1,0 +1,8 @@
+/**
+ * GPU fixtures: fake devices, nodes that register them with the production codec, and pods that
+ * ask for vGPU resources.
+ */
+@NullMarked
+package io.hami.framework.testing.gpu;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,485 @@
+/*
+ * JNI shim between io.hami.nodeagent.nvml.NvmlNatives and NVML.
+ *
+ * libnvidia-ml.so.1 is opened with dlopen at run time and only the functions below are
+ * declared, so this file builds and loads on hosts without any NVIDIA software. Every NVML
+ * failure becomes an io.hami.nodeagent.nvml.NvmlException(code, message).
+ */
+#include <dlfcn.h>
+#include <jni.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- the subset of nvml.h this shim uses (public NVML API) ---- */
+
+typedef int nvmlReturn_t;
+typedef void *nvmlDevice_t;
+typedef void *nvmlEventSet_t;
+
+#define NVML_SUCCESS 0
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_TIMEOUT 10
+#define NVML_FEATURE_ENABLED 1
+#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+#define NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x8ULL
+
+typedef struct {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+} nvmlMemory_t;
+
+typedef struct {
+  char busIdLegacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+
+typedef struct {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlEventData_t;
+
+/* Shim-level codes for failures that are not NVML return values. */
+#define SHIM_NOT_LOADED (-1)
+#define SHIM_JAVA_ERROR (-2)
+
+static struct {
+  void *lib;
+  nvmlReturn_t (*init)(void);
+  nvmlReturn_t (*shutdown)(void);
+  const char *(*errorString)(nvmlReturn_t);
+  nvmlReturn_t (*systemGetDriverVersion)(char *, unsigned int);
+  nvmlReturn_t (*deviceGetCount)(unsigned int *);
+  nvmlReturn_t (*deviceGetHandleByIndex)(unsigned int, nvmlDevice_t *);
+  nvmlReturn_t (*deviceGetIndex)(nvmlDevice_t, unsigned int *);
+  nvmlReturn_t (*deviceGetUUID)(nvmlDevice_t, char *, unsigned int);
+  nvmlReturn_t (*deviceGetName)(nvmlDevice_t, char *, unsigned int);
+  nvmlReturn_t (*deviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t *);
+  nvmlReturn_t (*deviceGetPciInfo)(nvmlDevice_t, nvmlPciInfo_t *);
+  nvmlReturn_t (*deviceGetMigMode)(nvmlDevice_t, unsigned int *, unsigned int *);
+  nvmlReturn_t (*deviceGetTopologyCommonAncestor)(nvmlDevice_t, nvmlDevice_t, int *);
+  nvmlReturn_t (*deviceGetNvLinkState)(nvmlDevice_t, unsigned int, int *);
+  nvmlReturn_t (*deviceGetNvLinkRemotePciInfo)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
+  nvmlReturn_t (*eventSetCreate)(nvmlEventSet_t *);
+  nvmlReturn_t (*deviceGetSupportedEventTypes)(nvmlDevice_t, unsigned long long *);
+  nvmlReturn_t (*deviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+  nvmlReturn_t (*eventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+  nvmlReturn_t (*eventSetFree)(nvmlEventSet_t);
+} nvml;
+
+static jclass exceptionClass;     /* global ref to NvmlException */
+static jmethodID exceptionInit;   /* NvmlException(int, String) */
+
+static void throwNvml(JNIEnv *env, int code, const char *what) {
+  char msg[256];
+  const char *reason;
+  if (code == SHIM_NOT_LOADED) {
+    reason = "NVML not available";
+  } else if (nvml.errorString != NULL) {
+    reason = nvml.errorString(code);
+  } else {
+    reason = "unknown error";
+  }
+  snprintf(msg, sizeof(msg), "%s: %s", what, reason == NULL ? "unknown error" : reason);
+  jstring jmsg = (*env)->NewStringUTF(env, msg);
+  if (jmsg == NULL) {
+    return; /* OutOfMemoryError pending */
+  }
+  jobject ex = (*env)->NewObject(env, exceptionClass, exceptionInit, (jint) code, jmsg);
+  if (ex != NULL) {
+    (*env)->Throw(env, (jthrowable) ex);
+  }
+}
+
+/* Returns 1 when the call succeeded; otherwise an exception is pending. */
+static int check(JNIEnv *env, nvmlReturn_t rc, const char *what) {
+  if (rc == NVML_SUCCESS) {
+    return 1;
+  }
+  throwNvml(env, rc, what);
+  return 0;
+}
+
+static int loaded(JNIEnv *env, const char *what) {
+  if (nvml.lib == NULL) {
+    throwNvml(env, SHIM_NOT_LOADED, what);
+    return 0;
+  }
+  return 1;
+}
+
+#define BIND(field, symbol)                                   \
+  do {                                                        \
+    *(void **) (&nvml.field) = dlsym(nvml.lib, symbol);       \
+    if (nvml.field == NULL) {                                 \
+      missing = symbol;                                       \
+      goto error;                                             \
+    }                                                         \
+  } while (0)
+
+/* Opens NVML and binds the symbols. Returns null, or a message saying why NVML is not usable. */
+static jstring JNICALL nativeLoad(JNIEnv *env, jclass clazz, jstring jpath) {
+  (void) clazz;
+  char msg[512];
+  const char *missing = NULL;
+  if (nvml.lib != NULL) {
+    return NULL;
+  }
+  const char *path = (*env)->GetStringUTFChars(env, jpath, NULL);
+  if (path == NULL) {
+    return NULL;
+  }
+  nvml.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (nvml.lib == NULL) {
+    const char *err = dlerror();
+    snprintf(msg, sizeof(msg), "NVML not available: %s", err == NULL ? path : err);
+    (*env)->ReleaseStringUTFChars(env, jpath, path);
+    return (*env)->NewStringUTF(env, msg);
+  }
+  (*env)->ReleaseStringUTFChars(env, jpath, path);
+  BIND(init, "nvmlInit_v2");
+  BIND(shutdown, "nvmlShutdown");
+  BIND(errorString, "nvmlErrorString");
+  BIND(systemGetDriverVersion, "nvmlSystemGetDriverVersion");
+  BIND(deviceGetCount, "nvmlDeviceGetCount_v2");
+  BIND(deviceGetHandleByIndex, "nvmlDeviceGetHandleByIndex_v2");
+  BIND(deviceGetIndex, "nvmlDeviceGetIndex");
+  BIND(deviceGetUUID, "nvmlDeviceGetUUID");
+  BIND(deviceGetName, "nvmlDeviceGetName");
+  BIND(deviceGetMemoryInfo, "nvmlDeviceGetMemoryInfo");
+  BIND(deviceGetPciInfo, "nvmlDeviceGetPciInfo_v3");
+  BIND(deviceGetMigMode, "nvmlDeviceGetMigMode");
+  BIND(deviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor");
+  BIND(deviceGetNvLinkState, "nvmlDeviceGetNvLinkState");
+  BIND(deviceGetNvLinkRemotePciInfo, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  BIND(eventSetCreate, "nvmlEventSetCreate");
+  BIND(deviceGetSupportedEventTypes, "nvmlDeviceGetSupportedEventTypes");
+  BIND(deviceRegisterEvents, "nvmlDeviceRegisterEvents");
+  BIND(eventSetWait, "nvmlEventSetWait_v2");
+  BIND(eventSetFree, "nvmlEventSetFree");
+  return NULL;
+
+error:
+  snprintf(msg, sizeof(msg), "NVML not available: %s lacks %s", "libnvidia-ml", missing);
+  dlclose(nvml.lib);
+  memset(&nvml, 0, sizeof(nvml));
+  return (*env)->NewStringUTF(env, msg);
+}
+
+static void JNICALL nativeInit(JNIEnv *env, jclass clazz) {
+  (void) clazz;
+  if (loaded(env, "nvmlInit")) {
+    check(env, nvml.init(), "nvmlInit");
+  }
+}
+
+static void JNICALL nativeShutdown(JNIEnv *env, jclass clazz) {
+  (void) clazz;
+  if (loaded(env, "nvmlShutdown")) {
+    check(env, nvml.shutdown(), "nvmlShutdown");
+  }
+}
+
+static jstring JNICALL nativeDriverVersion(JNIEnv *env, jclass clazz) {
+  (void) clazz;
+  char buf[96];
+  if (!loaded(env, "nvmlSystemGetDriverVersion")
+      || !check(env, nvml.systemGetDriverVersion(buf, sizeof(buf)), "nvmlSystemGetDriverVersion")) {
+    return NULL;
+  }
+  return (*env)->NewStringUTF(env, buf);
+}
+
+static jint JNICALL nativeDeviceCount(JNIEnv *env, jclass clazz) {
+  (void) clazz;
+  unsigned int count = 0;
+  if (!loaded(env, "nvmlDeviceGetCount")
+      || !check(env, nvml.deviceGetCount(&count), "nvmlDeviceGetCount")) {
+    return -1;
+  }
+  return (jint) count;
+}
+
+static jlong JNICALL nativeHandle(JNIEnv *env, jclass clazz, jint index) {
+  (void) clazz;
+  nvmlDevice_t dev = NULL;
+  if (!loaded(env, "nvmlDeviceGetHandleByIndex")
+      || !check(env, nvml.deviceGetHandleByIndex((unsigned int) index, &dev),
+                "nvmlDeviceGetHandleByIndex")) {
+    return 0;
+  }
+  return (jlong) (intptr_t) dev;
+}
+
+static jstring JNICALL nativeUuid(JNIEnv *env, jclass clazz, jlong handle) {
+  (void) clazz;
+  char buf[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+  if (!loaded(env, "nvmlDeviceGetUUID")
+      || !check(env, nvml.deviceGetUUID((nvmlDevice_t) (intptr_t) handle, buf, sizeof(buf)),
+                "nvmlDeviceGetUUID")) {
+    return NULL;
+  }
+  return (*env)->NewStringUTF(env, buf);
+}
+
+static jstring JNICALL nativeName(JNIEnv *env, jclass clazz, jlong handle) {
+  (void) clazz;
+  char buf[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+  if (!loaded(env, "nvmlDeviceGetName")
+      || !check(env, nvml.deviceGetName((nvmlDevice_t) (intptr_t) handle, buf, sizeof(buf)),
+                "nvmlDeviceGetName")) {
+    return NULL;
+  }
+  return (*env)->NewStringUTF(env, buf);
+}
+
+/* Total memory in bytes, or -1 when the device does not report it (unified memory). */
+static jlong JNICALL nativeMemoryTotal(JNIEnv *env, jclass clazz, jlong handle) {
+  (void) clazz;
+  nvmlMemory_t mem;
+  if (!loaded(env, "nvmlDeviceGetMemoryInfo")) {
+    return -1;
+  }
+  nvmlReturn_t rc = nvml.deviceGetMemoryInfo((nvmlDevice_t) (intptr_t) handle, &mem);
+  if (rc == NVML_ERROR_NOT_SUPPORTED) {
+    return -1;
+  }
+  if (!check(env, rc, "nvmlDeviceGetMemoryInfo")) {
+    return -1;
+  }
+  return (jlong) mem.total;
+}
+
+static jstring JNICALL nativePciBusId(JNIEnv *env, jclass clazz, jlong handle) {
+  (void) clazz;
+  nvmlPciInfo_t pci;
+  memset(&pci, 0, sizeof(pci));
+  if (!loaded(env, "nvmlDeviceGetPciInfo")
+      || !check(env, nvml.deviceGetPciInfo((nvmlDevice_t) (intptr_t) handle, &pci),
+                "nvmlDeviceGetPciInfo")) {
+    return NULL;
+  }
+  pci.busId[sizeof(pci.busId) - 1] = '\0';
+  return (*env)->NewStringUTF(env, pci.busId);
+}
+
+/* 1 when MIG mode is enabled, 0 when disabled or not supported. */
+static jint JNICALL nativeMigEnabled(JNIEnv *env, jclass clazz, jlong handle) {
+  (void) clazz;
+  unsigned int current = 0;
+  unsigned int pending = 0;
+  if (!loaded(env, "nvmlDeviceGetMigMode")) {
+    return 0;
+  }
+  nvmlReturn_t rc = nvml.deviceGetMigMode((nvmlDevice_t) (intptr_t) handle, &current, &pending);
+  if (rc == NVML_ERROR_NOT_SUPPORTED) {
+    return 0;
+  }
+  if (!check(env, rc, "nvmlDeviceGetMigMode")) {
+    return 0;
+  }
+  return current == NVML_FEATURE_ENABLED ? 1 : 0;
+}
+
+static jint JNICALL nativeCommonAncestor(JNIEnv *env, jclass clazz, jlong a, jlong b) {
+  (void) clazz;
+  int level = 0;
+  if (!loaded(env, "nvmlDeviceGetTopologyCommonAncestor")
+      || !check(env,
+                nvml.deviceGetTopologyCommonAncestor((nvmlDevice_t) (intptr_t) a,
+                                                     (nvmlDevice_t) (intptr_t) b, &level),
+                "nvmlDeviceGetTopologyCommonAncestor")) {
+    return -1;
+  }
+  return (jint) level;
+}
+
+/* Number of active NVLinks from device a whose remote end has PCI bus id remoteBusId. */
+static jint JNICALL nativeNvLinksTo(JNIEnv *env, jclass clazz, jlong a, jstring jremote) {
+  (void) clazz;
+  if (!loaded(env, "nvmlDeviceGetNvLinkState")) {
+    return 0;
+  }
+  const char *remote = (*env)->GetStringUTFChars(env, jremote, NULL);
+  if (remote == NULL) {
+    return 0;
+  }
+  int links = 0;
+  for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+    int active = 0;
+    if (nvml.deviceGetNvLinkState((nvmlDevice_t) (intptr_t) a, link, &active) != NVML_SUCCESS
+        || active != NVML_FEATURE_ENABLED) {
+      continue;
+    }
+    nvmlPciInfo_t pci;
+    memset(&pci, 0, sizeof(pci));
+    if (nvml.deviceGetNvLinkRemotePciInfo((nvmlDevice_t) (intptr_t) a, link, &pci) != NVML_SUCCESS) {
+      continue;
+    }
+    pci.busId[sizeof(pci.busId) - 1] = '\0';
+    if (strcasecmp(pci.busId, remote) == 0) {
+      links++;
+    }
+  }
+  (*env)->ReleaseStringUTFChars(env, jremote, remote);
+  return links;
+}
+
+static jlong JNICALL nativeEventSetCreate(JNIEnv *env, jclass clazz) {
+  (void) clazz;
+  nvmlEventSet_t set = NULL;
+  if (!loaded(env, "nvmlEventSetCreate")
+      || !check(env, nvml.eventSetCreate(&set), "nvmlEventSetCreate")) {
+    return 0;
+  }
+  return (jlong) (intptr_t) set;
+}
+
+/* Registers XID critical errors for a device; false when the device does not support them. */
+static jboolean JNICALL nativeRegisterXid(JNIEnv *env, jclass clazz, jlong set, jlong handle) {
+  (void) clazz;
+  unsigned long long supported = 0;
+  if (!loaded(env, "nvmlDeviceRegisterEvents")) {
+    return JNI_FALSE;
+  }
+  nvmlDevice_t dev = (nvmlDevice_t) (intptr_t) handle;
+  nvmlReturn_t rc = nvml.deviceGetSupportedEventTypes(dev, &supported);
+  if (rc == NVML_ERROR_NOT_SUPPORTED || (rc == NVML_SUCCESS
+      && (supported & NVML_EVENT_TYPE_XID_CRITICAL_ERROR) == 0)) {
+    return JNI_FALSE;
+  }
+  if (!check(env, rc, "nvmlDeviceGetSupportedEventTypes")) {
+    return JNI_FALSE;
+  }
+  rc = nvml.deviceRegisterEvents(dev, NVML_EVENT_TYPE_XID_CRITICAL_ERROR,
+                                 (nvmlEventSet_t) (intptr_t) set);
+  if (rc == NVML_ERROR_NOT_SUPPORTED) {
+    return JNI_FALSE;
+  }
+  return check(env, rc, "nvmlDeviceRegisterEvents") ? JNI_TRUE : JNI_FALSE;
+}
+
+/*
+ * Waits up to timeoutMs for one event. Returns null on timeout, otherwise
+ * {device index, event type, event data (the XID)}.
+ */
+static jlongArray JNICALL nativeEventWait(JNIEnv *env, jclass clazz, jlong set, jint timeoutMs) {
+  (void) clazz;
+  nvmlEventData_t data;
+  memset(&data, 0, sizeof(data));
+  if (!loaded(env, "nvmlEventSetWait")) {
+    return NULL;
+  }
+  nvmlReturn_t rc = nvml.eventSetWait((nvmlEventSet_t) (intptr_t) set, &data,
+                                      (unsigned int) timeoutMs);
+  if (rc == NVML_ERROR_TIMEOUT) {
+    return NULL;
+  }
+  if (!check(env, rc, "nvmlEventSetWait")) {
+    return NULL;
+  }
+  unsigned int index = 0;
+  jlong out[3];
+  out[0] = nvml.deviceGetIndex(data.device, &index) == NVML_SUCCESS ? (jlong) index : -1;
+  out[1] = (jlong) data.eventType;
+  out[2] = (jlong) data.eventData;
+  jlongArray arr = (*env)->NewLongArray(env, 3);
+  if (arr != NULL) {
+    (*env)->SetLongArrayRegion(env, arr, 0, 3, out);
+  }
+  return arr;
+}
+
+static void JNICALL nativeEventSetFree(JNIEnv *env, jclass clazz, jlong set) {
+  (void) clazz;
+  if (loaded(env, "nvmlEventSetFree")) {
+    check(env, nvml.eventSetFree((nvmlEventSet_t) (intptr_t) set), "nvmlEventSetFree");
+  }
+}
+
+static const JNINativeMethod methods[] = {
+    {"load", "(Ljava/lang/String;)Ljava/lang/String;", (void *) nativeLoad},
+    {"init", "()V", (void *) nativeInit},
+    {"shutdown", "()V", (void *) nativeShutdown},
+    {"driverVersion", "()Ljava/lang/String;", (void *) nativeDriverVersion},
+    {"deviceCount", "()I", (void *) nativeDeviceCount},
+    {"handle", "(I)J", (void *) nativeHandle},
+    {"uuid", "(J)Ljava/lang/String;", (void *) nativeUuid},
+    {"name", "(J)Ljava/lang/String;", (void *) nativeName},
+    {"memoryTotal", "(J)J", (void *) nativeMemoryTotal},
+    {"pciBusId", "(J)Ljava/lang/String;", (void *) nativePciBusId},
+    {"migEnabled", "(J)I", (void *) nativeMigEnabled},
+    {"commonAncestor", "(JJ)I", (void *) nativeCommonAncestor},
+    {"nvLinksTo", "(JLjava/lang/String;)I", (void *) nativeNvLinksTo},
+    {"eventSetCreate", "()J", (void *) nativeEventSetCreate},
+    {"registerXid", "(JJ)Z", (void *) nativeRegisterXid},
+    {"eventWait", "(JI)[J", (void *) nativeEventWait},
+    {"eventSetFree", "(J)V", (void *) nativeEventSetFree},
+};
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+  (void) reserved;
+  JNIEnv *env = NULL;
+  jclass natives = NULL;
+  jclass ex = NULL;
+  if ((*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_8) != JNI_OK) {
+    return JNI_ERR;
+  }
+  natives = (*env)->FindClass(env, "io/hami/nodeagent/nvml/NvmlNatives");
+  if (natives == NULL) {
+    goto error;
+  }
+  if ((*env)->RegisterNatives(env, natives, methods,
+                              (jint) (sizeof(methods) / sizeof(methods[0]))) != 0) {
+    goto error;
+  }
+  ex = (*env)->FindClass(env, "io/hami/nodeagent/nvml/NvmlException");
+  if (ex == NULL) {
+    goto error;
+  }
+  exceptionInit = (*env)->GetMethodID(env, ex, "<init>", "(ILjava/lang/String;)V");
+  if (exceptionInit == NULL) {
+    goto error;
+  }
+  exceptionClass = (jclass) (*env)->NewGlobalRef(env, ex);
+  if (exceptionClass == NULL) {
+    goto error;
+  }
+  (*env)->DeleteLocalRef(env, ex);
+  (*env)->DeleteLocalRef(env, natives);
+  return JNI_VERSION_1_8;
+
+error:
+  if (ex != NULL) {
+    (*env)->DeleteLocalRef(env, ex);
+  }
+  if (natives != NULL) {
+    (*env)->DeleteLocalRef(env, natives);
+  }
+  return JNI_ERR;
+}
+
+JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved) {
+  (void) reserved;
+  JNIEnv *env = NULL;
+  if ((*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_8) == JNI_OK && exceptionClass != NULL) {
+    (*env)->DeleteGlobalRef(env, exceptionClass);
+    exceptionClass = NULL;
+  }
+  if (nvml.lib != NULL) {
+    dlclose(nvml.lib);
+    memset(&nvml, 0, sizeof(nvml));
+  }
+}

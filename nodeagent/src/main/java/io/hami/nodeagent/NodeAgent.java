@@ -1,0 +1,177 @@
+package io.hami.nodeagent;
+
+import com.google.common.util.concurrent.MoreExecutors;
+import com.google.common.util.concurrent.ServiceManager;
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.nodeagent.config.NodeAgentConfig;
+import io.hami.nodeagent.deviceplugin.Allocator;
+import io.hami.nodeagent.deviceplugin.DevicePluginServer;
+import io.hami.nodeagent.deviceplugin.DevicePluginService;
+import io.hami.nodeagent.deviceplugin.KubeletWatcher;
+import io.hami.nodeagent.health.GpuInventory;
+import io.hami.nodeagent.health.HealthMonitor;
+import io.hami.nodeagent.metrics.DeviceMetrics;
+import io.hami.nodeagent.metrics.MetricsServer;
+import io.hami.nodeagent.nvml.GpuInfo;
+import io.hami.nodeagent.nvml.Nvml;
+import io.hami.nodeagent.nvml.NvmlException;
+import io.hami.nodeagent.publish.NodeRegistrar;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node agent's long-lived parts under one {@link ServiceManager}: the device plugin server,
+ * the kubelet watcher, the node registrar, the health monitor and the metrics server.
+ */
+public final class NodeAgent {
+  private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
+
+  private final ServiceManager services;
+  private final ScheduledExecutorService executor;
+  private final GpuInventory inventory;
+  private final DevicePluginServer pluginServer;
+  private final NodeRegistrar registrar;
+  private final @Nullable MetricsServer metricsServer;
+  private final Nvml nvml;
+
+  private NodeAgent(
+      ServiceManager services,
+      ScheduledExecutorService executor,
+      GpuInventory inventory,
+      DevicePluginServer pluginServer,
+      NodeRegistrar registrar,
+      @Nullable MetricsServer metricsServer,
+      Nvml nvml) {
+    this.services = services;
+    this.executor = executor;
+    this.inventory = inventory;
+    this.pluginServer = pluginServer;
+    this.registrar = registrar;
+    this.metricsServer = metricsServer;
+    this.nvml = nvml;
+  }
+
+  /**
+   * Options that tests change; production uses {@link #defaults()}.
+   *
+   * @param healthSlice how long one XID wait lasts
+   * @param kubeletRetry how often a failed kubelet registration is retried
+   * @param cacheNames names each container's shared-region cache file
+   * @param podsOnNode lists the pods bound to a node
+   */
+  public record Tuning(
+      Duration healthSlice,
+      Duration kubeletRetry,
+      Supplier<String> cacheNames,
+      BiFunction<KubernetesClient, String, List<Pod>> podsOnNode) {
+    public static Tuning defaults() {
+      return new Tuning(Duration.ofMillis(5000), Duration.ofSeconds(5),
+          () -> UUID.randomUUID().toString(), NodeAgent::podsOnNode);
+    }
+  }
+
+  /** The pods bound to {@code node}, by field selector. */
+  public static List<Pod> podsOnNode(KubernetesClient client, String node) {
+    return client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems();
+  }
+
+  /** Discovers the GPUs and wires the services; nothing runs until {@link #start}. */
+  public static NodeAgent create(
+      NodeAgentConfig config,
+      Nvml nvml,
+      KubernetesClient client,
+      @Nullable InetSocketAddress metricsAddress,
+      Clock clock,
+      Tuning tuning)
+      throws NvmlException {
+    List<GpuInfo> gpus = new ArrayList<>();
+    for (GpuInfo g : nvml.devices()) {
+      if (config.excludedUuids().contains(g.uuid()) || config.excludedIndices().contains(g.index())) {
+        log.info("GPU excluded by config index={} uuid={}", g.index(), g.uuid());
+        continue;
+      }
+      gpus.add(g);
+    }
+    log.info("discovered {}; serving {} GPU(s) on node {}", nvml.describe(), gpus.size(), config.nodeName());
+    GpuInventory inventory = new GpuInventory(gpus);
+    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(
+        new ThreadFactoryBuilder().setNameFormat("node-agent-%d").setDaemon(true).build());
+    Supplier<List<Pod>> pods = () -> tuning.podsOnNode().apply(client, config.nodeName());
+    Allocator allocator = new Allocator(client, config, tuning.cacheNames(), pods);
+    DevicePluginService service = new DevicePluginService(config, inventory, allocator);
+    DevicePluginServer pluginServer = new DevicePluginServer(config, service);
+    NodeRegistrar registrar = new NodeRegistrar(client, config, inventory, nvml, clock, executor);
+    List<com.google.common.util.concurrent.Service> list = new ArrayList<>();
+    list.add(pluginServer);
+    list.add(new KubeletWatcher(config.deviceDir(), pluginServer, tuning.kubeletRetry()));
+    list.add(registrar);
+    list.add(new HealthMonitor(nvml, inventory, config.health(), tuning.healthSlice()));
+    MetricsServer metrics = null;
+    if (metricsAddress != null) {
+      PrometheusRegistry registry = new PrometheusRegistry();
+      new DeviceMetrics(config, inventory, pods).register(registry);
+      metrics = new MetricsServer(metricsAddress, registry);
+      list.add(metrics);
+    }
+    ServiceManager manager = new ServiceManager(list);
+    manager.addListener(new ServiceManager.Listener() {
+      @Override
+      public void failure(com.google.common.util.concurrent.Service service) {
+        log.error("service failed: {}", service, service.failureCause());
+      }
+    }, MoreExecutors.directExecutor());
+    return new NodeAgent(manager, executor, inventory, pluginServer, registrar, metrics, nvml);
+  }
+
+  public void start(Duration timeout) throws TimeoutException {
+    services.startAsync().awaitHealthy(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops every service, then the executor and NVML; safe to call twice. */
+  public void stop(Duration timeout) {
+    try {
+      services.stopAsync().awaitStopped(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      log.warn("services did not stop within {}: {}", timeout, services.servicesByState());
+    }
+    executor.shutdownNow();
+    nvml.close();
+  }
+
+  /** Blocks until every service stopped (after {@link #stop} or a failure). */
+  public void awaitStopped() {
+    services.awaitStopped();
+  }
+
+  public GpuInventory inventory() {
+    return inventory;
+  }
+
+  public DevicePluginServer pluginServer() {
+    return pluginServer;
+  }
+
+  public NodeRegistrar registrar() {
+    return registrar;
+  }
+
+  public int metricsPort() {
+    return metricsServer == null ? -1 : metricsServer.port();
+  }
+}

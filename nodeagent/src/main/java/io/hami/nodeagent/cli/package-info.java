@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.cli;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.config;
+
+import org.jspecify.annotations.NullMarked;

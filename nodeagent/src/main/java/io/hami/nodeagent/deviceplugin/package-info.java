@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.deviceplugin;
+
+import org.jspecify.annotations.NullMarked;

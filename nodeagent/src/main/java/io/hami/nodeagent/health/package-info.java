@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.health;
+
+import org.jspecify.annotations.NullMarked;

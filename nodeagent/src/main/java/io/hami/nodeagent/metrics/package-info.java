@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.metrics;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.nvml;
+
+import org.jspecify.annotations.NullMarked;

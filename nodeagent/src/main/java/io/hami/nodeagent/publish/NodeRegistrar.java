@@ -1,0 +1,149 @@
+package io.hami.nodeagent.publish;
+
+import com.google.common.util.concurrent.AbstractScheduledService;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.nodeagent.config.NodeAgentConfig;
+import io.hami.nodeagent.health.Gpu;
+import io.hami.nodeagent.health.GpuInventory;
+import io.hami.nodeagent.nvml.Nvml;
+import io.hami.nodeagent.nvml.NvmlException;
+import io.hami.model.Annotations;
+import io.hami.model.handshake.Handshake;
+import io.hami.model.device.NodeDeviceJson;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the node's GPUs in {@code hami.io/node-nvidia-register} (spec §7.1): re-checked every
+ * {@code registerInterval} (5 s after an error) and patched only when the value on the node
+ * differs. Also answers a scheduler's handshake request (§3) and writes the pair scores when
+ * topology scoring is on. Runs on the injected executor; one iteration at a time.
+ */
+public final class NodeRegistrar extends AbstractScheduledService {
+  private static final Logger log = LoggerFactory.getLogger(NodeRegistrar.class);
+  private static final DateTimeFormatter REPORTED =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSSSSS '+0000 UTC'");
+
+  /** What one pass did. */
+  public enum Outcome {
+    UNCHANGED,
+    PATCHED
+  }
+
+  private final KubernetesClient client;
+  private final NodeAgentConfig config;
+  private final GpuInventory inventory;
+  private final Nvml nvml;
+  private final Clock clock;
+  private final ScheduledExecutorService executor;
+  private volatile Duration nextDelay = Duration.ZERO;
+  private @Nullable String cachedScore;
+
+  public NodeRegistrar(
+      KubernetesClient client,
+      NodeAgentConfig config,
+      GpuInventory inventory,
+      Nvml nvml,
+      Clock clock,
+      ScheduledExecutorService executor) {
+    this.client = client;
+    this.config = config;
+    this.inventory = inventory;
+    this.nvml = nvml;
+    this.clock = clock;
+    this.executor = executor;
+    // A health change is published at once rather than at the next tick.
+    inventory.addListener(this::publishSoon);
+  }
+
+  @Override
+  protected void runOneIteration() {
+    try {
+      registerOnce();
+      nextDelay = config.registerInterval();
+    } catch (RuntimeException | NvmlException e) {
+      log.warn("node registration failed node={}, retrying in {}", config.nodeName(),
+          config.registerErrorInterval(), e);
+      nextDelay = config.registerErrorInterval();
+    }
+  }
+
+  /** One pass: read the node, patch what differs. */
+  public synchronized Outcome registerOnce() throws NvmlException {
+    List<Gpu> gpus = inventory.snapshot();
+    String register = NodeDeviceJson.encode(RegisterRecords.build(config, gpus));
+    Node node = client.nodes().withName(config.nodeName()).get();
+    if (node == null) {
+      throw new IllegalStateException("node " + config.nodeName() + " not found");
+    }
+    Map<String, String> current =
+        node.getMetadata().getAnnotations() == null ? Map.of() : node.getMetadata().getAnnotations();
+    Map<String, @Nullable String> patch = new LinkedHashMap<>();
+    if (!register.equals(current.get(Annotations.NODE_NVIDIA_REGISTER))) {
+      patch.put(Annotations.NODE_NVIDIA_REGISTER, register);
+    }
+    if (config.topologyScore()) {
+      if (cachedScore == null) {
+        // Links do not change while the agent runs; compute them once.
+        cachedScore = TopologyScore.encode(gpus, TopologyScore.compute(nvml, gpus));
+      }
+      if (!cachedScore.equals(current.get(Annotations.NODE_NVIDIA_SCORE))) {
+        patch.put(Annotations.NODE_NVIDIA_SCORE, cachedScore);
+      }
+    }
+    String handshake = current.get(Annotations.NODE_HANDSHAKE);
+    if (config.answerHandshake() && handshake != null && !(Handshake.parse(handshake) instanceof Handshake.Reported)) {
+      patch.put(Annotations.NODE_HANDSHAKE, "Reported " + REPORTED.format(clock.instant().atZone(ZoneOffset.UTC)));
+    }
+    if (patch.isEmpty()) {
+      return Outcome.UNCHANGED;
+    }
+    client
+        .nodes()
+        .withName(config.nodeName())
+        .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.annotations(patch, null));
+    log.info("node annotations patched node={} keys={}", config.nodeName(), patch.keySet());
+    return Outcome.PATCHED;
+  }
+
+  private void publishSoon() {
+    if (isRunning()) {
+      executor.execute(this::runOneIteration);
+    }
+  }
+
+  @Override
+  protected Scheduler scheduler() {
+    return new CustomScheduler() {
+      @Override
+      protected Schedule getNextSchedule() {
+        Duration d = Objects.requireNonNull(nextDelay);
+        return new Schedule(d.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    };
+  }
+
+  @Override
+  protected ScheduledExecutorService executor() {
+    return executor;
+  }
+
+  @Override
+  protected String serviceName() {
+    return "NodeRegistrar";
+  }
+}

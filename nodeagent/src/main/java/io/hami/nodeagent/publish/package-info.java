@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.publish;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.hami.nodeagent.testing;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,58 @@
+package io.hami.plugins.nodelock;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** What the pod named in a node lock is doing, as far as the lock is concerned. */
+public enum HolderState {
+  /** The pod does not exist (or is being deleted): nobody will ever allocate for it. */
+  GONE(StaleCause.HOLDER_GONE),
+  /** The pod has Succeeded or Failed. */
+  TERMINAL(StaleCause.HOLDER_TERMINAL),
+  /** The node agent already answered ({@code bind-phase} success or failed) but kept the lock. */
+  FINISHED(StaleCause.HOLDER_FINISHED),
+  /** The pod was bound to another node: this lock is left over from an earlier attempt. */
+  ELSEWHERE(StaleCause.HOLDER_ELSEWHERE),
+  /** Bound to the locked node and waiting for Allocate: the lock must never be taken from it. */
+  WAITING_ALLOCATE(null),
+  /** Not bound yet: a scheduler is between taking the lock and binding. */
+  BINDING(null);
+
+  private final @Nullable StaleCause cause;
+
+  HolderState(@Nullable StaleCause cause) {
+    this.cause = cause;
+  }
+
+  /** The reason the lock is stale regardless of its age, or null when the holder still needs it. */
+  public @Nullable StaleCause cause() {
+    return cause;
+  }
+
+  /**
+   * Classifies the holder of a lock on {@code node}.
+   *
+   * @param pod the holder, or null when it does not exist
+   * @param bindPhaseKey the pod annotation with the bind phase ({@code hami.io/bind-phase})
+   */
+  public static HolderState of(@Nullable Pod pod, String node, String bindPhaseKey) {
+    if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
+      return GONE;
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      return TERMINAL;
+    }
+    Map<String, String> annos = pod.getMetadata().getAnnotations();
+    String bindPhase = annos == null ? null : annos.get(bindPhaseKey);
+    if ("success".equals(bindPhase) || "failed".equals(bindPhase)) {
+      return FINISHED;
+    }
+    String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    if (boundTo != null && !boundTo.isEmpty()) {
+      return boundTo.equals(node) ? WAITING_ALLOCATE : ELSEWHERE;
+    }
+    return BINDING;
+  }
+}

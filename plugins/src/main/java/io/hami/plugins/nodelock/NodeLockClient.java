@@ -1,0 +1,160 @@
+package io.hami.plugins.nodelock;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.model.Annotations;
+import io.hami.model.lock.NodeLock;
+import java.time.InstantSource;
+import java.time.ZoneId;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Takes and releases {@code hami.io/mutex.lock} on the API server. Every write is a JSON merge
+ * patch carrying the resourceVersion that was read, so two schedulers (or a scheduler and a node
+ * agent) that race for the same node can never both believe they hold it: the loser gets a 409
+ * and reads again. Thread-safe; blocks on the API.
+ */
+public final class NodeLockClient {
+
+  /** The outcome of an attempt to take the lock. */
+  public sealed interface Result {
+    /** The lock is ours; {@code broken} says whose stale lock was replaced, if any. */
+    record Acquired(LockDecision.@Nullable Stale broken) implements Result {}
+
+    /** Someone who still needs it holds the lock. */
+    record Held(String holder, String since) implements Result {}
+
+    /** The node does not exist. */
+    record NodeGone() implements Result {}
+  }
+
+  private final KubernetesClient client;
+  private final LockArbiter arbiter;
+  private final InstantSource clock;
+  private final ZoneId zone;
+  private final int attempts;
+
+  public NodeLockClient(
+      KubernetesClient client, LockArbiter arbiter, InstantSource clock, ZoneId zone, int attempts) {
+    this.client = requireNonNull(client, "client");
+    this.arbiter = requireNonNull(arbiter, "arbiter");
+    this.clock = requireNonNull(clock, "clock");
+    this.zone = requireNonNull(zone, "zone");
+    this.attempts = attempts;
+  }
+
+  /**
+   * Takes the lock on {@code node} for pod {@code namespace/name}, replacing a stale one.
+   *
+   * @throws KubernetesClientException when the API fails for another reason than a conflict, or
+   *     the conflicts outlast the attempts
+   */
+  public Result acquire(String node, String namespace, String name) {
+    KubernetesClientException last = null;
+    for (int i = 0; i < attempts; i++) {
+      Node n = client.nodes().withName(node).get();
+      if (n == null) {
+        return new Result.NodeGone();
+      }
+      String value = annotations(n).get(Annotations.MUTEX_LOCK);
+      LockDecision d =
+          arbiter.decide(value, namespace, name, clock.instant(), (ns, pod) -> holderState(ns, pod, node));
+      if (d instanceof LockDecision.Held h) {
+        return new Result.Held(h.holder(), h.since());
+      }
+      if (d instanceof LockDecision.Mine) {
+        return new Result.Acquired(null);
+      }
+      String lock = NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
+      try {
+        patchLock(node, lock, n.getMetadata().getResourceVersion());
+        return new Result.Acquired(d instanceof LockDecision.Stale s ? s : null);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        last = e;
+      }
+    }
+    throw requireNonNull(last);
+  }
+
+  /**
+   * Removes the lock if pod {@code namespace/name} holds it (a legacy time-only lock counts as
+   * anyone's, as in the protocol). Returns whether a lock was removed.
+   */
+  public boolean release(String node, String namespace, String name) {
+    for (int i = 0; i < attempts; i++) {
+      Node n = client.nodes().withName(node).get();
+      if (n == null) {
+        return false;
+      }
+      String value = annotations(n).get(Annotations.MUTEX_LOCK);
+      if (value == null || !NodeLock.releasableBy(value, namespace, name)) {
+        return false;
+      }
+      try {
+        patchLock(node, null, n.getMetadata().getResourceVersion());
+        return true;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+    return false;
+  }
+
+  private HolderState holderState(String namespace, String name, String node) {
+    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    return HolderState.of(pod, node, Annotations.BIND_PHASE);
+  }
+
+  private void patchLock(String node, @Nullable String value, @Nullable String resourceVersion) {
+    StringBuilder b = new StringBuilder(160).append("{\"metadata\":{\"annotations\":{");
+    json(b, Annotations.MUTEX_LOCK).append(':');
+    if (value == null) {
+      b.append("null");
+    } else {
+      json(b, value);
+    }
+    b.append('}');
+    if (resourceVersion != null) {
+      b.append(",\"resourceVersion\":");
+      json(b, resourceVersion);
+    }
+    b.append("}}");
+    client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
+  }
+
+  private static StringBuilder json(StringBuilder b, String s) {
+    b.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        default -> {
+          if (c < 0x20) {
+            b.append(String.format("\\u%04x", (int) c));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    return b.append('"');
+  }
+
+  private static Map<String, String> annotations(Node n) {
+    Map<String, String> a = n.getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
+  }
+}

@@ -1,0 +1,419 @@
+package io.hami.plugins.nodelock;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.framework.api.ActionType;
+import io.hami.framework.api.ClusterEvent;
+import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.EnqueueExtensions;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.PermitPlugin;
+import io.hami.framework.api.PermitResult;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PreBindPlugin;
+import io.hami.framework.api.QueueingHint;
+import io.hami.framework.api.ReservePlugin;
+import io.hami.framework.api.StateData;
+import io.hami.framework.api.StateKey;
+import io.hami.framework.api.Status;
+import io.hami.framework.api.WaitingPod;
+import io.hami.model.Annotations;
+import io.hami.model.Decoded;
+import io.hami.model.lock.NodeLock;
+import io.hami.plugins.vgpu.PodDeviceRequests;
+import io.hami.plugins.vgpu.VgpuPlugin;
+import java.time.ZoneId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * HAMi's node lock ({@code hami.io/mutex.lock}, protocol §4): the node agent finds the pod it must
+ * serve in Allocate through the lock, so at most one pod per node may be between binding and
+ * Allocate.
+ *
+ * <p>Within this scheduler, pods bound for the same node queue at Permit: the first is allowed,
+ * the others wait and are allowed one at a time as soon as the node's lock is seen released (or
+ * its holder is gone), so no pod waits for a backoff while the node is free, and pods for other
+ * nodes bind meanwhile. PreBind takes the lock with a resourceVersion-guarded patch, replacing a
+ * stale lock (expired, holder gone, terminal, finished, or bound elsewhere), never one whose
+ * holder is bound and waiting for Allocate. A lock held by another scheduler sends the pod back to
+ * the queue; it is re-activated by the lock's removal event.
+ *
+ * <p>Pods that ask for no device in their app containers are not locked. Without an API client
+ * (an in-memory cluster) there is no node agent to release locks, and the plugin lets every pod
+ * through.
+ *
+ * <p>Concurrency: Permit runs on the scheduling thread, PreBind and Unreserve on binding threads,
+ * and the cluster listener on the cache thread; the per-node queues are guarded by {@code this}.
+ * API calls are made outside the monitor.
+ */
+public final class NodeLockPlugin
+    implements ReservePlugin, PermitPlugin, PreBindPlugin, EnqueueExtensions {
+
+  public static final String NAME = "nodelock";
+
+  private static final Logger log = LoggerFactory.getLogger(NodeLockPlugin.class);
+
+  /** Marks a cycle whose pod needs the lock on {@link #node}. */
+  record Needed(String node) implements StateData {}
+
+  static final StateKey<Needed> NEEDED = StateKey.of("Reserve" + NAME, Needed.class);
+
+  /** A pod of this scheduler that holds or is about to take a node's lock. */
+  private record Claim(String uid, String namespace, String name) {
+    boolean is(@Nullable NodeLock lock) {
+      return lock != null && lock.isHeldBy(namespace, name);
+    }
+  }
+
+  private static final class Slot {
+    @Nullable Claim owner;
+    boolean acquired;
+    final ArrayDeque<Claim> waiters = new ArrayDeque<>();
+    final Map<String, Pod> blocked = new LinkedHashMap<>();
+    @Nullable String observed;
+  }
+
+  private final FrameworkHandle handle;
+  private final NodeLockArgs args;
+  private final @Nullable NodeLockClient client;
+
+  @GuardedBy("this")
+  private final Map<String, Slot> slots = new HashMap<>();
+
+  private final Map<StaleCause, AtomicLong> broken = new EnumMap<>(StaleCause.class);
+  private final AtomicLong contended = new AtomicLong();
+
+  NodeLockPlugin(NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client) {
+    this.args = requireNonNull(args, "args");
+    this.handle = requireNonNull(handle, "handle");
+    this.client = client;
+    for (StaleCause c : StaleCause.values()) {
+      broken.put(c, new AtomicLong());
+    }
+  }
+
+  /** Factory for the registry. */
+  public static NodeLockPlugin create(NodeLockArgs args, FrameworkHandle handle) {
+    NodeLockClient c =
+        handle
+            .client()
+            .map(k -> new NodeLockClient(k, new LockArbiter(args.lockTimeout()), handle.clock(), ZoneId.systemDefault(), args.patchAttempts()))
+            .orElse(null);
+    NodeLockPlugin p = new NodeLockPlugin(args, handle, c);
+    handle.addClusterStateListener(p.listener());
+    return p;
+  }
+
+  public static PluginRegistration<NodeLockArgs> registration() {
+    return PluginRegistration.of(NAME, NodeLockArgs.class, NodeLockArgs.DEFAULTS, NodeLockPlugin::create);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /** How many stale locks were taken over, by cause (exported as a metric). */
+  public long brokenLocks(StaleCause cause) {
+    return broken.get(cause).get();
+  }
+
+  /** How many lock attempts met a lock held by another scheduler. */
+  public long contendedLocks() {
+    return contended.get();
+  }
+
+  private static boolean needsLock(CycleState state) {
+    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
+    return r != null && !r.requests().appVendors().isEmpty();
+  }
+
+  private static Claim claim(Pod pod) {
+    return new Claim(pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+  }
+
+  @GuardedBy("this")
+  private Slot slot(String node) {
+    return slots.computeIfAbsent(node, n -> new Slot());
+  }
+
+  // Reserve
+
+  @Override
+  public Status reserve(CycleState state, Pod pod, String nodeName) {
+    if (client != null && needsLock(state)) {
+      state.write(NEEDED, new Needed(nodeName));
+    }
+    return Status.success();
+  }
+
+  @Override
+  public void unreserve(CycleState state, Pod pod, String nodeName) {
+    Needed n = state.get(NEEDED);
+    if (n == null) {
+      return;
+    }
+    state.delete(NEEDED);
+    Claim me = claim(pod);
+    boolean release;
+    synchronized (this) {
+      Slot s = slot(n.node());
+      s.waiters.removeIf(c -> c.uid().equals(me.uid()));
+      if (s.owner == null || !s.owner.uid().equals(me.uid())) {
+        return;
+      }
+      release = s.acquired;
+    }
+    if (release && client != null) {
+      try {
+        client.release(n.node(), me.namespace(), me.name());
+      } catch (KubernetesClientException e) {
+        log.warn("node lock release failed node={} pod={}/{} error={}", n.node(), me.namespace(), me.name(), e.getMessage());
+      }
+    }
+    synchronized (this) {
+      Slot s = slot(n.node());
+      if (s.owner != null && s.owner.uid().equals(me.uid())) {
+        s.owner = null;
+        s.acquired = false;
+        promote(n.node(), s);
+      }
+    }
+  }
+
+  // Permit
+
+  @Override
+  public PermitResult permit(CycleState state, Pod pod, String nodeName) {
+    if (state.get(NEEDED) == null) {
+      return PermitResult.allow();
+    }
+    Claim me = claim(pod);
+    synchronized (this) {
+      Slot s = slot(nodeName);
+      if (s.owner == null || s.owner.uid().equals(me.uid())) {
+        s.owner = me;
+        s.acquired = false;
+        return PermitResult.allow();
+      }
+      s.waiters.addLast(me);
+    }
+    return PermitResult.waitFor(args.waitTimeout());
+  }
+
+  /** Hands the node to the next waiting pod that is still waiting. */
+  @GuardedBy("this")
+  private void promote(String node, Slot s) {
+    while (s.owner == null && !s.waiters.isEmpty()) {
+      Claim next = s.waiters.pollFirst();
+      WaitingPod w = handle.waitingPod(next.uid()).orElse(null);
+      if (w != null) {
+        s.owner = next;
+        s.acquired = false;
+        w.allow(NAME);
+      }
+    }
+  }
+
+  // PreBind
+
+  @Override
+  public Status preBind(CycleState state, Pod pod, String nodeName) {
+    if (state.get(NEEDED) == null || client == null) {
+      return Status.skip();
+    }
+    Claim me = claim(pod);
+    NodeLockClient.Result r;
+    try {
+      r = client.acquire(nodeName, me.namespace(), me.name());
+    } catch (KubernetesClientException e) {
+      return Status.error(e);
+    }
+    if (r instanceof NodeLockClient.Result.Acquired a) {
+      synchronized (this) {
+        Slot s = slot(nodeName);
+        s.owner = me;
+        s.acquired = true;
+      }
+      if (a.broken() != null) {
+        LockDecision.Stale st = a.broken();
+        broken.get(st.cause()).incrementAndGet();
+        log.info("stale node lock taken over node={} holder={} cause={}", nodeName, st.holder(), st.cause().label());
+        handle
+            .eventRecorder()
+            .record(pod, EventRecorder.Type.NORMAL, "NodeLockTakenOver", "Binding",
+                "took over the lock of node " + nodeName + " from " + st.holder() + " (" + st.cause().label() + ")");
+      }
+      return Status.success();
+    }
+    if (r instanceof NodeLockClient.Result.Held h) {
+      contended.incrementAndGet();
+      synchronized (this) {
+        slot(nodeName).blocked.put(me.uid(), pod);
+      }
+      return Status.unschedulable("node " + nodeName + " is locked by " + h.holder());
+    }
+    return Status.unschedulable("node " + nodeName + " no longer exists");
+  }
+
+  // Events
+
+  ClusterStateListener listener() {
+    return new ClusterStateListener() {
+      @Override
+      public void onNodeAdd(Node node) {
+        observe(node);
+      }
+
+      @Override
+      public void onNodeUpdate(Node oldNode, Node newNode) {
+        observe(newNode);
+      }
+
+      @Override
+      public void onNodeDelete(Node node) {
+        List<Pod> wake;
+        synchronized (NodeLockPlugin.this) {
+          Slot s = slots.remove(node.getMetadata().getName());
+          wake = s == null ? List.of() : new ArrayList<>(s.blocked.values());
+        }
+        activate(wake);
+      }
+
+      @Override
+      public void onPodUpdate(Pod oldPod, Pod newPod) {
+        if (doneWithLock(newPod)) {
+          holderDone(newPod);
+        }
+      }
+
+      @Override
+      public void onPodDelete(Pod pod) {
+        holderDone(pod);
+      }
+    };
+  }
+
+  /** Whether a pod can no longer need a node lock. */
+  private static boolean doneWithLock(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null) {
+      return true;
+    }
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    String bp = a == null ? null : a.get(Annotations.BIND_PHASE);
+    return "success".equals(bp) || "failed".equals(bp);
+  }
+
+  private void observe(Node node) {
+    String name = node.getMetadata().getName();
+    Map<String, String> a = node.getMetadata().getAnnotations();
+    String value = a == null ? null : a.get(Annotations.MUTEX_LOCK);
+    List<Pod> wake = List.of();
+    synchronized (this) {
+      Slot s = slots.get(name);
+      if (s == null) {
+        if (value == null) {
+          return;
+        }
+        s = slot(name);
+      }
+      if (Objects.equals(s.observed, value)) {
+        return;
+      }
+      s.observed = value;
+      NodeLock lock = value == null ? null : NodeLock.decode(value).toOptional().orElse(null);
+      if (s.owner != null && s.acquired && !s.owner.is(lock)) {
+        // The node agent released our holder's lock (or someone replaced it): next pod.
+        s.owner = null;
+        s.acquired = false;
+        promote(name, s);
+      }
+      if (value == null && !s.blocked.isEmpty()) {
+        wake = new ArrayList<>(s.blocked.values());
+        s.blocked.clear();
+      }
+      if (value == null && s.owner == null && s.waiters.isEmpty() && s.blocked.isEmpty()) {
+        slots.remove(name);
+      }
+    }
+    activate(wake);
+  }
+
+  /** A pod that may hold a lock left or finished: the lock is now stale, let others take it. */
+  private void holderDone(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    String uid = pod.getMetadata().getUid();
+    List<Pod> wake = new ArrayList<>();
+    synchronized (this) {
+      for (Iterator<Map.Entry<String, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<String, Slot> e = it.next();
+        Slot s = e.getValue();
+        s.blocked.remove(uid);
+        if (s.owner != null && s.acquired && s.owner.uid().equals(uid)) {
+          s.owner = null;
+          s.acquired = false;
+          promote(e.getKey(), s);
+        }
+        if (s.observed != null && !s.blocked.isEmpty()) {
+          Decoded<NodeLock> d = NodeLock.decode(s.observed);
+          if (d instanceof Decoded.Ok<NodeLock> ok && ok.value().isHeldBy(ns, name)) {
+            wake.addAll(s.blocked.values());
+            s.blocked.clear();
+          }
+        }
+      }
+    }
+    activate(wake);
+  }
+
+  private void activate(List<Pod> pods) {
+    if (!pods.isEmpty()) {
+      handle.activate(pods);
+    }
+  }
+
+  @Override
+  public List<ClusterEventWithHint> eventsToRegister() {
+    return List.of(
+        ClusterEventWithHint.of(
+            ClusterEvent.of(EventResource.NODE, ActionType.UPDATE_NODE_ANNOTATION), NodeLockPlugin::lockHint),
+        ClusterEventWithHint.of(
+            ClusterEvent.of(EventResource.ASSIGNED_POD, ActionType.DELETE, ActionType.UPDATE_POD_SCALE_DOWN, ActionType.UPDATE_POD_ANNOTATION)));
+  }
+
+  private static QueueingHint lockHint(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    String before = lockOf(oldObj);
+    String after = lockOf(newObj);
+    return before != null && !before.equals(after) ? QueueingHint.QUEUE : QueueingHint.SKIP;
+  }
+
+  private static @Nullable String lockOf(@Nullable HasMetadata o) {
+    if (o == null || o.getMetadata() == null || o.getMetadata().getAnnotations() == null) {
+      return null;
+    }
+    return o.getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK);
+  }
+}

@@ -1,0 +1,75 @@
+package io.hami.plugins.numa;
+
+import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.FilterPlugin;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.Status;
+import io.hami.plugins.vgpu.DeviceUsageIndex;
+import io.hami.plugins.vgpu.PodDeviceRequests;
+import io.hami.plugins.vgpu.VgpuPlugin;
+
+/**
+ * NUMA alignment of multi-GPU containers. Score prefers nodes where every container asking for
+ * several GPUs can have them on one NUMA node (100 when all can, 0 when none can); with {@link
+ * AlignmentPolicy#SINGLE_NUMA_NODE} Filter also rejects the other nodes ({@code NumaNotFit}). Pods
+ * that set {@code nvidia.com/numa-bind} are held to one NUMA node by {@code vgpu} itself. Reads the
+ * requests {@code vgpu} PreFilter wrote and the shared {@link DeviceUsageIndex}.
+ */
+public final class NumaPlugin implements FilterPlugin, ScorePlugin {
+  public static final String NAME = "numa";
+
+  private final AlignmentPolicy policy;
+  private final DeviceUsageIndex index;
+
+  NumaPlugin(AlignmentPolicy policy, DeviceUsageIndex index) {
+    this.policy = requireNonNull(policy, "policy");
+    this.index = requireNonNull(index, "index");
+  }
+
+  public static NumaPlugin create(NumaArgs args, FrameworkHandle handle) {
+    AlignmentPolicy p = AlignmentPolicy.parse(args.policy());
+    if (p == null) {
+      throw new IllegalArgumentException("policy: unknown NUMA alignment policy " + args.policy());
+    }
+    return new NumaPlugin(p, DeviceUsageIndex.shared(handle));
+  }
+
+  public static PluginRegistration<NumaArgs> registration() {
+    return PluginRegistration.of(NAME, NumaArgs.class, NumaArgs.DEFAULTS, NumaPlugin::create);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public Status filter(CycleState state, Pod pod, NodeInfo node) {
+    if (policy != AlignmentPolicy.SINGLE_NUMA_NODE) {
+      return Status.success();
+    }
+    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
+    if (r == null) {
+      return Status.success();
+    }
+    return NumaAlignment.count(index.node(node.name()), r).all()
+        ? Status.success()
+        : Status.unschedulable("NumaNotFit");
+  }
+
+  @Override
+  public long score(CycleState state, Pod pod, NodeInfo node) {
+    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
+    if (r == null || policy == AlignmentPolicy.NONE) {
+      return 0;
+    }
+    NumaAlignment.Count c = NumaAlignment.count(index.node(node.name()), r);
+    return c.multi() == 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE * c.aligned() / c.multi();
+  }
+}

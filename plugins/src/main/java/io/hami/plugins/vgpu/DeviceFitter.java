@@ -1,0 +1,210 @@
+package io.hami.plugins.vgpu;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The per-device fit of one vendor request (protocol §6.6): every check in HAMi's order with its
+ * reason code, walking the sorted devices from the last to the first.
+ */
+public final class DeviceFitter {
+  /** Above this many GPU sets the topology choice falls back to walk order. */
+  static final long MAX_COMBINATIONS = 20_000;
+
+  private DeviceFitter() {}
+
+  /** Extra per-device admission, e.g. a namespace quota; {@code ResourceQuotaNotFit} on refusal. */
+  @FunctionalInterface
+  public interface QuotaCheck {
+    QuotaCheck NONE = (vendor, memMiB, cores) -> true;
+
+    boolean fits(String vendor, int memMiB, int cores);
+  }
+
+  /**
+   * Picks {@code req.nums()} distinct devices for one container's request.
+   *
+   * @param sorted the node's devices of the request's vendor, sorted by the GPU policy
+   * @param reasons receives one reason per refused device (and the partial-pick count on failure)
+   * @return the picks, or null when the request does not fit
+   */
+  public static @Nullable List<DevicePick> fit(
+      List<DeviceUsage> sorted,
+      VendorRequest req,
+      DeviceFilter filter,
+      GpuPolicy policy,
+      boolean numaBind,
+      PairScores pairs,
+      QuotaCheck quota,
+      FitReasons reasons) {
+    int need = req.nums();
+    int cores = req.clampedCores();
+    List<DeviceUsage> chosen = new ArrayList<>(need);
+    List<DevicePick> picks = new ArrayList<>(need);
+    boolean topology = policy.topologyAware() && need >= 1;
+    int prevNuma = Integer.MIN_VALUE;
+    for (int i = sorted.size() - 1; i >= 0; i--) {
+      DeviceUsage d = sorted.get(i);
+      FitReason refused = check(d, req, cores, filter, policy, quota);
+      // Health, cordon and type come before the NUMA restart; the other checks after it.
+      if (refused != null && refused.ordinal() < FitReason.NUMA_NOT_FIT.ordinal()) {
+        reasons.add(refused);
+        continue;
+      }
+      if (numaBind && d.numa() != prevNuma) {
+        if (!picks.isEmpty()) {
+          reasons.add(FitReason.NUMA_NOT_FIT, picks.size());
+          picks.clear();
+          chosen.clear();
+        }
+        prevNuma = d.numa();
+      }
+      if (refused != null) {
+        reasons.add(refused);
+        continue;
+      }
+      picks.add(new DevicePick(d.id(), req.vendor(), req.memOn(d.totalMemMiB()), cores));
+      chosen.add(d);
+      if (!topology && picks.size() == need) {
+        return picks;
+      }
+    }
+    if (topology && picks.size() >= need) {
+      return choose(chosen, picks, need, pairs);
+    }
+    if (!picks.isEmpty()) {
+      reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, picks.size());
+    }
+    return null;
+  }
+
+  /**
+   * Whether a device could take one device of the request now, ignoring NUMA binding and the
+   * other devices of the request (for plugins that reason about sets of usable devices).
+   */
+  public static boolean usable(DeviceUsage d, VendorRequest req, PodGpuOptions opts) {
+    return check(d, req, req.clampedCores(), opts.filter(), opts.gpuPolicy(), QuotaCheck.NONE) == null;
+  }
+
+  /**
+   * The first failing stateless check for a device, or null when it can take the request. {@link
+   * FitReason#NUMA_NOT_FIT} is never returned: NUMA binding depends on the walk.
+   */
+  static @Nullable FitReason check(
+      DeviceUsage d,
+      VendorRequest req,
+      int cores,
+      DeviceFilter filter,
+      GpuPolicy policy,
+      QuotaCheck quota) {
+    if (!d.healthy()) {
+      return FitReason.CARD_NOT_HEALTH;
+    }
+    if (d.cordoned()) {
+      return FitReason.CARD_CORDONED;
+    }
+    if (!d.vendor().equals(req.vendor()) || !filter.typeAllowed(d)) {
+      return FitReason.CARD_TYPE_MISMATCH;
+    }
+    if (!filter.uuidAllowed(d.id())) {
+      return FitReason.CARD_UUID_MISMATCH;
+    }
+    if (d.totalSlots() <= d.usedSlots()) {
+      return FitReason.CARD_TIME_SLICING_EXHAUSTED;
+    }
+    if (policy.mutex() && d.usedSlots() > 0) {
+      return FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT;
+    }
+    int mem = req.memOn(d.totalMemMiB());
+    if (!quota.fits(req.vendor(), mem, cores)) {
+      return FitReason.RESOURCE_QUOTA_NOT_FIT;
+    }
+    if (d.totalMemMiB() - d.usedMemMiB() < mem) {
+      return FitReason.CARD_INSUFFICIENT_MEMORY;
+    }
+    if (d.totalCores() - d.usedCores() < cores) {
+      return FitReason.CARD_INSUFFICIENT_CORE;
+    }
+    if (d.totalCores() == 100 && cores == 100 && d.usedSlots() > 0) {
+      return FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT;
+    }
+    if (d.totalCores() != 0 && d.usedCores() == d.totalCores() && cores == 0) {
+      return FitReason.CARD_COMPUTE_UNITS_EXHAUSTED;
+    }
+    return null;
+  }
+
+  /** Topology-aware choice among more candidates than needed. */
+  private static List<DevicePick> choose(
+      List<DeviceUsage> cands, List<DevicePick> picks, int need, PairScores pairs) {
+    int n = cands.size();
+    if (n == need) {
+      return picks;
+    }
+    if (combinations(n, need) > MAX_COMBINATIONS) {
+      // Bounded work per node: take the first candidates in walk order.
+      return new ArrayList<>(picks.subList(0, need));
+    }
+    if (need == 1) {
+      int best = 0;
+      long bestSum = Long.MAX_VALUE;
+      for (int i = 0; i < n; i++) {
+        long sum = 0;
+        for (int j = 0; j < n; j++) {
+          if (i != j) {
+            sum += pairs.score(cands.get(i).id(), cands.get(j).id());
+          }
+        }
+        if (sum < bestSum) {
+          bestSum = sum;
+          best = i;
+        }
+      }
+      return List.of(picks.get(best));
+    }
+    int[] comb = new int[need];
+    for (int i = 0; i < need; i++) {
+      comb[i] = i;
+    }
+    int[] best = comb.clone();
+    long bestSum = Long.MIN_VALUE;
+    while (true) {
+      long sum = 0;
+      for (int a = 0; a < need; a++) {
+        for (int b = a + 1; b < need; b++) {
+          sum += pairs.score(cands.get(comb[a]).id(), cands.get(comb[b]).id());
+        }
+      }
+      if (sum > bestSum) {
+        bestSum = sum;
+        best = comb.clone();
+      }
+      int k = need - 1;
+      while (k >= 0 && comb[k] == n - need + k) {
+        k--;
+      }
+      if (k < 0) {
+        break;
+      }
+      comb[k]++;
+      for (int j = k + 1; j < need; j++) {
+        comb[j] = comb[j - 1] + 1;
+      }
+    }
+    List<DevicePick> out = new ArrayList<>(need);
+    for (int i : best) {
+      out.add(picks.get(i));
+    }
+    return out;
+  }
+
+  /** Number of combinations the topology choice enumerates: C(n, k). */
+  static long combinations(int n, int k) {
+    long c = 1;
+    for (int i = 1; i <= k; i++) {
+      c = c * (n - k + i) / i;
+    }
+    return c;
+  }
+}

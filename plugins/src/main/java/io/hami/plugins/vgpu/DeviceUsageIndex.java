@@ -1,0 +1,441 @@
+package io.hami.plugins.vgpu;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.time.ZoneId;
+import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.FrameworkHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Per-node device capacity and usage, kept incrementally from node and pod events and from this
+ * scheduler's own reservations. Never rebuilt per pod: each event touches only the node it is
+ * about, and produces a new immutable {@link NodeDevices} view for that node.
+ *
+ * <p>Capacity comes from each node's register annotations (one entry per vendor), with health
+ * (handshake and allocatable) and {@code hami.io/device-cordon} applied. Usage is the sum, per
+ * device, of the {@link PodUsage} of every pod attributed to the node: pods that carry an
+ * allocation annotation naming the node in {@code hami.io/vgpu-node} and are neither Succeeded,
+ * Failed nor deleted, plus pods this scheduler {@linkplain #reserve reserved} that the informer
+ * has not yet shown with their annotations. Entries are keyed by pod UID, so the informer's view
+ * of a pod replaces its reservation.
+ *
+ * <p>Other plugins of the same profile read the views through {@link #node(String)} (for example
+ * a fragmentation-aware placement plugin); they must not mutate anything.
+ *
+ * <p>Concurrency: mutations (informer events on the cache thread, reserve and unreserve on the
+ * scheduling and binding threads) are serialised by one lock and cost O(devices of the node).
+ * Readers take no lock: each node's view is published through a volatile field and never changes
+ * once published.
+ */
+public final class DeviceUsageIndex {
+
+  /** Reads a node's register annotations, health and cordon list. */
+  @FunctionalInterface
+  public interface NodeReader {
+    /** Decodes the node; never throws: a bad annotation comes back as {@link Registered#invalid}. */
+    Registered read(io.fabric8.kubernetes.api.model.Node node);
+  }
+
+  /** Reads what a pod holds according to its annotations. */
+  @FunctionalInterface
+  public interface PodReader {
+    /** The pod's node and usage, or null when it holds no devices (or is terminal). */
+    @Nullable Held read(io.fabric8.kubernetes.api.model.Pod pod);
+  }
+
+  /** Called once each time a node's device annotations turn unreadable. */
+  @FunctionalInterface
+  public interface InvalidNodeListener {
+    void invalid(io.fabric8.kubernetes.api.model.Node node, String message);
+  }
+
+  /**
+   * A node's registered devices (idle, with health and cordon applied).
+   *
+   * @param devices devices of every vendor
+   * @param pairs topology pair scores
+   * @param invalid why the annotations could not be read, or null
+   */
+  public record Registered(
+      ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid) {
+    public static final Registered NONE = new Registered(ImmutableList.of(), PairScores.NONE, null);
+
+    public static Registered invalid(String message) {
+      return new Registered(ImmutableList.of(), PairScores.NONE, message);
+    }
+  }
+
+  /** What one pod holds on one node. */
+  public record Held(String node, PodUsage usage) {
+    public Held {
+      requireNonNull(node, "node");
+      requireNonNull(usage, "usage");
+    }
+  }
+
+  private record PodEntry(String node, PodUsage usage, boolean assumed) {}
+
+  private final class NodeState {
+    final String name;
+
+    @GuardedBy("lock")
+    Registered registered = Registered.NONE;
+
+    @GuardedBy("lock")
+    @Nullable Object registeredFrom;
+
+    @GuardedBy("lock")
+    final Map<String, int[]> used = new HashMap<>();
+
+    volatile NodeDevices view;
+
+    NodeState(String name) {
+      this.name = name;
+      this.view = new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
+    }
+
+    @GuardedBy("lock")
+    void publish() {
+      List<DeviceUsage> reg = registered.devices();
+      ImmutableList.Builder<DeviceUsage> b = ImmutableList.builderWithExpectedSize(reg.size());
+      for (DeviceUsage d : reg) {
+        int[] u = used.get(d.id());
+        b.add(u == null ? d : d.withUsage(u[0], u[1], u[2]));
+      }
+      view = new NodeDevices(name, b.build(), registered.pairs(), registered.invalid(), view.version() + 1);
+    }
+  }
+
+  private static final Map<FrameworkHandle, DeviceUsageIndex> SHARED = new WeakHashMap<>();
+
+  /**
+   * The index of a profile, created on first use and fed by the profile's cluster events. Every
+   * plugin of the profile that calls this with its handle gets the same instance; call it from a
+   * plugin factory so that the initial listing is delivered.
+   */
+  public static DeviceUsageIndex shared(FrameworkHandle handle) {
+    synchronized (SHARED) {
+      return SHARED.computeIfAbsent(handle, DeviceUsageIndex::create);
+    }
+  }
+
+  private static DeviceUsageIndex create(FrameworkHandle handle) {
+    List<GpuVendor> vendors = GpuVendors.accounted();
+    DeviceUsageIndex index =
+        new DeviceUsageIndex(
+            ModelReaders.nodeReader(vendors, handle.clock(), ZoneId.systemDefault()),
+            ModelReaders.podReader(vendors),
+            (node, message) -> {
+              log.warn("node device annotations unreadable node={} error={}", node.getMetadata().getName(), message);
+              handle
+                  .eventRecorder()
+                  .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
+                      "device annotations cannot be read, node skipped for GPU pods: " + message);
+            },
+            ModelReaders.registrationKeys(vendors));
+    handle.addClusterStateListener(index.listener());
+    return index;
+  }
+
+  /** The informer hook that keeps this index current. */
+  public ClusterStateListener listener() {
+    return new ClusterStateListener() {
+      @Override
+      public void onNodeAdd(io.fabric8.kubernetes.api.model.Node node) {
+        upsertNode(node);
+      }
+
+      @Override
+      public void onNodeUpdate(io.fabric8.kubernetes.api.model.Node oldNode, io.fabric8.kubernetes.api.model.Node newNode) {
+        upsertNode(newNode);
+      }
+
+      @Override
+      public void onNodeDelete(io.fabric8.kubernetes.api.model.Node node) {
+        deleteNode(node.getMetadata().getName());
+      }
+
+      @Override
+      public void onPodAdd(io.fabric8.kubernetes.api.model.Pod pod) {
+        upsertPod(pod);
+      }
+
+      @Override
+      public void onPodUpdate(io.fabric8.kubernetes.api.model.Pod oldPod, io.fabric8.kubernetes.api.model.Pod newPod) {
+        upsertPod(newPod);
+      }
+
+      @Override
+      public void onPodDelete(io.fabric8.kubernetes.api.model.Pod pod) {
+        deletePod(pod);
+      }
+    };
+  }
+
+  private static final Logger log = LoggerFactory.getLogger(DeviceUsageIndex.class);
+
+  private final Object lock = new Object();
+  private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
+
+  @GuardedBy("lock")
+  private final Map<String, PodEntry> pods = new HashMap<>();
+
+  private final NodeReader nodeReader;
+  private final PodReader podReader;
+  private final InvalidNodeListener invalidListener;
+  private final AtomicLong invalidNodeEvents = new AtomicLong();
+
+  private final Set<String> registrationKeys;
+
+  /**
+   * @param nodeReader reads registrations
+   * @param podReader reads pod allocations
+   * @param invalid told when a node's annotations turn unreadable
+   * @param registrationKeys the node annotations registrations depend on; a node update that
+   *     changes none of them (nor allocatable) is not re-read. Empty means every annotation.
+   */
+  public DeviceUsageIndex(
+      NodeReader nodeReader,
+      PodReader podReader,
+      InvalidNodeListener invalid,
+      Set<String> registrationKeys) {
+    this.nodeReader = requireNonNull(nodeReader, "nodeReader");
+    this.podReader = requireNonNull(podReader, "podReader");
+    this.invalidListener = requireNonNull(invalid, "invalid");
+    this.registrationKeys = Set.copyOf(registrationKeys);
+  }
+
+  public DeviceUsageIndex(NodeReader nodeReader, PodReader podReader, InvalidNodeListener invalid) {
+    this(nodeReader, podReader, invalid, Set.of());
+  }
+
+  /** The current view of a node; a node never seen has no devices. */
+  public NodeDevices node(String name) {
+    NodeState s = nodes.get(name);
+    return s != null ? s.view : new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
+  }
+
+  /** The views of every known node (a point-in-time copy of the node set). */
+  public List<NodeDevices> nodes() {
+    List<NodeDevices> out = new ArrayList<>(nodes.size());
+    for (NodeState s : nodes.values()) {
+      out.add(s.view);
+    }
+    return out;
+  }
+
+  /** How many times a node's annotations turned unreadable (exported as a metric). */
+  public long invalidNodeEvents() {
+    return invalidNodeEvents.get();
+  }
+
+  /** How many nodes currently have unreadable device annotations. */
+  public long invalidNodes() {
+    long n = 0;
+    for (NodeState s : nodes.values()) {
+      if (s.view.invalid() != null) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Node added or changed: re-read its registration when its annotations or status changed. */
+  public void upsertNode(io.fabric8.kubernetes.api.model.Node node) {
+    String name = node.getMetadata().getName();
+    Object from = registrationInputs(node);
+    NodeState s = nodes.computeIfAbsent(name, NodeState::new);
+    synchronized (lock) {
+      if (Objects.equals(from, s.registeredFrom)) {
+        return;
+      }
+    }
+    Registered r = nodeReader.read(node);
+    boolean turnedInvalid;
+    synchronized (lock) {
+      turnedInvalid = r.invalid() != null && !Objects.equals(r.invalid(), s.registered.invalid());
+      s.registered = r;
+      s.registeredFrom = from;
+      s.publish();
+    }
+    if (turnedInvalid) {
+      invalidNodeEvents.incrementAndGet();
+      invalidListener.invalid(node, requireNonNull(r.invalid()));
+    }
+  }
+
+  /** What a node's registration depends on: annotations and allocatable. */
+  private Object registrationInputs(io.fabric8.kubernetes.api.model.Node node) {
+    Map<String, String> annos = node.getMetadata().getAnnotations();
+    Object alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
+    Map<String, String> relevant = new HashMap<>();
+    if (annos != null) {
+      if (registrationKeys.isEmpty()) {
+        relevant.putAll(annos);
+      } else {
+        for (String k : registrationKeys) {
+          String v = annos.get(k);
+          if (v != null) {
+            relevant.put(k, v);
+          }
+        }
+      }
+    }
+    return java.util.Arrays.asList(relevant, alloc == null ? null : new HashMap<>((Map<?, ?>) alloc));
+  }
+
+  /** Node deleted: its devices disappear; usage stays attributed in case it comes back. */
+  public void deleteNode(String name) {
+    NodeState s = nodes.get(name);
+    if (s == null) {
+      return;
+    }
+    synchronized (lock) {
+      s.registered = Registered.NONE;
+      s.registeredFrom = null;
+      s.publish();
+    }
+  }
+
+  /** Pod added or changed: its usage follows its annotations (a reservation survives until then). */
+  public void upsertPod(io.fabric8.kubernetes.api.model.Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    if (uid == null) {
+      return;
+    }
+    Held held = podReader.read(pod);
+    synchronized (lock) {
+      PodEntry old = pods.get(uid);
+      if (held == null) {
+        if (old != null && !old.assumed()) {
+          remove(uid, old);
+        }
+        return;
+      }
+      PodEntry now = new PodEntry(held.node(), held.usage(), false);
+      if (old != null && old.node().equals(now.node()) && old.usage().equals(now.usage())) {
+        if (old.assumed()) {
+          pods.put(uid, now);
+        }
+        return;
+      }
+      if (old != null) {
+        remove(uid, old);
+      }
+      add(uid, now);
+    }
+  }
+
+  /** Pod deleted. */
+  public void deletePod(io.fabric8.kubernetes.api.model.Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    if (uid != null) {
+      release(uid);
+    }
+  }
+
+  /**
+   * Accounts a pod this scheduler placed, before its annotations are written. Replaces whatever
+   * the pod held before.
+   */
+  public void reserve(String uid, String node, PodUsage usage) {
+    synchronized (lock) {
+      PodEntry old = pods.get(uid);
+      if (old != null) {
+        remove(uid, old);
+      }
+      add(uid, new PodEntry(node, usage, true));
+    }
+  }
+
+  /** Undoes {@link #reserve} unless the informer has since confirmed the pod's annotations. */
+  public void unreserve(String uid) {
+    synchronized (lock) {
+      PodEntry old = pods.get(uid);
+      if (old != null && old.assumed()) {
+        remove(uid, old);
+      }
+    }
+  }
+
+  /** Drops whatever a pod holds (deleted, or being scheduled again). */
+  public void release(String uid) {
+    synchronized (lock) {
+      PodEntry old = pods.get(uid);
+      if (old != null) {
+        remove(uid, old);
+      }
+    }
+  }
+
+  /** The node a pod's usage is attributed to, or null. */
+  public @Nullable String nodeOf(String uid) {
+    synchronized (lock) {
+      PodEntry e = pods.get(uid);
+      return e == null ? null : e.node();
+    }
+  }
+
+  /** UIDs of the pods holding devices on a node (for diagnostics and tests). */
+  public Collection<String> podsOn(String node) {
+    synchronized (lock) {
+      List<String> out = new ArrayList<>();
+      pods.forEach(
+          (uid, e) -> {
+            if (e.node().equals(node)) {
+              out.add(uid);
+            }
+          });
+      return out;
+    }
+  }
+
+  @GuardedBy("lock")
+  private void add(String uid, PodEntry e) {
+    pods.put(uid, e);
+    apply(e, +1);
+  }
+
+  @GuardedBy("lock")
+  private void remove(String uid, PodEntry e) {
+    pods.remove(uid);
+    apply(e, -1);
+  }
+
+  @GuardedBy("lock")
+  private void apply(PodEntry e, int sign) {
+    if (e.usage().isEmpty()) {
+      return;
+    }
+    NodeState s = nodes.computeIfAbsent(e.node(), NodeState::new);
+    e.usage()
+        .byDevice()
+        .forEach(
+            (id, u) -> {
+              int[] acc = s.used.computeIfAbsent(id, k -> new int[3]);
+              acc[0] += sign * u.slots();
+              acc[1] += sign * u.memMiB();
+              acc[2] += sign * u.cores();
+              if (acc[0] == 0 && acc[1] == 0 && acc[2] == 0) {
+                s.used.remove(id);
+              }
+            });
+    s.publish();
+  }
+}

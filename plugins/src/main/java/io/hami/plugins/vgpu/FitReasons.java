@@ -1,0 +1,90 @@
+package io.hami.plugins.vgpu;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Counts of {@link FitReason}s for one node, with HAMi's message form {@code "1/8
+ * CardInsufficientMemory, 7/8 CardTimeSlicingExhausted"}. Not thread-safe: one per node and fit.
+ */
+public final class FitReasons {
+  private final int[] counts = new int[FitReason.values().length];
+  private int total;
+
+  /** Starts counting for a node with {@code totalDevices} devices. */
+  public FitReasons(int totalDevices) {
+    this.total = totalDevices;
+  }
+
+  public void add(FitReason reason) {
+    counts[reason.ordinal()]++;
+  }
+
+  public void add(FitReason reason, int n) {
+    counts[reason.ordinal()] += n;
+  }
+
+  public int count(FitReason reason) {
+    return counts[reason.ordinal()];
+  }
+
+  public boolean isEmpty() {
+    for (int c : counts) {
+      if (c != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void clear() {
+    java.util.Arrays.fill(counts, 0);
+  }
+
+  void setTotal(int total) {
+    this.total = total;
+  }
+
+  /** The non-zero counts, in check order. */
+  public Map<FitReason, Integer> asMap() {
+    Map<FitReason, Integer> m = new EnumMap<>(FitReason.class);
+    for (FitReason r : FitReason.values()) {
+      if (counts[r.ordinal()] != 0) {
+        m.put(r, counts[r.ordinal()]);
+      }
+    }
+    return m;
+  }
+
+  /** The reason codes present, sorted as strings (one per node in aggregated pod messages). */
+  public List<String> codes() {
+    List<String> out = new ArrayList<>();
+    for (FitReason r : FitReason.values()) {
+      if (counts[r.ordinal()] != 0) {
+        out.add(r.code());
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** HAMi's per-node message: {@code "<n>/<devices> <Reason>"} sorted and joined by {@code ", "}. */
+  public String message() {
+    List<String> parts = new ArrayList<>();
+    for (FitReason r : FitReason.values()) {
+      int c = counts[r.ordinal()];
+      if (c != 0) {
+        parts.add(c + "/" + total + " " + r.code());
+      }
+    }
+    parts.sort(null);
+    return String.join(", ", parts);
+  }
+
+  @Override
+  public String toString() {
+    return message();
+  }
+}

@@ -1,0 +1,145 @@
+package io.hami.plugins.vgpu;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The GPU policy ({@code hami.io/gpu-scheduler-policy}): the order in which a node's devices are
+ * tried, plus the {@code mutex} and {@code topology-aware} behaviours of the fit. Parsed once per
+ * pod; comparisons never look at strings.
+ *
+ * <p>Devices are sorted ascending by {@link #compare} and the fit walks the sorted list from the
+ * end, so the "best" device sorts last: binpack sorts by score ascending (busiest last), spread by
+ * score descending (idlest last), {@code mutex} by used slots descending, {@code numa} by NUMA node
+ * ascending. A single value other than these is spread. Comma chains compare key by key. With
+ * {@code numa-bind} the order starts with the NUMA node. The final tie-break is the NVML index.
+ */
+public final class GpuPolicy {
+
+  /** One comparison key of the device order. */
+  enum Key {
+    SCORE_ASC,
+    SCORE_DESC,
+    NUMA_ASC,
+    NUMA_DESC,
+    USED_DESC
+  }
+
+  public static final GpuPolicy SPREAD = parse("spread");
+  public static final GpuPolicy BINPACK = parse("binpack");
+
+  private final String wire;
+  private final ImmutableList<Key> keys;
+  private final ImmutableList<Key> numaBindKeys;
+  private final boolean mutex;
+  private final boolean topologyAware;
+
+  private GpuPolicy(
+      String wire, List<Key> keys, List<Key> numaBindKeys, boolean mutex, boolean topologyAware) {
+    this.wire = wire;
+    this.keys = ImmutableList.copyOf(keys);
+    this.numaBindKeys = ImmutableList.copyOf(numaBindKeys);
+    this.mutex = mutex;
+    this.topologyAware = topologyAware;
+  }
+
+  /** Reads an annotation or config value; never fails (unknown values sort as spread). */
+  public static GpuPolicy parse(String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    if (!v.contains(",") && !v.equals("numa")) {
+      switch (v) {
+        case "binpack":
+          return new GpuPolicy(
+              v, List.of(Key.SCORE_ASC, Key.NUMA_ASC), List.of(Key.NUMA_DESC, Key.SCORE_ASC), false, false);
+        case "mutex":
+          return new GpuPolicy(
+              v, List.of(Key.USED_DESC, Key.NUMA_ASC), List.of(Key.NUMA_ASC, Key.USED_DESC), true, false);
+        default:
+          return new GpuPolicy(
+              v,
+              List.of(Key.SCORE_DESC, Key.NUMA_ASC),
+              List.of(Key.NUMA_ASC, Key.SCORE_DESC),
+              false,
+              v.equals("topology-aware"));
+      }
+    }
+    List<Key> chain = new ArrayList<>();
+    boolean mutex = false;
+    boolean topology = false;
+    for (String item : v.split(",")) {
+      switch (item.trim()) {
+        case "binpack" -> chain.add(Key.SCORE_ASC);
+        case "spread" -> chain.add(Key.SCORE_DESC);
+        case "numa" -> chain.add(Key.NUMA_ASC);
+        case "mutex" -> {
+          chain.add(Key.USED_DESC);
+          mutex = true;
+        }
+        case "topology-aware" -> topology = true;
+        default -> {
+          // Unknown chain items are ignored, as an unknown single value falls back to spread.
+        }
+      }
+    }
+    if (chain.isEmpty()) {
+      chain.add(Key.SCORE_DESC);
+    }
+    List<Key> bound = new ArrayList<>(chain);
+    if (bound.get(0) != Key.NUMA_ASC) {
+      bound.add(0, Key.NUMA_ASC);
+    }
+    return new GpuPolicy(v, chain, bound, mutex, topology);
+  }
+
+  /** Whether a device already used by another pod is refused ({@code mutex}). */
+  public boolean mutex() {
+    return mutex;
+  }
+
+  /** Whether multi-device picks are chosen by topology pair scores. */
+  public boolean topologyAware() {
+    return topologyAware;
+  }
+
+  /** The value this policy was read from (lowercase). */
+  public String wireName() {
+    return wire;
+  }
+
+  /**
+   * Compares two devices with their scores; negative when {@code a} sorts first (is tried later).
+   */
+  public int compare(DeviceUsage a, float scoreA, DeviceUsage b, float scoreB, boolean numaBind) {
+    for (Key k : numaBind ? numaBindKeys : keys) {
+      int c =
+          switch (k) {
+            case SCORE_ASC -> Float.compare(scoreA, scoreB);
+            case SCORE_DESC -> Float.compare(scoreB, scoreA);
+            case NUMA_ASC -> Integer.compare(a.numa(), b.numa());
+            case NUMA_DESC -> Integer.compare(b.numa(), a.numa());
+            case USED_DESC -> Integer.compare(b.usedSlots(), a.usedSlots());
+          };
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Integer.compare(a.index(), b.index());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof GpuPolicy p && p.wire.equals(wire);
+  }
+
+  @Override
+  public int hashCode() {
+    return wire.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return wire;
+  }
+}

@@ -1,0 +1,231 @@
+package io.hami.plugins.vgpu;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.hami.model.Annotations;
+import io.hami.model.Decoded;
+import io.hami.model.device.NodeDevice;
+import io.hami.model.handshake.HandshakeCheck;
+import io.hami.model.device.PairScore;
+import io.hami.model.device.PairScoreJson;
+import io.hami.model.pod.DeviceSelectors;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.UsageCollapse;
+import java.util.HashMap;
+import io.hami.model.pod.PodDevicesCodec;
+import java.time.InstantSource;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Reads nodes and pods through the protocol model for {@link DeviceUsageIndex}. */
+final class ModelReaders {
+  private static final Logger log = LoggerFactory.getLogger(ModelReaders.class);
+
+  private ModelReaders() {}
+
+  /** Node annotations a registration depends on, per vendor plus the shared ones. */
+  static Set<String> registrationKeys(List<GpuVendor> vendors) {
+    Set<String> keys = new HashSet<>();
+    keys.add(Annotations.DEVICE_CORDON);
+    keys.add(Annotations.NODE_NVIDIA_SCORE);
+    for (GpuVendor v : vendors) {
+      keys.add(v.keys().register());
+      keys.add(v.keys().handshake());
+    }
+    keys.remove("");
+    return keys;
+  }
+
+  static DeviceUsageIndex.NodeReader nodeReader(List<GpuVendor> vendors, InstantSource clock, ZoneId zone) {
+    return node -> readNode(node, vendors, clock, zone);
+  }
+
+  static DeviceUsageIndex.Registered readNode(
+      Node node, List<GpuVendor> vendors, InstantSource clock, ZoneId zone) {
+    Map<String, String> annos = node.getMetadata().getAnnotations();
+    if (annos == null) {
+      annos = Map.of();
+    }
+    Set<String> cordon = Set.copyOf(DeviceSelectors.list(annos, Annotations.DEVICE_CORDON));
+    PairScores pairs = PairScores.NONE;
+    String score = annos.get(Annotations.NODE_NVIDIA_SCORE);
+    if (score != null && !score.isBlank()) {
+      Decoded<List<PairScore>> d = PairScoreJson.decode(score);
+      if (d instanceof Decoded.Err<List<PairScore>> e) {
+        return DeviceUsageIndex.Registered.invalid(Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
+      }
+      Map<String, Map<String, Integer>> m = new HashMap<>();
+      for (PairScore p : d.orElse(List.of())) {
+        m.put(p.uuid(), p.score());
+      }
+      pairs = PairScores.of(m);
+    }
+    ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
+    for (GpuVendor v : vendors) {
+      String reg = v.keys().register().isEmpty() ? null : annos.get(v.keys().register());
+      if (reg == null) {
+        continue;
+      }
+      Decoded<List<NodeDevice>> decoded = v.decodeRegister(reg);
+      if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
+        return DeviceUsageIndex.Registered.invalid(v.keys().register() + ": " + e.error());
+      }
+      long allocatable = allocatable(node, v.rule().names().count());
+      boolean nodeHealthy =
+          HandshakeCheck.check(
+                      Optional.ofNullable(v.keys().handshake().isEmpty() ? null : annos.get(v.keys().handshake())),
+                      LocalDateTime.ofInstant(clock.instant(), zone),
+                      Math.max(allocatable, 0))
+                  .healthy()
+              // A device plugin that left kubelet (allocatable 0) cannot admit pods.
+              && allocatable != 0;
+      for (NodeDevice d : decoded.orElse(List.of())) {
+        out.add(
+            new io.hami.plugins.vgpu.DeviceUsage(
+                d.id(),
+                d.index(),
+                v.word(),
+                d.type(),
+                d.numa(),
+                d.mode().isEmpty() ? NodeDevice.MODE_HAMI_CORE : d.mode(),
+                d.health() && nodeHealthy,
+                cordon.contains(d.id()),
+                d.count(),
+                0,
+                d.devmem(),
+                0,
+                d.devcore(),
+                0));
+      }
+    }
+    return new DeviceUsageIndex.Registered(out.build(), pairs, null);
+  }
+
+  /** The node's allocatable count of {@code resource}; -1 when not reported. */
+  static long allocatable(Node node, String resource) {
+    if (node.getStatus() == null || node.getStatus().getAllocatable() == null) {
+      return -1;
+    }
+    Quantity q = node.getStatus().getAllocatable().get(resource);
+    if (q == null) {
+      return -1;
+    }
+    try {
+      return q.getNumericalAmount().longValue();
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      return -1;
+    }
+  }
+
+  static DeviceUsageIndex.PodReader podReader(List<GpuVendor> vendors) {
+    return pod -> readPod(pod, vendors);
+  }
+
+  /** What a pod holds according to its allocation annotations (protocol §6.5). */
+  static DeviceUsageIndex.@Nullable Held readPod(Pod pod, List<GpuVendor> vendors) {
+    Map<String, String> annos = pod.getMetadata().getAnnotations();
+    if (annos == null) {
+      return null;
+    }
+    String node = annos.get(Annotations.VGPU_NODE);
+    if (node == null || node.isEmpty()) {
+      return null;
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      return null;
+    }
+    Map<String, PodUsage.Usage> usage = new LinkedHashMap<>();
+    for (GpuVendor v : vendors) {
+      String allocated = annos.get(v.keys().allocated());
+      if (allocated == null || allocated.isEmpty()) {
+        continue;
+      }
+      Decoded<PodDevices> d = PodDevicesCodec.decode(allocated);
+      if (d instanceof Decoded.Err<PodDevices> e) {
+        log.warn(
+            "unreadable allocation annotation pod={}/{} key={} error={}",
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName(),
+            v.keys().allocated(),
+            e.error());
+        continue;
+      }
+      PodDevices devices = d.orElse(PodDevices.empty());
+      int init = initContainers(pod, devices, v);
+      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)))
+          .byDevice()
+          .forEach(
+              (id, u) -> usage.merge(
+                  id,
+                  u,
+                  (a, b) -> new PodUsage.Usage(a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores())));
+    }
+    if (usage.isEmpty()) {
+      return null;
+    }
+    return new DeviceUsageIndex.Held(node, new PodUsage(ImmutableMap.copyOf(usage)));
+  }
+
+  /**
+   * How many leading annotation entries belong to init containers. A writer that left out the
+   * empty entries of containers without devices (v2.10, protocol §11 trap 4) shifts the entries;
+   * when init containers ask for no device, every entry is then an app container's.
+   */
+  static int initContainers(Pod pod, PodDevices devices, GpuVendor v) {
+    List<Container> inits = pod.getSpec() == null ? null : pod.getSpec().getInitContainers();
+    int init = inits == null ? 0 : inits.size();
+    int apps = pod.getSpec() == null || pod.getSpec().getContainers() == null ? 0 : pod.getSpec().getContainers().size();
+    int entries = devices.size();
+    if (entries > 0 && devices.container(entries - 1).isEmpty()) {
+      entries--; // the empty entry after the final ';'
+    }
+    if (init == 0 || entries >= init + apps) {
+      return init;
+    }
+    String count = v.rule().names().count();
+    for (Container c : inits) {
+      if (c.getResources() != null
+          && ((c.getResources().getLimits() != null && c.getResources().getLimits().containsKey(count))
+              || (c.getResources().getRequests() != null && c.getResources().getRequests().containsKey(count)))) {
+        return init;
+      }
+    }
+    return 0;
+  }
+
+  /** Whether every init container has terminated with exit code 0. */
+  static boolean initDone(Pod pod) {
+    List<Container> inits = pod.getSpec() == null ? null : pod.getSpec().getInitContainers();
+    if (inits == null || inits.isEmpty() || pod.getStatus() == null) {
+      return false;
+    }
+    List<ContainerStatus> st = pod.getStatus().getInitContainerStatuses();
+    if (st == null || st.size() < inits.size()) {
+      return false;
+    }
+    for (ContainerStatus s : st) {
+      if (s.getState() == null
+          || s.getState().getTerminated() == null
+          || s.getState().getTerminated().getExitCode() == null
+          || s.getState().getTerminated().getExitCode() != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

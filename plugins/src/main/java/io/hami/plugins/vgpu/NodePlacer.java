@@ -1,0 +1,258 @@
+package io.hami.plugins.vgpu;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Places a pod's containers on one node's devices (protocol §6.6 "fitInDevices"): containers in
+ * order, init containers each on a scratch copy of the node, app containers cumulatively; for each
+ * vendor request, the node's devices of that vendor are sorted by the GPU policy and handed to
+ * {@link DeviceFitter}. Stateless and thread-safe.
+ */
+public final class NodePlacer {
+
+  private final boolean scoreByVendor;
+  private final DeviceFitter.QuotaCheck quota;
+
+  /**
+   * @param scoreByVendor count a container's requests in the device score for devices of their
+   *     vendor (HAMi compares the request type with the model string and never counts them)
+   * @param quota extra per-device admission
+   */
+  public NodePlacer(boolean scoreByVendor, DeviceFitter.QuotaCheck quota) {
+    this.scoreByVendor = scoreByVendor;
+    this.quota = quota;
+  }
+
+  /** HAMi-compatible placer without quotas. */
+  public static NodePlacer standard() {
+    return new NodePlacer(true, DeviceFitter.QuotaCheck.NONE);
+  }
+
+  /**
+   * Whether the pod fits on the node, with the reasons when not. Cheaper than {@link #place} for
+   * the common pod (one container, one vendor, no NUMA binding), where the device order cannot
+   * change the answer.
+   */
+  public @Nullable FitReasons feasible(NodeDevices node, PodRequests reqs, PodGpuOptions opts) {
+    VendorRequest only = singleRequest(reqs);
+    if (only == null || opts.numaBind()) {
+      Placement p = place(node, reqs, opts, null);
+      return p.reasons();
+    }
+    List<DeviceUsage> devices = node.devices();
+    FitReasons reasons = new FitReasons(devices.size());
+    if (node.invalid() != null) {
+      reasons.add(FitReason.NODE_ANNOTATION_INVALID);
+      return reasons;
+    }
+    int vendorDevices = 0;
+    int ok = 0;
+    int cores = only.clampedCores();
+    for (int i = 0; i < devices.size(); i++) {
+      DeviceUsage d = devices.get(i);
+      if (!d.vendor().equals(only.vendor())) {
+        continue;
+      }
+      vendorDevices++;
+      FitReason r = DeviceFitter.check(d, only, cores, opts.filter(), opts.gpuPolicy(), quota);
+      if (r == null) {
+        ok++;
+      } else {
+        reasons.add(r);
+      }
+    }
+    if (vendorDevices < only.nums()) {
+      FitReasons r = new FitReasons(devices.size());
+      r.add(vendorDevices == 0 && devices.isEmpty() ? FitReason.NODE_UNREGISTERED : FitReason.NODE_INSUFFICIENT_DEVICE);
+      return r;
+    }
+    if (ok >= only.nums()) {
+      return null;
+    }
+    if (ok > 0) {
+      reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, ok);
+    }
+    return reasons;
+  }
+
+  private static @Nullable VendorRequest singleRequest(PodRequests reqs) {
+    VendorRequest found = null;
+    for (ImmutableList<VendorRequest> c : reqs.containers()) {
+      if (c.isEmpty()) {
+        continue;
+      }
+      if (found != null || c.size() != 1) {
+        return null;
+      }
+      found = c.get(0);
+    }
+    return found;
+  }
+
+  /**
+   * Chooses devices for every container.
+   *
+   * @param preferred devices another plugin prefers; used when all of them pass the fit
+   */
+  public Placement place(
+      NodeDevices node, PodRequests reqs, PodGpuOptions opts, @Nullable DeviceChoice preferred) {
+    if (preferred != null && preferred.node().equals(node.node())) {
+      Placement p = placeAs(node, reqs, opts, preferred);
+      if (p != null) {
+        return p;
+      }
+    }
+    List<DeviceUsage> base = node.devices();
+    FitReasons reasons = new FitReasons(base.size());
+    if (node.invalid() != null) {
+      reasons.add(FitReason.NODE_ANNOTATION_INVALID);
+      return Placement.failed(node.node(), reasons);
+    }
+    if (base.isEmpty() && !reqs.isEmpty()) {
+      reasons.add(FitReason.NODE_UNREGISTERED);
+      return Placement.failed(node.node(), reasons);
+    }
+    DeviceUsage[] app = base.toArray(new DeviceUsage[0]);
+    ImmutableList.Builder<ImmutableList<DevicePick>> out = ImmutableList.builder();
+    List<ImmutableList<DevicePick>> all = new ArrayList<>();
+    for (int c = 0; c < reqs.containers().size(); c++) {
+      List<VendorRequest> rs = reqs.containers().get(c);
+      if (rs.isEmpty()) {
+        all.add(ImmutableList.of());
+        continue;
+      }
+      DeviceUsage[] work = c < reqs.initCount() ? base.toArray(new DeviceUsage[0]) : app;
+      List<DevicePick> ctr = new ArrayList<>();
+      for (VendorRequest r : rs) {
+        List<DeviceUsage> sorted = sorted(work, r.vendor(), rs, opts);
+        if (sorted.size() < r.nums()) {
+          reasons.add(FitReason.NODE_INSUFFICIENT_DEVICE);
+          return Placement.failed(node.node(), reasons);
+        }
+        List<DevicePick> picks =
+            DeviceFitter.fit(
+                sorted, r, opts.filter(), opts.gpuPolicy(), opts.numaBind(), node.pairs(), quota, reasons);
+        if (picks == null) {
+          return Placement.failed(node.node(), reasons);
+        }
+        apply(work, picks);
+        ctr.addAll(picks);
+      }
+      all.add(ImmutableList.copyOf(ctr));
+    }
+    out.addAll(all);
+    ImmutableList<ImmutableList<DevicePick>> containers = out.build();
+    return new Placement(
+        node.node(), containers, PodUsage.collapse(containers, reqs.initCount(), false), null);
+  }
+
+  /** The preferred placement if every listed device passes the fit, else null. */
+  private @Nullable Placement placeAs(
+      NodeDevices node, PodRequests reqs, PodGpuOptions opts, DeviceChoice choice) {
+    if (node.invalid() != null || choice.containers().size() != reqs.containers().size()) {
+      return null;
+    }
+    DeviceUsage[] base = node.devices().toArray(new DeviceUsage[0]);
+    DeviceUsage[] app = base.clone();
+    List<ImmutableList<DevicePick>> all = new ArrayList<>();
+    for (int c = 0; c < reqs.containers().size(); c++) {
+      List<VendorRequest> rs = reqs.containers().get(c);
+      List<String> ids = choice.containers().get(c);
+      DeviceUsage[] work = c < reqs.initCount() ? base.clone() : app;
+      Set<String> used = new HashSet<>();
+      List<DevicePick> ctr = new ArrayList<>();
+      for (VendorRequest r : rs) {
+        List<DeviceUsage> mine = new ArrayList<>();
+        for (String id : ids) {
+          DeviceUsage d = find(work, id);
+          if (d != null && d.vendor().equals(r.vendor()) && used.add(id)) {
+            mine.add(d);
+          }
+        }
+        if (mine.size() != r.nums()) {
+          return null;
+        }
+        int prevNuma = mine.get(0).numa();
+        List<DevicePick> picks = new ArrayList<>();
+        for (DeviceUsage d : mine) {
+          if (DeviceFitter.check(d, r, r.clampedCores(), opts.filter(), opts.gpuPolicy(), quota) != null
+              || (opts.numaBind() && d.numa() != prevNuma)) {
+            return null;
+          }
+          picks.add(new DevicePick(d.id(), r.vendor(), r.memOn(d.totalMemMiB()), r.clampedCores()));
+        }
+        apply(work, picks);
+        ctr.addAll(picks);
+      }
+      if (used.size() != ids.size()) {
+        return null;
+      }
+      all.add(ImmutableList.copyOf(ctr));
+    }
+    ImmutableList<ImmutableList<DevicePick>> containers = ImmutableList.copyOf(all);
+    return new Placement(
+        node.node(), containers, PodUsage.collapse(containers, reqs.initCount(), false), null);
+  }
+
+  private static @Nullable DeviceUsage find(DeviceUsage[] work, String id) {
+    for (DeviceUsage d : work) {
+      if (d.id().equals(id)) {
+        return d;
+      }
+    }
+    return null;
+  }
+
+  /** The vendor's devices sorted ascending by the GPU policy (the fit takes from the end). */
+  List<DeviceUsage> sorted(
+      DeviceUsage[] work, String vendor, List<VendorRequest> ctrRequests, PodGpuOptions opts) {
+    int n = 0;
+    for (DeviceUsage d : work) {
+      if (d.vendor().equals(vendor)) {
+        n++;
+      }
+    }
+    DeviceUsage[] ds = new DeviceUsage[n];
+    float[] scores = new float[n];
+    int k = 0;
+    for (DeviceUsage d : work) {
+      if (d.vendor().equals(vendor)) {
+        ds[k] = d;
+        scores[k] = DeviceScores.device(d, ctrRequests, opts.weights(), scoreByVendor);
+        k++;
+      }
+    }
+    // Insertion sort: a node has a handful of devices, and the scores travel with the devices.
+    GpuPolicy policy = opts.gpuPolicy();
+    boolean numaBind = opts.numaBind();
+    for (int i = 1; i < n; i++) {
+      DeviceUsage d = ds[i];
+      float s = scores[i];
+      int j = i - 1;
+      while (j >= 0 && policy.compare(ds[j], scores[j], d, s, numaBind) > 0) {
+        ds[j + 1] = ds[j];
+        scores[j + 1] = scores[j];
+        j--;
+      }
+      ds[j + 1] = d;
+      scores[j + 1] = s;
+    }
+    return java.util.Arrays.asList(ds);
+  }
+
+  private static void apply(DeviceUsage[] work, List<DevicePick> picks) {
+    for (DevicePick p : picks) {
+      for (int i = 0; i < work.length; i++) {
+        if (work[i].id().equals(p.id())) {
+          work[i] = work[i].plus(1, p.memMiB(), p.cores());
+          break;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.hami.plugins.vgpu;
+
+import com.google.common.collect.ImmutableMap;
+import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.DeviceUsage;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.UsageCollapse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one pod holds on each device of its node, after collapsing its containers (protocol §6.5):
+ * init containers run one after another, so they take the maximum of memory and cores with one
+ * slot; app containers run together and take the sum, one slot per occurrence; the pod holds the
+ * larger of the two per field and at least one slot.
+ */
+public record PodUsage(ImmutableMap<String, Usage> byDevice) {
+
+  public static final PodUsage EMPTY = new PodUsage(ImmutableMap.of());
+
+  /** Usage on one device. */
+  public record Usage(int slots, int memMiB, int cores) {}
+
+  /**
+   * Collapses per-container picks.
+   *
+   * @param containers per container (init first), the picked devices
+   * @param initCount how many entries are init containers
+   * @param appOnly true once every init container has terminated successfully
+   */
+  public static PodUsage collapse(
+      List<? extends List<DevicePick>> containers, int initCount, boolean appOnly) {
+    // The protocol model's collapse, which the index also applies to annotations.
+    List<List<ContainerDevice>> devices = new ArrayList<>(containers.size());
+    for (List<DevicePick> c : containers) {
+      List<ContainerDevice> out = new ArrayList<>(c.size());
+      for (DevicePick p : c) {
+        out.add(new ContainerDevice(p.id(), p.vendor(), p.memMiB(), p.cores()));
+      }
+      devices.add(out);
+    }
+    return of(UsageCollapse.collapse(new PodDevices(devices), initCount, appOnly));
+  }
+
+  /** From the protocol model's per-device usage. */
+  static PodUsage of(Map<String, DeviceUsage> collapsed) {
+    if (collapsed.isEmpty()) {
+      return EMPTY;
+    }
+    ImmutableMap.Builder<String, Usage> b = ImmutableMap.builderWithExpectedSize(collapsed.size());
+    collapsed.forEach((id, u) -> b.put(id, new Usage(u.slots(), u.usedmem(), u.usedcores())));
+    return new PodUsage(b.buildOrThrow());
+  }
+
+  public boolean isEmpty() {
+    return byDevice.isEmpty();
+  }
+}

@@ -1,0 +1,107 @@
+package io.hami.plugins.vgpu;
+
+import io.hami.framework.api.FieldErrors;
+import io.hami.framework.api.PluginArgs;
+import io.hami.model.resource.RequestRule;
+import io.hami.model.resource.ResourceNames;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Arguments of the {@code vgpu} plugin ({@code pluginConfig[].args}).
+ *
+ * @param nodeSchedulerPolicy default node policy, {@code binpack} or {@code spread}; a pod's
+ *     {@code hami.io/node-scheduler-policy} overrides it
+ * @param gpuSchedulerPolicy default GPU policy ({@code spread}, {@code binpack}, {@code
+ *     topology-aware}, {@code mutex}, {@code numa} or a comma chain); a pod's {@code
+ *     hami.io/gpu-scheduler-policy} overrides it
+ * @param scoreByVendor count the container's own requests in the device score (HAMi never does,
+ *     protocol §11 trap 10)
+ * @param exclusiveWholeCards treat a whole-card request without cores as {@code gpucores=100}, as
+ *     the admission webhook does since v2.7, for pods that did not pass through it
+ * @param resourceCountName NVIDIA count resource
+ * @param resourceMemoryName NVIDIA memory resource (MiB per device)
+ * @param resourceMemoryPercentageName NVIDIA memory percentage resource
+ * @param resourceCoreName NVIDIA core resource
+ * @param memoryFactor multiplier of the memory resource
+ * @param defaultMemory MiB assumed when neither memory nor percentage is given (0: whole card)
+ * @param defaultCores cores assumed when none are given
+ * @param hygon also place Hygon DCU requests ({@code hygon.com/dcunum})
+ */
+public record VgpuArgs(
+    String nodeSchedulerPolicy,
+    String gpuSchedulerPolicy,
+    boolean scoreByVendor,
+    boolean exclusiveWholeCards,
+    String resourceCountName,
+    String resourceMemoryName,
+    String resourceMemoryPercentageName,
+    String resourceCoreName,
+    int memoryFactor,
+    int defaultMemory,
+    int defaultCores,
+    boolean hygon)
+    implements PluginArgs {
+
+  public static final VgpuArgs DEFAULTS =
+      new VgpuArgs(
+          "binpack",
+          "spread",
+          true,
+          true,
+          ResourceNames.NVIDIA.count(),
+          ResourceNames.NVIDIA.memory(),
+          ResourceNames.NVIDIA.memoryPercentage(),
+          ResourceNames.NVIDIA.core(),
+          1,
+          0,
+          0,
+          false);
+
+  private static final Set<String> GPU_POLICY_ITEMS =
+      Set.of("binpack", "spread", "topology-aware", "mutex", "numa");
+
+  @Override
+  public void validate(FieldErrors errors) {
+    String node = nodeSchedulerPolicy.trim().toLowerCase(Locale.ROOT);
+    if (!node.equals("binpack") && !node.equals("spread")) {
+      errors.invalid("nodeSchedulerPolicy", nodeSchedulerPolicy, "must be one of binpack, spread");
+    }
+    for (String item : gpuSchedulerPolicy.split(",", -1)) {
+      if (!GPU_POLICY_ITEMS.contains(item.trim().toLowerCase(Locale.ROOT))) {
+        errors.invalid(
+            "gpuSchedulerPolicy",
+            gpuSchedulerPolicy,
+            "each comma-separated item must be one of binpack, spread, topology-aware, mutex, numa");
+        break;
+      }
+    }
+    if (resourceCountName.isBlank()) {
+      errors.required("resourceCountName");
+    }
+    if (memoryFactor < 1) {
+      errors.invalid("memoryFactor", memoryFactor, "must be at least 1");
+    }
+    if (defaultMemory < 0) {
+      errors.invalid("defaultMemory", defaultMemory, "must not be negative");
+    }
+    if (defaultCores < 0 || defaultCores > 100) {
+      errors.invalid("defaultCores", defaultCores, "must be between 0 and 100");
+    }
+  }
+
+  /** The NVIDIA request rule these arguments describe. */
+  public RequestRule nvidiaRule() {
+    return new RequestRule(
+        new ResourceNames(
+            resourceCountName,
+            resourceMemoryName,
+            resourceMemoryPercentageName,
+            resourceCoreName,
+            ResourceNames.NVIDIA.priority()),
+        "NVIDIA",
+        memoryFactor,
+        defaultMemory,
+        defaultCores);
+  }
+}

@@ -1,0 +1,416 @@
+package io.hami.plugins.vgpu;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.framework.api.ActionType;
+import io.hami.framework.api.ClusterEvent;
+import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.EnqueueExtensions;
+import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterPlugin;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PreBindPlugin;
+import io.hami.framework.api.PreFilterPlugin;
+import io.hami.framework.api.PreFilterResult;
+import io.hami.framework.api.QueueingHint;
+import io.hami.framework.api.ReservePlugin;
+import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.StateKey;
+import io.hami.framework.api.Status;
+import io.hami.model.Annotations;
+import io.hami.model.BindPhase;
+import io.hami.model.Decoded;
+import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.DeviceSelectors;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.PodDevicesCodec;
+import io.hami.model.resource.ContainerRequest;
+import io.hami.model.resource.ContainerResources;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The vGPU plugin: HAMi's device placement as scheduler-framework extension points.
+ *
+ * <ul>
+ *   <li>PreFilter derives each container's requests for every vendor (protocol §5.2) and reads
+ *       the pod's placement annotations; the result is public under {@link #REQUESTS}.
+ *   <li>Filter runs the per-device fit of §6.6 against the node's {@link NodeDevices} and rejects
+ *       with HAMi's reason codes ({@code CardInsufficientMemory}, ...), which the framework counts
+ *       across nodes in the pod's message.
+ *   <li>Score ranks nodes by the node score of §6.7 under the node policy.
+ *   <li>Reserve picks the devices (honouring {@link #PREFERRED_DEVICES} when set by a placement
+ *       plugin that reserves earlier) and accounts them in the shared {@link DeviceUsageIndex}.
+ *   <li>PreBind writes {@code hami.io/vgpu-node}, {@code vgpu-time}, the vendors' {@code
+ *       devices-to-allocate} and {@code devices-allocated}, {@code bind-phase=allocating} and
+ *       {@code bind-time} in one merge patch, plus the {@code hami.io/vgpu-node} label.
+ * </ul>
+ */
+public final class VgpuPlugin
+    implements PreFilterPlugin,
+        FilterPlugin,
+        ScorePlugin,
+        ReservePlugin,
+        PreBindPlugin,
+        EnqueueExtensions {
+
+  public static final String NAME = "vgpu";
+
+  /** The pod's derived requests and options, written in PreFilter; absent for pods without devices. */
+  public static final StateKey<PodDeviceRequests> REQUESTS =
+      StateKey.of("PreFilter" + NAME, PodDeviceRequests.class);
+
+  /**
+   * Devices a placement plugin prefers. Set it in a Reserve (or Score) plugin ordered before {@code
+   * vgpu}; {@code vgpu} Reserve uses it when its node is the reserved node and every device passes
+   * the fit, and otherwise places by its own GPU policy.
+   */
+  public static final StateKey<DeviceChoice> PREFERRED_DEVICES =
+      StateKey.of("PreferredDevices" + NAME, DeviceChoice.class);
+
+  static final StateKey<Reserved> RESERVED = StateKey.of("Reserve" + NAME, Reserved.class);
+
+  private static final Logger log = LoggerFactory.getLogger(VgpuPlugin.class);
+
+  private final VgpuArgs args;
+  private final FrameworkHandle handle;
+  private final DeviceUsageIndex index;
+  private final NodePlacer placer;
+  private final ImmutableList<GpuVendor> vendors;
+  private final NodePolicy defaultNodePolicy;
+  private final GpuPolicy defaultGpuPolicy;
+  private final Map<String, GpuPolicy> policies = new ConcurrentHashMap<>();
+  private final java.util.Set<String> registrationKeys;
+
+  VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index) {
+    this.args = requireNonNull(args, "args");
+    this.handle = requireNonNull(handle, "handle");
+    this.index = requireNonNull(index, "index");
+    this.placer = new NodePlacer(args.scoreByVendor(), DeviceFitter.QuotaCheck.NONE);
+    ImmutableList.Builder<GpuVendor> v = ImmutableList.builder();
+    v.add(GpuVendors.nvidia(args.nvidiaRule()));
+    if (args.hygon()) {
+      v.add(GpuVendors.HYGON);
+    }
+    this.vendors = v.build();
+    this.defaultNodePolicy = NodePolicy.parse(args.nodeSchedulerPolicy());
+    this.defaultGpuPolicy = GpuPolicy.parse(args.gpuSchedulerPolicy());
+    this.registrationKeys = ModelReaders.registrationKeys(GpuVendors.accounted());
+  }
+
+  /** Factory for the registry. */
+  public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle) {
+    return new VgpuPlugin(args, handle, DeviceUsageIndex.shared(handle));
+  }
+
+  /** Registry entry. */
+  public static PluginRegistration<VgpuArgs> registration() {
+    return PluginRegistration.of(NAME, VgpuArgs.class, VgpuArgs.DEFAULTS, VgpuPlugin::create);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /** The index this plugin places against (shared by the profile). */
+  public DeviceUsageIndex index() {
+    return index;
+  }
+
+  // PreFilter
+
+  @Override
+  public PreFilterResult preFilter(CycleState state, Pod pod, Snapshot snapshot) {
+    PodDeviceRequests r;
+    try {
+      r = requestsOf(pod);
+    } catch (InvalidPodException e) {
+      return PreFilterResult.of(Status.unresolvable(e.getMessage()));
+    }
+    if (r == null) {
+      return PreFilterResult.skip();
+    }
+    // A pod scheduled again gives up what an earlier attempt accounted for it.
+    String uid = pod.getMetadata().getUid();
+    if (uid != null && index.nodeOf(uid) != null && !bound(pod)) {
+      index.release(uid);
+    }
+    state.write(REQUESTS, r);
+    return PreFilterResult.allNodes();
+  }
+
+  private static boolean bound(Pod pod) {
+    return pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
+  }
+
+  /** A pod annotation or resource that cannot be used; the message names it. */
+  static final class InvalidPodException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    InvalidPodException(String message) {
+      super(message);
+    }
+  }
+
+  /** The pod's requests and options, or null when it asks for no device. */
+  @Nullable PodDeviceRequests requestsOf(Pod pod) throws InvalidPodException {
+    List<Container> inits = pod.getSpec() == null || pod.getSpec().getInitContainers() == null
+        ? List.of() : pod.getSpec().getInitContainers();
+    List<Container> apps = pod.getSpec() == null || pod.getSpec().getContainers() == null
+        ? List.of() : pod.getSpec().getContainers();
+    List<List<VendorRequest>> containers = new ArrayList<>(inits.size() + apps.size());
+    boolean any = false;
+    for (Container c : inits) {
+      List<VendorRequest> rs = containerRequests(c);
+      any |= !rs.isEmpty();
+      containers.add(rs);
+    }
+    for (Container c : apps) {
+      List<VendorRequest> rs = containerRequests(c);
+      any |= !rs.isEmpty();
+      containers.add(rs);
+    }
+    if (!any) {
+      return null;
+    }
+    return new PodDeviceRequests(PodRequests.of(containers, inits.size()), optionsOf(pod));
+  }
+
+  private List<VendorRequest> containerRequests(Container c) throws InvalidPodException {
+    ContainerResources res = ContainerResources.of(c);
+    List<VendorRequest> out = new ArrayList<>(1);
+    for (GpuVendor v : vendors) {
+      Decoded<ContainerRequest> d = v.rule().derive(res);
+      if (d instanceof Decoded.Err<ContainerRequest> e) {
+        throw new InvalidPodException("container " + c.getName() + ": " + e.error());
+      }
+      ContainerRequest r = d.orElse(ContainerRequest.none(v.word()));
+      if (r.isEmpty()) {
+        continue;
+      }
+      int cores = r.coresreq();
+      if (args.exclusiveWholeCards() && cores == 0 && v.rule().wantsExclusiveCores(res)) {
+        cores = 100;
+      }
+      out.add(new VendorRequest(v.word(), r.nums(), r.memreq(), r.memPercentage(), cores));
+    }
+    return out;
+  }
+
+  PodGpuOptions optionsOf(Pod pod) throws InvalidPodException {
+    Map<String, String> annos = pod.getMetadata().getAnnotations();
+    if (annos == null || annos.isEmpty()) {
+      return new PodGpuOptions(DeviceFilter.NONE, defaultGpuPolicy, defaultNodePolicy, ScoringWeights.DEFAULT, false);
+    }
+    String np = annos.get(Annotations.NODE_SCHEDULER_POLICY);
+    String gp = annos.get(Annotations.GPU_SCHEDULER_POLICY);
+    ScoringWeights weights = ScoringWeights.DEFAULT;
+    String w = annos.get(Annotations.DEVICE_SCORING_WEIGHTS);
+    if (w != null) {
+      try {
+        weights = ScoringWeights.parse(w);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + ": " + e.getMessage());
+      }
+    }
+    DeviceFilter filter =
+        DeviceFilter.of(
+            annos.get(Annotations.NVIDIA_USE_GPUTYPE),
+            annos.get(Annotations.NVIDIA_NOUSE_GPUTYPE),
+            annos.get(Annotations.NVIDIA_USE_GPUUUID),
+            annos.get(Annotations.NVIDIA_NOUSE_GPUUUID),
+            annos.get(Annotations.NVIDIA_VGPU_MODE));
+    return new PodGpuOptions(
+        filter,
+        gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse),
+        np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np),
+        weights,
+        DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
+  }
+
+  // Filter
+
+  @Override
+  public Status filter(CycleState state, Pod pod, NodeInfo node) {
+    PodDeviceRequests r = state.get(REQUESTS);
+    if (r == null) {
+      return Status.success();
+    }
+    FitReasons reasons = placer.feasible(index.node(node.name()), r.requests(), r.options());
+    if (reasons == null) {
+      return Status.success();
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("filter rejected pod={} node={} reason={}", pod.getMetadata().getName(), node.name(), reasons.message());
+    }
+    List<String> codes = reasons.codes();
+    return Status.unschedulable(codes.toArray(new String[0]));
+  }
+
+  // Score
+
+  @Override
+  public long score(CycleState state, Pod pod, NodeInfo node) {
+    PodDeviceRequests r = state.get(REQUESTS);
+    if (r == null) {
+      return 0;
+    }
+    return VgpuScoring.nodeScore(index.node(node.name()).nodeScore(), r.options().nodePolicy());
+  }
+
+  // Reserve
+
+  @Override
+  public Status reserve(CycleState state, Pod pod, String nodeName) {
+    PodDeviceRequests r = state.get(REQUESTS);
+    if (r == null) {
+      return Status.success();
+    }
+    Placement p = placer.place(index.node(nodeName), r.requests(), r.options(), state.get(PREFERRED_DEVICES));
+    if (!p.fits()) {
+      return Status.unschedulable(requireNonNull(p.reasons()).codes().toArray(new String[0]));
+    }
+    index.reserve(pod.getMetadata().getUid(), nodeName, p.usage());
+    state.write(RESERVED, new Reserved(p));
+    return Status.success();
+  }
+
+  @Override
+  public void unreserve(CycleState state, Pod pod, String nodeName) {
+    if (state.get(RESERVED) != null) {
+      index.unreserve(pod.getMetadata().getUid());
+      state.delete(RESERVED);
+    }
+  }
+
+  // PreBind
+
+  @Override
+  public Status preBind(CycleState state, Pod pod, String nodeName) {
+    Reserved reserved = state.get(RESERVED);
+    if (reserved == null) {
+      return Status.skip();
+    }
+    KubernetesClient client = handle.client().orElse(null);
+    if (client == null) {
+      return Status.success();
+    }
+    Map<String, String> annos = bindingAnnotations(reserved.placement(), handle.clock().instant().getEpochSecond());
+    Map<String, Object> patch =
+        Map.of(
+            "metadata",
+            Map.of("annotations", annos, "labels", Map.of(Annotations.VGPU_NODE, nodeName)));
+    try {
+      client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
+      return Status.success();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return Status.unschedulable("pod was deleted before binding");
+      }
+      return Status.error(e);
+    }
+  }
+
+  /** The pod annotations that record a placement (protocol §6.9 and §6.10). */
+  public static Map<String, String> bindingAnnotations(Placement p, long epochSeconds) {
+    Map<String, String> out = new LinkedHashMap<>();
+    String now = Long.toString(epochSeconds);
+    out.put(Annotations.VGPU_NODE, p.node());
+    out.put(Annotations.VGPU_TIME, now);
+    for (GpuVendor v : GpuVendors.accounted()) {
+      List<List<ContainerDevice>> containers = new ArrayList<>(p.containers().size());
+      boolean any = false;
+      for (List<DevicePick> picks : p.containers()) {
+        List<ContainerDevice> c = new ArrayList<>(picks.size());
+        for (DevicePick d : picks) {
+          if (d.vendor().equals(v.word())) {
+            c.add(new ContainerDevice(d.id(), d.vendor(), d.memMiB(), d.cores()));
+          }
+        }
+        any |= !c.isEmpty();
+        containers.add(c);
+      }
+      if (any) {
+        String value = PodDevicesCodec.encode(new PodDevices(containers));
+        out.put(v.keys().toAllocate(), value);
+        out.put(v.keys().allocated(), value);
+      }
+    }
+    out.put(Annotations.BIND_PHASE, BindPhase.ALLOCATING.wire());
+    out.put(Annotations.BIND_TIME, now);
+    return out;
+  }
+
+  // Requeueing
+
+  @Override
+  public List<ClusterEventWithHint> eventsToRegister() {
+    return List.of(
+        ClusterEventWithHint.of(ClusterEvent.of(EventResource.NODE, ActionType.ADD)),
+        ClusterEventWithHint.of(
+            ClusterEvent.of(EventResource.NODE, ActionType.UPDATE_NODE_ANNOTATION, ActionType.UPDATE_NODE_ALLOCATABLE),
+            this::nodeHint),
+        ClusterEventWithHint.of(
+            ClusterEvent.of(
+                EventResource.ASSIGNED_POD,
+                ActionType.DELETE,
+                ActionType.UPDATE_POD_SCALE_DOWN,
+                ActionType.UPDATE_POD_ANNOTATION),
+            VgpuPlugin::podHint));
+  }
+
+  private QueueingHint nodeHint(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    if (!(oldObj instanceof Node o) || !(newObj instanceof Node n)) {
+      return QueueingHint.QUEUE;
+    }
+    Map<String, String> oa = annotations(o);
+    Map<String, String> na = annotations(n);
+    for (String k : registrationKeys) {
+      if (!Objects.equals(oa.get(k), na.get(k))) {
+        return QueueingHint.QUEUE;
+      }
+    }
+    Object alloc1 = o.getStatus() == null ? null : o.getStatus().getAllocatable();
+    Object alloc2 = n.getStatus() == null ? null : n.getStatus().getAllocatable();
+    return Objects.equals(alloc1, alloc2) ? QueueingHint.SKIP : QueueingHint.QUEUE;
+  }
+
+  private static QueueingHint podHint(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    HasMetadata before = oldObj != null ? oldObj : newObj;
+    if (before == null) {
+      return QueueingHint.QUEUE;
+    }
+    // Only pods that held devices free any when they leave or change.
+    return annotations(before).containsKey(Annotations.VGPU_NODE) ? QueueingHint.QUEUE : QueueingHint.SKIP;
+  }
+
+  private static Map<String, String> annotations(HasMetadata o) {
+    Map<String, String> a = o.getMetadata() == null ? null : o.getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
+  }
+}

@@ -1,0 +1,46 @@
+package io.hami.plugins.vgpu;
+
+/** Fluent builder of {@link DeviceUsage} for unit tests; defaults as in protocol §10.9. */
+final class Dev {
+  private final String id;
+  private int index;
+  private String vendor = "NVIDIA";
+  private String type = "NVIDIA";
+  private int numa;
+  private String mode = "hami-core";
+  private boolean healthy = true;
+  private boolean cordoned;
+  private int count = 100;
+  private int used;
+  private int mem = 1024;
+  private int usedMem;
+  private int cores = 100;
+  private int usedCores;
+
+  private Dev(String id) {
+    this.id = id;
+  }
+
+  static Dev dev(String id) {
+    return new Dev(id);
+  }
+
+  Dev index(int v) { index = v; return this; }
+  Dev vendor(String v) { vendor = v; return this; }
+  Dev type(String v) { type = v; return this; }
+  Dev numa(int v) { numa = v; return this; }
+  Dev mode(String v) { mode = v; return this; }
+  Dev unhealthy() { healthy = false; return this; }
+  Dev cordoned() { cordoned = true; return this; }
+  Dev count(int v) { count = v; return this; }
+  Dev used(int v) { used = v; return this; }
+  Dev mem(int v) { mem = v; return this; }
+  Dev usedMem(int v) { usedMem = v; return this; }
+  Dev cores(int v) { cores = v; return this; }
+  Dev usedCores(int v) { usedCores = v; return this; }
+
+  DeviceUsage build() {
+    return new DeviceUsage(
+        id, index, vendor, type, numa, mode, healthy, cordoned, count, used, mem, usedMem, cores, usedCores);
+  }
+}

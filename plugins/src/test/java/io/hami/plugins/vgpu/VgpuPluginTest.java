@@ -1,0 +1,184 @@
+package io.hami.plugins.vgpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.Code;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.Status;
+import io.hami.framework.testing.FakeHandle;
+import io.hami.framework.testing.PluginHarness;
+import io.hami.framework.testing.gpu.FakeGpus;
+import io.hami.framework.testing.gpu.MakeGpuNode;
+import io.hami.framework.testing.gpu.MakeGpuPod;
+import io.hami.model.Annotations;
+import java.util.Arrays;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+final class VgpuPluginTest {
+
+  final FakeHandle handle = new FakeHandle();
+  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+
+  PluginHarness harness(Node... nodes) {
+    for (Node n : nodes) {
+      handle.fireNodeAdd(n);
+    }
+    return PluginHarness.create()
+        .plugin(plugin)
+        .nodes(Arrays.stream(nodes).map(NodeInfo::of).toArray(NodeInfo[]::new));
+  }
+
+  static Node t4Node(String name, int gpus) {
+    return MakeGpuNode.named(name).gpus(FakeGpus.t4s(name, gpus)).obj();
+  }
+
+  @Test
+  void fractionalPod_isPlacedReservedAndAnnotated() {
+    PluginHarness h = harness(t4Node("n1", 2));
+    Pod pod = MakeGpuPod.named("p").gpus(1).gpuMemMiB(4096).gpuCores(30).obj();
+    PluginHarness.Result r = h.run(pod);
+    assertThat(r.selected()).isEqualTo("n1");
+    assertThat(h.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
+
+    NodeDevices view = plugin.index().node("n1");
+    assertThat(view.devices().stream().mapToInt(DeviceUsage::usedMemMiB).sum()).isEqualTo(4096);
+    Placement p = r.state().require(VgpuPlugin.RESERVED).placement();
+    Map<String, String> annos = VgpuPlugin.bindingAnnotations(p, 1_705_054_796L);
+    String dev = p.containers().get(0).get(0).id();
+    assertThat(annos)
+        .containsEntry(Annotations.VGPU_NODE, "n1")
+        .containsEntry(Annotations.VGPU_TIME, "1705054796")
+        .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, dev + ",NVIDIA,4096,30:;")
+        .containsEntry(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,4096,30:;")
+        .containsEntry(Annotations.BIND_PHASE, "allocating")
+        .containsEntry(Annotations.BIND_TIME, "1705054796");
+    // Without an API client there is nothing to write.
+    assertThat(plugin.preBind(r.state(), pod, "n1").isSuccess()).isTrue();
+
+    h.unreserve(r.state(), pod, "n1");
+    assertThat(plugin.index().node("n1").devices().stream().mapToInt(DeviceUsage::usedMemMiB).sum()).isZero();
+  }
+
+  @Test
+  void podWithoutDevices_isSkipped() {
+    PluginHarness h = harness(t4Node("n1", 1));
+    PluginHarness.Result r = h.run(io.hami.framework.testing.MakePod.named("plain").cpu("1").obj());
+    assertThat(r.feasible()).containsExactly("n1");
+    assertThat(r.state().get(VgpuPlugin.REQUESTS)).isNull();
+  }
+
+  @Test
+  void byteUnitMemory_isRejectedWithTheFieldAndValue_trap13() {
+    PluginHarness h = harness(t4Node("n1", 1));
+    PluginHarness.Result r = h.run(MakeGpuPod.named("p").gpus(1).limit("nvidia.com/gpumem", "16Gi").obj());
+    assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
+    assertThat(r.preFilterStatus().message()).contains("nvidia.com/gpumem").contains("16Gi");
+  }
+
+  @Test
+  void invalidScoringWeights_areRejectedWithTheAnnotation() {
+    PluginHarness h = harness(t4Node("n1", 1));
+    PluginHarness.Result r =
+        h.run(MakeGpuPod.named("p").gpus(1).annotation(Annotations.DEVICE_SCORING_WEIGHTS, "core=high").obj());
+    assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
+    assertThat(r.preFilterStatus().message()).contains(Annotations.DEVICE_SCORING_WEIGHTS).contains("core");
+  }
+
+  @Test
+  void fullNodes_reportReasonCodes() {
+    PluginHarness h = harness(t4Node("n1", 1), t4Node("n2", 1));
+    PluginHarness.Result r = h.run(MakeGpuPod.named("p").gpus(1).gpuMemMiB(20000).obj());
+    assertThat(r.selected()).isNull();
+    assertThat(r.filterStatuses().values())
+        .extracting(Status::reasons)
+        .containsOnly(java.util.List.of("CardInsufficientMemory"));
+  }
+
+  @Test
+  void nodePolicy_binpackPrefersBusyNodeAndSpreadIdleNode() {
+    PluginHarness h = harness(t4Node("busy", 1), t4Node("idle", 1));
+    plugin.index().reserve("other", "busy", PodUsage.collapse(
+        java.util.List.of(java.util.List.of(new DevicePick(FakeGpus.uuid("busy", 0), "NVIDIA", 4000, 20))), 0, false));
+    assertThat(h.run(MakeGpuPod.named("a").gpus(1).gpuMemMiB(1000).obj()).selected()).isEqualTo("busy");
+    assertThat(h.run(MakeGpuPod.named("b").gpus(1).gpuMemMiB(1000).nodePolicy("spread").obj()).selected())
+        .isEqualTo("idle");
+  }
+
+  @Test
+  void unreadableRegistration_skipsNodeWithOneWarningAndRecovers() {
+    Node bad = MakeGpuNode.named("n1").annotation(Annotations.NODE_NVIDIA_REGISTER, "[{\"id\":").obj();
+    PluginHarness h = harness(bad, t4Node("n2", 1));
+    handle.fireNodeUpdate(bad, bad);
+    PluginHarness.Result r = h.run(MakeGpuPod.named("p").gpus(1).gpuMemMiB(100).obj());
+    assertThat(r.selected()).isEqualTo("n2");
+    assertThat(r.filterStatuses().get("n1").reasons()).containsExactly("NodeAnnotationInvalid");
+    assertThat(handle.events()).hasSize(1);
+    assertThat(handle.events().get(0).type().value()).isEqualTo("Warning");
+    assertThat(plugin.index().invalidNodeEvents()).isEqualTo(1);
+
+    handle.fireNodeUpdate(bad, t4Node("n1", 1));
+    assertThat(plugin.index().node("n1").invalid()).isNull();
+    assertThat(plugin.index().node("n1").devices()).hasSize(1);
+  }
+
+  @Test
+  void usageIsAttributedByVgpuNodeAndReadFromAllocated_trap9() {
+    harness(t4Node("n1", 1), t4Node("n2", 1));
+    String dev = FakeGpus.uuid("n1", 0);
+    Pod assigned =
+        MakeGpuPod.named("running")
+            .gpus(1)
+            .gpuMemMiB(3000)
+            .nodeName("n2") // spec.nodeName is not what counts
+            .annotation(Annotations.VGPU_NODE, "n1")
+            .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,3000,10:;")
+            .annotation(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";") // consumed by the node agent
+            .obj();
+    handle.firePodAdd(assigned);
+    assertThat(plugin.index().node("n1").device(dev).usedMemMiB()).isEqualTo(3000);
+    handle.firePodUpdate(assigned, MakeGpuPod.named("running").uid("uid-running").phase("Succeeded")
+        .annotation(Annotations.VGPU_NODE, "n1")
+        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,3000,10:;").obj());
+    assertThat(plugin.index().node("n1").device(dev).usedMemMiB()).isZero();
+  }
+
+  @Test
+  void wholeCardRequest_isExclusive_trap12() {
+    PluginHarness h = harness(t4Node("n1", 1));
+    Pod whole = MakeGpuPod.named("whole").gpus(1).obj();
+    PluginHarness.Result r = h.run(whole);
+    assertThat(r.state().require(VgpuPlugin.REQUESTS).requests().containers().get(0).get(0).cores()).isEqualTo(100);
+    assertThat(h.reserve(r.state(), whole, "n1").isSuccess()).isTrue();
+    PluginHarness.Result second = h.run(MakeGpuPod.named("small").gpus(1).gpuMemMiB(10).gpuCores(0).obj());
+    assertThat(second.selected()).isNull();
+  }
+
+  @Test
+  void initAndAppContainers_areAnnotatedInitFirstWithPadding() {
+    PluginHarness h = harness(t4Node("n1", 1));
+    Pod pod =
+        MakeGpuPod.named("p").initContainer("setup").container("main").gpus(1).gpuMemMiB(500).container("sidecar").obj();
+    PluginHarness.Result r = h.run(pod);
+    assertThat(h.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
+    Map<String, String> annos =
+        VgpuPlugin.bindingAnnotations(r.state().require(VgpuPlugin.RESERVED).placement(), 1);
+    assertThat(annos.get(Annotations.VGPU_DEVICES_ALLOCATED)).isEqualTo(";" + FakeGpus.uuid("n1", 0) + ",NVIDIA,500,0:;;");
+  }
+
+  @Test
+  void reserve_honoursPreferredDevices() {
+    PluginHarness h = harness(t4Node("n1", 4));
+    Pod pod = MakeGpuPod.named("p").gpus(2).gpuMemMiB(100).obj();
+    PluginHarness.Result r = h.run(pod);
+    CycleState st = r.state();
+    st.write(VgpuPlugin.PREFERRED_DEVICES, DeviceChoice.of("n1", java.util.List.of(java.util.List.of(FakeGpus.uuid("n1", 0), FakeGpus.uuid("n1", 2)))));
+    assertThat(plugin.reserve(st, pod, "n1").isSuccess()).isTrue();
+    assertThat(st.require(VgpuPlugin.RESERVED).placement().containers().get(0))
+        .extracting(DevicePick::id)
+        .containsExactly(FakeGpus.uuid("n1", 0), FakeGpus.uuid("n1", 2));
+  }
+}
