@@ -1,7 +1,7 @@
 /*
  * libvgpu benchmarks on the fake driver; prints figures, asserts nothing. Run with libvgpu
  * preloaded (make bench). Each figure comes from a child process with its own env and cache.
- *   launch overhead: ns added per hooked cuLaunchKernel (no limit, and limit 100), against the
+ *   launch overhead: ns added per hooked cuLaunchKernel (no limit, limit 100, limit 30), against the
  *                    fake's own function called directly in the same process
  *   alloc overhead:  ns added per cuMemAlloc_v2 + cuMemFree_v2 pair
  *   throttle:        busy fraction of 1 ms kernels launched flat out at limit 30 and 70
@@ -17,23 +17,23 @@
 static char tmpdir[] = "/tmp/vgpu-bench.XXXXXX";
 
 static double per_call_ns(launch_fn f, long n) {
-    double best = 1e18;
-    for (int rep = 0; rep < 5; rep++) {
-        uint64_t t0 = now_ns();
-        for (long i = 0; i < n; i++) f((CUfunction)0x10, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
-        double ns = (double)(now_ns() - t0) / (double)n;
-        if (ns < best) best = ns;
-    }
-    return best;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < n; i++) f((CUfunction)0x10, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+    return (double)(now_ns() - t0) / (double)n;
 }
 
+/* min over interleaved rounds of 10^5 calls each, 10^6 calls per side in all */
 static int child_launch_overhead(const char *label) {
     rt r;
     rt_open(&r, 12080, 0);
     launch_fn raw = (launch_fn)r.raw("cuLaunchKernel");
-    long n = 1000000;
-    per_call_ns(r.launch, n / 10);
-    double base = per_call_ns(raw, n), hooked = per_call_ns(r.launch, n);
+    per_call_ns(r.launch, 100000);
+    double base = 1e18, hooked = 1e18;
+    for (int round = 0; round < 10; round++) {
+        double b = per_call_ns(raw, 100000), h = per_call_ns(r.launch, 100000);
+        if (b < base) base = b;
+        if (h < hooked) hooked = h;
+    }
     printf("launch overhead (%s): driver %.1f ns, hooked %.1f ns, added %.1f ns per launch (target < 200)\n", label,
            base, hooked, hooked - base);
     return 0;
@@ -130,6 +130,7 @@ int main(int argc, char **argv) {
         const char *w = argv[2];
         if (!strcmp(w, "launch")) return child_launch_overhead("no limit");
         if (!strcmp(w, "launch100")) return child_launch_overhead("limit 100");
+        if (!strcmp(w, "launch30")) return child_launch_overhead("limit 30 active, tokens to spare");
         if (!strcmp(w, "alloc")) return child_alloc_overhead();
         if (!strcmp(w, "t30")) return child_throttle("throttle, limit 30, 3 s", 3.0, 0);
         if (!strcmp(w, "t70")) return child_throttle("throttle, limit 70, 3 s", 3.0, 0);
@@ -148,6 +149,9 @@ int main(int argc, char **argv) {
     run("launch", e1);
     const char *e2[] = {fmt("CUDA_DEVICE_MEMORY_SHARED_CACHE=%s/2.cache", tmpdir), fake, "CUDA_DEVICE_SM_LIMIT=100", NULL};
     run("launch100", e2);
+    const char *e2b[] = {fmt("CUDA_DEVICE_MEMORY_SHARED_CACHE=%s/2b.cache", tmpdir), fake, "CUDA_DEVICE_SM_LIMIT=30",
+                         "GPU_CORE_UTILIZATION_POLICY=force", NULL};
+    run("launch30", e2b);
     const char *e3[] = {fmt("CUDA_DEVICE_MEMORY_SHARED_CACHE=%s/3.cache", tmpdir), fake, "CUDA_DEVICE_MEMORY_LIMIT=4g", NULL};
     run("alloc", e3);
     const char *e4[] = {fmt("CUDA_DEVICE_MEMORY_SHARED_CACHE=%s/4.cache", tmpdir), fake, "CUDA_DEVICE_SM_LIMIT=30",

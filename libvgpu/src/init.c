@@ -10,12 +10,16 @@ pid_t vgpu_cached_pid;
 void vgpu_region_after_fork_child(void);
 void vgpu_memory_after_fork_child(void);
 
+/* Every process-local mutex is held across fork(), so none is copied locked into the child.
+ * Order: init, then track, then watcher (no path takes them in another order). */
 static void prepare(void) {
     pthread_mutex_lock(&vgpu_init_lock);
     pthread_mutex_lock(&vgpu_track_lock);
+    pthread_mutex_lock(&vgpu_watcher_lock);
 }
 
 static void parent(void) {
+    pthread_mutex_unlock(&vgpu_watcher_lock);
     pthread_mutex_unlock(&vgpu_track_lock);
     pthread_mutex_unlock(&vgpu_init_lock);
 }

@@ -75,6 +75,9 @@ int vgpu_region_ready(void);
 int vgpu_lock_region(void);         /* 0 on success */
 void vgpu_unlock_region(void);
 vgpu_slot *vgpu_my_slot(void);      /* claims a slot for this pid on first use; NULL if full */
+/* Same without a getpid() call, for status checks on hot paths: a child made by raw clone()
+ * may see its parent's slot here. */
+vgpu_slot *vgpu_my_slot_cached(void);
 int vgpu_reclaim_dead(void);        /* returns the number of slots reclaimed */
 int vgpu_slot_alive(const vgpu_slot *s);
 uint64_t vgpu_proc_start_time(pid_t pid); /* 0 when the process does not exist */
@@ -99,6 +102,9 @@ void vgpu_wait_if_suspended(void);
 void vgpu_throttle_reset_after_fork(void);
 void vgpu_watcher_maybe_start(void);
 
+/* ---- host pid (hostpid.c): > 0 host pid, 0 broker disabled, -1 failed ---- */
+int vgpu_broker_host_pid(void);
+
 /* ---- hook tables (procaddr.c) ---- */
 typedef struct vgpu_hook {
     const char *name; /* exact driver symbol, e.g. "cuLaunchKernel_ptsz" */
@@ -114,5 +120,6 @@ void vgpu_atfork_register(void);
 #include <pthread.h>
 extern pthread_mutex_t vgpu_track_lock;
 extern pthread_mutex_t vgpu_init_lock;
+extern pthread_mutex_t vgpu_watcher_lock;
 
 #endif

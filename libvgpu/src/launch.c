@@ -25,9 +25,11 @@ static vgpu_real r_nvmlInit_v2 = {"nvmlInit_v2", NULL, 1};
 static vgpu_real r_nvmlDeviceGetHandleByUUID = {"nvmlDeviceGetHandleByUUID", NULL, 1};
 static vgpu_real r_nvmlDeviceGetProcessUtilization = {"nvmlDeviceGetProcessUtilization", NULL, 1};
 
+/* The pool only integrates rate x elapsed time, so the coarse clock (a few ms, no hardware
+ * read) is precise enough and much cheaper on virtual machines. */
 static uint64_t now_ns(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -200,7 +202,9 @@ typedef struct gate {
 } gate;
 
 static void note_kernel_time(void) {
-    uint64_t s = (uint64_t)time(NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+    uint64_t s = (uint64_t)ts.tv_sec;
     uint64_t old = __atomic_load_n(&vgpu_rgn->last_kernel_time, __ATOMIC_RELAXED);
     while (s > old && !__atomic_compare_exchange_n(&vgpu_rgn->last_kernel_time, &old, s, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
@@ -377,15 +381,11 @@ VGPU_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) {
 /* ---- the controller ---- */
 
 static pid_t watcher_pid;
-static pthread_mutex_t watcher_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t vgpu_watcher_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* container utilisation of one device from NVML, -1 when unknown */
 static int container_util(int rec, unsigned long long *since) {
     static int nvml_state; /* 0 untried, 1 ok, -1 unavailable */
-    if (nvml_state == 0) {
-        nvmlReturn_t (*init)(void) = REAL(r_nvmlInit_v2, nvmlReturn_t (*)(void));
-        nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
-    }
     if (nvml_state < 0 || !vgpu_rgn->devices[rec].uuid[0]) return -1;
     int pids[VGPU_MAX_SLOTS], npids = 0;
     for (int k = 0; k < VGPU_MAX_SLOTS; k++) {
@@ -395,6 +395,11 @@ static int container_util(int rec, unsigned long long *since) {
         if (hp > 0) pids[npids++] = hp;
     }
     if (npids == 0) return -1;
+    if (nvml_state == 0) {
+        nvmlReturn_t (*init)(void) = REAL(r_nvmlInit_v2, nvmlReturn_t (*)(void));
+        nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
+        if (nvml_state < 0) return -1;
+    }
     nvmlDevice_t h;
     nvmlReturn_t (*byuuid)(const char *, nvmlDevice_t *) =
         REAL(r_nvmlDeviceGetHandleByUUID, nvmlReturn_t (*)(const char *, nvmlDevice_t *));
@@ -405,13 +410,21 @@ static int container_util(int rec, unsigned long long *since) {
     nvmlProcessUtilizationSample_t samples[256];
     unsigned n = 256;
     if (pu(h, samples, &n, *since) != NVML_SUCCESS) return -1;
+    /* several samples of one process may be returned: use each process's newest, then sum */
     unsigned util = 0;
     unsigned long long newest = *since;
-    for (unsigned i = 0; i < n && i < 256; i++) {
-        for (int j = 0; j < npids; j++)
-            if ((int)samples[i].pid == pids[j]) util += samples[i].smUtil;
-        if (samples[i].timeStamp > newest) newest = samples[i].timeStamp;
+    for (int j = 0; j < npids; j++) {
+        unsigned long long best_ts = 0;
+        unsigned best = 0;
+        for (unsigned i = 0; i < n && i < 256; i++)
+            if ((int)samples[i].pid == pids[j] && samples[i].timeStamp >= best_ts) {
+                best_ts = samples[i].timeStamp;
+                best = samples[i].smUtil;
+            }
+        util += best;
     }
+    for (unsigned i = 0; i < n && i < 256; i++)
+        if (samples[i].timeStamp > newest) newest = samples[i].timeStamp;
     *since = newest;
     return util > 100 ? 100 : (int)util;
 }
@@ -419,9 +432,20 @@ static int container_util(int rec, unsigned long long *since) {
 static void *watcher(void *arg) {
     (void)arg;
     unsigned long long since[VGPU_MAX_DEVICES] = {0};
+    int broker_tries = 0;
     for (;;) {
         sleep_ns(100000000);
         if (!vgpu_rgn) continue;
+        vgpu_slot *self = vgpu_my_slot();
+        if (self && __atomic_load_n(&self->host_pid, __ATOMIC_ACQUIRE) == 0 && broker_tries < 5) {
+            /* the monitor may also fill it in; ask the broker a few times, then leave it */
+            int hp = vgpu_broker_host_pid();
+            broker_tries = hp == 0 ? 5 : broker_tries + 1;
+            if (hp > 0) {
+                __atomic_store_n(&self->host_pid, hp, __ATOMIC_RELEASE);
+                VLOG(VGPU_LOG_INFO, "host pid %d from the broker", hp);
+            }
+        }
         uint64_t now = now_ns();
         for (int rec = 0; rec < VGPU_MAX_DEVICES; rec++) {
             vgpu_device_record *d = &vgpu_rgn->devices[rec];
@@ -452,7 +476,7 @@ void vgpu_watcher_maybe_start(void) {
     if (__atomic_load_n(&watcher_pid, __ATOMIC_ACQUIRE) == pid && pid != 0) return;
     if (atomic_load_explicit(&any_limit, memory_order_acquire) == 0) compute_any_limit();
     if (atomic_load_explicit(&any_limit, memory_order_acquire) != 1) return;
-    pthread_mutex_lock(&watcher_lock);
+    pthread_mutex_lock(&vgpu_watcher_lock);
     if (watcher_pid != pid) {
         pthread_t t;
         pthread_attr_t a;
@@ -465,11 +489,11 @@ void vgpu_watcher_maybe_start(void) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         pthread_attr_destroy(&a);
     }
-    pthread_mutex_unlock(&watcher_lock);
+    pthread_mutex_unlock(&vgpu_watcher_lock);
 }
 
 void vgpu_throttle_reset_after_fork(void) {
-    pthread_mutex_init(&watcher_lock, NULL);
+    pthread_mutex_init(&vgpu_watcher_lock, NULL);
     pend_len = 0;
     pend_head = 0;
     ev_pool_len = 0;

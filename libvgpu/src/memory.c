@@ -75,7 +75,7 @@ void vgpu_charge_forced(int rec, uint64_t bytes, int context) {
 
 void vgpu_wait_if_suspended(void) {
     if (!vgpu_rgn) return;
-    vgpu_slot *s = vgpu_my_slot();
+    vgpu_slot *s = vgpu_my_slot_cached();
     while (s && __atomic_load_n(&s->status, __ATOMIC_ACQUIRE) == VGPU_SLOT_SUSPENDED) {
         struct timespec ts = {0, 50 * 1000 * 1000};
         nanosleep(&ts, NULL);

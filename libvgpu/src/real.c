@@ -68,6 +68,6 @@ void *vgpu_nvml_sym(const char *name) {
 void *vgpu_real_resolve(vgpu_real *r) {
     void *f = r->nvml ? vgpu_nvml_sym(r->name) : vgpu_cuda_sym(r->name);
     if (f) atomic_store_explicit(&r->fn, f, memory_order_release);
-    else VLOG(VGPU_LOG_WARN, "real %s not found", r->name);
+    else VLOG(VGPU_LOG_DEBUG, "real %s not found", r->name);
     return f;
 }

@@ -248,6 +248,12 @@ static vgpu_slot *claim_locked(pid_t pid, uint64_t start) {
     return free_slot;
 }
 
+vgpu_slot *vgpu_my_slot_cached(void) {
+    vgpu_slot *s = __atomic_load_n(&my_slot, __ATOMIC_ACQUIRE);
+    if (s && __atomic_load_n(&my_slot_pid, __ATOMIC_ACQUIRE) == vgpu_cached_pid) return s;
+    return vgpu_my_slot();
+}
+
 vgpu_slot *vgpu_my_slot(void) {
     pid_t pid = getpid();
     vgpu_slot *s = __atomic_load_n(&my_slot, __ATOMIC_ACQUIRE);
@@ -286,7 +292,7 @@ void vgpu_region_release_self(void) {
 /* ---- device binding ---- */
 
 #define MAX_ORDINALS 64
-static int8_t ord_rec[MAX_ORDINALS];
+static atomic_int ord_rec[MAX_ORDINALS];
 static atomic_int ord_known[MAX_ORDINALS];
 
 static int bind_uuid(const char *uuid, int hint) {
@@ -315,7 +321,8 @@ static vgpu_real r_nvmlDeviceGetIndex = {"nvmlDeviceGetIndex", NULL, 1};
 
 int vgpu_record_for_cuda_dev(CUdevice dev) {
     if (dev < 0 || dev >= MAX_ORDINALS) return -1;
-    if (atomic_load_explicit(&ord_known[dev], memory_order_acquire)) return ord_rec[dev];
+    if (atomic_load_explicit(&ord_known[dev], memory_order_acquire))
+        return atomic_load_explicit(&ord_rec[dev], memory_order_relaxed);
     vgpu_init();
     CUuuid u;
     char uuid[VGPU_UUID_LEN] = "";
@@ -334,7 +341,7 @@ int vgpu_record_for_cuda_dev(CUdevice dev) {
         if (tm && tm(&total, dev) == CUDA_SUCCESS)
             __atomic_store_n(&vgpu_rgn->devices[rec].mem_total, (uint64_t)total, __ATOMIC_RELAXED);
     }
-    ord_rec[dev] = (int8_t)rec;
+    atomic_store_explicit(&ord_rec[dev], rec, memory_order_relaxed);
     atomic_store_explicit(&ord_known[dev], 1, memory_order_release);
     return rec;
 }

@@ -9,7 +9,10 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "../src/internal.h"
@@ -953,6 +956,52 @@ static void case_layout(void) {
     r.free_(p);
 }
 
+/* ---- 18: host pid broker and the NVML controller ---- */
+
+static void case_broker(void) {
+    static char path[100];
+    CHECK(strlen(tmpdir) < sizeof path - 16, "tmpdir too long for a socket path");
+    snprintf(path, sizeof path, "%.80s/broker.sock", tmpdir);
+    int ready[2];
+    CHECK(pipe(ready) == 0, "pipe");
+    pid_t broker = fork();
+    if (broker == 0) {
+        int s = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+        if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 4) != 0) _exit(1);
+        if (write(ready[1], "r", 1) != 1) _exit(1);
+        int c = accept(s, NULL, NULL);
+        unsigned char req[8];
+        if (c < 0 || read(c, req, 8) != 8 || memcmp(req, "HPID\0\1\0\1", 8) != 0) _exit(2);
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) _exit(3);
+        uint32_t hp = htonl((uint32_t)cred.pid + 100000u);
+        unsigned char rep[12] = {'H', 'P', 'I', 'D', 0, 1, 0, 0};
+        memcpy(rep + 8, &hp, 4);
+        _exit(write(c, rep, 12) == 12 ? 0 : 4);
+    }
+    char ch;
+    CHECK(read(ready[0], &ch, 1) == 1, "broker not ready");
+    setenv("LIBVGPU_HOSTPID_SOCKET", path, 1);
+    rt r;
+    rt_open(&r, 12080, 0);
+    uint64_t end = now_ns() + 2000000000ull;
+    while (now_ns() < end) r.launch((CUfunction)0x10, 132, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+    int st;
+    CHECK(waitpid(broker, &st, 0) == broker && WIFEXITED(st) && WEXITSTATUS(st) == 0, "broker status %d", st);
+    vgpu_region *g = map_region();
+    vgpu_slot *mine = slot_of_pid(g, getpid());
+    CHECK(mine && mine->host_pid == getpid() + 100000, "host pid %d", mine ? mine->host_pid : -1);
+    uint32_t util = g->devices[0].sm_util;
+    CHECK(g->devices[0].ctl_ns != 0 && util >= 5 && util <= 70, "controller: util %u, last step %llu", util,
+          (unsigned long long)g->devices[0].ctl_ns);
+    printf("    host pid from the broker; controller measured %u%% at limit 30, rate %.3f\n", util,
+           (double)g->devices[0].rate_ppm / 1e6);
+    r.sync();
+}
+
 /* ---- runner ---- */
 
 typedef struct test_case {
@@ -984,6 +1033,9 @@ static const test_case cases[] = {
     {"symbol_hygiene", case_symbols, {NULL}},
     {"layout", case_layout,
      {"CUDA_DEVICE_MEMORY_LIMIT_0=3g", "CUDA_DEVICE_SM_LIMIT=40", "GPU_CORE_UTILIZATION_POLICY=force", NULL}},
+    {"hostpid_broker", case_broker,
+     {"CUDA_DEVICE_SM_LIMIT=30", "GPU_CORE_UTILIZATION_POLICY=force", "FAKE_KERNEL_NS=1000000",
+      "LIBVGPU_HOSTPID_BROKER=1", NULL}},
 };
 
 static const struct {

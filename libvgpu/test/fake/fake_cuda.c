@@ -8,6 +8,7 @@
  *   FAKE_QUEUE_NS     launch queue depth in ns of work before a launch blocks (20 ms)
  *   FAKE_CTX_BYTES    memory a new context takes (0)
  *   FAKE_DRIVER_VERSION  (13000)
+ * Linked with -Bsymbolic: the function addresses it hands out are its own, never an interposer's.
  * Device memory is limited device-wide across processes by the state file, so tests can tell a
  * refusal by libvgpu from a full fake device.
  */
@@ -583,7 +584,7 @@ static int pid_index(int pid) {
         if (st->pids[i].pid == pid) return i;
         if (free_i < 0 && st->pids[i].pid == 0) free_i = i;
     }
-    if (free_i >= 0) st->pids[free_i].pid = pid;
+    if (free_i >= 0) __atomic_store_n(&st->pids[free_i].pid, pid, __ATOMIC_RELEASE);
     return free_i;
 }
 
@@ -605,7 +606,7 @@ static CUresult launch(int f, uint64_t blocks) {
             st->dev_end[dev] += dur;
             st->busy_total[dev] += dur;
             int pi = pid_index(getpid());
-            if (pi >= 0) st->pids[pi].busy_ns += dur;
+            if (pi >= 0) __atomic_add_fetch(&st->pids[pi].busy_ns, dur, __ATOMIC_RELAXED);
             unlock();
             return CUDA_SUCCESS;
         }

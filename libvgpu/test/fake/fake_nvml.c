@@ -154,3 +154,12 @@ API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtil
     *n = k;
     return NVML_SUCCESS;
 }
+
+/* no per-process memory is simulated */
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned *n, void *infos) {
+    (void)infos;
+    if (!inited) return NVML_ERROR_UNINITIALIZED;
+    if (!d || !n) return NVML_ERROR_INVALID_ARGUMENT;
+    *n = 0;
+    return NVML_SUCCESS;
+}

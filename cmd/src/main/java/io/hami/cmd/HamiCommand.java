@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
       CommandLine.HelpCommand.class,
       io.hami.nodeagent.cli.NodeAgentCommand.class,
       io.hami.cmd.simulate.SimulateCommand.class,
+      io.hami.cmd.webhook.WebhookCommand.class,
     })
 public final class HamiCommand implements Callable<Integer> {
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.hami.model.Decoded;
+import io.hami.model.config.GpuCorePolicy;
 import io.hami.model.resource.ContainerResources;
 import io.hami.model.resource.Quantities;
 import io.hami.model.resource.ResourceNames;
@@ -131,8 +132,8 @@ public final class PodAdmission {
         patch.setLimit(ref, names.core(), "100");
         r = withLimit(r, names.core(), "100");
       }
-      if (hasGpu && config.gpuCorePolicy() != WebhookConfig.CorePolicy.DEFAULT) {
-        patch.setEnv(ref, ENV_CORE_POLICY, config.gpuCorePolicy().envValue());
+      if (hasGpu && config.gpuCorePolicy() != GpuCorePolicy.DEFAULT) {
+        patch.setEnv(ref, ENV_CORE_POLICY, config.gpuCorePolicy().wire());
       }
       if (!hasGpu && config.overwriteEnv()) {
         patch.setEnv(ref, ENV_VISIBLE_DEVICES, "none");

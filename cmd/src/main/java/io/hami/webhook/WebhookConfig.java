@@ -2,9 +2,10 @@ package io.hami.webhook;
 
 import static java.util.Objects.requireNonNull;
 
+import io.hami.model.config.GpuCorePolicy;
+import io.hami.model.config.NvidiaConfig;
 import io.hami.model.resource.RequestRule;
 import io.hami.model.resource.ResourceNames;
-import java.util.Locale;
 
 /**
  * What the webhook does, from its flags and the {@code nvidia} section of the device config
@@ -25,36 +26,11 @@ public record WebhookConfig(
     RequestRule rule,
     int defaultGpuNum,
     boolean overwriteEnv,
-    CorePolicy gpuCorePolicy,
+    GpuCorePolicy gpuCorePolicy,
     String runtimeClassName) {
 
   /** The scheduler name the chart and our deployment use. */
   public static final String DEFAULT_SCHEDULER_NAME = "hami-scheduler";
-
-  /** How libvgpu enforces the core limit ({@code GPU_CORE_UTILIZATION_POLICY}). */
-  public enum CorePolicy {
-    /** Leave it to libvgpu and the node agent; no env is added. */
-    DEFAULT,
-    /** Always limit, even a container alone on its GPU. */
-    FORCE,
-    /** Never limit cores. */
-    DISABLE;
-
-    /** Parses {@code default}, {@code force} or {@code disable} (any case). */
-    public static CorePolicy parse(String value) {
-      try {
-        return valueOf(value.trim().toUpperCase(Locale.ROOT));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "gpuCorePolicy must be one of default, force, disable; got \"" + value + "\"", e);
-      }
-    }
-
-    /** The env value libvgpu reads. */
-    public String envValue() {
-      return name().toLowerCase(Locale.ROOT);
-    }
-  }
 
   public WebhookConfig {
     requireNonNull(schedulerName, "schedulerName");
@@ -72,7 +48,26 @@ public record WebhookConfig(
   /** The chart defaults: NVIDIA names, {@code hami-scheduler}, one default GPU, nothing else. */
   public static WebhookConfig defaults() {
     return new WebhookConfig(
-        DEFAULT_SCHEDULER_NAME, true, RequestRule.NVIDIA_DEFAULTS, 1, false, CorePolicy.DEFAULT, "");
+        DEFAULT_SCHEDULER_NAME, true, RequestRule.NVIDIA_DEFAULTS, 1, false, GpuCorePolicy.DEFAULT,
+        "");
+  }
+
+  /**
+   * The webhook settings of a device config's {@code nvidia} section.
+   *
+   * @param schedulerName the scheduler GPU pods are sent to; empty to leave pods' choice alone
+   * @param forceOverwriteDefaultScheduler whether pods naming {@code default-scheduler} are taken
+   */
+  public static WebhookConfig from(
+      NvidiaConfig nvidia, String schedulerName, boolean forceOverwriteDefaultScheduler) {
+    return new WebhookConfig(
+        schedulerName,
+        forceOverwriteDefaultScheduler,
+        nvidia.requestRule(),
+        nvidia.defaultGpuNum(),
+        nvidia.overwriteEnv(),
+        nvidia.gpuCorePolicy(),
+        nvidia.runtimeClassName());
   }
 
   public ResourceNames names() {
@@ -103,7 +98,7 @@ public record WebhookConfig(
         runtimeClassName);
   }
 
-  public WebhookConfig withGpuCorePolicy(CorePolicy policy) {
+  public WebhookConfig withGpuCorePolicy(GpuCorePolicy policy) {
     return new WebhookConfig(
         schedulerName, forceOverwriteDefaultScheduler, rule, defaultGpuNum, overwriteEnv, policy,
         runtimeClassName);

@@ -11,9 +11,8 @@ import io.fabric8.zjsonpatch.JsonPatch;
 import io.hami.model.resource.RequestRule;
 import io.hami.model.resource.ResourceNames;
 import io.hami.webhook.Fixtures.FakeCluster;
-import io.hami.webhook.WebhookConfig.CorePolicy;
+import io.hami.model.config.GpuCorePolicy;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,7 +44,6 @@ class PodAdmissionTest {
   }
 
   static Stream<Mutation> mutations() {
-    UnaryOperator<WebhookConfig> same = c -> c;
     return Stream.of(
         new Mutation("whole card: gpu 1 gets cores 100 and the scheduler", DEFAULTS,
             pod("p").ctr(ctr("c").gpus(1)).build(),
@@ -109,11 +107,11 @@ class PodAdmissionTest {
             ops("{\"op\":\"add\",\"path\":\"/spec/containers/0/env\",\"value\":"
                 + "[{\"name\":\"CUDA_TASK_PRIORITY\",\"value\":\"1\"}]}", SCHED)),
         new Mutation("core policy force on GPU containers only",
-            DEFAULTS.withGpuCorePolicy(CorePolicy.FORCE),
+            DEFAULTS.withGpuCorePolicy(GpuCorePolicy.FORCE),
             pod("p").ctr(ctr("gpu").gpus(1).gpumem("100").env("A", "b")).ctr(ctr("side")).build(),
             ops("{\"op\":\"add\",\"path\":\"/spec/containers/0/env/-\",\"value\":"
                 + "{\"name\":\"GPU_CORE_UTILIZATION_POLICY\",\"value\":\"force\"}}", SCHED)),
-        new Mutation("core policy disable", DEFAULTS.withGpuCorePolicy(CorePolicy.DISABLE),
+        new Mutation("core policy disable", DEFAULTS.withGpuCorePolicy(GpuCorePolicy.DISABLE),
             pod("p").ctr(ctr("gpu").gpus(1).gpumem("100")).build(),
             ops("{\"op\":\"add\",\"path\":\"/spec/containers/0/env\",\"value\":"
                 + "[{\"name\":\"GPU_CORE_UTILIZATION_POLICY\",\"value\":\"disable\"}]}", SCHED)),

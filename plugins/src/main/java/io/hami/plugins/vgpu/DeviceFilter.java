@@ -2,7 +2,9 @@ package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
+import io.hami.model.pod.DeviceSelectors;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -52,19 +54,9 @@ public record DeviceFilter(
         vgpuMode == null || vgpuMode.isBlank() ? null : vgpuMode.trim());
   }
 
-  /** The trimmed, non-empty items of a comma list annotation. */
+  /** The items of a comma list annotation value, read by the protocol model. */
   public static List<String> items(@Nullable String csv) {
-    if (csv == null || csv.isBlank()) {
-      return List.of();
-    }
-    List<String> out = new java.util.ArrayList<>();
-    for (String s : csv.split(",")) {
-      String t = s.trim();
-      if (!t.isEmpty()) {
-        out.add(t);
-      }
-    }
-    return out;
+    return csv == null ? List.of() : DeviceSelectors.list(Map.of("v", csv), "v");
   }
 
   private static ImmutableList<String> lower(List<String> items) {

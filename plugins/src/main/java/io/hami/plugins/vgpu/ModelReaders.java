@@ -11,7 +11,12 @@ import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.handshake.HandshakeCheck;
+import io.hami.model.device.PairScore;
+import io.hami.model.device.PairScoreJson;
+import io.hami.model.pod.DeviceSelectors;
 import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.UsageCollapse;
+import java.util.HashMap;
 import io.hami.model.pod.PodDevicesCodec;
 import java.time.InstantSource;
 import java.time.LocalDateTime;
@@ -55,8 +60,20 @@ final class ModelReaders {
     if (annos == null) {
       annos = Map.of();
     }
-    Set<String> cordon = Set.copyOf(DeviceFilter.items(annos.get(Annotations.DEVICE_CORDON)));
+    Set<String> cordon = Set.copyOf(DeviceSelectors.list(annos, Annotations.DEVICE_CORDON));
     PairScores pairs = PairScores.NONE;
+    String score = annos.get(Annotations.NODE_NVIDIA_SCORE);
+    if (score != null && !score.isBlank()) {
+      Decoded<List<PairScore>> d = PairScoreJson.decode(score);
+      if (d instanceof Decoded.Err<List<PairScore>> e) {
+        return DeviceUsageIndex.Registered.invalid(Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
+      }
+      Map<String, Map<String, Integer>> m = new HashMap<>();
+      for (PairScore p : d.orElse(List.of())) {
+        m.put(p.uuid(), p.score());
+      }
+      pairs = PairScores.of(m);
+    }
     ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
     for (GpuVendor v : vendors) {
       String reg = v.keys().register().isEmpty() ? null : annos.get(v.keys().register());
@@ -150,15 +167,7 @@ final class ModelReaders {
       }
       PodDevices devices = d.orElse(PodDevices.empty());
       int init = initContainers(pod, devices, v);
-      List<List<DevicePick>> picks = new java.util.ArrayList<>(devices.size());
-      for (List<io.hami.model.pod.ContainerDevice> c : devices.containers()) {
-        List<DevicePick> ps = new java.util.ArrayList<>(c.size());
-        for (io.hami.model.pod.ContainerDevice cd : c) {
-          ps.add(new DevicePick(cd.uuid(), cd.type(), cd.usedmem(), cd.usedcores()));
-        }
-        picks.add(ps);
-      }
-      PodUsage.collapse(picks, init, initDone(pod))
+      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)))
           .byDevice()
           .forEach(
               (id, u) -> usage.merge(

@@ -1,7 +1,11 @@
 package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableMap;
-import java.util.LinkedHashMap;
+import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.DeviceUsage;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.UsageCollapse;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -27,34 +31,25 @@ public record PodUsage(ImmutableMap<String, Usage> byDevice) {
    */
   public static PodUsage collapse(
       List<? extends List<DevicePick>> containers, int initCount, boolean appOnly) {
-    Map<String, int[]> acc = new LinkedHashMap<>(); // initMem, initCores, initSlots, appMem, appCores, appSlots
-    for (int c = 0; c < containers.size(); c++) {
-      boolean init = c < initCount;
-      if (init && appOnly) {
-        continue;
+    // The protocol model's collapse, which the index also applies to annotations.
+    List<List<ContainerDevice>> devices = new ArrayList<>(containers.size());
+    for (List<DevicePick> c : containers) {
+      List<ContainerDevice> out = new ArrayList<>(c.size());
+      for (DevicePick p : c) {
+        out.add(new ContainerDevice(p.id(), p.vendor(), p.memMiB(), p.cores()));
       }
-      for (DevicePick p : containers.get(c)) {
-        int[] a = acc.computeIfAbsent(p.id(), k -> new int[6]);
-        if (init) {
-          a[0] = Math.max(a[0], p.memMiB());
-          a[1] = Math.max(a[1], p.cores());
-          a[2] = 1;
-        } else {
-          a[3] += p.memMiB();
-          a[4] += p.cores();
-          a[5]++;
-        }
-      }
+      devices.add(out);
     }
-    if (acc.isEmpty()) {
+    return of(UsageCollapse.collapse(new PodDevices(devices), initCount, appOnly));
+  }
+
+  /** From the protocol model's per-device usage. */
+  static PodUsage of(Map<String, DeviceUsage> collapsed) {
+    if (collapsed.isEmpty()) {
       return EMPTY;
     }
-    ImmutableMap.Builder<String, Usage> b = ImmutableMap.builderWithExpectedSize(acc.size());
-    acc.forEach(
-        (id, a) ->
-            b.put(
-                id,
-                new Usage(Math.max(Math.max(a[2], a[5]), 1), Math.max(a[0], a[3]), Math.max(a[1], a[4]))));
+    ImmutableMap.Builder<String, Usage> b = ImmutableMap.builderWithExpectedSize(collapsed.size());
+    collapsed.forEach((id, u) -> b.put(id, new Usage(u.slots(), u.usedmem(), u.usedcores())));
     return new PodUsage(b.buildOrThrow());
   }
 

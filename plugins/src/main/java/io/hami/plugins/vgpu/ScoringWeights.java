@@ -2,6 +2,8 @@ package io.hami.plugins.vgpu;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hami.model.Decoded;
+
 
 /**
  * Weights of the three terms of the device score, as read from {@code
@@ -17,51 +19,16 @@ public record ScoringWeights(int slot, int core, int memory) {
   }
 
   /**
-   * Parses {@code hami.io/device-scoring-weights}: exactly the three keys in any order, integers
-   * at least 0, not all 0.
+   * Parses {@code hami.io/device-scoring-weights} with the protocol model's decoder.
    *
    * @throws IllegalArgumentException with a message naming the offending entry
    */
   public static ScoringWeights parse(String value) {
-    int[] w = {-1, -1, -1};
-    for (String raw : value.split(",", -1)) {
-      String entry = raw.trim();
-      if (entry.isEmpty()) {
-        continue;
-      }
-      int eq = entry.indexOf('=');
-      if (eq < 0) {
-        throw new IllegalArgumentException("expected key=value entries, got \"" + entry + "\"");
-      }
-      String key = entry.substring(0, eq).trim();
-      String v = entry.substring(eq + 1).trim();
-      int i;
-      switch (key) {
-        case "slot" -> i = 0;
-        case "core" -> i = 1;
-        case "memory" -> i = 2;
-        default -> throw new IllegalArgumentException("unknown weight \"" + key + "\"");
-      }
-      if (w[i] >= 0) {
-        throw new IllegalArgumentException("duplicate \"" + key + "\" weight");
-      }
-      int n;
-      try {
-        n = Integer.parseInt(v);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("\"" + key + "\" weight must be an integer, got \"" + v + "\"");
-      }
-      if (n < 0) {
-        throw new IllegalArgumentException("\"" + key + "\" weight must not be negative, got " + n);
-      }
-      w[i] = n;
+    Decoded<io.hami.model.pod.ScoringWeights> d = io.hami.model.pod.ScoringWeights.decode(value);
+    if (d instanceof Decoded.Err<io.hami.model.pod.ScoringWeights> e) {
+      throw new IllegalArgumentException(e.error().message());
     }
-    if (w[0] < 0 || w[1] < 0 || w[2] < 0) {
-      throw new IllegalArgumentException("expected slot, core, and memory weights, got \"" + value + "\"");
-    }
-    if (w[0] == 0 && w[1] == 0 && w[2] == 0) {
-      throw new IllegalArgumentException("at least one weight must be positive");
-    }
-    return new ScoringWeights(w[0], w[1], w[2]);
+    io.hami.model.pod.ScoringWeights w = d.orElse(io.hami.model.pod.ScoringWeights.DEFAULT);
+    return new ScoringWeights(w.slot(), w.core(), w.memory());
   }
 }

@@ -34,6 +34,7 @@ import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.Decoded;
 import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.DeviceSelectors;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
 import io.hami.model.resource.ContainerRequest;
@@ -245,18 +246,7 @@ public final class VgpuPlugin
         gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse),
         np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np),
         weights,
-        goTrue(annos.get(Annotations.NVIDIA_NUMA_BIND)));
-  }
-
-  /** Go's {@code strconv.ParseBool} true values. */
-  static boolean goTrue(@Nullable String v) {
-    if (v == null) {
-      return false;
-    }
-    return switch (v.trim()) {
-      case "1", "t", "T", "true", "TRUE", "True" -> true;
-      default -> false;
-    };
+        DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
   }
 
   // Filter

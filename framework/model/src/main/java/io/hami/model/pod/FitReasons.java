@@ -46,7 +46,7 @@ public final class FitReasons {
     if (text.isBlank()) {
       return Decoded.ok(out);
     }
-    for (String raw : text.split(", ", -1)) {
+    for (String raw : GoText.split(text, ',')) {
       String entry = raw.trim();
       int slash = entry.indexOf('/');
       int space = entry.indexOf(' ');

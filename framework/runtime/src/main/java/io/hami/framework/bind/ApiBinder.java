@@ -11,10 +11,12 @@ import io.hami.framework.api.Status;
 final class ApiBinder implements Binder {
   private final KubernetesClient client;
   private final ApiRequestObserver observer;
+  private final ApiRateLimiter limiter;
 
-  ApiBinder(KubernetesClient client, ApiRequestObserver observer) {
+  ApiBinder(KubernetesClient client, ApiRequestObserver observer, ApiRateLimiter limiter) {
     this.client = client;
     this.observer = observer;
+    this.limiter = limiter;
   }
 
   @Override
@@ -33,6 +35,12 @@ final class ApiBinder implements Binder {
             .withName(nodeName)
             .endTarget()
             .build();
+    try {
+      limiter.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Status.error("interrupted while waiting for the API rate limiter");
+    }
     try {
       client.bindings().inNamespace(ns).resource(binding).create();
       observer.request("create", "pods/binding", "ok");

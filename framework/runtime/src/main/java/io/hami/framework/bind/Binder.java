@@ -15,6 +15,12 @@ public interface Binder {
 
   /** A binder that posts the {@code pods/binding} subresource through {@code client}. */
   static Binder apiBinder(KubernetesClient client, ApiRequestObserver observer) {
-    return new ApiBinder(client, observer);
+    return new ApiBinder(client, observer, ApiRateLimiter.unlimited());
+  }
+
+  /** Like {@link #apiBinder(KubernetesClient, ApiRequestObserver)}, rate limited. */
+  static Binder apiBinder(
+      KubernetesClient client, ApiRequestObserver observer, ApiRateLimiter limiter) {
+    return new ApiBinder(client, observer, limiter);
   }
 }

@@ -1,0 +1,91 @@
+package io.hami.framework.runtime;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.hami.framework.bind.ApiRateLimiter;
+import io.hami.framework.bind.ApiRequestObserver;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes {@code PodScheduled=False} through a JSON merge patch of the pod's status subresource.
+ * The patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned
+ * ones yet), so it needs no read. Runs on its own executor; when the executor's queue is full the
+ * write is dropped and retried on the pod's next failure.
+ */
+public final class ApiStatusWriter implements StatusWriter {
+  private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
+
+  private final KubernetesClient client;
+  private final ExecutorService executor;
+  private final InstantSource clock;
+  private final ApiRateLimiter limiter;
+  private final ApiRequestObserver observer;
+
+  public ApiStatusWriter(
+      KubernetesClient client,
+      ExecutorService executor,
+      InstantSource clock,
+      ApiRateLimiter limiter,
+      ApiRequestObserver observer) {
+    this.client = client;
+    this.executor = executor;
+    this.clock = clock;
+    this.limiter = limiter;
+    this.observer = observer;
+  }
+
+  @Override
+  public void podUnschedulable(Pod pod, String reason, String message) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    List<Object> conditions = new ArrayList<>();
+    if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
+      for (PodCondition c : pod.getStatus().getConditions()) {
+        if (!"PodScheduled".equals(c.getType())) {
+          conditions.add(c);
+        }
+      }
+    }
+    conditions.add(
+        Map.of(
+            "type", "PodScheduled",
+            "status", "False",
+            "reason", reason,
+            "message", message,
+            "lastTransitionTime", clock.instant().toString()));
+    String patch = Serialization.asJson(Map.of("status", Map.of("conditions", conditions)));
+    try {
+      executor.execute(
+          () -> {
+            try {
+              limiter.acquire();
+              client
+                  .pods()
+                  .inNamespace(ns)
+                  .withName(name)
+                  .subresource("status")
+                  .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+              observer.request("patch", "pods/status", "ok");
+            } catch (KubernetesClientException e) {
+              observer.request("patch", "pods/status", String.valueOf(e.getCode()));
+              log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.getMessage());
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      log.warn("status writer queue full; dropping condition update pod={}/{}", ns, name);
+    }
+  }
+}

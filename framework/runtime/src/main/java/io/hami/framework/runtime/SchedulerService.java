@@ -1,0 +1,354 @@
+package io.hami.framework.runtime;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.hami.framework.bind.ApiRateLimiter;
+import io.hami.framework.bind.ApiRequestObserver;
+import io.hami.framework.bind.Binder;
+import io.hami.framework.config.LeaderElectionConfig;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduler against a real API server: informers on nodes and pods feed the {@link
+ * ClusterEventHandler}; the scheduling loop runs on its own thread once this replica leads (or at
+ * once without leader election); binding, status and Event writes run on bounded executors behind
+ * a shared rate limiter; metrics and {@code /healthz}, {@code /readyz} are served over HTTP.
+ *
+ * <p>A standby replica keeps its informers and cache warm, so it can take over at once. Losing
+ * the lease ends the service with exit code 1, as kube-scheduler does, so that the process
+ * restarts clean.
+ */
+public final class SchedulerService implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SchedulerService.class);
+
+  /** Settings that come from flags rather than the configuration file. */
+  public record Options(
+      boolean leaderElect,
+      String identity,
+      @Nullable InetSocketAddress metricsAddress,
+      double kubeQps,
+      int kubeBurst,
+      int bindingThreads) {
+
+    public static Options defaults() {
+      return new Options(false, "hami-scheduler", null, 50, 100, 16);
+    }
+  }
+
+  private final KubernetesClient client;
+  private final SchedulerConfiguration config;
+  private final Options options;
+  private final Scheduler scheduler;
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final ExecutorService bindingPool;
+  private final ExecutorService writerPool;
+  private final ExecutorService eventPool;
+  private final ScheduledExecutorService timer;
+  private final CompletableFuture<Integer> terminated = new CompletableFuture<>();
+  private volatile boolean synced;
+  private volatile boolean leading;
+  private @Nullable SharedIndexInformer<Node> nodeInformer;
+  private @Nullable SharedIndexInformer<Pod> podInformer;
+  private @Nullable Thread loop;
+  private @Nullable HTTPServer http;
+  private @Nullable CompletableFuture<?> election;
+
+  /**
+   * @throws io.hami.framework.config.ConfigException if a profile cannot be built
+   */
+  public SchedulerService(
+      KubernetesClient client, SchedulerConfiguration config, Registry plugins, Options options) {
+    this.client = client;
+    this.config = config;
+    this.options = options;
+    this.bindingPool = Executors.newFixedThreadPool(options.bindingThreads(), daemon("hami-binding"));
+    this.writerPool = boundedSingle("hami-status-writer", 10_000);
+    this.eventPool = boundedSingle("hami-events", 10_000);
+    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("hami-timer"));
+    ApiRateLimiter limiter = new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);
+    SchedulerMetrics[] metricsRef = new SchedulerMetrics[1];
+    ApiRequestObserver observer =
+        (verb, resource, outcome) -> {
+          if (metricsRef[0] != null) {
+            metricsRef[0].apiRequest(verb, resource, outcome);
+          }
+        };
+    InstantSource clock = InstantSource.system();
+    DefaultParallelizer parallelizer = new DefaultParallelizer(config.parallelism());
+    this.scheduler =
+        Scheduler.builder(config, plugins)
+            .clock(clock)
+            .metricsRegistry(registry)
+            .parallelizer(parallelizer)
+            .client(client)
+            .binder(Binder.apiBinder(client, observer, limiter))
+            .statusWriter(new ApiStatusWriter(client, writerPool, clock, limiter, observer))
+            .eventRecorder(
+                new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler"))
+            .bindingExecutor(bindingPool)
+            .build();
+    metricsRef[0] = scheduler.metrics();
+  }
+
+  private static ThreadFactory daemon(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static ExecutorService boundedSingle(String name, int capacity) {
+    return new ThreadPoolExecutor(
+        1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(capacity), daemon(name),
+        new ThreadPoolExecutor.AbortPolicy());
+  }
+
+  public Scheduler scheduler() {
+    return scheduler;
+  }
+
+  public PrometheusRegistry metricsRegistry() {
+    return registry;
+  }
+
+  /** Whether the informers synced (the readiness condition). */
+  public boolean isReady() {
+    return synced;
+  }
+
+  public boolean isLeading() {
+    return leading;
+  }
+
+  /**
+   * Starts metrics, informers (waiting up to {@code syncTimeout} for their first listing) and
+   * then scheduling, directly or after winning the lease.
+   *
+   * @throws IOException if the metrics address cannot be bound
+   * @throws IllegalStateException if the informers do not sync in time
+   */
+  public void start(Duration syncTimeout) throws IOException {
+    if (options.metricsAddress() != null) {
+      JvmMetrics.builder().register(registry);
+      InetSocketAddress a = options.metricsAddress();
+      http =
+          HTTPServer.builder()
+              .inetAddress(a.getAddress())
+              .port(a.getPort())
+              .registry(registry)
+              .defaultHandler(
+                  exchange -> {
+                    String path = exchange.getRequestURI().getPath();
+                    int code;
+                    String body;
+                    if ("/healthz".equals(path)) {
+                      code = terminated.isDone() ? 500 : 200;
+                      body = code == 200 ? "ok" : "stopped";
+                    } else if ("/readyz".equals(path)) {
+                      code = synced ? 200 : 503;
+                      body = synced ? "ok" : "informers not synced";
+                    } else {
+                      code = 404;
+                      body = "not found";
+                    }
+                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                    exchange.sendResponseHeaders(code, bytes.length);
+                    try (OutputStream os = exchange.getResponseBody()) {
+                      os.write(bytes);
+                    }
+                  })
+              .buildAndStart();
+      log.info("serving metrics and health on port {}", http.getPort());
+    }
+    ClusterEventHandler handler = scheduler.eventHandler();
+    nodeInformer = client.nodes().runnableInformer(0);
+    nodeInformer.addEventHandler(
+        new ResourceEventHandler<Node>() {
+          @Override
+          public void onAdd(Node obj) {
+            handler.onNodeAdd(obj);
+          }
+
+          @Override
+          public void onUpdate(Node oldObj, Node newObj) {
+            if (!Objects.equals(
+                oldObj.getMetadata().getResourceVersion(), newObj.getMetadata().getResourceVersion())) {
+              handler.onNodeUpdate(oldObj, newObj);
+            }
+          }
+
+          @Override
+          public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
+            handler.onNodeDelete(obj);
+          }
+        });
+    podInformer = client.pods().inAnyNamespace().runnableInformer(0);
+    podInformer.addEventHandler(
+        new ResourceEventHandler<Pod>() {
+          @Override
+          public void onAdd(Pod obj) {
+            handler.onPodAdd(obj);
+          }
+
+          @Override
+          public void onUpdate(Pod oldObj, Pod newObj) {
+            if (!Objects.equals(
+                oldObj.getMetadata().getResourceVersion(), newObj.getMetadata().getResourceVersion())) {
+              handler.onPodUpdate(oldObj, newObj);
+            }
+          }
+
+          @Override
+          public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
+            handler.onPodDelete(obj);
+          }
+        });
+    try {
+      CompletableFuture.allOf(
+              nodeInformer.start().toCompletableFuture(), podInformer.start().toCompletableFuture())
+          .get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("informers did not sync within " + syncTimeout, e);
+    }
+    synced = true;
+    timer.scheduleWithFixedDelay(this::tickSafely, 1, 1, TimeUnit.SECONDS);
+    if (options.leaderElect()) {
+      LeaderElectionConfig le = config.leaderElection();
+      LeaderElector elector =
+          client
+              .leaderElector()
+              .withConfig(
+                  new LeaderElectionConfigBuilder()
+                      .withName(le.leaseName())
+                      .withLock(new LeaseLock(le.leaseNamespace(), le.leaseName(), options.identity()))
+                      .withLeaseDuration(le.leaseDuration())
+                      .withRenewDeadline(le.renewDeadline())
+                      .withRetryPeriod(le.retryPeriod())
+                      .withReleaseOnCancel(true)
+                      .withLeaderCallbacks(
+                          new LeaderCallbacks(
+                              this::startLoop,
+                              () -> {
+                                if (leading) {
+                                  log.error("lost the lease {}; stopping", le.leaseName());
+                                  terminated.complete(1);
+                                }
+                              },
+                              id -> log.info("leader is now {}", id)))
+                      .build())
+              .build();
+      election = elector.start();
+      log.info("waiting to lead lease {}/{} as {}", le.leaseNamespace(), le.leaseName(), options.identity());
+    } else {
+      startLoop();
+    }
+  }
+
+  private void tickSafely() {
+    try {
+      scheduler.tick();
+    } catch (RuntimeException e) {
+      log.error("periodic scheduler work failed", e);
+    }
+  }
+
+  private synchronized void startLoop() {
+    if (loop != null) {
+      return;
+    }
+    leading = true;
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                scheduler.run();
+              } catch (RuntimeException e) {
+                log.error("scheduling loop failed", e);
+                terminated.complete(1);
+              }
+            },
+            "hami-scheduler");
+    t.setDaemon(true);
+    loop = t;
+    t.start();
+    log.info("scheduling started: profiles {}", scheduler.profiles().keySet());
+  }
+
+  /** Blocks until the service stops on its own (lost lease, loop failure); returns the exit code. */
+  public int awaitTermination() throws InterruptedException {
+    try {
+      return terminated.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      return 1;
+    }
+  }
+
+  /** Ends the service with {@code code} (for shutdown hooks). */
+  public void stop(int code) {
+    terminated.complete(code);
+  }
+
+  @Override
+  public void close() {
+    terminated.complete(0);
+    scheduler.queue().close();
+    if (loop != null) {
+      loop.interrupt();
+    }
+    if (election != null) {
+      election.cancel(true);
+    }
+    if (podInformer != null) {
+      podInformer.stop();
+    }
+    if (nodeInformer != null) {
+      nodeInformer.stop();
+    }
+    timer.shutdownNow();
+    bindingPool.shutdown();
+    writerPool.shutdown();
+    eventPool.shutdown();
+    try {
+      bindingPool.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (http != null) {
+      http.close();
+    }
+    if (scheduler.parallelizer() instanceof DefaultParallelizer) {
+      ((DefaultParallelizer) scheduler.parallelizer()).close();
+    }
+  }
+}

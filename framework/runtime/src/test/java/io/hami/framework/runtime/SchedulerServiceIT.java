@@ -1,0 +1,196 @@
+package io.hami.framework.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.plugins.BuiltInPlugins;
+import io.hami.framework.testing.MakeNode;
+import io.hami.framework.testing.MakePod;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The scheduler against fabric8's CRUD mock API server: informers, binding, conditions, Events. */
+@EnableKubernetesMockClient(crud = true, https = false)
+class SchedulerServiceIT {
+  static KubernetesClient client;
+
+  private final ExecutorService apiServerSide = Executors.newSingleThreadExecutor();
+  private SchedulerService service;
+  private Watch bindingWatch;
+
+  private static void apply(Binding b) {
+    client
+        .pods()
+        .inNamespace("default")
+        .withName(b.getMetadata().getName())
+        .edit(
+            p -> {
+              p.getSpec().setNodeName(b.getTarget().getName());
+              return p;
+            });
+  }
+
+  @BeforeEach
+  void setUp() {
+    // The CRUD mock stores Bindings but does not apply them; do what the API server does.
+    bindingWatch =
+        client
+            .bindings()
+            .inNamespace("default")
+            .watch(
+                new Watcher<Binding>() {
+                  @Override
+                  public void eventReceived(Action action, Binding b) {
+                    if (action == Action.ADDED) {
+                      apiServerSide.execute(() -> apply(b));
+                    }
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (service != null) {
+      service.close();
+    }
+    bindingWatch.close();
+    apiServerSide.shutdownNow();
+    client.bindings().inNamespace("default").delete();
+    client.pods().inAnyNamespace().delete();
+    client.nodes().delete();
+    client.v1().events().inAnyNamespace().delete();
+  }
+
+  private void start() throws Exception {
+    service =
+        new SchedulerService(
+            client,
+            SchedulerConfiguration.defaults().withParallelism(2),
+            BuiltInPlugins.registry(),
+            SchedulerService.Options.defaults());
+    service.start(Duration.ofSeconds(30));
+  }
+
+  private static void create(Pod p) {
+    client.pods().inNamespace("default").resource(p).create();
+  }
+
+  private static Pod get(String name) {
+    return client.pods().inNamespace("default").withName(name).get();
+  }
+
+  @Test
+  void pendingPods_areBound() throws Exception {
+    client.nodes().resource(MakeNode.named("n1").capacity("4", "8Gi", 110).obj()).create();
+    client.nodes().resource(MakeNode.named("n2").capacity("4", "8Gi", 110).obj()).create();
+    for (int i = 0; i < 4; i++) {
+      create(MakePod.named("p" + i).cpu("1").obj());
+    }
+    create(MakePod.named("other").schedulerName("default-scheduler").obj());
+    start();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              for (int i = 0; i < 4; i++) {
+                assertThat(get("p" + i).getSpec().getNodeName()).isIn("n1", "n2");
+              }
+            });
+    assertThat(get("other").getSpec().getNodeName()).isNull();
+  }
+
+  @Test
+  void unschedulablePod_getsConditionAndOneEvent() throws Exception {
+    client.nodes().resource(MakeNode.named("n1").capacity("2", "8Gi", 110).obj()).create();
+    client.nodes().resource(MakeNode.named("n2").capacity("2", "8Gi", 110).unschedulable(true).obj()).create();
+    create(MakePod.named("big").cpu("16").obj());
+    start();
+    String want = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.";
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(get("big").getStatus().getConditions())
+                    .anySatisfy(
+                        c -> {
+                          assertThat(c.getType()).isEqualTo("PodScheduled");
+                          assertThat(c.getStatus()).isEqualTo("False");
+                          assertThat(c.getMessage()).isEqualTo(want);
+                        }));
+    // Retry the pod: the message is the same, so no second Event.
+    service.scheduler().queue().activate(List.of(get("big")));
+    await().atMost(Duration.ofSeconds(20)).until(() -> unschedulableAttempts() >= 2);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(failedSchedulingEvents("big")).hasSize(1));
+    Thread.sleep(500);
+    assertThat(failedSchedulingEvents("big")).hasSize(1);
+    assertThat(failedSchedulingEvents("big").get(0).getMessage()).isEqualTo(want);
+  }
+
+  @Test
+  void deletedPod_leavesTheQueue() throws Exception {
+    client.nodes().resource(MakeNode.named("n1").capacity("1", "1Gi", 110).obj()).create();
+    create(MakePod.named("stuck").cpu("8").obj());
+    start();
+    String uid = get("stuck").getMetadata().getUid();
+    await().atMost(Duration.ofSeconds(20)).until(() -> service.scheduler().queue().isUnschedulable(uid));
+    client.pods().inNamespace("default").withName("stuck").delete();
+    await().atMost(Duration.ofSeconds(20)).until(() -> !service.scheduler().queue().contains(uid));
+  }
+
+  @Test
+  void nodeAddedLater_makesPendingPodSchedulableWithoutFlush() throws Exception {
+    client.nodes().resource(MakeNode.named("small").capacity("1", "1Gi", 110).obj()).create();
+    create(MakePod.named("waiting").cpu("4").obj());
+    start();
+    String uid = get("waiting").getMetadata().getUid();
+    await().atMost(Duration.ofSeconds(20)).until(() -> service.scheduler().queue().isUnschedulable(uid));
+    client.nodes().resource(MakeNode.named("large").capacity("8", "16Gi", 110).obj()).create();
+    // Well inside the 5-minute leftover flush: the node event requeues the pod.
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(() -> assertThat(get("waiting").getSpec().getNodeName()).isEqualTo("large"));
+  }
+
+  private List<Event> failedSchedulingEvents(String pod) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> "FailedScheduling".equals(e.getReason()))
+        .filter(e -> pod.equals(e.getInvolvedObject().getName()))
+        .toList();
+  }
+
+  private double unschedulableAttempts() {
+    for (MetricSnapshot s : service.metricsRegistry().scrape()) {
+      if (s.getMetadata().getName().equals("hami_scheduler_schedule_attempts")) {
+        double sum = 0;
+        for (CounterSnapshot.CounterDataPointSnapshot d : ((CounterSnapshot) s).getDataPoints()) {
+          if ("unschedulable".equals(d.getLabels().get("result"))) {
+            sum += d.getValue();
+          }
+        }
+        return sum;
+      }
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,302 @@
+package io.hami.plugins.nodelock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.hami.framework.api.Code;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.PermitResult;
+import io.hami.framework.api.Status;
+import io.hami.framework.api.WaitingPod;
+import io.hami.framework.testing.FakeHandle;
+import io.hami.framework.testing.MakeNode;
+import io.hami.framework.testing.MakePod;
+import io.hami.model.Annotations;
+import io.hami.model.lock.NodeLock;
+import io.hami.plugins.vgpu.PodDeviceRequests;
+import io.hami.plugins.vgpu.PodGpuOptions;
+import io.hami.plugins.vgpu.PodRequests;
+import io.hami.plugins.vgpu.VendorRequest;
+import io.hami.plugins.vgpu.VgpuPlugin;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The node lock against fabric8's CRUD mock server. */
+@EnableKubernetesMockClient(crud = true)
+final class NodeLockIT {
+
+  KubernetesClient client;
+
+  static final Instant NOW = Instant.parse("2026-08-21T08:20:39Z");
+
+  FakeHandle handle;
+  NodeLockPlugin plugin;
+
+  @BeforeEach
+  void setUp() {
+    handle = newHandle();
+    plugin = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle);
+    client.nodes().withName("n1").delete();
+    client.pods().inNamespace("default").delete();
+    client.nodes().resource(MakeNode.named("n1").obj()).create();
+  }
+
+  FakeHandle newHandle() {
+    FakeHandle h = new FakeHandle("hami-scheduler", new io.hami.framework.testing.FakeClock(NOW));
+    h.withClient(client);
+    return h;
+  }
+
+  static CycleState gpuState() {
+    CycleState s = new CycleState();
+    s.write(
+        VgpuPlugin.REQUESTS,
+        new PodDeviceRequests(
+            PodRequests.single(new VendorRequest("NVIDIA", 1, 100, VendorRequest.PERCENT_UNSET, 0)),
+            PodGpuOptions.DEFAULT));
+    return s;
+  }
+
+  Pod pod(String name) {
+    return MakePod.named(name).namespace("default").uid("uid-" + name).obj();
+  }
+
+  String lockValue() {
+    return client.nodes().withName("n1").get().getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK);
+  }
+
+  void setLock(String value) {
+    client.nodes().withName("n1").edit(n -> {
+      n.getMetadata().getAnnotations().put(Annotations.MUTEX_LOCK, value);
+      return n;
+    });
+  }
+
+  static String lock(Instant t, String ns, String name) {
+    return NodeLock.of(t.atOffset(ZoneOffset.UTC), ns, name).encode();
+  }
+
+  /** Reserve, Permit and PreBind as the runtime runs them. */
+  Status bind(NodeLockPlugin p, CycleState s, Pod pod) {
+    assertThat(p.reserve(s, pod, "n1").isSuccess()).isTrue();
+    PermitResult pr = p.permit(s, pod, "n1");
+    assertThat(pr.status().isSuccess()).isTrue();
+    return p.preBind(s, pod, "n1");
+  }
+
+  @Test
+  void freeNode_isLockedWithTimeNamespaceAndName_thenReleasedOnUnreserve() throws Exception {
+    CycleState s = gpuState();
+    Pod p = pod("a");
+    assertThat(bind(plugin, s, p).isSuccess()).isTrue();
+    NodeLock l = NodeLock.decode(lockValue()).orElseThrow();
+    assertThat(l.namespace()).isEqualTo("default");
+    assertThat(l.name()).isEqualTo("a");
+    assertThat(l.time().toInstant()).isEqualTo(NOW);
+
+    plugin.unreserve(s, p, "n1");
+    assertThat(lockValue()).isNull();
+  }
+
+  @Test
+  void podWithoutAppDevices_takesNoLock() {
+    CycleState s = new CycleState();
+    Pod p = pod("plain");
+    assertThat(plugin.reserve(s, p, "n1").isSuccess()).isTrue();
+    assertThat(plugin.permit(s, p, "n1").status().isSuccess()).isTrue();
+    assertThat(plugin.preBind(s, p, "n1").code()).isEqualTo(Code.SKIP);
+    assertThat(lockValue()).isNull();
+  }
+
+  record Stale(String name, Pod holder, Instant lockTime, StaleCause cause) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Stale> staleCases() {
+    Instant fresh = NOW.minusSeconds(10);
+    return Stream.of(
+        new Stale("expired, holder not bound", MakePod.named("h").namespace("default").obj(), NOW.minus(Duration.ofMinutes(6)), StaleCause.EXPIRED),
+        new Stale("holder terminal", MakePod.named("h").namespace("default").phase("Failed").obj(), fresh, StaleCause.HOLDER_TERMINAL),
+        new Stale("holder succeeded", MakePod.named("h").namespace("default").phase("Succeeded").obj(), fresh, StaleCause.HOLDER_TERMINAL),
+        new Stale("holder served", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "success").obj(), fresh, StaleCause.HOLDER_FINISHED),
+        new Stale("holder failed allocation", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "failed").obj(), fresh, StaleCause.HOLDER_FINISHED),
+        new Stale("holder bound elsewhere", MakePod.named("h").namespace("default").nodeName("n9").obj(), fresh, StaleCause.HOLDER_ELSEWHERE));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("staleCases")
+  void staleLock_isTakenOver(Stale c) {
+    client.pods().inNamespace("default").resource(c.holder()).create();
+    setLock(lock(c.lockTime(), "default", "h"));
+    assertThat(bind(plugin, gpuState(), pod("a")).isSuccess()).isTrue();
+    assertThat(lockValue()).endsWith(",default,a");
+    assertThat(plugin.brokenLocks(c.cause())).isEqualTo(1);
+  }
+
+  @Test
+  void lockOfDeletedHolder_isTakenOver() {
+    setLock(lock(NOW.minusSeconds(5), "default", "gone"));
+    assertThat(bind(plugin, gpuState(), pod("a")).isSuccess()).isTrue();
+    assertThat(plugin.brokenLocks(StaleCause.HOLDER_GONE)).isEqualTo(1);
+  }
+
+  @Test
+  void expiredLockOfHolderWaitingForAllocate_isNeverTaken() {
+    client.pods().inNamespace("default")
+        .resource(MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "allocating").obj())
+        .create();
+    String held = lock(NOW.minus(Duration.ofMinutes(30)), "default", "h");
+    setLock(held);
+    Status s = bind(plugin, gpuState(), pod("a"));
+    assertThat(s.code()).isEqualTo(Code.UNSCHEDULABLE);
+    assertThat(s.message()).contains("default/h");
+    assertThat(lockValue()).isEqualTo(held);
+  }
+
+  @Test
+  void blockedPod_isActivatedWhenTheLockIsRemoved() {
+    client.pods().inNamespace("default")
+        .resource(MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "allocating").obj())
+        .create();
+    setLock(lock(NOW, "default", "h"));
+    Node locked = client.nodes().withName("n1").get();
+    handle.fireNodeAdd(locked);
+    Pod a = pod("a");
+    assertThat(bind(plugin, gpuState(), a).code()).isEqualTo(Code.UNSCHEDULABLE);
+    assertThat(handle.activated()).isEmpty();
+
+    // The node agent releases the lock after Allocate.
+    Node released = client.nodes().withName("n1").edit(n -> {
+      n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+      return n;
+    });
+    handle.fireNodeUpdate(locked, released);
+    assertThat(handle.activated()).extracting(p -> p.getMetadata().getName()).containsExactly("a");
+  }
+
+  static final class RecordingWaitingPod implements WaitingPod {
+    final Pod pod;
+    final List<String> allowedBy = new ArrayList<>();
+
+    RecordingWaitingPod(Pod pod) {
+      this.pod = pod;
+    }
+
+    @Override
+    public Pod pod() {
+      return pod;
+    }
+
+    @Override
+    public String nodeName() {
+      return "n1";
+    }
+
+    @Override
+    public Set<String> pendingPlugins() {
+      return allowedBy.isEmpty() ? Set.of(NodeLockPlugin.NAME) : Set.of();
+    }
+
+    @Override
+    public void allow(String pluginName) {
+      allowedBy.add(pluginName);
+    }
+
+    @Override
+    public void reject(String pluginName, String reason) {}
+  }
+
+  @Test
+  void secondPodForTheNode_waitsAtPermitAndIsAllowedOnRelease() {
+    Pod a = pod("a");
+    Pod b = pod("b");
+    CycleState sa = gpuState();
+    CycleState sb = gpuState();
+    assertThat(bind(plugin, sa, a).isSuccess()).isTrue();
+    Node lockedNode = client.nodes().withName("n1").get();
+    handle.fireNodeUpdate(lockedNode, lockedNode);
+
+    assertThat(plugin.reserve(sb, b, "n1").isSuccess()).isTrue();
+    PermitResult pr = plugin.permit(sb, b, "n1");
+    assertThat(pr.status().code()).isEqualTo(Code.WAIT);
+    RecordingWaitingPod waiting = new RecordingWaitingPod(b);
+    handle.putWaitingPod("uid-b", waiting);
+
+    // The node agent finishes Allocate for a and removes the lock.
+    Node released = client.nodes().withName("n1").edit(n -> {
+      n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+      return n;
+    });
+    handle.fireNodeUpdate(lockedNode, released);
+    assertThat(waiting.allowedBy).containsExactly(NodeLockPlugin.NAME);
+    assertThat(plugin.preBind(sb, b, "n1").isSuccess()).isTrue();
+    assertThat(lockValue()).endsWith(",default,b");
+  }
+
+  @Test
+  void waiterIsAllowedWhenTheHolderIsDeletedBeforeAllocate() {
+    Pod a = pod("a");
+    CycleState sa = gpuState();
+    assertThat(bind(plugin, sa, a).isSuccess()).isTrue();
+    Pod b = pod("b");
+    CycleState sb = gpuState();
+    plugin.reserve(sb, b, "n1");
+    assertThat(plugin.permit(sb, b, "n1").status().code()).isEqualTo(Code.WAIT);
+    RecordingWaitingPod waiting = new RecordingWaitingPod(b);
+    handle.putWaitingPod("uid-b", waiting);
+
+    handle.firePodDelete(a); // a was deleted; its lock will never be released by the node agent
+    assertThat(waiting.allowedBy).containsExactly(NodeLockPlugin.NAME);
+    assertThat(plugin.preBind(sb, b, "n1").isSuccess()).isTrue();
+    assertThat(plugin.brokenLocks(StaleCause.HOLDER_GONE)).isEqualTo(1);
+  }
+
+  @Test
+  void twoSchedulers_neverBothHoldTheLock() throws Exception {
+    FakeHandle otherHandle = newHandle();
+    NodeLockPlugin other = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, otherHandle);
+    // Each holder exists and is being bound, so neither lock is stale for the other.
+    client.pods().inNamespace("default").resource(pod("a")).create();
+    client.pods().inNamespace("default").resource(pod("b")).create();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < 10; round++) {
+        Callable<Status> first = () -> bind(plugin, gpuState(), pod("a"));
+        Callable<Status> second = () -> bind(other, gpuState(), pod("b"));
+        Future<Status> f1 = pool.submit(first);
+        Future<Status> f2 = pool.submit(second);
+        Status s1 = f1.get();
+        Status s2 = f2.get();
+        assertThat(s1.isSuccess() ^ s2.isSuccess()).as("exactly one holds the lock in round %s", round).isTrue();
+        String holder = s1.isSuccess() ? "a" : "b";
+        assertThat(lockValue()).endsWith(",default," + holder);
+        client.nodes().withName("n1").edit(n -> {
+          n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+          return n;
+        });
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(plugin.contendedLocks() + other.contendedLocks()).isEqualTo(10);
+  }
+}
