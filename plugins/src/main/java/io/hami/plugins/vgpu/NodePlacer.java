@@ -57,14 +57,15 @@ public final class NodePlacer {
       return r;
     }
     List<DeviceUsage> devices = node.devices();
-    FitReasons reasons = new FitReasons(devices.size());
     if (node.invalid() != null) {
+      FitReasons reasons = new FitReasons(devices.size());
       reasons.add(FitReason.NODE_ANNOTATION_INVALID);
       return reasons;
     }
     int vendorDevices = 0;
     int ok = 0;
     int cores = only.clampedCores();
+    FitReasons reasons = null; // allocated on the first refusal: most nodes refuse nothing
     for (int i = 0; i < devices.size(); i++) {
       DeviceUsage d = devices.get(i);
       if (!d.vendor().equals(only.vendor())) {
@@ -75,6 +76,9 @@ public final class NodePlacer {
       if (r == null) {
         ok++;
       } else {
+        if (reasons == null) {
+          reasons = new FitReasons(devices.size());
+        }
         reasons.add(r);
       }
     }
@@ -85,6 +89,9 @@ public final class NodePlacer {
     }
     if (ok >= only.nums()) {
       return null;
+    }
+    if (reasons == null) {
+      reasons = new FitReasons(devices.size());
     }
     if (ok > 0) {
       reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, ok);
