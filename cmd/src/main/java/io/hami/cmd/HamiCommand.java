@@ -17,6 +17,8 @@ import picocli.CommandLine.Spec;
     description = "GPU sharing for Kubernetes: scheduler, node agent, webhook and simulator.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      io.hami.cmd.scheduler.SchedulerCommand.class,
+      io.hami.cmd.bench.BenchCommand.class,
       io.hami.nodeagent.cli.NodeAgentCommand.class,
       io.hami.cmd.simulate.SimulateCommand.class,
       io.hami.cmd.webhook.WebhookCommand.class,

@@ -12,6 +12,7 @@ import io.hami.nodeagent.deviceplugin.DevicePluginService;
 import io.hami.nodeagent.deviceplugin.KubeletWatcher;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.health.HealthMonitor;
+import io.hami.nodeagent.metrics.ContainerMetrics;
 import io.hami.nodeagent.metrics.DeviceMetrics;
 import io.hami.nodeagent.metrics.MetricsServer;
 import io.hami.nodeagent.nvml.GpuInfo;
@@ -126,6 +127,7 @@ public final class NodeAgent {
     if (metricsAddress != null) {
       PrometheusRegistry registry = new PrometheusRegistry();
       new DeviceMetrics(config, inventory, pods).register(registry);
+      new ContainerMetrics(config.hookPath(), pods, clock).register(registry);
       metrics = new MetricsServer(metricsAddress, registry);
       list.add(metrics);
     }

@@ -113,7 +113,7 @@ public final class ControlPlane implements AutoCloseable {
   private static ControlPlane prepare(ControlPlaneOptions options, Path dir) throws IOException {
     Files.createDirectories(dir);
     Path certs = dir.resolve("pki");
-    Pki pki = Pki.create(certs);
+    Pki pki = Pki.create(certs, options.pkiBackend());
     Pki.CertAndKey etcdServer = pki.issueServing("etcd-server", List.of("etcd"));
     Pki.CertAndKey etcdClient = pki.issueClient("apiserver-etcd-client", "kube-apiserver", List.of());
     Pki.CertAndKey apiServing =

@@ -2,6 +2,7 @@ package io.hami.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,6 +12,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Start, restart and stop of a control plane of its own, apart from the shared one. */
 class ControlPlaneLifecycleE2E {
@@ -19,9 +22,12 @@ class ControlPlaneLifecycleE2E {
     return ControlPlaneOptions.defaults(ControlPlaneExtension.moduleDir()).withWorkDir(dir.resolve("cp"));
   }
 
-  @Test
-  void restartedApiserver_keepsItsData_andCloseRemovesEverything(@TempDir Path tmp) throws Exception {
-    ControlPlane cp = ControlPlane.start(options(tmp));
+  @ParameterizedTest(name = "certificates by {0}")
+  @EnumSource(Pki.Backend.class)
+  void restartedApiserver_keepsItsData_andCloseRemovesEverything(Pki.Backend backend, @TempDir Path tmp)
+      throws Exception {
+    assumeTrue(backend == Pki.Backend.JAVA || PkiTest.opensslAvailable(), "openssl is not installed");
+    ControlPlane cp = ControlPlane.start(options(tmp).withPkiBackend(backend));
     try {
       try (KubernetesClient client = cp.newAdminClient()) {
         client
@@ -56,11 +62,8 @@ class ControlPlaneLifecycleE2E {
     Files.writeString(fakeEtcd, "#!/bin/sh\necho 'etcd: cannot start: disk on fire' >&2\nexit 3\n");
     fakeEtcd.toFile().setExecutable(true);
     ControlPlaneOptions broken =
-        new ControlPlaneOptions(
-            new ControlPlaneBinaries(real.binaries().kubeApiserver(), fakeEtcd),
-            real.workDir(),
-            Duration.ofSeconds(30),
-            false);
+        real.withBinaries(new ControlPlaneBinaries(real.binaries().kubeApiserver(), fakeEtcd))
+            .withStartupTimeout(Duration.ofSeconds(30));
 
     assertThatThrownBy(() -> ControlPlane.start(broken))
         .isInstanceOf(IOException.class)

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * A throw-away certificate authority for one control plane, made with the {@code openssl} CLI.
- * Serving certificates for components that the apiserver calls (webhooks) and client certificates
+ * A throw-away certificate authority for one control plane, made with the {@code openssl} CLI
+ * when it is installed and with the JDK alone otherwise ({@link Backend}). Serving certificates for components that the apiserver calls (webhooks) and client certificates
  * for users are issued from the same CA, so one {@code caBundle} trusts them all.
  */
 public final class Pki {
@@ -36,18 +36,65 @@ public final class Pki {
   /** The key pair the apiserver signs ServiceAccount tokens with. */
   public record SigningKey(Path privateKey, Path publicKey) {}
 
-  private final Path dir;
-  private final CertAndKey ca;
+  /** What makes the keys and certificates. */
+  public enum Backend {
+    OPENSSL,
+    JAVA;
 
-  private Pki(Path dir, CertAndKey ca) {
-    this.dir = dir;
-    this.ca = ca;
+    /** System property that forces a backend: {@code openssl} or {@code java}. */
+    public static final String PROPERTY = "hami.e2e.pki";
+
+    /** The property's choice, else openssl when it is on the PATH, else the JDK. */
+    public static Backend detect() {
+      String forced = System.getProperty(PROPERTY, "").trim();
+      if (!forced.isEmpty()) {
+        try {
+          return valueOf(forced.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(
+              PROPERTY + "=" + forced + " is not one of openssl, java", e);
+        }
+      }
+      return opensslOnPath() ? OPENSSL : JAVA;
+    }
+
+    static boolean opensslOnPath() {
+      String path = System.getenv("PATH");
+      if (path == null) {
+        return false;
+      }
+      for (String d : path.split(java.io.File.pathSeparator)) {
+        if (!d.isEmpty() && Files.isExecutable(Path.of(d, "openssl"))) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
-  /** Creates a new CA in {@code dir}. Needs {@code openssl} on the PATH. */
+  private final Path dir;
+  private final CertAndKey ca;
+  private final Backend backend;
+
+  private Pki(Path dir, CertAndKey ca, Backend backend) {
+    this.dir = dir;
+    this.ca = ca;
+    this.backend = backend;
+  }
+
+  /** Creates a new CA in {@code dir} with the detected backend. */
   public static Pki create(Path dir) throws IOException {
+    return create(dir, Backend.detect());
+  }
+
+  /** Creates a new CA in {@code dir}. */
+  public static Pki create(Path dir, Backend backend) throws IOException {
     Files.createDirectories(dir);
     CertAndKey ca = new CertAndKey(dir.resolve("ca.crt"), dir.resolve("ca.key"));
+    if (backend == Backend.JAVA) {
+      JavaCertificates.createCa(ca.cert(), ca.key(), "hami-e2e-ca");
+      return new Pki(dir, ca, backend);
+    }
     openssl(
         dir,
         "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "3650",
@@ -55,7 +102,11 @@ public final class Pki {
         "-subj", "/CN=hami-e2e-ca",
         "-addext", "basicConstraints=critical,CA:TRUE",
         "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature");
-    return new Pki(dir, ca);
+    return new Pki(dir, ca, backend);
+  }
+
+  public Backend backend() {
+    return backend;
   }
 
   public CertAndKey ca() {
@@ -80,7 +131,12 @@ public final class Pki {
     requireSafe(name);
     requireSafe(commonName);
     organizations.forEach(Pki::requireSafe);
+    sans.forEach(Pki::requireSan);
     CertAndKey out = new CertAndKey(dir.resolve(name + ".crt"), dir.resolve(name + ".key"));
+    if (backend == Backend.JAVA) {
+      JavaCertificates.issue(ca, out.cert(), out.key(), commonName, organizations, sans);
+      return out;
+    }
     Path csr = dir.resolve(name + ".csr");
     Path ext = dir.resolve(name + ".ext");
     StringBuilder subject = new StringBuilder("/CN=").append(commonName);
@@ -115,18 +171,7 @@ public final class Pki {
       try (java.io.InputStream in = Files.newInputStream(pair.cert())) {
         cert = java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
       }
-      String pem = pair.keyPem();
-      if (!pem.contains("-----BEGIN PRIVATE KEY-----")) {
-        throw new IOException(pair.key() + " is not an unencrypted PKCS#8 key");
-      }
-      String body =
-          pem.replace("-----BEGIN PRIVATE KEY-----", "")
-              .replace("-----END PRIVATE KEY-----", "")
-              .replaceAll("\\s", "");
-      java.security.PrivateKey key =
-          java.security.KeyFactory.getInstance("RSA")
-              .generatePrivate(
-                  new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getDecoder().decode(body)));
+      java.security.PrivateKey key = JavaCertificates.readPkcs8(pair.key());
       char[] password = new char[0];
       java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
       store.load(null, password);
@@ -158,11 +203,22 @@ public final class Pki {
   public SigningKey signingKey(String name) throws IOException {
     requireSafe(name);
     SigningKey key = new SigningKey(dir.resolve(name + ".key"), dir.resolve(name + ".pub"));
+    if (backend == Backend.JAVA) {
+      JavaCertificates.signingKey(key.privateKey(), key.publicKey());
+      return key;
+    }
     openssl(dir, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
         "-out", key.privateKey().toString());
     openssl(dir, "pkey", "-in", key.privateKey().toString(), "-pubout",
         "-out", key.publicKey().toString());
     return key;
+  }
+
+  private static void requireSan(String san) {
+    if (!san.matches("DNS:[A-Za-z0-9.-]+|IP:[0-9A-Fa-f.:]+")) {
+      throw new IllegalArgumentException(
+          "subject alternative name '" + san + "' must be DNS:<name> or IP:<address>");
+    }
   }
 
   private static String requireSafe(String value) {

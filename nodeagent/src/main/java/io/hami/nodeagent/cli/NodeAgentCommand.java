@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hami.nodeagent.NodeAgent;
+import io.hami.nodeagent.config.FileSettings;
 import io.hami.nodeagent.config.HealthCheckPolicy;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.config.OperatingMode;
@@ -56,9 +57,16 @@ public final class NodeAgentCommand implements Callable<Integer> {
   @Option(names = "--kubeconfig", description = "Kubeconfig file (default: in-cluster or KUBECONFIG).")
   @Nullable Path kubeconfig;
 
-  @Option(names = "--resource-name", defaultValue = NodeAgentConfig.DEFAULT_RESOURCE,
-      description = "Resource counting vGPUs (default: ${DEFAULT-VALUE}).")
-  String resourceName = NodeAgentConfig.DEFAULT_RESOURCE;
+  @Option(names = "--device-config-file", defaultValue = "${env:DEVICE_CONFIG_FILE}",
+      description = "The shared device config (device-config.yaml); its nvidia section applies below flags.")
+  @Nullable Path deviceConfigFile;
+
+  @Option(names = "--node-config-file", defaultValue = "${env:NODE_CONFIG_FILE}",
+      description = "Per-node overrides (config.json with a nodeconfig list); applies below flags.")
+  @Nullable Path nodeConfigFile;
+
+  @Option(names = "--resource-name", description = "Resource counting vGPUs (default: nvidia.com/gpu).")
+  @Nullable String resourceName;
 
   @Option(names = "--device-split-count", description = "vGPUs per GPU (default: 10).")
   @Nullable String splitCount;
@@ -108,18 +116,18 @@ public final class NodeAgentCommand implements Callable<Integer> {
   @Nullable String libCudaLogLevel;
 
   @Option(names = "--disable-core-limit", description = "Containers get GPU_CORE_UTILIZATION_POLICY=disable.")
-  boolean disableCoreLimit;
+  @Nullable Boolean disableCoreLimit;
 
   @Option(names = "--allow-disable-control",
       description = "Honour a container's CUDA_DISABLE_CONTROL=true (default: not allowed).")
   boolean allowDisableControl;
 
   @Option(names = "--enable-numa-topology", description = "Attach NUMA nodes to kubelet devices.")
-  boolean numaTopology;
+  @Nullable Boolean numaTopology;
 
   @Option(names = "--preferred-allocation",
       description = "Offer GetPreferredAllocation from the scheduler's choice.")
-  boolean preferredAllocation;
+  @Nullable Boolean preferredAllocation;
 
   @Option(names = "--exclude-gpu", split = ",", description = "GPU UUIDs or indices not to serve.")
   List<String> excluded = new ArrayList<>();
@@ -133,27 +141,44 @@ public final class NodeAgentCommand implements Callable<Integer> {
 
   Parsed parse() {
     List<String> errors = new ArrayList<>();
-    NodeAgentConfig.Builder b = NodeAgentConfig.builder(nodeName == null ? "" : nodeName.trim());
-    b.resourceName(resourceName.trim());
-    Integer split = Flags.integer("--device-split-count", splitCount, errors);
+    String node = nodeName == null ? "" : nodeName.trim();
+    FileSettings file = FileSettings.NONE;
+    if (deviceConfigFile != null && !deviceConfigFile.toString().isBlank()) {
+      file = FileSettings.deviceConfig(deviceConfigFile, errors);
+    }
+    if (nodeConfigFile != null && !nodeConfigFile.toString().isBlank()) {
+      file = file.overriddenBy(FileSettings.nodeConfig(nodeConfigFile, node, errors));
+    }
+    NodeAgentConfig.Builder b = NodeAgentConfig.builder(node);
+    String resource = resourceName != null ? resourceName : file.resourceName();
+    if (resource != null) {
+      b.resourceName(resource.trim());
+    }
+    Integer split = splitCount != null ? Flags.integer("--device-split-count", splitCount, errors) : file.splitCount();
     if (split != null) {
       b.splitCount(split);
     }
-    Double mem = Flags.decimal("--device-memory-scaling", memoryScaling, errors);
+    Double mem = memoryScaling != null
+        ? Flags.decimal("--device-memory-scaling", memoryScaling, errors) : file.memoryScaling();
     if (mem != null) {
       b.memoryScaling(mem);
     }
-    Double core = Flags.decimal("--device-core-scaling", coreScaling, errors);
+    Double core = coreScaling != null
+        ? Flags.decimal("--device-core-scaling", coreScaling, errors) : file.coreScaling();
     if (core != null) {
       b.coreScaling(core);
     }
-    Long pre = Flags.longValue("--preconfigured-device-memory", preConfiguredMemory, errors);
+    Long pre = preConfiguredMemory != null
+        ? Flags.longValue("--preconfigured-device-memory", preConfiguredMemory, errors)
+        : file.preConfiguredMemoryMiB();
     if (pre != null) {
       b.preConfiguredMemoryMiB(pre);
     }
     if (mode != null) {
       OperatingMode.parse(mode).ifPresentOrElse(b::mode,
           () -> errors.add("--mode: '" + mode + "' is not hami-core, mig or mps"));
+    } else if (file.mode() != null) {
+      b.mode(file.mode());
     }
     b.deviceDir(deviceDir).hookPath(hookPath);
     Duration ri = Flags.duration("--register-interval", registerInterval, errors);
@@ -166,11 +191,13 @@ public final class NodeAgentCommand implements Callable<Integer> {
     }
     Boolean topo = Flags.bool("--topology-score", topologyScore, errors);
     b.topologyScore(topo != null && topo);
-    b.libCudaLogLevel(libCudaLogLevel);
-    b.disableCoreLimit(disableCoreLimit).allowDisableControl(allowDisableControl)
-        .numaTopology(numaTopology).preferredAllocation(preferredAllocation);
-    List<String> uuids = new ArrayList<>();
-    List<Integer> indices = new ArrayList<>();
+    b.libCudaLogLevel(libCudaLogLevel != null ? libCudaLogLevel : file.libCudaLogLevel());
+    b.disableCoreLimit(first(disableCoreLimit, file.disableCoreLimit()))
+        .allowDisableControl(allowDisableControl)
+        .numaTopology(first(numaTopology, file.numaTopology()))
+        .preferredAllocation(first(preferredAllocation, file.preferredAllocation()));
+    List<String> uuids = new ArrayList<>(file.excludedUuids());
+    List<Integer> indices = new ArrayList<>(file.excludedIndices());
     for (String e : excluded) {
       String t = e.trim();
       if (t.matches("\\d+")) {
@@ -198,6 +225,10 @@ public final class NodeAgentCommand implements Callable<Integer> {
       }
     }
     return new Parsed(errors.isEmpty() ? config : null, metrics, errors);
+  }
+
+  private static boolean first(@Nullable Boolean flag, @Nullable Boolean file) {
+    return flag != null ? flag : file != null && file;
   }
 
   @Override

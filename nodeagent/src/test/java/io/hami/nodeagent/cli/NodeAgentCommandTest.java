@@ -84,6 +84,31 @@ class NodeAgentCommandTest {
   }
 
   @Test
+  void flagsWinOverFilesAndFilesOverDefaults(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path yaml = dir.resolve("device-config.yaml");
+    java.nio.file.Files.writeString(yaml, "nvidia:\n  deviceSplitCount: 5\n  deviceMemoryScaling: 2\n");
+
+    Result r = run("--node-name", "n1", "--fake-gpus", "1xA10:1000MiB", "--print-register",
+        "--device-config-file", yaml.toString(), "--device-split-count", "3");
+
+    assertThat(r.out()).contains("\"count\":3,\"devmem\":2000,");
+  }
+
+  @Test
+  void badConfigFileExitsTwo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path yaml = dir.resolve("device-config.yaml");
+    java.nio.file.Files.writeString(yaml, "nvidia:\n  deviceSplitCount: x\n");
+
+    Result r = run("--node-name", "n1", "--fake-gpus", "1xA10:1000MiB", "--device-config-file", yaml.toString(),
+        "--device-core-scaling", "z");
+
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().lines()).containsExactlyInAnyOrder(
+        "error: " + yaml + ": nvidia.deviceSplitCount: 'x' is not an integer",
+        "error: --device-core-scaling: 'z' is not a number");
+  }
+
+  @Test
   void unknownFlagExitsTwo() {
     assertThat(run("--no-such-flag").code()).isEqualTo(2);
   }

@@ -1,7 +1,6 @@
 package io.hami.plugins.vgpu;
 
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The device and node score formulas of protocol §6.7, in float arithmetic as HAMi computes them.
@@ -49,9 +48,8 @@ public final class DeviceScores {
     if (q.vendor().equals(d.type())) {
       return true;
     }
-    return byVendor
-        && d.vendor().equals(q.vendor())
-        && d.type().toLowerCase(Locale.ROOT).contains(q.vendor().toLowerCase(Locale.ROOT));
+    // The index assigns each device the vendor whose register annotation listed it.
+    return byVendor && d.vendor().equals(q.vendor());
   }
 
   /**

@@ -27,7 +27,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 public final class DeviceConfigFile {
 
   /** Files larger than this are rejected unread. */
-  public static final int MAX_BYTES = 1 << 20;
+  public static final int MAX_BYTES = 256 << 10;
 
   /** Sections of vendors this model does not cover; accepted without warnings. */
   private static final Set<String> OTHER_SECTIONS =

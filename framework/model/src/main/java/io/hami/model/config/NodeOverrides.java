@@ -1,8 +1,6 @@
 package io.hami.model.config;
 
-import io.hami.model.Decoded;
 import io.hami.model.ProtocolError;
-import io.hami.model.internal.GoJson;
 import io.hami.model.internal.GoText;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +8,12 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.Set;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The node agent's per-node overrides file:
@@ -21,17 +24,29 @@ public final class NodeOverrides {
   private static final Set<String> MODES = Set.of("hami-core", "mig", "mps");
   private static final Set<String> MIG_STRATEGIES = Set.of("none", "single", "mixed");
 
+  private static final JsonMapper JSON =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder().maxNestingDepth(32).maxNumberLength(64)
+                          .maxDocumentLength(DeviceConfigFile.MAX_BYTES).build())
+                  .build())
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
   private NodeOverrides() {}
 
   /** Parses the file and validates every entry. */
   public static Validated<List<NodeOverride>> parse(String json) {
-    Decoded<JsonNode> d = GoJson.parse("", json);
-    if (d instanceof Decoded.Err<JsonNode> e) {
-      return new Validated.Invalid<>(List.of(e.error()));
+    JsonNode root;
+    try {
+      root = JSON.readTree(json);
+    } catch (JacksonException | IllegalArgumentException | IllegalStateException e) {
+      String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");
+      return new Validated.Invalid<>(List.of(ProtocolError.of("", "", "invalid JSON: " + m)));
     }
-    JsonNode root = d.orElse(tools.jackson.databind.node.NullNode.getInstance());
-    if (!root.isObject()) {
-      return new Validated.Invalid<>(List.of(ProtocolError.of("", ConfigNode.text(root), "must be a JSON object")));
+    if (root == null || !root.isObject()) {
+      return new Validated.Invalid<>(List.of(ProtocolError.of("", root == null ? "" : ConfigNode.text(root), "must be a JSON object")));
     }
     List<ProtocolError> errors = new ArrayList<>();
     List<String> warnings = new ArrayList<>();

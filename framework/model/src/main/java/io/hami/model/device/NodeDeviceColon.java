@@ -51,9 +51,9 @@ public final class NodeDeviceColon {
       if (piece.isEmpty()) {
         continue;
       }
-      Decoded<NodeDevice> d = record(piece).within("[" + i + "]");
+      Decoded<NodeDevice> d = record(piece);
       if (d instanceof Decoded.Err<NodeDevice> err) {
-        return Decoded.err(err.error());
+        return Decoded.err(err.error().within("[" + i + "]"));
       }
       out.add(((Decoded.Ok<NodeDevice>) d).value());
       i++;

@@ -2,9 +2,10 @@ package io.hami.model.device;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoJson;
+import io.hami.model.internal.GoText;
+import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The JSON form of the node register annotation (NVIDIA from v2.8, Ascend, AMD, Biren, Vastai, vXPU).
@@ -106,34 +107,30 @@ public final class NodeDeviceJson {
 
   /** Decodes the annotation value. {@code []} and {@code null} give an empty list. */
   public static Decoded<List<NodeDevice>> decode(String json) {
-    return GoJson.parse("", json).flatMap(NodeDeviceJson::devices);
+    return GoJson.parse(json).flatMap(NodeDeviceJson::devices);
   }
 
-  private static Decoded<List<NodeDevice>> devices(JsonNode root) {
-    if (root.isNull()) {
+  private static Decoded<List<NodeDevice>> devices(Object root) {
+    if (root == Json.NULL) {
       return Decoded.ok(List.of());
     }
-    if (!root.isArray()) {
-      return Decoded.err("", root.toString(), "node register JSON must be an array of devices");
+    if (!(root instanceof List<?> list)) {
+      return Decoded.err("", GoJson.render(root), "node register JSON must be an array of devices");
     }
-    List<NodeDevice> out = new ArrayList<>(root.size());
-    int i = 0;
-    for (JsonNode n : root.values()) {
-      String at = "[" + i + "]";
-      Decoded<NodeDevice> d = device(n).within(at);
+    List<NodeDevice> out = new ArrayList<>(list.size());
+    for (int i = 0; i < list.size(); i++) {
+      Decoded<NodeDevice> d = device(list.get(i));
       if (d instanceof Decoded.Err<NodeDevice> err) {
-        return Decoded.err(err.error());
+        return Decoded.err(err.error().within("[" + i + "]"));
       }
       out.add(((Decoded.Ok<NodeDevice>) d).value());
-      i++;
     }
     return Decoded.ok(List.copyOf(out));
   }
 
-  /** Decodes one device object; used also by vendors that embed devices in other documents. */
-  static Decoded<NodeDevice> device(JsonNode n) {
-    if (!n.isObject()) {
-      return Decoded.err("", n.toString(), "device entry must be a JSON object");
+  private static Decoded<NodeDevice> device(Object n) {
+    if (!(n instanceof Json.Obj o)) {
+      return Decoded.err("", GoJson.render(n), "device entry must be a JSON object");
     }
     String id = "";
     String type = "";
@@ -145,74 +142,77 @@ public final class NodeDeviceJson {
     int numa = 0;
     boolean health = false;
     List<MigProfile> profiles = List.of();
-    // one pass over the properties; later duplicates win, as in Go
-    for (var e : n.properties()) {
-      JsonNode v = e.getValue();
-      String k = e.getKey();
-      Decoded<?> r;
-      switch (lower(k)) {
-        case "id" -> r = GoJson.string(v, "id");
-        case "index" -> r = GoJson.uint31(v, "index");
-        case "count" -> r = GoJson.int32(v, "count");
-        case "devmem" -> r = GoJson.int32(v, "devmem");
-        case "devcore" -> r = GoJson.int32(v, "devcore");
-        case "type" -> r = GoJson.string(v, "type");
-        case "numa" -> r = GoJson.int32(v, "numa");
-        case "mode" -> r = GoJson.string(v, "mode");
-        case "health" -> r = GoJson.bool(v, "health");
-        case "migprofiles" -> r = profiles(v);
-        default -> {
-          continue;
+    // one pass over the members; later duplicates win, as in Go
+    for (int i = 0; i < o.size(); i++) {
+      Object v = o.value(i);
+      String k = Json.lower(o.key(i));
+      switch (k) {
+        case "id", "type", "mode" -> {
+          String str;
+          if (v instanceof String sv) {
+            str = sv;
+          } else if (GoJson.isNull(v)) {
+            str = "";
+          } else {
+            return GoJson.typeError(v, k, "string");
+          }
+          switch (k) {
+            case "id" -> id = str;
+            case "type" -> type = str;
+            default -> mode = str;
+          }
         }
-      }
-      if (r instanceof Decoded.Err<?> err) {
-        return Decoded.err(err.error());
-      }
-      Object val = ((Decoded.Ok<?>) r).value();
-      switch (lower(k)) {
-        case "id" -> id = (String) val;
-        case "index" -> index = (Integer) val;
-        case "count" -> count = (Integer) val;
-        case "devmem" -> devmem = (Integer) val;
-        case "devcore" -> devcore = (Integer) val;
-        case "type" -> type = (String) val;
-        case "numa" -> numa = (Integer) val;
-        case "mode" -> mode = (String) val;
-        case "health" -> health = (Boolean) val;
+        case "index", "count", "devmem", "devcore", "numa" -> {
+          long x = GoJson.int32Value(v);
+          if (x == GoText.INVALID) {
+            return GoJson.int32Error(v, k);
+          }
+          if (k.equals("index") && x < 0) {
+            return Decoded.err(k, GoJson.render(v), "cannot decode " + x + " as uint");
+          }
+          switch (k) {
+            case "index" -> index = (int) x;
+            case "count" -> count = (int) x;
+            case "devmem" -> devmem = (int) x;
+            case "devcore" -> devcore = (int) x;
+            default -> numa = (int) x;
+          }
+        }
+        case "health" -> {
+          if (v instanceof Boolean b) {
+            health = b;
+          } else if (GoJson.isNull(v)) {
+            health = false;
+          } else {
+            return GoJson.typeError(v, k, "bool");
+          }
+        }
+        case "migprofiles" -> {
+          Decoded<List<MigProfile>> r = profiles(v);
+          if (r instanceof Decoded.Err<List<MigProfile>> err) {
+            return Decoded.err(err.error());
+          }
+          profiles = ((Decoded.Ok<List<MigProfile>>) r).value();
+        }
         default -> {
-          @SuppressWarnings("unchecked")
-          List<MigProfile> p = (List<MigProfile>) val;
-          profiles = p;
+          // unknown keys are ignored, as in Go
         }
       }
     }
     return Decoded.ok(new NodeDevice(id, index, count, devmem, devcore, type, numa, mode, profiles, health));
   }
 
-  private static String lower(String k) {
-    // keys are short; avoid allocation for the common already-lowercase case
-    for (int i = 0; i < k.length(); i++) {
-      char c = k.charAt(i);
-      if (c >= 'A' && c <= 'Z') {
-        return k.toLowerCase(java.util.Locale.ROOT);
-      }
+  private static Decoded<List<MigProfile>> profiles(Object v) {
+    Decoded<List<Object>> arr = GoJson.array(v, "migProfiles");
+    if (arr instanceof Decoded.Err<List<Object>> e) {
+      return Decoded.err(e.error());
     }
-    return k;
-  }
-
-  private static Decoded<List<MigProfile>> profiles(JsonNode v) {
-    if (v.isNull()) {
-      return Decoded.ok(List.of());
-    }
-    if (!v.isArray()) {
-      return Decoded.err("migProfiles", v.toString(), "migProfiles must be an array");
-    }
-    List<MigProfile> out = new ArrayList<>();
-    int i = 0;
-    for (JsonNode p : v.values()) {
-      Decoded<MigProfile> d = profile(p).within("migProfiles[" + i++ + "]");
+    List<Object> list = arr.orElse(List.of());
+    List<MigProfile> out = new ArrayList<>(list.size());
+    for (int i = 0; i < list.size(); i++) {
+      Decoded<MigProfile> d = profile(list.get(i));
       if (d instanceof Decoded.Err<MigProfile> err) {
-        return Decoded.err(err.error());
+        return Decoded.err(err.error().within("migProfiles[" + i + "]"));
       }
       out.add(((Decoded.Ok<MigProfile>) d).value());
     }
@@ -221,50 +221,45 @@ public final class NodeDeviceJson {
 
   /** Decodes one MIG profile object. */
   public static Decoded<MigProfile> decodeProfile(String json) {
-    return GoJson.parse("", json).flatMap(NodeDeviceJson::profile);
+    return GoJson.parse(json).flatMap(NodeDeviceJson::profile);
   }
 
-  private static Decoded<MigProfile> profile(JsonNode p) {
-    if (!p.isObject()) {
-      return Decoded.err("", p.toString(), "MIG profile must be a JSON object");
+  private static Decoded<MigProfile> profile(Object p) {
+    if (!(p instanceof Json.Obj o)) {
+      return Decoded.err("", GoJson.render(p), "MIG profile must be a JSON object");
     }
-    Decoded<String> name = GoJson.string(GoJson.property(p, "name"), "name");
-    Decoded<Integer> mem = GoJson.int32(GoJson.property(p, "memorymb"), "memoryMB");
-    Decoded<Integer> core = GoJson.int32(GoJson.property(p, "core"), "core");
-    Decoded<Integer> slices = GoJson.int32(GoJson.property(p, "slicecount"), "sliceCount");
-    Decoded<Integer> instances = GoJson.int32(GoJson.property(p, "instancecount"), "instanceCount");
-    for (Decoded<?> d : List.of(name, mem, core, slices, instances)) {
+    Decoded<String> name = GoJson.string(o.get("name"), "name");
+    Decoded<Integer> mem = GoJson.int32(o.get("memorymb"), "memoryMB");
+    Decoded<Integer> core = GoJson.int32(o.get("core"), "core");
+    Decoded<Integer> slices = GoJson.int32(o.get("slicecount"), "sliceCount");
+    Decoded<Integer> instances = GoJson.int32(o.get("instancecount"), "instanceCount");
+    Decoded<List<Object>> pls = GoJson.array(o.get("placements"), "placements");
+    for (Decoded<?> d : List.of(name, mem, core, slices, instances, pls)) {
       if (d instanceof Decoded.Err<?> err) {
         return Decoded.err(err.error());
       }
     }
-    JsonNode pls = GoJson.property(p, "placements");
-    List<MigPlacement> placements = new ArrayList<>();
-    if (pls != null && !pls.isNull()) {
-      if (!pls.isArray()) {
-        return Decoded.err("placements", pls.toString(), "placements must be an array");
+    List<Object> plist = pls.orElse(List.of());
+    List<MigPlacement> placements = new ArrayList<>(plist.size());
+    for (int i = 0; i < plist.size(); i++) {
+      Decoded<MigPlacement> d = placement(plist.get(i));
+      if (d instanceof Decoded.Err<MigPlacement> err) {
+        return Decoded.err(err.error().within("placements[" + i + "]"));
       }
-      int i = 0;
-      for (JsonNode pl : pls.values()) {
-        Decoded<MigPlacement> d = placement(pl).within("placements[" + i++ + "]");
-        if (d instanceof Decoded.Err<MigPlacement> err) {
-          return Decoded.err(err.error());
-        }
-        placements.add(((Decoded.Ok<MigPlacement>) d).value());
-      }
+      placements.add(((Decoded.Ok<MigPlacement>) d).value());
     }
     return Decoded.ok(
         new MigProfile(
             name.orElse(""), mem.orElse(0), core.orElse(0), slices.orElse(0), instances.orElse(0), placements));
   }
 
-  /** Decodes a placement object {@code {"start":s,"size":n}}. */
-  public static Decoded<MigPlacement> placement(JsonNode pl) {
-    if (!pl.isObject()) {
-      return Decoded.err("", pl.toString(), "placement must be a JSON object");
+  /** Decodes a parsed placement object {@code {"start":s,"size":n}}. */
+  public static Decoded<MigPlacement> placement(Object pl) {
+    if (!(pl instanceof Json.Obj o)) {
+      return Decoded.err("", GoJson.render(pl), "placement must be a JSON object");
     }
-    Decoded<Integer> start = GoJson.int32(GoJson.property(pl, "start"), "start");
-    Decoded<Integer> size = GoJson.int32(GoJson.property(pl, "size"), "size");
+    Decoded<Integer> start = GoJson.int32(o.get("start"), "start");
+    Decoded<Integer> size = GoJson.int32(o.get("size"), "size");
     return start.flatMap(s -> size.map(z -> new MigPlacement(s, z)));
   }
 }

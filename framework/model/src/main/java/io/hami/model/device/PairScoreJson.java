@@ -2,12 +2,12 @@ package io.hami.model.device;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoJson;
+import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The GPU pair-score annotation: {@code [{"uuid":"GPU-0","score":{"GPU-1":50,"GPU-2":20}}]}.
@@ -44,39 +44,37 @@ public final class PairScoreJson {
 
   /** Decodes the annotation; {@code null} and {@code []} give an empty list. */
   public static Decoded<List<PairScore>> decode(String json) {
-    return GoJson.parse("", json).flatMap(PairScoreJson::scores);
+    return GoJson.parse(json).flatMap(PairScoreJson::scores);
   }
 
-  private static Decoded<List<PairScore>> scores(JsonNode root) {
-    if (root.isNull()) {
-      return Decoded.ok(List.of());
+  private static Decoded<List<PairScore>> scores(Object root) {
+    Decoded<List<Object>> arr = GoJson.array(root, "");
+    if (arr instanceof Decoded.Err<List<Object>> e) {
+      return Decoded.err(e.error());
     }
-    if (!root.isArray()) {
-      return Decoded.err("", root.toString(), "pair scores must be a JSON array");
-    }
-    List<PairScore> out = new ArrayList<>();
-    int i = 0;
-    for (JsonNode n : root.values()) {
-      String at = "[" + i++ + "]";
-      if (!n.isObject()) {
-        return Decoded.err(at, n.toString(), "pair score entry must be a JSON object");
+    List<Object> list = arr.orElse(List.of());
+    List<PairScore> out = new ArrayList<>(list.size());
+    for (int i = 0; i < list.size(); i++) {
+      String at = "[" + i + "]";
+      if (!(list.get(i) instanceof Json.Obj n)) {
+        return Decoded.err(at, GoJson.render(list.get(i)), "pair score entry must be a JSON object");
       }
-      Decoded<String> uuid = GoJson.string(GoJson.property(n, "uuid"), "uuid").within(at);
+      Decoded<String> uuid = GoJson.string(n.get("uuid"), "uuid").within(at);
       if (uuid instanceof Decoded.Err<String> e) {
         return Decoded.err(e.error());
       }
-      JsonNode sc = GoJson.property(n, "score");
+      Object sc = n.get("score");
       Map<String, Integer> m = new LinkedHashMap<>();
-      if (sc != null && !sc.isNull()) {
-        if (!sc.isObject()) {
-          return Decoded.err(at + ".score", sc.toString(), "score must be a JSON object");
+      if (!GoJson.isNull(sc)) {
+        if (!(sc instanceof Json.Obj so)) {
+          return Decoded.err(at + ".score", GoJson.render(sc), "score must be a JSON object");
         }
-        for (var e : sc.properties()) {
-          Decoded<Integer> v = GoJson.int32(e.getValue(), e.getKey()).within(at + ".score");
+        for (int k = 0; k < so.size(); k++) {
+          Decoded<Integer> v = GoJson.int32(so.value(k), so.key(k)).within(at + ".score");
           if (v instanceof Decoded.Err<Integer> err) {
             return Decoded.err(err.error());
           }
-          m.put(e.getKey(), v.orElse(0));
+          m.put(so.key(k), v.orElse(0));
         }
       }
       out.add(new PairScore(uuid.orElse(""), m));

@@ -1,8 +1,8 @@
 package io.hami.model.handshake;
 
+import io.hami.model.internal.GoTime;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -32,10 +32,6 @@ public sealed interface Handshake permits Handshake.Requesting, Handshake.Delete
   DateTimeFormatter LAYOUT =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withResolverStyle(ResolverStyle.STRICT);
 
-  /** Layout of v2.4 and earlier. */
-  DateTimeFormatter LEGACY_LAYOUT =
-      DateTimeFormatter.ofPattern("uuuu.MM.dd HH:mm:ss").withResolverStyle(ResolverStyle.STRICT);
-
   /** Classifies a value: contains {@code Requesting} → requesting, {@code Deleted} → deleted, else reported. */
   static Handshake parse(String value) {
     if (value.contains("Requesting")) {
@@ -55,16 +51,12 @@ public sealed interface Handshake permits Handshake.Requesting, Handshake.Delete
     return Optional.ofNullable(parseTime(value.substring(u + 1)));
   }
 
-  /** Parses {@code yyyy-MM-dd HH:mm:ss}, or the legacy dotted date; null when neither matches. */
+  /** Parses {@code yyyy-MM-dd HH:mm:ss}, or the v2.4 dotted date {@code yyyy.MM.dd HH:mm:ss}; null otherwise. */
   static @Nullable LocalDateTime parseTime(String s) {
-    if (s.length() != 19) {
+    if (s.length() != 19 || s.charAt(10) != ' ') {
       return null;
     }
-    try {
-      return LocalDateTime.parse(s, s.charAt(4) == '.' ? LEGACY_LAYOUT : LAYOUT);
-    } catch (DateTimeParseException e) {
-      return null;
-    }
+    return GoTime.dateTime(s, s.charAt(4) == '.' ? '.' : '-');
   }
 
   /** {@code Requesting_<time>} for the scheduler's local time {@code now}. */

@@ -1,116 +1,101 @@
 package io.hami.model.internal;
 
 import io.hami.model.Decoded;
-import io.hami.model.ProtocolError;
-import java.util.Locale;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.StreamReadConstraints;
-import tools.jackson.core.json.JsonFactory;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * JSON helpers that match Go's {@code encoding/json}: a bounded, lenient tree reader and a string
- * escaper that writes the same bytes as Go's encoder.
+ * Typed field access over {@link Json} values with Go's decoding rules (missing or {@code null} is the zero value;
+ * a wrong type or an out-of-range number is an error), and a string writer that produces the same bytes as Go's
+ * encoder.
  */
 public final class GoJson {
 
-  /** Deeper documents are rejected; wire values nest at most four levels. */
-  public static final int MAX_DEPTH = 32;
-
-  private static final JsonMapper MAPPER =
-      JsonMapper.builder(
-              JsonFactory.builder()
-                  .streamReadConstraints(
-                      StreamReadConstraints.builder()
-                          .maxNestingDepth(MAX_DEPTH)
-                          .maxNumberLength(64)
-                          .maxNameLength(4096)
-                          .maxStringLength(1 << 20)
-                          .maxDocumentLength(8L << 20)
-                          .build())
-                  .build())
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-          .build();
-
   private GoJson() {}
 
-  /** Parses a document; malformed or oversized input becomes an error naming {@code field}. */
-  public static Decoded<JsonNode> parse(String field, String json) {
-    try {
-      JsonNode node = MAPPER.readTree(json);
-      if (node == null || node.isMissingNode()) {
-        return Decoded.err(field, json, "invalid JSON: empty input");
-      }
-      return Decoded.ok(node);
-    } catch (JacksonException | IllegalArgumentException | IllegalStateException e) {
-      String m = e.getMessage() == null ? e.getClass().getSimpleName() : firstLine(e.getMessage());
-      return Decoded.err(field, json, "invalid JSON: " + m);
-    }
+  /** Parses a document. */
+  public static Decoded<Object> parse(String json) {
+    return Json.parse(json);
   }
 
-  private static String firstLine(String s) {
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+  /** Whether {@code v} is absent or JSON {@code null}. */
+  public static boolean isNull(@Nullable Object v) {
+    return v == null || v == Json.NULL;
   }
 
-  /** Finds a property by case-insensitive name, the last match winning as in Go. */
-  public static @Nullable JsonNode property(JsonNode object, String lowerName) {
-    JsonNode found = null;
-    for (var e : object.properties()) {
-      if (e.getKey().length() == lowerName.length() && e.getKey().toLowerCase(Locale.ROOT).equals(lowerName)) {
-        found = e.getValue();
-      }
-    }
-    return found;
+  /** An int32 field. */
+  public static Decoded<Integer> int32(@Nullable Object v, String field) {
+    long x = int32Value(v);
+    return x != GoText.INVALID ? Decoded.ok((int) x) : int32Error(v, field);
   }
 
-  /** An int32 field: absent or null is 0; a non-integer or out-of-range number is an error. */
-  public static Decoded<Integer> int32(@Nullable JsonNode n, String field) {
-    if (n == null || n.isNull()) {
-      return Decoded.ok(0);
+  /** An int32 field's value, or {@link GoText#INVALID}; absent or null is 0. */
+  public static long int32Value(@Nullable Object v) {
+    if (isNull(v)) {
+      return 0;
     }
-    if (n.isIntegralNumber() && n.canConvertToInt()) {
-      return Decoded.ok(n.intValue());
-    }
-    return Decoded.err(field, n.toString(), "cannot decode " + abbreviate(n) + " as int32");
+    return v instanceof Json.Num n && n.integral() ? GoText.parseInt32(n.text()) : GoText.INVALID;
+  }
+
+  /** The error for a value of the wrong JSON type, e.g. {@code typeError(v, "health", "bool")}. */
+  public static <T> Decoded<T> typeError(@Nullable Object v, String field, String goType) {
+    return Decoded.err(field, render(v), "cannot decode " + render(v) + " as " + goType);
+  }
+
+  /** The error for a value {@link #int32Value} rejected. */
+  public static <T> Decoded<T> int32Error(@Nullable Object v, String field) {
+    return Decoded.err(field, render(v), "cannot decode " + render(v) + " as int32");
   }
 
   /** An unsigned field that must also fit Java's int. */
-  public static Decoded<Integer> uint31(@Nullable JsonNode n, String field) {
-    Decoded<Integer> d = int32(n, field);
+  public static Decoded<Integer> uint31(@Nullable Object v, String field) {
+    Decoded<Integer> d = int32(v, field);
     if (d instanceof Decoded.Ok<Integer> ok && ok.value() < 0) {
-      return Decoded.err(field, n == null ? "" : n.toString(), "cannot decode " + ok.value() + " as uint");
+      return Decoded.err(field, render(v), "cannot decode " + ok.value() + " as uint");
     }
     return d;
   }
 
-  /** A string field: absent or null is "". */
-  public static Decoded<String> string(@Nullable JsonNode n, String field) {
-    if (n == null || n.isNull()) {
+  /** A string field. */
+  public static Decoded<String> string(@Nullable Object v, String field) {
+    if (isNull(v)) {
       return Decoded.ok("");
     }
-    if (n.isString()) {
-      return Decoded.ok(n.stringValue());
+    if (v instanceof String s) {
+      return Decoded.ok(s);
     }
-    return Decoded.err(field, n.toString(), "cannot decode " + abbreviate(n) + " as string");
+    return Decoded.err(field, render(v), "cannot decode " + render(v) + " as string");
   }
 
-  /** A bool field: absent or null is false. */
-  public static Decoded<Boolean> bool(@Nullable JsonNode n, String field) {
-    if (n == null || n.isNull()) {
+  /** A bool field. */
+  public static Decoded<Boolean> bool(@Nullable Object v, String field) {
+    if (isNull(v)) {
       return Decoded.ok(false);
     }
-    if (n.isBoolean()) {
-      return Decoded.ok(n.booleanValue());
+    if (v instanceof Boolean b) {
+      return Decoded.ok(b);
     }
-    return Decoded.err(field, n.toString(), "cannot decode " + abbreviate(n) + " as bool");
+    return Decoded.err(field, render(v), "cannot decode " + render(v) + " as bool");
   }
 
-  private static String abbreviate(JsonNode n) {
-    String s = n.toString();
+  /** An array, or an error naming {@code field}; absent or null is empty. */
+  @SuppressWarnings("unchecked")
+  public static Decoded<List<Object>> array(@Nullable Object v, String field) {
+    if (isNull(v)) {
+      return Decoded.ok(List.of());
+    }
+    if (v instanceof List<?> l) {
+      return Decoded.ok((List<Object>) l);
+    }
+    return Decoded.err(field, render(v), field.isEmpty() ? "expected a JSON array" : field + " must be a JSON array");
+  }
+
+  /** Compact, bounded rendering of a value for error messages. */
+  public static String render(@Nullable Object v) {
+    if (v == null) {
+      return "";
+    }
+    String s = Json.toJson(v);
     return s.length() > 64 ? s.substring(0, 64) + "..." : s;
   }
 
@@ -118,20 +103,28 @@ public final class GoJson {
   public static StringBuilder appendString(StringBuilder b, String s) {
     b.append('"');
     int n = s.length();
+    int run = 0;
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
+      if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != '\u2028'
+          && c != '\u2029' && (c < 0xd800 || c > 0xdfff)) {
+        continue;
+      }
+      b.append(s, run, i);
+      run = i + 1;
       switch (c) {
         case '"' -> b.append("\\\"");
         case '\\' -> b.append("\\\\");
         case '\n' -> b.append("\\n");
         case '\r' -> b.append("\\r");
         case '\t' -> b.append("\\t");
-        case '<', '>', '&', '\u2028', '\u2029' -> hex(b, c);
+        case '<', '>', '&' -> hex(b, c);
         default -> {
-          if (c < 0x20) {
+          if (c < 0x20 || c == '\u2028' || c == '\u2029') {
             hex(b, c);
           } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
             b.append(c).append(s.charAt(++i));
+            run = i + 1;
           } else if (Character.isSurrogate(c)) {
             // Go writes invalid UTF-8 as U+FFFD; a lone surrogate is the Java equivalent
             b.append("\\ufffd");
@@ -141,6 +134,7 @@ public final class GoJson {
         }
       }
     }
+    b.append(s, run, n);
     return b.append('"');
   }
 

@@ -2,14 +2,12 @@ package io.hami.model.lock;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoText;
+import io.hami.model.internal.GoTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
-import java.time.temporal.ChronoField;
 import java.util.List;
 
 /**
@@ -30,16 +28,6 @@ public record NodeLock(OffsetDateTime time, String namespace, String name) {
 
   private static final DateTimeFormatter WRITE =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ssXXX").withResolverStyle(ResolverStyle.STRICT);
-
-  private static final DateTimeFormatter READ =
-      new DateTimeFormatterBuilder()
-          .appendPattern("uuuu-MM-dd'T'HH:mm:ss")
-          .optionalStart()
-          .appendFraction(ChronoField.NANO_OF_SECOND, 1, 9, true)
-          .optionalEnd()
-          .appendPattern("XXX")
-          .toFormatter()
-          .withResolverStyle(ResolverStyle.STRICT);
 
   /** A lock held by a pod; the time keeps its offset and loses sub-second precision on the wire. */
   public static NodeLock of(OffsetDateTime time, String namespace, String name) {
@@ -76,14 +64,8 @@ public record NodeLock(OffsetDateTime time, String namespace, String name) {
 
   /** Parses an RFC 3339 time as Go's {@code time.RFC3339} layout accepts it. */
   public static Decoded<OffsetDateTime> parseTime(String s) {
-    if (s.length() > 64) {
-      return Decoded.err("time", s, "invalid RFC3339 time " + GoText.quote(s));
-    }
-    try {
-      return Decoded.ok(OffsetDateTime.parse(s, READ));
-    } catch (DateTimeParseException e) {
-      return Decoded.err("time", s, "invalid RFC3339 time " + GoText.quote(s));
-    }
+    OffsetDateTime t = GoTime.parseRfc3339(s);
+    return t == null ? Decoded.err("time", s, "invalid RFC3339 time " + GoText.quote(s)) : Decoded.ok(t);
   }
 
   /** Whether {@code namespace/name} holds this lock. */

@@ -4,10 +4,10 @@ import io.hami.model.Decoded;
 import io.hami.model.device.MigPlacement;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.internal.GoJson;
+import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The {@code hami.io/vgpu-mig-allocations} JSON: {@code [{"containerIndex":0,"deviceIndex":0,"gpuUUID":"GPU-aaa",
@@ -48,44 +48,40 @@ public final class MigAllocationJson {
 
   /** Decodes the annotation; runtime fields must come all three or not at all. */
   public static Decoded<List<MigAllocation>> decode(String json) {
-    return GoJson.parse("", json).flatMap(MigAllocationJson::allocations);
+    return GoJson.parse(json).flatMap(MigAllocationJson::allocations);
   }
 
-  private static Decoded<List<MigAllocation>> allocations(JsonNode root) {
-    if (root.isNull()) {
-      return Decoded.ok(List.of());
+  private static Decoded<List<MigAllocation>> allocations(Object root) {
+    Decoded<List<Object>> arr = GoJson.array(root, "");
+    if (arr instanceof Decoded.Err<List<Object>> e) {
+      return Decoded.err(e.error());
     }
-    if (!root.isArray()) {
-      return Decoded.err("", root.toString(), "MIG allocations must be a JSON array");
-    }
-    List<MigAllocation> out = new ArrayList<>();
-    int i = 0;
-    for (JsonNode n : root.values()) {
-      Decoded<MigAllocation> d = allocation(n).within("[" + i++ + "]");
+    List<Object> list = arr.orElse(List.of());
+    List<MigAllocation> out = new ArrayList<>(list.size());
+    for (int i = 0; i < list.size(); i++) {
+      Decoded<MigAllocation> d = allocation(list.get(i));
       if (d instanceof Decoded.Err<MigAllocation> e) {
-        return Decoded.err(e.error());
+        return Decoded.err(e.error().within("[" + i + "]"));
       }
       out.add(((Decoded.Ok<MigAllocation>) d).value());
     }
     return Decoded.ok(List.copyOf(out));
   }
 
-  private static Decoded<MigAllocation> allocation(JsonNode n) {
-    if (!n.isObject()) {
-      return Decoded.err("", n.toString(), "MIG allocation must be a JSON object");
+  private static Decoded<MigAllocation> allocation(Object v) {
+    if (!(v instanceof Json.Obj n)) {
+      return Decoded.err("", GoJson.render(v), "MIG allocation must be a JSON object");
     }
-    Decoded<Integer> ci = GoJson.int32(GoJson.property(n, "containerindex"), "containerIndex");
-    Decoded<Integer> di = GoJson.int32(GoJson.property(n, "deviceindex"), "deviceIndex");
-    Decoded<String> gpu = GoJson.string(GoJson.property(n, "gpuuuid"), "gpuUUID");
-    Decoded<String> profile = GoJson.string(GoJson.property(n, "profile"), "profile");
-    JsonNode pl = GoJson.property(n, "placement");
+    Decoded<Integer> ci = GoJson.int32(n.get("containerindex"), "containerIndex");
+    Decoded<Integer> di = GoJson.int32(n.get("deviceindex"), "deviceIndex");
+    Decoded<String> gpu = GoJson.string(n.get("gpuuuid"), "gpuUUID");
+    Decoded<String> profile = GoJson.string(n.get("profile"), "profile");
+    Object pl = n.get("placement");
     Decoded<MigPlacement> placement =
-        pl == null || pl.isNull()
-            ? Decoded.ok(new MigPlacement(0, 0))
-            : NodeDeviceJson.placement(pl).within("placement");
-    JsonNode migNode = GoJson.property(n, "miguuid");
-    JsonNode giNode = GoJson.property(n, "gpuinstanceid");
-    JsonNode ciNode = GoJson.property(n, "computeinstanceid");
+        GoJson.isNull(pl) ? Decoded.ok(new MigPlacement(0, 0)) : NodeDeviceJson.placement(pl).within("placement");
+    Object migNode = n.get("miguuid");
+    Object giNode = n.get("gpuinstanceid");
+    Object ciNode = n.get("computeinstanceid");
     Decoded<String> mig = GoJson.string(migNode, "migUUID");
     Decoded<Integer> gi = GoJson.int32(giNode, "gpuInstanceID");
     Decoded<Integer> cid = GoJson.int32(ciNode, "computeInstanceID");
@@ -94,18 +90,14 @@ public final class MigAllocationJson {
         return Decoded.err(e.error());
       }
     }
-    int present = (isSet(migNode) ? 1 : 0) + (isSet(giNode) ? 1 : 0) + (isSet(ciNode) ? 1 : 0);
+    int present = (GoJson.isNull(migNode) ? 0 : 1) + (GoJson.isNull(giNode) ? 0 : 1) + (GoJson.isNull(ciNode) ? 0 : 1);
     if (present != 0 && present != 3) {
-      return Decoded.err("migUUID", n.toString(), "migUUID, gpuInstanceID and computeInstanceID must come together");
+      return Decoded.err("migUUID", GoJson.render(n), "migUUID, gpuInstanceID and computeInstanceID must come together");
     }
     Optional<MigAllocation.Runtime> runtime =
         present == 3 ? Optional.of(new MigAllocation.Runtime(mig.orElse(""), gi.orElse(0), cid.orElse(0)))
             : Optional.empty();
     return Decoded.ok(new MigAllocation(ci.orElse(0), di.orElse(0), gpu.orElse(""), profile.orElse(""),
         placement.orElse(new MigPlacement(0, 0)), runtime));
-  }
-
-  private static boolean isSet(JsonNode n) {
-    return n != null && !n.isNull();
   }
 }

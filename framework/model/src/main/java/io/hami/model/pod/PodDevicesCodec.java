@@ -85,9 +85,9 @@ public final class PodDevicesCodec {
     List<List<ContainerDevice>> containers = new ArrayList<>();
     int ci = 0;
     for (String piece : GoText.split(value, ';')) {
-      Decoded<List<ContainerDevice>> c = decodeContainer(piece).within("[" + ci + "]");
+      Decoded<List<ContainerDevice>> c = decodeContainer(piece);
       if (c instanceof Decoded.Err<List<ContainerDevice>> err) {
-        return Decoded.err(err.error());
+        return Decoded.err(err.error().within("[" + ci + "]"));
       }
       containers.add(((Decoded.Ok<List<ContainerDevice>>) c).value());
       ci++;
@@ -103,9 +103,9 @@ public final class PodDevicesCodec {
       if (sub.indexOf(',') < 0) {
         continue;
       }
-      Decoded<ContainerDevice> d = decodeDevice(sub).within("[" + di + "]");
+      Decoded<ContainerDevice> d = decodeDevice(sub);
       if (d instanceof Decoded.Err<ContainerDevice> err) {
-        return Decoded.err(err.error());
+        return Decoded.err(err.error().within("[" + di + "]"));
       }
       devices.add(((Decoded.Ok<ContainerDevice>) d).value());
       di++;

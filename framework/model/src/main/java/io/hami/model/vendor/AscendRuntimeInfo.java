@@ -2,9 +2,9 @@ package io.hami.model.vendor;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoJson;
+import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
-import tools.jackson.databind.JsonNode;
 
 /**
  * One element of the Ascend runtime annotation {@code huawei.com/<CommonWord>}:
@@ -38,24 +38,22 @@ public record AscendRuntimeInfo(String uuid, String template, int memory, int co
 
   /** Decodes a list. */
   public static Decoded<List<AscendRuntimeInfo>> decode(String json) {
-    return GoJson.parse("", json).flatMap(root -> {
-      if (root.isNull()) {
-        return Decoded.ok(List.of());
+    return GoJson.parse(json).flatMap(root -> {
+      Decoded<List<Object>> arr = GoJson.array(root, "");
+      if (arr instanceof Decoded.Err<List<Object>> e) {
+        return Decoded.err(e.error());
       }
-      if (!root.isArray()) {
-        return Decoded.err("", root.toString(), "Ascend runtime info must be a JSON array");
-      }
-      List<AscendRuntimeInfo> out = new ArrayList<>();
-      int i = 0;
-      for (JsonNode n : root.values()) {
-        String at = "[" + i++ + "]";
-        if (!n.isObject()) {
-          return Decoded.err(at, n.toString(), "entry must be a JSON object");
+      List<Object> list = arr.orElse(List.of());
+      List<AscendRuntimeInfo> out = new ArrayList<>(list.size());
+      for (int i = 0; i < list.size(); i++) {
+        String at = "[" + i + "]";
+        if (!(list.get(i) instanceof Json.Obj n)) {
+          return Decoded.err(at, GoJson.render(list.get(i)), "entry must be a JSON object");
         }
-        Decoded<String> uuid = GoJson.string(GoJson.property(n, "uuid"), "UUID").within(at);
-        Decoded<String> temp = GoJson.string(GoJson.property(n, "temp"), "temp").within(at);
-        Decoded<Integer> mem = GoJson.int32(GoJson.property(n, "memory"), "memory").within(at);
-        Decoded<Integer> core = GoJson.int32(GoJson.property(n, "core"), "core").within(at);
+        Decoded<String> uuid = GoJson.string(n.get("uuid"), "UUID").within(at);
+        Decoded<String> temp = GoJson.string(n.get("temp"), "temp").within(at);
+        Decoded<Integer> mem = GoJson.int32(n.get("memory"), "memory").within(at);
+        Decoded<Integer> core = GoJson.int32(n.get("core"), "core").within(at);
         for (Decoded<?> d : List.of(uuid, temp, mem, core)) {
           if (d instanceof Decoded.Err<?> e) {
             return Decoded.err(e.error());

@@ -516,7 +516,11 @@ public final class SchedulingQueue {
   }
 
   private Instant backoffExpiry(QueuedPodInfo info) {
-    return info.timestamp().plus(backoffDuration(Math.max(1, info.attempts())));
+    if (info.attempts() == 0) {
+      // Never tried (held by PreEnqueue): nothing to back off from.
+      return info.timestamp();
+    }
+    return info.timestamp().plus(backoffDuration(info.attempts()));
   }
 
   public int activeSize() {

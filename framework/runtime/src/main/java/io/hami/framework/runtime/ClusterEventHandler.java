@@ -249,7 +249,8 @@ public final class ClusterEventHandler {
   }
 
   static boolean isTerminal(Pod pod) {
-    return pod.getStatus() != null && TERMINAL.contains(pod.getStatus().getPhase());
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return phase != null && TERMINAL.contains(phase);
   }
 
   static boolean isDeleting(Pod pod) {

@@ -85,6 +85,7 @@ public final class Scheduler {
   private final SchedulingObserver observer;
   private final Map<String, WaitingPodImpl> waitingPods = new ConcurrentHashMap<>();
   private int nextStartNodeIndex;
+  private Status[] statusScratch = new Status[0];
   private long cycles;
   private Instant lastLeftoverFlush;
 
@@ -161,6 +162,13 @@ public final class Scheduler {
     this.eventHandler =
         new ClusterEventHandler(
             cache, queue, pod -> profiles.containsKey(pod.getSpec().getSchedulerName()), metrics);
+    eventHandler.addListener(
+        new io.hami.framework.api.ClusterStateListener() {
+          @Override
+          public void onPodDelete(Pod pod) {
+            podInfos.invalidate(pod.getMetadata().getUid());
+          }
+        });
     for (ClusterEventHandlerRegistration r : pendingListeners) {
       eventHandler.addListener(r.listener());
     }
@@ -545,7 +553,10 @@ public final class Scheduler {
     long filterStart = System.nanoTime();
     int numToFind = numFeasibleNodesToFind(fwk.percentageOfNodesToScore(), total);
     int startIdx = rotate && total > 0 ? nextStartNodeIndex % total : 0;
-    Status[] statuses = new Status[total];
+    if (statusScratch.length < total) {
+      statusScratch = new Status[total];
+    }
+    Status[] statuses = statusScratch;
     int[] feasibleIdx = new int[Math.max(0, numToFind)];
     int found;
     int processed;
@@ -615,6 +626,29 @@ public final class Scheduler {
     if (rotate && total > 0) {
       nextStartNodeIndex = (startIdx + processed) % total;
     }
+    try {
+      return finishFilter(fwk, state, pod, a, candidates, total, numAll, pre, statuses, feasibleIdx,
+          found, error, pluginNanos, filterStart);
+    } finally {
+      Arrays.fill(statuses, 0, total, null);
+    }
+  }
+
+  private Attempt finishFilter(
+      FrameworkRuntime fwk,
+      CycleState state,
+      Pod pod,
+      Attempt a,
+      List<NodeInfo> candidates,
+      int total,
+      int numAll,
+      FrameworkRuntime.PreFilterOutcome pre,
+      Status[] statuses,
+      int[] feasibleIdx,
+      int found,
+      AtomicReference<Status> error,
+      long @Nullable [] pluginNanos,
+      long filterStart) {
     if (pluginNanos != null) {
       fwk.recordFilterSample(pluginNanos);
     }
@@ -632,9 +666,11 @@ public final class Scheduler {
     }
     if (found == 0) {
       a.status = Status.unschedulable();
-      a.message = fitErrorMessage(numAll, statuses, pre.nodeNames() != null ? numAll - total : 0);
+      a.message =
+          fitErrorMessage(numAll, statuses, total, pre.nodeNames() != null ? numAll - total : 0);
       Set<String> rejectors = new HashSet<>();
-      for (Status s : statuses) {
+      for (int i = 0; i < total; i++) {
+        Status s = statuses[i];
         if (s != null && s.plugin() != null) {
           rejectors.add(s.plugin());
         }
@@ -756,9 +792,11 @@ public final class Scheduler {
    * The PodScheduled message: {@code 0/N nodes are available: 4000 Reason A, 1000 Reason B.},
    * counts in descending order, then by reason.
    */
-  static String fitErrorMessage(int numAll, @Nullable Status[] statuses, int excludedByPreFilter) {
+  static String fitErrorMessage(
+      int numAll, @Nullable Status[] statuses, int count, int excludedByPreFilter) {
     Map<String, Integer> histogram = new HashMap<>();
-    for (Status s : statuses) {
+    for (int i = 0; i < count; i++) {
+      Status s = statuses[i];
       if (s == null) {
         continue;
       }

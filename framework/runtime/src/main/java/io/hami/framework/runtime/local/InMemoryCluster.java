@@ -335,15 +335,9 @@ public final class InMemoryCluster implements AutoCloseable {
     if (!nodes.containsKey(nodeName)) {
       return Status.error("node " + nodeName + " not found");
     }
-    Pod bound =
-        new PodBuilder(current)
-            .editMetadata()
-            .withResourceVersion(nextVersion())
-            .endMetadata()
-            .editSpec()
-            .withNodeName(nodeName)
-            .endSpec()
-            .build();
+    Pod bound = newVersion(current);
+    bound.setSpec(ShallowCopy.of(current.getSpec()));
+    bound.getSpec().setNodeName(nodeName);
     setCondition(bound, "True", null, null);
     pods.put(key, bound);
     scheduler.eventHandler().onPodUpdate(current, bound);
@@ -356,11 +350,22 @@ public final class InMemoryCluster implements AutoCloseable {
     if (current == null || current.getSpec().getNodeName() != null) {
       return;
     }
-    Pod updated =
-        new PodBuilder(current).editMetadata().withResourceVersion(nextVersion()).endMetadata().build();
+    Pod updated = newVersion(current);
     setCondition(updated, "False", reason, message);
     pods.put(key, updated);
     scheduler.eventHandler().onPodUpdate(current, updated);
+  }
+
+  /** A new version of {@code pod}: copied metadata (new resourceVersion) and status. */
+  private Pod newVersion(Pod pod) {
+    Pod p = ShallowCopy.of(pod);
+    p.setMetadata(ShallowCopy.of(pod.getMetadata()));
+    p.getMetadata().setResourceVersion(nextVersion());
+    p.setStatus(
+        pod.getStatus() == null
+            ? new io.fabric8.kubernetes.api.model.PodStatus()
+            : ShallowCopy.of(pod.getStatus()));
+    return p;
   }
 
   private void setCondition(Pod pod, String status, @Nullable String reason, @Nullable String message) {

@@ -1,0 +1,177 @@
+package io.hami.cmd.scheduler;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hami.framework.config.ConfigException;
+import io.hami.framework.config.ConfigLoader;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.runtime.Registry;
+import io.hami.framework.runtime.SchedulerService;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code hami scheduler}: runs the scheduler against a cluster. Exit codes: 0 on a clean stop,
+ * 2 for a bad flag or configuration (every error printed), 1 for a runtime failure.
+ */
+@Command(
+    name = "scheduler",
+    mixinStandardHelpOptions = true,
+    description = "Runs the HAMi scheduler (a second scheduler, schedulerName hami-scheduler).")
+public final class SchedulerCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(SchedulerCommand.class);
+  public static final int EXIT_RUNTIME = 1;
+  public static final int EXIT_CONFIG = 2;
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--kubeconfig", description = "Kubeconfig file; default: in-cluster or ~/.kube/config.")
+  @Nullable Path kubeconfig;
+
+  @Option(names = "--config", description = "Scheduler configuration YAML (apiVersion hami.io/v1).")
+  @Nullable Path config;
+
+  @Option(
+      names = "--leader-elect",
+      arity = "0..1",
+      defaultValue = "true",
+      fallbackValue = "true",
+      description = "Compete for the Lease and schedule only while leading (default: ${DEFAULT-VALUE}).")
+  boolean leaderElect;
+
+  @Option(
+      names = "--lease-identity",
+      defaultValue = "${env:POD_NAME}",
+      description = "Identity in the Lease; default: POD_NAME, else the host name.")
+  @Nullable String identity;
+
+  @Option(
+      names = "--metrics-bind-address",
+      defaultValue = "0.0.0.0:10351",
+      description = "host:port for /metrics, /healthz and /readyz; empty to disable (default: ${DEFAULT-VALUE}).")
+  String metricsAddress = "";
+
+  @Option(names = "--kube-qps", defaultValue = "50", description = "API writes per second (default: ${DEFAULT-VALUE}).")
+  double kubeQps;
+
+  @Option(names = "--kube-burst", defaultValue = "100", description = "API write burst (default: ${DEFAULT-VALUE}).")
+  int kubeBurst;
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    List<String> errors = new ArrayList<>();
+    if (!(kubeQps > 0)) {
+      errors.add("--kube-qps: invalid value " + kubeQps + ": must be positive");
+    }
+    if (kubeBurst < 1) {
+      errors.add("--kube-burst: invalid value " + kubeBurst + ": must be at least 1");
+    }
+    InetSocketAddress metrics = null;
+    try {
+      metrics = parseAddress(metricsAddress);
+    } catch (IllegalArgumentException e) {
+      errors.add("--metrics-bind-address: " + e.getMessage());
+    }
+    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
+      errors.add("--kubeconfig: cannot read " + kubeconfig);
+    }
+    Registry registry = PluginRegistry.create();
+    SchedulerConfiguration cfg = null;
+    try {
+      ConfigLoader loader = new ConfigLoader(registry);
+      cfg = config == null ? loader.defaults() : loader.load(config);
+    } catch (ConfigException e) {
+      errors.add(e.getMessage());
+    }
+    if (!errors.isEmpty()) {
+      errors.forEach(err::println);
+      err.flush();
+      return EXIT_CONFIG;
+    }
+    String id = identity == null || identity.isBlank() ? hostName() : identity;
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
+        SchedulerService service =
+            new SchedulerService(
+                client,
+                cfg,
+                registry,
+                new SchedulerService.Options(leaderElect, id, metrics, kubeQps, kubeBurst, 16))) {
+      Thread hook = new Thread(() -> service.stop(0), "hami-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      service.start(Duration.ofMinutes(2));
+      int code = service.awaitTermination();
+      log.info("scheduler stopped with code {}", code);
+      return code;
+    } catch (ConfigException e) {
+      err.println(e.getMessage());
+      err.flush();
+      return EXIT_CONFIG;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return EXIT_RUNTIME;
+    } catch (Exception e) {
+      log.error("scheduler failed", e);
+      err.println("scheduler failed: " + e.getMessage());
+      err.flush();
+      return EXIT_RUNTIME;
+    }
+  }
+
+  private Config clientConfig() throws java.io.IOException {
+    return kubeconfig == null
+        ? Config.autoConfigure(null)
+        : Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+  }
+
+  /** Parses {@code host:port} (host may be empty); null for an empty string. */
+  static @Nullable InetSocketAddress parseAddress(String value) {
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    int colon = value.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("invalid value \"" + value + "\": want host:port");
+    }
+    String host = value.substring(0, colon);
+    int port;
+    try {
+      port = Integer.parseInt(value.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("invalid value \"" + value + "\": port is not a number");
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("invalid value \"" + value + "\": port out of range");
+    }
+    try {
+      InetAddress addr = host.isEmpty() ? InetAddress.getByName("0.0.0.0") : InetAddress.getByName(host);
+      return new InetSocketAddress(addr, port);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("invalid value \"" + value + "\": unknown host " + host);
+    }
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "hami-scheduler";
+    }
+  }
+}

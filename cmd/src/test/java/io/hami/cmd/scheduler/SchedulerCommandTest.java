@@ -1,0 +1,62 @@
+package io.hami.cmd.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hami.cmd.HamiCommand;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class SchedulerCommandTest {
+  @TempDir Path dir;
+
+  private record Run(int code, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter err = new StringWriter();
+    CommandLine cl = HamiCommand.commandLine();
+    cl.setErr(new PrintWriter(err));
+    cl.setOut(new PrintWriter(new StringWriter()));
+    return new Run(cl.execute(args), err.toString());
+  }
+
+  @Test
+  void badConfig_exitsTwoAndPrintsEveryError() throws Exception {
+    Path cfg = dir.resolve("bad.yaml");
+    Files.writeString(
+        cfg,
+        "apiVersion: hami.io/v1\nkind: Nope\nparallelism: -1\nprofiles:\n- plugins:\n"
+            + "    score:\n      enabled:\n      - name: Missing\n");
+    Run r = run("scheduler", "--config", cfg.toString());
+    assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
+    assertThat(r.err())
+        .contains("kind: invalid value \"Nope\"")
+        .contains("parallelism: invalid value -1")
+        .contains("profiles[0].plugins.score.enabled[0].name: invalid value \"Missing\"");
+  }
+
+  @Test
+  void badFlags_exitTwo() {
+    Run r = run("scheduler", "--kube-qps", "0", "--kube-burst", "0", "--metrics-bind-address", "nope");
+    assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
+    assertThat(r.err()).contains("--kube-qps").contains("--kube-burst").contains("--metrics-bind-address");
+  }
+
+  @Test
+  void unreadableKubeconfig_exitsTwo() {
+    Run r = run("scheduler", "--kubeconfig", dir.resolve("missing").toString());
+    assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
+    assertThat(r.err()).contains("--kubeconfig");
+  }
+
+  @Test
+  void parseAddress_acceptsHostPortAndEmpty() {
+    assertThat(SchedulerCommand.parseAddress("")).isNull();
+    assertThat(SchedulerCommand.parseAddress(":9000").getPort()).isEqualTo(9000);
+    assertThat(SchedulerCommand.parseAddress("127.0.0.1:0").getAddress().isLoopbackAddress()).isTrue();
+  }
+}

@@ -1,0 +1,228 @@
+package io.hami.framework.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.ActionType;
+import io.hami.framework.api.ClusterEvent;
+import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.EventResource;
+import io.hami.framework.api.PreEnqueuePlugin;
+import io.hami.framework.api.QueueingHint;
+import io.hami.framework.api.Status;
+import io.hami.framework.plugins.prioritysort.PrioritySortPlugin;
+import io.hami.framework.testing.FakeClock;
+import io.hami.framework.testing.MakeNode;
+import io.hami.framework.testing.MakePod;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SchedulingQueueTest {
+  private final FakeClock clock = new FakeClock();
+  private final List<PreEnqueuePlugin> gates = new ArrayList<>();
+
+  private SchedulingQueue queue(Map<String, List<ClusterEventWithHint>> regs) {
+    return new SchedulingQueue(
+        new PrioritySortPlugin()::compare,
+        pod -> gates,
+        regs,
+        clock,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(10),
+        Duration.ofMinutes(5));
+  }
+
+  private static final Map<String, List<ClusterEventWithHint>> FIT_ON_BIG_NODE =
+      Map.of(
+          "Fit",
+          List.of(
+              ClusterEventWithHint.of(
+                  ClusterEvent.of(EventResource.NODE, ActionType.ADD),
+                  (pod, o, n) ->
+                      n instanceof Node && "big".equals(n.getMetadata().getName())
+                          ? QueueingHint.QUEUE
+                          : QueueingHint.SKIP)));
+
+  private static Node node(String name) {
+    return MakeNode.named(name).obj();
+  }
+
+  @Test
+  void pop_ordersByPriorityThenAge() {
+    SchedulingQueue q = queue(Map.of());
+    q.add(MakePod.named("low").priority(1).obj());
+    clock.advance(Duration.ofSeconds(1));
+    q.add(MakePod.named("high").priority(10).obj());
+    clock.advance(Duration.ofSeconds(1));
+    q.add(MakePod.named("low2").priority(1).obj());
+    assertThat(q.tryPop().key()).isEqualTo("default/high");
+    assertThat(q.tryPop().key()).isEqualTo("default/low");
+    assertThat(q.tryPop().key()).isEqualTo("default/low2");
+    assertThat(q.tryPop()).isNull();
+  }
+
+  @Test
+  void backoff_doublesFromOneSecondToTen() {
+    SchedulingQueue q = queue(Map.of());
+    assertThat(List.of(1, 2, 3, 4, 5, 6).stream().map(q::backoffDuration).toList())
+        .containsExactly(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(8),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10));
+  }
+
+  @Test
+  void errorFailure_backsOffThenReturnsToActive() {
+    SchedulingQueue q = queue(Map.of());
+    Pod p = MakePod.named("p").obj();
+    q.add(p);
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.error("boom"), List.of());
+    assertThat(q.isBackingOff(info.uid())).isTrue();
+    clock.advance(Duration.ofMillis(999));
+    assertThat(q.flushBackoffCompleted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(q.flushBackoffCompleted()).isEqualTo(1);
+    QueuedPodInfo again = q.tryPop();
+    assertThat(again.attempts()).isEqualTo(2);
+    q.requeue(again, Status.error("boom"), List.of());
+    clock.advance(Duration.ofMillis(1999));
+    assertThat(q.flushBackoffCompleted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(q.flushBackoffCompleted()).isEqualTo(1);
+  }
+
+  @Test
+  void unschedulablePod_requeuedOnlyByEventItsRejectorAccepts() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    q.add(MakePod.named("p").obj());
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.unschedulable("Insufficient cpu"), Set.of("Fit"));
+    assertThat(q.isUnschedulable(info.uid())).isTrue();
+
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("small"));
+    assertThat(q.isUnschedulable(info.uid())).isTrue();
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.UPDATE_NODE_LABEL), null, node("big"));
+    assertThat(q.isUnschedulable(info.uid())).isTrue();
+
+    clock.advance(Duration.ofSeconds(2));
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+    assertThat(q.isActive(info.uid())).isTrue();
+  }
+
+  @Test
+  void requeuedBeforeBackoffExpiry_waitsInBackoff() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    q.add(MakePod.named("p").obj());
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+    assertThat(q.isBackingOff(info.uid())).isTrue();
+    clock.advance(Duration.ofSeconds(1));
+    q.flushBackoffCompleted();
+    assertThat(q.isActive(info.uid())).isTrue();
+  }
+
+  @Test
+  void eventDuringAttempt_sendsFailedPodToBackoffNotUnschedulable() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    q.add(MakePod.named("p").obj());
+    QueuedPodInfo info = q.tryPop();
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
+    assertThat(q.isBackingOff(info.uid())).isTrue();
+  }
+
+  @Test
+  void irrelevantPodUpdate_doesNotRequeue_relevantOneDoes() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    Pod p = MakePod.named("p").cpu("2").obj();
+    q.add(p);
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
+    clock.advance(Duration.ofSeconds(5));
+
+    Pod statusOnly = MakePod.named("p").cpu("2").resourceVersion("2").phase("Pending").obj();
+    statusOnly.getStatus().setMessage("noise");
+    q.update(p, statusOnly);
+    assertThat(q.isUnschedulable(info.uid())).isTrue();
+    assertThat(q.pendingPods()).containsExactly(statusOnly);
+
+    Pod smaller = MakePod.named("p").cpu("1").resourceVersion("3").obj();
+    q.update(statusOnly, smaller);
+    assertThat(q.isActive(info.uid())).isTrue();
+  }
+
+  @Test
+  void leftoverFlush_retriesAfterFiveMinutes() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    q.add(MakePod.named("p").obj());
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
+    clock.advance(Duration.ofMinutes(4));
+    assertThat(q.flushUnschedulableLeftover()).isZero();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(q.flushUnschedulableLeftover()).isEqualTo(1);
+    assertThat(q.isActive(info.uid())).isTrue();
+  }
+
+  @Test
+  void delete_removesFromEverySubQueueAndDropsInFlightPod() {
+    SchedulingQueue q = queue(Map.of());
+    Pod a = MakePod.named("a").obj();
+    Pod b = MakePod.named("b").obj();
+    q.add(a);
+    q.add(b);
+    q.delete(a);
+    assertThat(q.contains(a.getMetadata().getUid())).isFalse();
+    QueuedPodInfo flying = q.tryPop();
+    q.delete(b);
+    q.requeue(flying, Status.unschedulable("x"), Set.of());
+    assertThat(q.contains(b.getMetadata().getUid())).isFalse();
+    assertThat(q.unschedulableSize()).isZero();
+  }
+
+  @Test
+  void preEnqueueRejection_parksPodUntilActivated() {
+    gates.add(
+        new PreEnqueuePlugin() {
+          @Override
+          public String name() {
+            return "Gate";
+          }
+
+          @Override
+          public Status preEnqueue(Pod pod) {
+            return pod.getMetadata().getLabels() != null
+                    && pod.getMetadata().getLabels().containsKey("open")
+                ? Status.success()
+                : Status.unschedulable("gated");
+          }
+        });
+    SchedulingQueue q = queue(Map.of());
+    Pod closed = MakePod.named("p").obj();
+    q.add(closed);
+    assertThat(q.isUnschedulable(closed.getMetadata().getUid())).isTrue();
+    Pod open = MakePod.named("p").label("open", "yes").obj();
+    q.update(closed, open);
+    assertThat(q.isActive(closed.getMetadata().getUid())).isTrue();
+  }
+
+  @Test
+  void activate_skipsBackoff() {
+    SchedulingQueue q = queue(Map.of());
+    Pod p = MakePod.named("p").obj();
+    q.add(p);
+    q.requeue(q.tryPop(), Status.error("x"), List.of());
+    q.activate(List.of(p));
+    assertThat(q.isActive(p.getMetadata().getUid())).isTrue();
+  }
+}
