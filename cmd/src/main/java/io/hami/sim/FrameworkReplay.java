@@ -13,7 +13,6 @@ import io.hami.plugins.fgd.FgdPlugin;
 import io.hami.plugins.fgd.DeviceShare;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.plugins.placement.NodeTable;
-import io.hami.plugins.placement.PlacementPlugin;
 import io.hami.plugins.placement.Task;
 import io.hami.plugins.vgpu.DeviceUsage;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
@@ -79,8 +78,8 @@ public final class FrameworkReplay {
 
     Bound last = new Bound();
     Registry registry = BuiltInPlugins.registry();
-    GpuPlugins.registrations().forEach(registry::register);
-    registry.register(PlacementPlugin.registration());
+    // The trace's own target workload replaces the fgd plugin's configured one.
+    GpuPlugins.registrations().stream().filter(r -> !r.name().equals(FgdPlugin.NAME)).forEach(registry::register);
     registry.register(PluginRegistration.of(FgdPlugin.NAME, FgdArgs.class, FgdArgs.DEFAULTS,
         (args, h) -> FgdPlugin.withWorkload(trace.hamiWorkload(), h, DeviceUsageIndex.shared(h))));
     registry.register(SimProbe.registration((pod, node, devices) -> {
