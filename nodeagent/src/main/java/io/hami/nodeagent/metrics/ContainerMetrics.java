@@ -1,5 +1,6 @@
 package io.hami.nodeagent.metrics;
 
+import com.google.common.base.Suppliers;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.nodeagent.shm.SharedRegion;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,9 @@ public final class ContainerMetrics {
   private final Path containersDir;
   private final Supplier<List<Pod>> pods;
   private final Clock clock;
+  // Every gauge of one scrape reads the same regions.
+  private final Supplier<List<Sample>> scrape =
+      Suppliers.memoizeWithExpiration(this::samples, 1, TimeUnit.SECONDS);
 
   /** One container's region with the pod it belongs to. */
   public record Sample(String namespace, String pod, String container, SharedRegion.Snapshot region) {}
@@ -60,7 +65,7 @@ public final class ContainerMetrics {
         .labelNames("namespace", "pod", "container")
         .callback(cb -> {
           long now = clock.instant().getEpochSecond();
-          for (Sample s : samples()) {
+          for (Sample s : scrape.get()) {
             if (s.region().lastKernelTime() > 0) {
               cb.call(Math.max(0, now - s.region().lastKernelTime()), s.namespace(), s.pod(), s.container());
             }
@@ -79,7 +84,7 @@ public final class ContainerMetrics {
         .help(help)
         .labelNames(LABELS)
         .callback(cb -> {
-          for (Sample s : samples()) {
+          for (Sample s : scrape.get()) {
             for (SharedRegion.DeviceUsage d : s.region().devices()) {
               cb.call(value.of(s, d), s.namespace(), s.pod(), s.container(), Integer.toString(d.index()), d.uuid());
             }

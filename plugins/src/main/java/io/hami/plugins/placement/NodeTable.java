@@ -202,6 +202,35 @@ public final class NodeTable {
     return mask;
   }
 
+  /**
+   * Sets node n's state as another component accounted it: CPU and memory left, each GPU's free
+   * share, and a GPU-clustering tag to add.
+   */
+  public void set(int n, long cpu, long mem, int[] freeShares, int addTags) {
+    if (freeShares.length != gpus[n]) {
+      throw new IllegalArgumentException(
+          "node " + n + " has " + gpus[n] + " GPUs, got " + freeShares.length + " free shares");
+    }
+    int base = n * STRIDE;
+    int left = 0;
+    for (int g = 0; g < freeShares.length; g++) {
+      if (freeShares[g] < 0 || freeShares[g] > Fragmentation.FULL) {
+        throw new IllegalArgumentException("free share of GPU " + g + " must be in 0..1000, was " + freeShares[g]);
+      }
+      free[base + g] = freeShares[g];
+      left += freeShares[g];
+    }
+    totalIdle += left - gpuLeft[n];
+    gpuLeft[n] = left;
+    cpuLeft[n] = cpu;
+    memLeft[n] = mem;
+    tags[n] |= addTags;
+    long f = Fragmentation.nodeFragment(workload, model[n], cpuLeft[n], free, base, gpus[n]);
+    totalFragment += f - fragment[n];
+    fragment[n] = f;
+    version[n]++;
+  }
+
   /** Places the task on node n, taking {@code milli} from each GPU in {@code gpuMask}. */
   public void place(int n, Task t, int gpuMask) {
     if (Integer.bitCount(gpuMask) != t.gpuCount()) {

@@ -33,6 +33,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +75,8 @@ public final class SchedulerService implements AutoCloseable {
   private final ExecutorService eventPool;
   private final ScheduledExecutorService timer;
   private final CompletableFuture<Integer> terminated = new CompletableFuture<>();
+  private final AtomicLong nodeAdds = new AtomicLong();
+  private final AtomicLong podAdds = new AtomicLong();
   private volatile boolean synced;
   private volatile boolean leading;
   private @Nullable SharedIndexInformer<Node> nodeInformer;
@@ -198,6 +201,7 @@ public final class SchedulerService implements AutoCloseable {
           @Override
           public void onAdd(Node obj) {
             handler.onNodeAdd(obj);
+            nodeAdds.incrementAndGet();
           }
 
           @Override
@@ -219,6 +223,7 @@ public final class SchedulerService implements AutoCloseable {
           @Override
           public void onAdd(Pod obj) {
             handler.onPodAdd(obj);
+            podAdds.incrementAndGet();
           }
 
           @Override
@@ -240,6 +245,22 @@ public final class SchedulerService implements AutoCloseable {
           .get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("informers did not sync within " + syncTimeout, e);
+    }
+    // The stores are synced; wait until the handlers have also seen the initial listing, so
+    // the first cycle does not run against a half-filled cache.
+    int nodes = nodeInformer.getStore().list().size();
+    int pods = podInformer.getStore().list().size();
+    long deadline = System.nanoTime() + syncTimeout.toNanos();
+    while (nodeAdds.get() < nodes || podAdds.get() < pods) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("informer handlers did not catch up within " + syncTimeout);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for informers", e);
+      }
     }
     synced = true;
     timer.scheduleWithFixedDelay(this::tickSafely, 1, 1, TimeUnit.SECONDS);
