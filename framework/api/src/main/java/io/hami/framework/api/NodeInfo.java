@@ -6,7 +6,9 @@ import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Taint;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -29,6 +31,9 @@ public final class NodeInfo {
   private final Resources nonZeroRequested;
   private final ImmutableList<HostPort> usedPorts;
   private final long generation;
+  private final List<Taint> taints;
+  private final boolean unschedulable;
+  private final Map<String, String> labels;
 
   private NodeInfo(
       Node node,
@@ -46,6 +51,13 @@ public final class NodeInfo {
     this.nonZeroRequested = nonZeroRequested;
     this.usedPorts = usedPorts;
     this.generation = generation;
+    // Copied out of the Node so that Filter does not chase pointers through it for every node.
+    List<Taint> t = node.getSpec() == null ? null : node.getSpec().getTaints();
+    this.taints = t == null || t.isEmpty() ? List.of() : t;
+    this.unschedulable =
+        node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+    Map<String, String> l = node.getMetadata().getLabels();
+    this.labels = l == null ? Map.of() : l;
   }
 
   /**
@@ -208,6 +220,21 @@ public final class NodeInfo {
 
   public String name() {
     return name;
+  }
+
+  /** The node's taints ({@code spec.taints}), never null. */
+  public List<Taint> taints() {
+    return taints;
+  }
+
+  /** Whether the node is cordoned ({@code spec.unschedulable}). */
+  public boolean unschedulable() {
+    return unschedulable;
+  }
+
+  /** The node's labels, never null. */
+  public Map<String, String> labels() {
+    return labels;
   }
 
   /** The pods accounted on this node: bound, binding and assumed. */

@@ -85,7 +85,7 @@ public final class NodeAffinityPlugin
   public Status filter(CycleState state, Pod pod, NodeInfo node) {
     PreFilterState s = state.get(PRE_FILTER);
     RequiredNodeAffinity required = s != null ? s.required() : RequiredNodeAffinity.of(pod);
-    return required.matches(node.node()) ? Status.success() : Status.unresolvable(REASON);
+    return required.matches(node.name(), node.labels()) ? Status.success() : Status.unresolvable(REASON);
   }
 
   @Override
@@ -113,10 +113,7 @@ public final class NodeAffinityPlugin
   public long score(CycleState state, Pod pod, NodeInfo node) {
     PreScoreState s = state.get(PRE_SCORE);
     List<PreferredSchedulingTerm> preferred = s != null ? s.preferred() : preferred(pod);
-    Map<String, String> labels = node.node().getMetadata().getLabels();
-    if (labels == null) {
-      labels = Map.of();
-    }
+    Map<String, String> labels = node.labels();
     long sum = 0;
     for (PreferredSchedulingTerm t : preferred) {
       if (t.getWeight() == null || t.getWeight() == 0 || t.getPreference() == null) {

@@ -62,9 +62,11 @@ public final class RequiredNodeAffinity {
 
   public boolean matches(Node node) {
     Map<String, String> labels = node.getMetadata().getLabels();
-    if (labels == null) {
-      labels = Map.of();
-    }
+    return matches(node.getMetadata().getName(), labels == null ? Map.of() : labels);
+  }
+
+  /** Whether a node with this name and these labels satisfies the constraints. */
+  public boolean matches(String nodeName, Map<String, String> labels) {
     for (Map.Entry<String, String> e : nodeSelector.entrySet()) {
       if (!e.getValue().equals(labels.get(e.getKey()))) {
         return false;
@@ -73,7 +75,7 @@ public final class RequiredNodeAffinity {
     if (terms == null) {
       return true;
     }
-    return anyTermMatches(terms, node.getMetadata().getName(), labels);
+    return anyTermMatches(terms, nodeName, labels);
   }
 
   static boolean anyTermMatches(List<NodeSelectorTerm> terms, String nodeName, Map<String, String> labels) {

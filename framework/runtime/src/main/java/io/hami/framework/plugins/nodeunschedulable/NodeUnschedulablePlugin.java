@@ -45,7 +45,7 @@ public final class NodeUnschedulablePlugin implements FilterPlugin, EnqueueExten
 
   @Override
   public Status filter(CycleState state, Pod pod, NodeInfo node) {
-    if (!isUnschedulable(node.node())) {
+    if (!node.unschedulable()) {
       return Status.success();
     }
     if (Tolerations.anyTolerates(Tolerations.of(pod), UNSCHEDULABLE_TAINT)) {

@@ -54,7 +54,10 @@ public final class TaintTolerationPlugin
 
   @Override
   public Status filter(CycleState state, Pod pod, NodeInfo node) {
-    Taint t = firstUntolerated(node.node(), Tolerations.of(pod));
+    if (node.taints().isEmpty()) {
+      return Status.success();
+    }
+    Taint t = firstUntolerated(node.taints(), Tolerations.of(pod));
     if (t == null) {
       return Status.success();
     }
@@ -64,9 +67,10 @@ public final class TaintTolerationPlugin
 
   private static Taint firstUntolerated(Node node, List<Toleration> tolerations) {
     List<Taint> taints = node.getSpec() == null ? null : node.getSpec().getTaints();
-    if (taints == null) {
-      return null;
-    }
+    return taints == null ? null : firstUntolerated(taints, tolerations);
+  }
+
+  private static Taint firstUntolerated(List<Taint> taints, List<Toleration> tolerations) {
     for (Taint t : taints) {
       String e = t.getEffect();
       if (("NoSchedule".equals(e) || "NoExecute".equals(e))
@@ -91,8 +95,8 @@ public final class TaintTolerationPlugin
 
   @Override
   public long score(CycleState state, Pod pod, NodeInfo node) {
-    List<Taint> taints = node.node().getSpec() == null ? null : node.node().getSpec().getTaints();
-    if (taints == null || taints.isEmpty()) {
+    List<Taint> taints = node.taints();
+    if (taints.isEmpty()) {
       return 0;
     }
     List<Toleration> prefer = state.require(KEY).preferNoSchedule();
