@@ -75,7 +75,14 @@ final class GpuNode implements AutoCloseable {
    */
   static GpuNode start(KubernetesClient client, Path dir, String name, int splitCount, List<GpuInfo> gpus)
       throws Exception {
-    FakeNode.named(name).register(client);
+    return start(client, dir, FakeNode.named(name), splitCount, gpus);
+  }
+
+  /** As {@link #start(KubernetesClient, Path, String, int, List)} for a node with its own labels. */
+  static GpuNode start(KubernetesClient client, Path dir, FakeNode fake, int splitCount, List<GpuInfo> gpus)
+      throws Exception {
+    String name = fake.name();
+    fake.register(client);
     untaint(client, name);
     Path deviceDir = dir.resolve(name).resolve("device-plugins");
     FakeKubelet kubelet = FakeKubelet.start(deviceDir, client, name);
@@ -115,7 +122,7 @@ final class GpuNode implements AutoCloseable {
    * Admission taints a new node not-ready; with no node lifecycle controller in the harness,
    * clear it as that controller does once the node reports Ready.
    */
-  private static void untaint(KubernetesClient client, String name) {
+  static void untaint(KubernetesClient client, String name) {
     client.nodes().withName(name).edit(n -> new NodeBuilder(n)
         .editSpec()
         .withTaints(n.getSpec().getTaints() == null ? List.of()

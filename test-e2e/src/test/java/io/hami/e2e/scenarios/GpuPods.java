@@ -12,6 +12,7 @@ final class GpuPods {
   private final Map<String, Quantity> limits = new LinkedHashMap<>();
   private final Map<String, String> annotations = new LinkedHashMap<>();
   private String node = "";
+  private final Map<String, String> selector = new LinkedHashMap<>();
 
   private GpuPods(String name) {
     this.name = name;
@@ -31,6 +32,12 @@ final class GpuPods {
 
   GpuPods on(String nodeName) {
     this.node = nodeName;
+    return this;
+  }
+
+  /** Restricts the pod to nodes labelled {@code key=value}. */
+  GpuPods selector(String key, String value) {
+    selector.put(key, value);
     return this;
   }
 
@@ -57,8 +64,12 @@ final class GpuPods {
             .endResources()
             .endContainer()
             .endSpec();
+    Map<String, String> nodeSelector = new LinkedHashMap<>(selector);
     if (!node.isEmpty()) {
-      b.editSpec().withNodeSelector(Map.of("kubernetes.io/hostname", node)).endSpec();
+      nodeSelector.put("kubernetes.io/hostname", node);
+    }
+    if (!nodeSelector.isEmpty()) {
+      b.editSpec().withNodeSelector(nodeSelector).endSpec();
     }
     return b.build();
   }
