@@ -36,8 +36,9 @@ void *vgpu_dlsym_decide(void *handle, const char *name, void *caller) {
     void *result = NULL;
     void *lib = cu ? vgpu_cuda_handle_if_loaded() : vgpu_nvml_handle_if_loaded();
     /* the driver looking itself up must get itself, whatever the handle */
-    if (lib && !same_object(caller, lib)) {
-        if (handle == RTLD_DEFAULT || handle == RTLD_NEXT || handle == lib) result = hook;
+    if (lib && !same_object(caller, lib) && (handle == RTLD_DEFAULT || handle == RTLD_NEXT || handle == lib)) {
+        /* a name this driver does not have stays unresolved, as it would without us */
+        if (vgpu_real_dlsym(lib, name)) result = hook;
     }
     in_dlsym = 0;
     return result;

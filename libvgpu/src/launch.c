@@ -97,15 +97,34 @@ typedef struct pending {
 } pending;
 
 #define PEND_MAX 8
-static VGPU_TLS pending pend[PEND_MAX];
-static VGPU_TLS int pend_head, pend_len;
-static VGPU_TLS CUevent ev_pool[2 * PEND_MAX];
-static VGPU_TLS int ev_pool_len;
-static VGPU_TLS CUcontext ev_ctx;
-static VGPU_TLS unsigned poll_tick;
+/* Per-thread sampling state, allocated on a thread's first limited launch so that the static
+ * TLS of the library stays one pointer. */
+typedef struct thread_state {
+    pending pend[PEND_MAX];
+    int pend_head, pend_len;
+    CUevent ev_pool[2 * PEND_MAX];
+    int ev_pool_len;
+    CUcontext ev_ctx;
+    unsigned poll_tick;
+} thread_state;
+
+static VGPU_TLS thread_state *thr;
+static pthread_key_t ts_key;
+static pthread_once_t ts_once = PTHREAD_ONCE_INIT;
+
+static void ts_free(void *p) { free(p); }
+static void ts_key_create(void) { pthread_key_create(&ts_key, ts_free); }
+
+static thread_state *ts_get(void) {
+    if (thr) return thr;
+    pthread_once(&ts_once, ts_key_create);
+    thr = calloc(1, sizeof *thr);
+    if (thr) pthread_setspecific(ts_key, thr);
+    return thr;
+}
 
 static CUevent ev_get(void) {
-    if (ev_pool_len > 0) return ev_pool[--ev_pool_len];
+    if (thr->ev_pool_len > 0) return thr->ev_pool[--thr->ev_pool_len];
     CUevent e = NULL;
     CUresult (*create)(CUevent *, unsigned) = REAL(r_cuEventCreate, CUresult (*)(CUevent *, unsigned));
     if (!create || create(&e, 0) != CUDA_SUCCESS) return NULL;
@@ -114,7 +133,7 @@ static CUevent ev_get(void) {
 
 static void ev_put(CUevent e) {
     if (!e) return;
-    if (ev_pool_len < 2 * PEND_MAX) ev_pool[ev_pool_len++] = e;
+    if (thr->ev_pool_len < 2 * PEND_MAX) thr->ev_pool[thr->ev_pool_len++] = e;
     else {
         CUresult (*destroy)(CUevent) = REAL(r_cuEventDestroy_v2, CUresult (*)(CUevent));
         if (destroy) destroy(e);
@@ -124,8 +143,8 @@ static void ev_put(CUevent e) {
 static void poll_pending(void) {
     CUresult (*query)(CUevent) = REAL(r_cuEventQuery, CUresult (*)(CUevent));
     CUresult (*elapsed)(float *, CUevent, CUevent) = REAL(r_cuEventElapsedTime, CUresult (*)(float *, CUevent, CUevent));
-    while (pend_len > 0 && query && elapsed) {
-        pending *p = &pend[pend_head];
+    while (thr->pend_len > 0 && query && elapsed) {
+        pending *p = &thr->pend[thr->pend_head];
         CUresult q = query(p->end);
         if (q == CUDA_ERROR_NOT_READY) return;
         float ms = 0;
@@ -143,8 +162,8 @@ static void poll_pending(void) {
         }
         ev_put(p->start);
         ev_put(p->end);
-        pend_head = (pend_head + 1) % PEND_MAX;
-        pend_len--;
+        thr->pend_head = (thr->pend_head + 1) % PEND_MAX;
+        thr->pend_len--;
     }
 }
 
@@ -194,13 +213,6 @@ static int device_sms(int rec, CUdevice dev) {
     return v;
 }
 
-/* Blocks while the monitor says so, then takes the launch's tokens. Returns the pending sample
- * slot to fill, or NULL. */
-typedef struct gate {
-    pending *sample;
-    vgpu_real *record_real;
-} gate;
-
 static void note_kernel_time(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME_COARSE, &ts);
@@ -210,6 +222,8 @@ static void note_kernel_time(void) {
     }
 }
 
+/* Blocks while the monitor says so, then takes the launch's tokens. Returns the pending sample
+ * slot to fill, or NULL. */
 static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     int al = atomic_load_explicit(&any_limit, memory_order_acquire);
     if (al == 0) al = compute_any_limit();
@@ -222,7 +236,7 @@ static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     vgpu_watcher_maybe_start();
     while (__atomic_load_n(&vgpu_rgn->recent_kernel, __ATOMIC_RELAXED) < 0) sleep_ns(100000000);
     vgpu_wait_if_suspended();
-    if (pend_len > 0 && (++poll_tick & 3) == 0) poll_pending();
+    if (thr && thr->pend_len > 0 && (++thr->poll_tick & 3) == 0) poll_pending();
     uint64_t waves = (blocks + (uint64_t)device_sms(rec, dev) - 1) / (uint64_t)device_sms(rec, dev);
     if (waves == 0) waves = 1;
     fn_stat *st = fn ? fn_lookup(fn) : NULL;
@@ -234,16 +248,16 @@ static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     __atomic_add_fetch(&d->busy_ns, (uint64_t)cost, __ATOMIC_RELAXED);
     note_kernel_time();
     uint64_t n = st ? atomic_fetch_add_explicit(&st->count, 1, memory_order_relaxed) : 1;
-    if (!st || pend_len >= PEND_MAX || !(n < 4 || (n & 15) == 0)) return NULL;
+    if (!st || !(n < 4 || (n & 15) == 0) || !ts_get() || thr->pend_len >= PEND_MAX) return NULL;
     CUcontext cur = NULL;
     CUresult (*getctx)(CUcontext *) = REAL(r_cuCtxGetCurrent, CUresult (*)(CUcontext *));
     if (!getctx || getctx(&cur) != CUDA_SUCCESS) return NULL;
-    if (cur != ev_ctx) {
-        if (pend_len > 0) return NULL; /* finish the other context's samples first */
-        ev_pool_len = 0; /* events of another context; dropped with it */
-        ev_ctx = cur;
+    if (cur != thr->ev_ctx) {
+        if (thr->pend_len > 0) return NULL; /* finish the other context's samples first */
+        thr->ev_pool_len = 0; /* events of another context; dropped with it */
+        thr->ev_ctx = cur;
     }
-    pending *p = &pend[(pend_head + pend_len) % PEND_MAX];
+    pending *p = &thr->pend[(thr->pend_head + thr->pend_len) % PEND_MAX];
     p->start = ev_get();
     p->end = ev_get();
     if (!p->start || !p->end) {
@@ -277,7 +291,7 @@ static void sample_end(pending *p, vgpu_real *rec_real, CUstream s, CUresult lau
         ev_put(p->end);
         return;
     }
-    pend_len++;
+    thr->pend_len++;
 }
 
 /* ---- hooks ---- */
@@ -412,19 +426,28 @@ static int container_util(int rec, unsigned long long *since) {
     if (pu(h, samples, &n, *since) != NVML_SUCCESS) return -1;
     /* several samples of one process may be returned: use each process's newest, then sum */
     unsigned util = 0;
+    int matched = 0;
     unsigned long long newest = *since;
     for (int j = 0; j < npids; j++) {
         unsigned long long best_ts = 0;
+        int found = 0;
         unsigned best = 0;
         for (unsigned i = 0; i < n && i < 256; i++)
             if ((int)samples[i].pid == pids[j] && samples[i].timeStamp >= best_ts) {
                 best_ts = samples[i].timeStamp;
                 best = samples[i].smUtil;
+                found = 1;
             }
         util += best;
+        matched += found;
     }
     for (unsigned i = 0; i < n && i < 256; i++)
         if (samples[i].timeStamp > newest) newest = samples[i].timeStamp;
+    /* no sample of ours: idle, or pids that NVML does not know; either way no evidence */
+    if (!matched) {
+        *since = newest;
+        return -1;
+    }
     *since = newest;
     return util > 100 ? 100 : (int)util;
 }
@@ -460,9 +483,11 @@ static void *watcher(void *arg) {
             __atomic_store_n(&d->sm_util, (uint32_t)u, __ATOMIC_RELAXED);
             int64_t limit = d->sm_limit;
             int64_t rate = (int64_t)__atomic_load_n(&d->rate_ppm, __ATOMIC_RELAXED);
-            /* step in ppm of the pool's full refill rate: gain 0.25 per percent point of error */
+            /* step in ppm of the pool's full refill rate: gain 0.25 per percent point of error.
+             * The correction is bounded to [limit/4, 2 x limit]: it trims estimation errors, it
+             * cannot open the device on bad evidence. */
             rate += (limit - u) * 2500;
-            int64_t lo = limit * 10000 / 4, hi = 1000000;
+            int64_t lo = limit * 10000 / 4, hi = limit * 20000 < 1000000 ? limit * 20000 : 1000000;
             if (rate < lo) rate = lo;
             if (rate > hi) rate = hi;
             __atomic_store_n(&d->rate_ppm, (uint64_t)rate, __ATOMIC_RELAXED);
@@ -494,8 +519,5 @@ void vgpu_watcher_maybe_start(void) {
 
 void vgpu_throttle_reset_after_fork(void) {
     pthread_mutex_init(&vgpu_watcher_lock, NULL);
-    pend_len = 0;
-    pend_head = 0;
-    ev_pool_len = 0;
-    ev_ctx = NULL;
+    if (thr) memset(thr, 0, sizeof *thr); /* the forking thread's samples belong to the parent */
 }

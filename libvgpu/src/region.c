@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -181,7 +182,10 @@ int vgpu_slot_alive(const vgpu_slot *s) {
     pid_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
     if (pid <= 0) return 0;
     uint64_t st = vgpu_proc_start_time(pid);
-    return st != 0 && st == s->start_time;
+    if (st) return s->start_time == 0 || st == s->start_time; /* 0: claimed without /proc */
+    if (access("/proc/self/stat", R_OK) == 0) return 0;     /* gone, or a zombie */
+    /* no /proc here: a signal probe cannot tell pid reuse, but never reclaims a live process */
+    return kill(pid, 0) == 0 || errno == EPERM;
 }
 
 static void sub_saturating(uint64_t *v, uint64_t d) {

@@ -189,6 +189,9 @@ API void fake_reset(void) {
 
 API void *fake_raw(const char *name);
 
+API CUresult cuModuleLoadData(CUmodule *m, const void *image);
+API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name);
+
 API fake_state *fake_state_get(void) {
     ensure();
     return st;
@@ -665,6 +668,24 @@ API CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) {
     return g ? launch(F_cuGraphLaunch_ptsz, (uint64_t)n_sms) : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* ---- modules: any image loads; functions are distinct handles per name ---- */
+
+API CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+    if (!initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!m || !image) return CUDA_ERROR_INVALID_VALUE;
+    *m = (CUmodule)(uintptr_t)0x6000;
+    return CUDA_SUCCESS;
+}
+
+API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+    if (!initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!f || !m || !name) return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t h = 0x7000;
+    for (const char *c = name; *c; c++) h = h * 31 + (unsigned char)*c;
+    *f = (CUfunction)(h | 1);
+    return CUDA_SUCCESS;
+}
+
 /* ---- events: timestamps on the device's virtual clock ---- */
 
 typedef struct CUevent_st {
@@ -770,6 +791,8 @@ static const gpa_entry gpa_table[] = {
     {"cuStreamSynchronize", 2000, "cuStreamSynchronize", "cuStreamSynchronize_ptsz"},
     {"cuGetProcAddress", 11030, "cuGetProcAddress", NULL},
     {"cuGetProcAddress", 12000, "cuGetProcAddress_v2", NULL},
+    {"cuModuleLoadData", 2000, "cuModuleLoadData", NULL},
+    {"cuModuleGetFunction", 2000, "cuModuleGetFunction", NULL},
 };
 
 typedef struct fn_addr {
@@ -792,7 +815,8 @@ static const fn_addr addrs[] = {
     A(cuLaunchKernel_ptsz), A(cuLaunchKernelEx), A(cuLaunchKernelEx_ptsz), A(cuLaunchCooperativeKernel),
     A(cuLaunchCooperativeKernel_ptsz), A(cuGraphLaunch), A(cuGraphLaunch_ptsz), A(cuEventCreate), A(cuEventRecord),
     A(cuEventRecord_ptsz), A(cuEventQuery), A(cuEventElapsedTime), A(cuEventDestroy_v2), A(cuStreamSynchronize),
-    A(cuStreamSynchronize_ptsz), A(cuGetProcAddress), A(cuGetProcAddress_v2),
+    A(cuStreamSynchronize_ptsz), A(cuGetProcAddress), A(cuGetProcAddress_v2), A(cuModuleLoadData),
+    A(cuModuleGetFunction),
 };
 
 /* the fake's own function by name, bypassing any interposer (for baselines) */

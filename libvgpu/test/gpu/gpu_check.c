@@ -2,7 +2,7 @@
  * GPU checks of libvgpu (design study §7.5), driven by run.sh. Uses only the driver API found the
  * way cudart finds it (dlopen + cuGetProcAddress_v2) and a PTX kernel JIT-compiled by the driver,
  * so no CUDA toolkit is needed. Prints key=value lines.
- *   gpu_check facts | mem | sm SECONDS | overhead
+ *   gpu_check facts | mem | sm SECONDS | overhead | hold MIB | try MIB | cuda13
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -289,6 +289,53 @@ static int overhead(void) {
     return 0;
 }
 
+/* G4: hold an allocation until killed */
+static int hold(size_t mib) {
+    CUdeviceptr p;
+    int rc = ((CUresult (*)(CUdeviceptr *, size_t))sym("cuMemAlloc"))(&p, mib * MiB);
+    printf("hold_rc=%d\n%s\n", rc, rc ? "failed" : "ready");
+    fflush(stdout);
+    if (rc) return 1;
+    for (;;) pause();
+}
+
+/* G4: one allocation attempt, retried for up to `retry_ms` */
+static int try_alloc(size_t mib, int retry_ms) {
+    CUdeviceptr p;
+    uint64_t t0 = now_ns();
+    int rc;
+    while ((rc = ((CUresult (*)(CUdeviceptr *, size_t))sym("cuMemAlloc"))(&p, mib * MiB)) != CUDA_SUCCESS &&
+           now_ns() - t0 < (uint64_t)retry_ms * 1000000ull) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    printf("try_rc=%d\ntry_ms=%.0f\n", rc, (double)(now_ns() - t0) / 1e6);
+    return 0;
+}
+
+/* G7: version-keyed lookups and the per-thread-stream launch */
+static int cuda13(void) {
+    void *v2 = NULL, *v4 = NULL, *lk = NULL;
+    CUdriverProcAddressQueryResult st;
+    CUcontext c, prev;
+    ((CUresult (*)(CUcontext *))sym("cuCtxGetCurrent"))(&prev);
+    int r12 = gpa("cuCtxCreate", &v2, 12000, 0, &st);
+    int c12 = r12 ? r12 : ((CUresult (*)(CUcontext *, unsigned, CUdevice))v2)(&c, 0, dev0);
+    if (!c12) ((CUresult (*)(CUcontext))sym("cuCtxDestroy"))(c);
+    int r13 = gpa("cuCtxCreate", &v4, 13000, 0, &st);
+    int c13 = r13 ? r13 : ((CUresult (*)(CUcontext *, void *, unsigned, CUdevice))v4)(&c, NULL, 0, dev0);
+    if (!c13) ((CUresult (*)(CUcontext))sym("cuCtxDestroy"))(c);
+    ((CUresult (*)(CUcontext))sym("cuCtxSetCurrent"))(prev);
+    int rl = gpa("cuLaunchKernel", &lk, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st);
+    int l = rl ? rl : ((launch_fn)lk)(load("empty"), 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+    int sy = ((CUresult (*)(void))sym("cuCtxSynchronize"))();
+    Dl_info i1, i2;
+    int hooked = lk && dladdr(lk, &i1) && strstr(i1.dli_fname, "libvgpu") && v2 && dladdr(v2, &i2) &&
+                 strstr(i2.dli_fname, "libvgpu");
+    printf("ctx_v2=%d\nctx_v4=%d\nlaunch_ptsz=%d\nsync=%d\nhooked=%d\n", c12, c13, l, sy, hooked ? 1 : 0);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return 2;
     open_driver();
@@ -296,5 +343,8 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "mem")) return mem();
     if (!strcmp(argv[1], "sm")) return sm(argc > 2 ? atof(argv[2]) : 20);
     if (!strcmp(argv[1], "overhead")) return overhead();
+    if (!strcmp(argv[1], "hold") && argc > 2) return hold((size_t)atol(argv[2]));
+    if (!strcmp(argv[1], "try") && argc > 2) return try_alloc((size_t)atol(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
+    if (!strcmp(argv[1], "cuda13")) return cuda13();
     return 2;
 }

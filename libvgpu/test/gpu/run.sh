@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# GPU checks of libvgpu (design study §7.5): G1 memory virtualisation, G2 enforcement, G5 SM
-# limit, G6 overhead. Needs an NVIDIA GPU and driver, not the CUDA toolkit. Takes about 3 minutes
+# GPU checks of libvgpu (design study §7.5): G1 memory virtualisation, G2 enforcement, G4 sharing
+# across processes, G5 SM limit, G6 overhead, G7 version-keyed lookups. Needs an NVIDIA GPU and
+# driver, not the CUDA toolkit. Takes about 3 minutes
 # (G5_SECONDS per compute run, default 20). Writes the results table to $OUT/results.md when OUT
 # is set. Exit status: 0 all passed, 1 a check failed, 2 no GPU here.
 set -uo pipefail
@@ -83,6 +84,31 @@ row "G2 enforcement" "$N x 256 MiB, then error $E" "error 2 after $EXP" "$(cond 
 row "G2 real usage" "NVML per-process $(( ${PU:-0} / MIB )) MiB" "<= 4160 MiB" "$(cond "${PU:-0} > 0 && ${PU:-0} <= $GIB4 + 64*$MIB")"
 row "G2 free after" "free $FA vs $F0" "±2 MiB" "$(cond "${FA:-0} - ${F0:-0} <= 2*$MIB && ${F0:-0} - ${FA:-0} <= 2*$MIB")"
 
+# G4: two holders and a third request on one cache; the third fits after one holder is killed.
+# Holdings are sized from the measured context charge so that exactly two fit in 4 GiB.
+HOLD=$(( (4096 - 2 * ${CTX:-0} / MIB) / 2 - 64 ))
+G4ENV=(CUDA_DEVICE_MEMORY_SHARED_CACHE="$W/g4.cache" CUDA_DEVICE_MEMORY_LIMIT=4g LD_PRELOAD="$LIB")
+g4() { env "${G4ENV[@]}" build/gpu_check "$@"; }
+# started directly (env execs gpu_check), so that $! is the holder itself
+env "${G4ENV[@]}" build/gpu_check hold "$HOLD" >"$W/g4a.txt" 2>&1 &
+HA=$!
+env "${G4ENV[@]}" build/gpu_check hold "$HOLD" >"$W/g4b.txt" 2>&1 &
+HB=$!
+for _ in $(seq 300); do
+  grep -qE 'ready|failed' "$W/g4a.txt" 2>/dev/null && grep -qE 'ready|failed' "$W/g4b.txt" 2>/dev/null && break
+  sleep 0.1
+done
+g4 try "$HOLD" 0 >"$W/g4c.txt" 2>&1
+kill -9 "$HA" 2>/dev/null; wait "$HA" 2>/dev/null
+g4 try "$HOLD" 1000 >"$W/g4d.txt" 2>&1
+kill -9 "$HB" 2>/dev/null; wait "$HB" 2>/dev/null
+echo "--- g4: $(cat "$W"/g4?.txt | tr '\n' ' ')" >&2
+HOLDS=$(grep -c '^ready' "$W/g4a.txt" "$W/g4b.txt" | awk -F: '{s += $2} END {print s}')
+C3=$(kv g4c try_rc); C4=$(kv g4d try_rc); C4MS=$(kv g4d try_ms)
+row "G4 sharing" "2 holders of $HOLD MiB: $HOLDS held; third request error $C3; after SIGKILL of one: rc $C4 in ${C4MS} ms" \
+  "both hold, third fails with 2, retry succeeds within 1 s" \
+  "$(cond "${HOLDS:-0} == 2 && \"$C3\" == \"2\" && \"$C4\" == \"0\" && ${C4MS:-9999} <= 1000")"
+
 # G5: SM limit, FORCE policy
 run g5u -- sm "$G5_SECONDS"
 IT="VGPU_CHECK_ITERS=$(kv g5u iters)" # the same kernel (about 1 ms) in every run
@@ -117,6 +143,13 @@ LB=$(kv g6bare launch_ns); LH=$(kv g6hook launch_ns); AB=$(kv g6bare alloc_free_
 row "G6 launch" "$LB ns bare, $LH ns hooked, +$(awk "BEGIN{printf \"%.1f\", ${LH:-0}-${LB:-0}}") ns" "< 500 ns added" \
   "$(cond "${LH:-1e9} - ${LB:-0} < 500")"
 row "G6 alloc+free 2 MiB" "$AB ns bare, $AH ns hooked" "< 5000 ns added" "$(cond "${AH:-1e9} - ${AB:-0} < 5000")"
+
+# G7: cuCtxCreate by version, cuLaunchKernel with the per-thread default stream flag
+run g7 -- cuda13
+DRV=$(kv facts driver)
+row "G7 lookups" "cuCtxCreate@12000 rc $(kv g7 ctx_v2), @13000 rc $(kv g7 ctx_v4), launch flag 2 rc $(kv g7 launch_ptsz), hooked $(kv g7 hooked), driver $DRV" \
+  "v2 and (on 13.x) v4 work, _ptsz launch works through the hook" \
+  "$(cond "\"$(kv g7 ctx_v2)\" == \"0\" && \"$(kv g7 launch_ptsz)\" == \"0\" && \"$(kv g7 sync)\" == \"0\" && \"$(kv g7 hooked)\" == \"1\" && (${DRV:-0} < 13000 || \"$(kv g7 ctx_v4)\" == \"0\")")"
 
 TABLE=$(printf '| check | measured | criterion | result |\n|---|---|---|---|\n'; printf '%s\n' "${ROWS[@]}")
 echo

@@ -27,6 +27,7 @@ public final class PreparedTrace {
   private final int shapeCount;
   private final TargetWorkload workload;
   private final long capacity;
+  private volatile io.hami.plugins.fgd.@org.jspecify.annotations.Nullable HamiWorkload hamiWorkload;
 
   private PreparedTrace(Trace trace, double coverage) {
     this.trace = trace;
@@ -129,6 +130,23 @@ public final class PreparedTrace {
 
   public TargetWorkload workload() {
     return workload;
+  }
+
+  /**
+   * The target workload in HAMi's units, for the FGD plugin: each pod asks for its share of a
+   * card in memory and cores alike, and its models as allowed device types.
+   */
+  public io.hami.plugins.fgd.HamiWorkload hamiWorkload() {
+    io.hami.plugins.fgd.HamiWorkload w = hamiWorkload;
+    if (w == null) {
+      List<io.hami.plugins.fgd.HamiShape> shapes = new ArrayList<>(pods.size());
+      for (TracePod p : pods) {
+        shapes.add(io.hami.plugins.fgd.HamiShape.ofShare(p.cpuMilli(), p.gpuCount(), p.gpuMilli(), p.models()));
+      }
+      w = io.hami.plugins.fgd.HamiWorkload.fromPopulation(shapes, TargetWorkload.DEFAULT_COVERAGE);
+      hamiWorkload = w;
+    }
+    return w;
   }
 
   /** GPU capacity in milli-GPU. */

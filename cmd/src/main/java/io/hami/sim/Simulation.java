@@ -1,7 +1,5 @@
 package io.hami.sim;
 
-import io.hami.plugins.placement.PaperPolicy;
-import io.hami.plugins.placement.PlacementPolicy;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -32,7 +30,7 @@ public final class Simulation {
   }
 
   private final List<PreparedTrace> traces;
-  private final List<PlacementPolicy> policies;
+  private final List<SimPolicy> policies;
   private final long[] seeds;
 
   /**
@@ -40,7 +38,7 @@ public final class Simulation {
    * @param policies policies to compare, in report order
    * @param seeds seeds, each one replay per trace and policy
    */
-  public Simulation(List<PreparedTrace> traces, List<? extends PlacementPolicy> policies, List<Long> seeds) {
+  public Simulation(List<PreparedTrace> traces, List<? extends SimPolicy> policies, List<Long> seeds) {
     this.traces = List.copyOf(traces);
     this.policies = List.copyOf(policies);
     this.seeds = seeds.stream().mapToLong(Long::longValue).toArray();
@@ -116,10 +114,9 @@ public final class Simulation {
           failed[s] = outcomes[t][p][s].failed;
           pods[s] = outcomes[t][p][s].pods;
         }
-        PlacementPolicy policy = policies.get(p);
-        String display =
-            policy instanceof PaperPolicy pp ? pp.paperName() : policy.policyName();
-        rows.add(new PolicySummary(trace.name(), policy.policyName(), display, seeds, curves, failed, pods));
+        SimPolicy policy = policies.get(p);
+        rows.add(new PolicySummary(
+            trace.name(), policy.policyName(), policy.displayName(), seeds, curves, failed, pods));
       }
       summaries.add(new TraceSummary(
           trace.name(),
@@ -135,7 +132,7 @@ public final class Simulation {
   }
 
   private Outcome replay(Job job) {
-    RunResult r = new Replay(traces.get(job.trace)).run(policies.get(job.policy), seeds[job.seed]);
+    RunResult r = policies.get(job.policy).run(traces.get(job.trace), seeds[job.seed]);
     Map<Curves.Metric, double[]> curves = new EnumMap<>(Curves.Metric.class);
     for (Curves.Metric m : Curves.Metric.values()) {
       curves.put(m, Curves.curve(r, m));

@@ -102,6 +102,7 @@ public final class TraceToKube {
         .withNewResources().withRequests(requests).withLimits(limits).endResources()
         .endContainer()
         .endSpec()
+        .withNewStatus().withPhase("Pending").endStatus()
         .build();
   }
 }

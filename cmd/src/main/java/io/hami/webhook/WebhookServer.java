@@ -42,6 +42,18 @@ import org.slf4j.LoggerFactory;
  * {@link com.google.common.util.concurrent.Service}. Start fails (the service goes FAILED) when the
  * address cannot be bound or the certificate files are unusable.
  *
+ * <p>Hosting it in another command (as {@code hami scheduler --webhook-bind-address} does):
+ *
+ * <pre>{@code
+ * WebhookServer webhook = WebhookServer.builder()
+ *     .bindAddress(BindAddress.parse(":9443"))
+ *     .certificate(Path.of("/etc/hami/tls/tls.crt"), Path.of("/etc/hami/tls/tls.key"))
+ *     .config(WebhookConfig.from(deviceConfig.nvidia(), "hami-scheduler", true))
+ *     .client(kubernetesClient)
+ *     .build();
+ * // start and stop it with the command's other services, e.g. in a ServiceManager
+ * }</pre>
+ *
  * <p>Implementation notes: requests run on a fixed pool of {@code threads} with a bounded queue; the
  * API server calls with a 10 s timeout and treats failures per the webhook's failurePolicy, so
  * rejecting work under overload is safe. A single daemon thread re-reads the certificate files.

@@ -23,9 +23,14 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.hami.framework.config.ConfigLoader;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.plugins.BuiltInPlugins;
+import io.hami.framework.runtime.Registry;
 import io.hami.model.config.DeviceConfig;
 import io.hami.model.config.DeviceConfigFile;
 import io.hami.model.config.Validated;
+import io.hami.plugins.GpuPlugins;
 import io.hami.webhook.Fixtures.FakeCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,6 +46,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Parses every manifest under {@code config/deploy} and {@code config/samples} into typed fabric8
@@ -287,6 +294,30 @@ class ShippedManifestsTest {
     assertThat(parsed).isInstanceOf(Validated.Valid.class);
     assertThat(((Validated.Valid<DeviceConfig>) parsed).warnings()).isEmpty();
     assertThat(((Validated.Valid<DeviceConfig>) parsed).value()).isEqualTo(DeviceConfig.DEFAULTS);
+  }
+
+  @Test
+  void schedulerConfigMap_isTheShippedProfileWithTheLeaseHere_andLoads() throws IOException {
+    ConfigMap cm = one(deploy("gpu"), ConfigMap.class, "hami-scheduler-config");
+    String text = cm.getData().get("scheduler-config.yaml");
+    YAMLMapper yaml = YAMLMapper.builder().build();
+    ObjectNode inMap = (ObjectNode) yaml.readTree(text);
+    ObjectNode shipped = (ObjectNode) yaml.readTree(
+        Files.readString(CONFIG.resolve("scheduler/scheduler-config.yaml")));
+    ObjectNode lease = (ObjectNode) inMap.remove("leaderElection");
+    ObjectNode shippedLease = (ObjectNode) shipped.remove("leaderElection");
+    assertThat(inMap).isEqualTo(shipped);
+    assertThat(lease.remove("leaseNamespace").asString()).isEqualTo("hami-system");
+    assertThat(lease.path("leaseName").asString()).isEqualTo("hami-scheduler");
+    if (shippedLease != null) {
+      shippedLease.remove("leaseNamespace");
+      assertThat(lease).isEqualTo(shippedLease);
+    }
+
+    Registry registry = BuiltInPlugins.registry();
+    GpuPlugins.registrations().forEach(registry::register);
+    SchedulerConfiguration loaded = new ConfigLoader(registry).parse(text, "configmap");
+    assertThat(loaded.leaderElection().leaseNamespace()).isEqualTo("hami-system");
   }
 
   @Test

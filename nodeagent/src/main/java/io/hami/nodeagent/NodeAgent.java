@@ -1,5 +1,6 @@
 package io.hami.nodeagent;
 
+import com.google.common.base.Suppliers;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.common.util.concurrent.ServiceManager;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
@@ -12,6 +13,7 @@ import io.hami.nodeagent.deviceplugin.DevicePluginService;
 import io.hami.nodeagent.deviceplugin.KubeletWatcher;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.health.HealthMonitor;
+import io.hami.nodeagent.metrics.ContainerMetrics;
 import io.hami.nodeagent.metrics.DeviceMetrics;
 import io.hami.nodeagent.metrics.MetricsServer;
 import io.hami.nodeagent.nvml.GpuInfo;
@@ -125,7 +127,10 @@ public final class NodeAgent {
     MetricsServer metrics = null;
     if (metricsAddress != null) {
       PrometheusRegistry registry = new PrometheusRegistry();
-      new DeviceMetrics(config, inventory, pods).register(registry);
+      // One scrape reads every gauge; they share one pod list.
+      Supplier<List<Pod>> scrapePods = Suppliers.memoizeWithExpiration(pods::get, 2, TimeUnit.SECONDS);
+      new DeviceMetrics(config, inventory, scrapePods).register(registry);
+      new ContainerMetrics(config.hookPath(), scrapePods, clock).register(registry);
       metrics = new MetricsServer(metricsAddress, registry);
       list.add(metrics);
     }

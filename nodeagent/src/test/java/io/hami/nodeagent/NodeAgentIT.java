@@ -60,7 +60,8 @@ class NodeAgentIT {
 
   @BeforeEach
   void start() throws Exception {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
     deviceDir = tmp.resolve("device-plugins");
     hook = tmp.resolve("hook");
     kubelet = FakeKubelet.start(deviceDir, client, NODE);

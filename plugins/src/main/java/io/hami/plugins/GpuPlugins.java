@@ -23,6 +23,8 @@ public final class GpuPlugins {
         VgpuPlugin.registration(),
         NodeLockPlugin.registration(),
         NumaPlugin.registration(),
-        TopologyPlugin.registration());
+        TopologyPlugin.registration(),
+        io.hami.plugins.placement.PlacementPlugin.registration(),
+        io.hami.plugins.fgd.FgdPlugin.registration());
   }
 }

@@ -77,7 +77,7 @@ public final class ControlPlane implements AutoCloseable {
    * running and the work directory, with the logs, is kept.
    */
   public static ControlPlane start(ControlPlaneOptions options) throws IOException {
-    IOException last = null;
+    @Nullable IOException last = null;
     long started = System.nanoTime();
     for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       Path dir = options.workDir().resolve("attempt-" + attempt);
@@ -103,11 +103,7 @@ public final class ControlPlane implements AutoCloseable {
         log.warn("a port picked for the control plane was taken; retrying ({})", e.getMessage());
       }
     }
-    throw requireNonNullElse(last);
-  }
-
-  private static IOException requireNonNullElse(@Nullable IOException e) {
-    return e != null ? e : new IOException("control plane did not start");
+    throw last != null ? last : new IOException("control plane did not start");
   }
 
   private static ControlPlane prepare(ControlPlaneOptions options, Path dir) throws IOException {

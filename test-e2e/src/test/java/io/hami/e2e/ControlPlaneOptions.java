@@ -38,9 +38,10 @@ public record ControlPlaneOptions(
    * moduleDir/target/control-plane}, 120 s per component.
    */
   public static ControlPlaneOptions defaults(Path moduleDir) throws IOException {
+    Path root = moduleDir.resolve("target/control-plane");
+    Orphans.reap(root);
     Path work =
-        moduleDir
-            .resolve("target/control-plane")
+        root
             .resolve(Long.toString(System.currentTimeMillis(), 36) + "-" + ProcessHandle.current().pid());
     return new ControlPlaneOptions(
         ControlPlaneBinaries.resolve(moduleDir),

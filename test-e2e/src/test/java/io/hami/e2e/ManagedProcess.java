@@ -60,6 +60,12 @@ final class ManagedProcess implements AutoCloseable {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .start();
+    // Lets a later run stop this process if the JVM that started it is killed (see Orphans).
+    Files.writeString(pidFile(), process.pid() + "\n" + command.get(0) + "\n", StandardCharsets.UTF_8);
+  }
+
+  Path pidFile() {
+    return workDir.resolve(name + ".pid");
   }
 
   synchronized boolean isAlive() {

@@ -34,7 +34,19 @@ public final class SchedulerBench {
       int warmupPods,
       int parallelism,
       long seed,
-      String profileName) {}
+      String profileName,
+      PodShapes shapes) {}
+
+  /** The pods the benchmark creates. */
+  public enum PodShapes {
+    /** Every pod asks for one 4000 MiB, 10% slice of a GPU. */
+    SLICE,
+    /**
+     * GPU pods of mixed shapes, deterministic by index: fractional (50%), whole card (15%),
+     * multi-GPU (15%) and two containers with a GPU each (20%).
+     */
+    MIXED
+  }
 
   /** Figures. */
   public record Result(
@@ -114,7 +126,7 @@ public final class SchedulerBench {
       }
       if (p.warmupPods() > 0) {
         for (int i = 0; i < p.warmupPods(); i++) {
-          cluster.addPod(pod("warmup", i));
+          cluster.addPod(pod("warmup", i, p.shapes()));
         }
         cluster.drain();
         for (int i = 0; i < p.warmupPods(); i++) {
@@ -124,7 +136,7 @@ public final class SchedulerBench {
         failures[0] = 0;
       }
       for (int i = 0; i < p.pods(); i++) {
-        cluster.addPod(pod("pod", i));
+        cluster.addPod(pod("pod", i, p.shapes()));
       }
       java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       long cpuStart = threads.getCurrentThreadCpuTime();
@@ -191,6 +203,56 @@ public final class SchedulerBench {
         .withAllocatable(capacity)
         .endStatus()
         .build();
+  }
+
+  static Pod pod(String prefix, int i, PodShapes shapes) {
+    return shapes == PodShapes.MIXED ? mixedPod(prefix, i) : pod(prefix, i);
+  }
+
+  /** A GPU pod whose shape follows its index (see {@link PodShapes#MIXED}). */
+  static Pod mixedPod(String prefix, int i) {
+    int bucket = i % 20;
+    PodBuilder b =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(prefix + "-" + i)
+            .withNamespace("bench")
+            .endMetadata()
+            .withNewSpec()
+            .withSchedulerName(SchedulerConfiguration.DEFAULT_SCHEDULER_NAME)
+            .endSpec();
+    if (bucket < 10) {
+      b.editSpec().addToContainers(gpuContainer("main", 1, 1024 * (1 + (i / 20) % 8), 5 * (1 + (i / 7) % 6))).endSpec();
+    } else if (bucket < 13) {
+      b.editSpec().addToContainers(gpuContainer("main", 1, 0, 0)).endSpec();
+    } else if (bucket < 16) {
+      b.editSpec().addToContainers(gpuContainer("main", 2 + (i / 20) % 3, 4096, 20)).endSpec();
+    } else {
+      b.editSpec()
+          .addToContainers(gpuContainer("main", 1, 2048, 10), gpuContainer("sidecar", 1, 1024, 5))
+          .endSpec();
+    }
+    return b.build();
+  }
+
+  /** A container with GPU limits (memory and cores left out when 0: a whole card). */
+  static io.fabric8.kubernetes.api.model.Container gpuContainer(String name, int gpus, int memMiB, int cores) {
+    io.fabric8.kubernetes.api.model.ContainerBuilder c =
+        new io.fabric8.kubernetes.api.model.ContainerBuilder()
+            .withName(name)
+            .withImage("registry.invalid/cuda-app:1")
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("100m"))
+            .addToRequests("memory", new Quantity("256Mi"))
+            .addToLimits("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
+            .endResources();
+    if (memMiB > 0) {
+      c.editResources().addToLimits("nvidia.com/gpumem", new Quantity(String.valueOf(memMiB))).endResources();
+    }
+    if (cores > 0) {
+      c.editResources().addToLimits("nvidia.com/gpucores", new Quantity(String.valueOf(cores))).endResources();
+    }
+    return c.build();
   }
 
   /** A pod asking for one vGPU slice: 4000 MiB and 10% of the cores, 100m CPU, 256 MiB. */

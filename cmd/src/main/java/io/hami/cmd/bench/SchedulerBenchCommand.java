@@ -6,6 +6,7 @@ import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Registry;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -41,8 +42,20 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
       description = "Pods scheduled and deleted before measuring; default: min(pods, 10000).")
   int warmupPods;
 
-  @Option(names = "--profile", description = "Scheduler configuration YAML; default: built-in defaults.")
+  @Option(
+      names = "--profile",
+      description =
+          "Scheduler configuration YAML, or 'default' for the shipped "
+              + "config/scheduler/scheduler-config.yaml (with the GPU plugins); default: built-in defaults.")
   @Nullable Path profile;
+
+  @Option(
+      names = "--pod-shapes",
+      defaultValue = "auto",
+      description =
+          "slice (one 4000 MiB GPU slice per pod), mixed (fractional, whole, multi-GPU and "
+              + "multi-container GPU pods) or auto: mixed when the profile enables vgpu (default: ${DEFAULT-VALUE}).")
+  String podShapes;
 
   @Option(
       names = "--parallelism",
@@ -66,20 +79,36 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
     SchedulerConfiguration config;
     try {
       ConfigLoader loader = new ConfigLoader(registry);
-      config = profile == null ? loader.defaults() : loader.load(profile);
+      Path file = profile;
+      if (file != null && file.toString().equals("default") && !Files.exists(file)) {
+        file = Path.of("config", "scheduler", "scheduler-config.yaml");
+      }
+      config = file == null ? loader.defaults() : loader.load(file);
     } catch (ConfigException e) {
       err.println(e.getMessage());
       err.flush();
       return 2;
     }
+    SchedulerBench.PodShapes shapes;
+    switch (podShapes) {
+      case "slice" -> shapes = SchedulerBench.PodShapes.SLICE;
+      case "mixed" -> shapes = SchedulerBench.PodShapes.MIXED;
+      case "auto" -> shapes = enablesVgpu(config) ? SchedulerBench.PodShapes.MIXED : SchedulerBench.PodShapes.SLICE;
+      default -> {
+        err.println("--pod-shapes: invalid value \"" + podShapes + "\": must be one of slice, mixed, auto");
+        err.flush();
+        return 2;
+      }
+    }
     int warmup = warmupPods >= 0 ? warmupPods : Math.min(pods, 10_000);
     SchedulerBench.Params params =
         new SchedulerBench.Params(
             nodes, gpusPerNode, pods, warmup, parallelism, seed,
-            profile == null ? "default" : profile.toString());
+            profile == null ? "default" : profile.toString(),
+            shapes);
     out.printf(
-        "hami bench scheduler: nodes=%d gpus-per-node=%d pods=%d warmup=%d parallelism=%d profile=%s%n",
-        nodes, gpusPerNode, pods, warmup, parallelism, params.profileName());
+        "hami bench scheduler: nodes=%d gpus-per-node=%d pods=%d warmup=%d parallelism=%d profile=%s pod-shapes=%s%n",
+        nodes, gpusPerNode, pods, warmup, parallelism, params.profileName(), shapes.name().toLowerCase(Locale.ROOT));
     out.flush();
     SchedulerBench.Result r;
     try {
@@ -101,5 +130,15 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
     out.println("RESULT " + r.toJson());
     out.flush();
     return 0;
+  }
+
+  /** Whether some profile enables the vgpu plugin. */
+  private static boolean enablesVgpu(SchedulerConfiguration config) {
+    return config.profiles().stream()
+        .anyMatch(
+            p ->
+                p.multiPoint().enabled().stream().anyMatch(r -> r.name().equals("vgpu"))
+                    || p.points().values().stream()
+                        .anyMatch(set -> set.enabled().stream().anyMatch(r -> r.name().equals("vgpu"))));
   }
 }

@@ -1,12 +1,13 @@
 package io.hami.cmd.simulate;
 
 import io.hami.plugins.placement.PaperPolicy;
-import io.hami.plugins.placement.PlacementPolicy;
 import io.hami.sim.BundledTraces;
+import io.hami.sim.FrameworkPolicy;
 import io.hami.sim.HtmlReport;
 import io.hami.sim.JsonReport;
 import io.hami.sim.KubeObjects;
 import io.hami.sim.PreparedTrace;
+import io.hami.sim.SimPolicy;
 import io.hami.sim.Simulation;
 import io.hami.sim.SimulationReport;
 import io.hami.sim.TextReport;
@@ -83,8 +84,26 @@ public final class SimulateCommand implements Callable<Integer> {
       paramLabel = "P",
       split = ",",
       description = "Policies to compare, in table order: random, dotprod, clustering, packing,"
-          + " bestfit, fgd. Default: all six.")
+          + " bestfit, fgd; with --engine framework also hami-binpack, hami-spread."
+          + " Default: the six of the FGD paper.")
   List<String> policies = new ArrayList<>();
+
+  /** How replays run. */
+  public enum Engine {
+    /** The policies' own code on a compact cluster table; places exactly as the scheduler does. */
+    fast,
+    /** The real scheduler (queue, filters, score plugins, vgpu Reserve, binding) in memory. */
+    framework
+  }
+
+  @Option(
+      names = "--engine",
+      paramLabel = "E",
+      defaultValue = "fast",
+      description = "fast (default): the policies' code on a compact cluster table, which places"
+          + " pods exactly as the scheduler does; framework: the real scheduler in memory (much"
+          + " slower; also runs HAMi's binpack and spread).")
+  Engine engine = Engine.fast;
 
   @Option(
       names = "--seeds",
@@ -118,10 +137,10 @@ public final class SimulateCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    List<PlacementPolicy> chosen;
+    List<SimPolicy> chosen;
     List<Long> seedList;
     try {
-      chosen = parsePolicies(policies);
+      chosen = parsePolicies(policies, engine);
       seedList = parseSeeds(seeds);
       if (threads < 1) {
         throw new IllegalArgumentException("--threads must be >= 1, was " + threads);
@@ -157,6 +176,9 @@ public final class SimulateCommand implements Callable<Integer> {
       return EXIT_BAD_INPUT;
     }
 
+    if (engine == Engine.framework) {
+      quietSchedulerLogs();
+    }
     Simulation sim = new Simulation(prepared, chosen, seedList);
     boolean bar = progress != null ? progress : System.console() != null;
     ProgressBar progressBar = new ProgressBar(err, bar, System::nanoTime);
@@ -196,21 +218,37 @@ public final class SimulateCommand implements Callable<Integer> {
     return 0;
   }
 
-  static List<PlacementPolicy> parsePolicies(List<String> names) {
-    if (names.isEmpty()) {
-      return List.of(PaperPolicy.values());
+  // The scheduler logs every decision at DEBUG; thousands of pods per replay would drown the table.
+  private static void quietSchedulerLogs() {
+    org.slf4j.Logger root = org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    if (root instanceof ch.qos.logback.classic.Logger logback && logback.getLevel() != null
+        && logback.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)) {
+      return;
     }
-    LinkedHashSet<PlacementPolicy> out = new LinkedHashSet<>();
-    for (String n : names) {
-      if (n.isBlank()) {
-        continue;
+    if (root instanceof ch.qos.logback.classic.Logger logback) {
+      logback.setLevel(ch.qos.logback.classic.Level.WARN);
+    }
+  }
+
+  static List<SimPolicy> parsePolicies(List<String> names, Engine engine) {
+    List<String> wanted = names.stream().map(String::trim).filter(n -> !n.isEmpty()).distinct().toList();
+    if (wanted.isEmpty()) {
+      wanted = java.util.Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList();
+    }
+    List<SimPolicy> out = new ArrayList<>();
+    for (String n : wanted) {
+      if (engine == Engine.fast) {
+        PaperPolicy p = PaperPolicy.byName(n).orElseThrow(() -> new IllegalArgumentException(
+            "--policy: unknown policy '" + n + "' for --engine fast; known: "
+                + String.join(", ", java.util.Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList())
+                + (FrameworkPolicy.byName(n).isPresent() ? " (" + n + " needs --engine framework)" : "")));
+        out.add(SimPolicy.fast(p));
+      } else {
+        FrameworkPolicy p = FrameworkPolicy.byName(n).orElseThrow(() -> new IllegalArgumentException(
+            "--policy: unknown policy '" + n + "'; known: "
+                + String.join(", ", java.util.Arrays.stream(FrameworkPolicy.values()).map(FrameworkPolicy::policyName).toList())));
+        out.add(SimPolicy.framework(p));
       }
-      out.add(PaperPolicy.byName(n).orElseThrow(() -> new IllegalArgumentException(
-          "--policy: unknown policy '" + n + "'; known: "
-              + String.join(", ", java.util.Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList()))));
-    }
-    if (out.isEmpty()) {
-      throw new IllegalArgumentException("--policy: no policy given");
     }
     return List.copyOf(out);
   }

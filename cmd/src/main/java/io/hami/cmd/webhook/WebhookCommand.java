@@ -241,7 +241,7 @@ public final class WebhookCommand implements Callable<Integer> {
     out.println("threads:             " + s.threads());
   }
 
-  private static void checkReadable(String flag, Path file, List<String> problems) {
+  static void checkReadable(String flag, Path file, List<String> problems) {
     if (!Files.isRegularFile(file)) {
       problems.add(flag + ": " + file + " does not exist or is not a file");
     } else if (!Files.isReadable(file)) {

@@ -101,7 +101,11 @@ final class SimulateCommandTest {
     assertThat(SimulateCommand.parseSeeds("42..45")).containsExactly(42L, 43L, 44L, 45L);
     assertThat(SimulateCommand.parseSeeds("7, 3,7")).containsExactly(7L, 3L);
     assertThatThrownBy(() -> SimulateCommand.parseSeeds("a..b")).hasMessageContaining("--seeds");
-    assertThat(SimulateCommand.parsePolicies(List.of())).hasSize(6);
+    assertThat(SimulateCommand.parsePolicies(List.of(), SimulateCommand.Engine.fast)).hasSize(6);
+    assertThat(SimulateCommand.parsePolicies(List.of("hami-spread", "fgd"), SimulateCommand.Engine.framework))
+        .extracting(p -> p.policyName()).containsExactly("hami-spread", "fgd");
+    assertThatThrownBy(() -> SimulateCommand.parsePolicies(List.of("hami-spread"), SimulateCommand.Engine.fast))
+        .hasMessageContaining("needs --engine framework");
     assertThat(SimulateCommand.traceNames(List.of("all"))).hasSize(5);
   }
 }

@@ -59,18 +59,27 @@ public final class Annotations {
 
   // Pod annotations set by users
 
+  /** Comma list: the device type must contain one item (case-insensitive). */
   public static final String NVIDIA_USE_GPUTYPE = "nvidia.com/use-gputype";
+  /** Comma list: a device whose type contains any item is excluded. */
   public static final String NVIDIA_NOUSE_GPUTYPE = "nvidia.com/nouse-gputype";
+  /** Comma list of the only UUIDs allowed. */
   public static final String NVIDIA_USE_GPUUUID = "nvidia.com/use-gpuuuid";
+  /** Comma list of UUIDs to exclude. */
   public static final String NVIDIA_NOUSE_GPUUUID = "nvidia.com/nouse-gpuuuid";
+  /** Bool: all GPUs of one container on one NUMA node. */
   public static final String NVIDIA_NUMA_BIND = "nvidia.com/numa-bind";
+  /** The device mode must be a substring of this value. */
   public static final String NVIDIA_VGPU_MODE = "nvidia.com/vgpu-mode";
+  /** {@code binpack} or {@code spread}. */
   public static final String NODE_SCHEDULER_POLICY = "hami.io/node-scheduler-policy";
+  /** {@code binpack}, {@code spread}, {@code topology-aware}, {@code mutex}, {@code numa} or a comma chain. */
   public static final String GPU_SCHEDULER_POLICY = "hami.io/gpu-scheduler-policy";
 
   /** {@code slot=<n>,core=<n>,memory=<n>} (v2.10); see {@link io.hami.model.pod.ScoringWeights}. */
   public static final String DEVICE_SCORING_WEIGHTS = "hami.io/device-scoring-weights";
 
+  /** {@code hami-core} selects the Ascend soft split. */
   public static final String ASCEND_VNPU_MODE = "huawei.com/vnpu-mode";
 
   // Labels
@@ -78,6 +87,7 @@ public final class Annotations {
   /** {@code ignore} on a namespace or pod excludes it from the webhook. */
   public static final String WEBHOOK_LABEL = "hami.io/webhook";
 
+  /** Value of {@link #WEBHOOK_LABEL} that opts out. */
   public static final String WEBHOOK_IGNORE = "ignore";
 
   /** Marks gang members (node lock retry). */

@@ -109,7 +109,7 @@ public record FileSettings(
             if (x.isIntegralNumber()) {
               indices.add(x.asInt());
             } else {
-              errors.add(file + ": nodeconfig[" + e + "].filterdevices.index: '" + text(x) + "' is not an integer");
+              errors.add(file + ": nodeconfig[" + entry + "].filterdevices.index: '" + text(x) + "' is not an integer");
             }
           });
         }

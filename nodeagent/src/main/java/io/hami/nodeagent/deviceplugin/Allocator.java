@@ -317,7 +317,7 @@ public final class Allocator {
         continue;
       }
       for (String id : creq.getAvailableDeviceIDsList()) {
-        if (!chosen.contains(id) && KubeletDevices.physicalId(id).equals(d.uuid())) {
+        if (!chosen.contains(id) && KubeletDevices.isReplicaOf(id, d.uuid())) {
           chosen.add(id);
           gpusCovered.add(d.uuid());
           break;

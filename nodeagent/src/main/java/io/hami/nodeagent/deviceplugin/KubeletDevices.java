@@ -34,6 +34,18 @@ public final class KubeletDevices {
     return out.build();
   }
 
+  /** Whether kubelet device {@code id} is a replica of GPU {@code uuid} ({@code <uuid>-<n>} or {@code <uuid>::<n>}). */
+  public static boolean isReplicaOf(String id, String uuid) {
+    if (physicalId(id).equals(uuid)) {
+      return true;
+    }
+    if (!id.startsWith(uuid) || id.length() <= uuid.length() + 1) {
+      return false;
+    }
+    String rest = id.substring(uuid.length());
+    return rest.matches("(-|::)\\d+");
+  }
+
   /**
    * The physical GPU of a kubelet device ID: strip {@code ::<n>}, or a trailing {@code -<n>}
    * when the ID has exactly 6 dashes (a GPU UUID has 5).

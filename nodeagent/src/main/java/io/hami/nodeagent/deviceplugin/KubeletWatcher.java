@@ -35,6 +35,7 @@ public final class KubeletWatcher extends AbstractExecutionThreadService {
 
   @Override
   protected void startUp() throws IOException {
+    java.nio.file.Files.createDirectories(deviceDir);
     WatchService w = FileSystems.getDefault().newWatchService();
     deviceDir.register(w, StandardWatchEventKinds.ENTRY_CREATE);
     watcher = w;

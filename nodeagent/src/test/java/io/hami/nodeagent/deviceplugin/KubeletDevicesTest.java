@@ -24,6 +24,15 @@ class KubeletDevicesTest {
   }
 
   @Test
+  void replicaOf() {
+    assertThat(KubeletDevices.isReplicaOf("GPU-a-3", "GPU-a")).isTrue();
+    assertThat(KubeletDevices.isReplicaOf("GPU-a::3", "GPU-a")).isTrue();
+    assertThat(KubeletDevices.isReplicaOf("GPU-ab-3", "GPU-a")).isFalse();
+    assertThat(KubeletDevices.isReplicaOf("GPU-a-x", "GPU-a")).isFalse();
+    assertThat(KubeletDevices.isReplicaOf("GPU-a", "GPU-a")).isTrue();
+  }
+
+  @Test
   void replicasCarryHealthAndOptionalNuma() {
     List<Gpu> gpus = List.of(
         Gpu.healthy(new GpuInfo(0, "GPU-a", "T4", 1, "b", 1, false)),

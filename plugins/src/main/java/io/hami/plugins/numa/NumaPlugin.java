@@ -55,7 +55,7 @@ public final class NumaPlugin implements FilterPlugin, ScorePlugin {
       return Status.success();
     }
     PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
-    if (r == null) {
+    if (r == null || !r.requests().multiDevice()) {
       return Status.success();
     }
     return NumaAlignment.count(index.node(node.name()), r).all()
@@ -68,6 +68,9 @@ public final class NumaPlugin implements FilterPlugin, ScorePlugin {
     PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
     if (r == null || policy == AlignmentPolicy.NONE) {
       return 0;
+    }
+    if (!r.requests().multiDevice()) {
+      return MAX_NODE_SCORE;
     }
     NumaAlignment.Count c = NumaAlignment.count(index.node(node.name()), r);
     return c.multi() == 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE * c.aligned() / c.multi();

@@ -71,6 +71,30 @@ public final class NodeTable {
     totalIdle = cap;
   }
 
+  /**
+   * A table of one node in a given state: CPU and memory left, the free share of each GPU, and
+   * the GPU-clustering tags of the pods it holds.
+   */
+  public static NodeTable single(
+      TargetWorkload workload, long cpuLeft, long memLeft, long modelBit, int[] free, int tags) {
+    NodeTable t = new NodeTable(workload, new long[] {cpuLeft}, new long[] {memLeft},
+        new long[] {modelBit}, new int[] {free.length});
+    int left = 0;
+    for (int g = 0; g < free.length; g++) {
+      if (free[g] < 0 || free[g] > Fragmentation.FULL) {
+        throw new IllegalArgumentException("free share of GPU " + g + " must be in 0..1000, was " + free[g]);
+      }
+      t.free[g] = free[g];
+      left += free[g];
+    }
+    t.gpuLeft[0] = left;
+    t.totalIdle = left;
+    t.tags[0] = tags;
+    t.fragment[0] = Fragmentation.nodeFragment(workload, modelBit, cpuLeft, t.free, 0, free.length);
+    t.totalFragment = t.fragment[0];
+    return t;
+  }
+
   public TargetWorkload workload() {
     return workload;
   }
@@ -176,6 +200,35 @@ public final class NodeTable {
       mask |= 1 << best;
     }
     return mask;
+  }
+
+  /**
+   * Sets node n's state as another component accounted it: CPU and memory left, each GPU's free
+   * share, and a GPU-clustering tag to add.
+   */
+  public void set(int n, long cpu, long mem, int[] freeShares, int addTags) {
+    if (freeShares.length != gpus[n]) {
+      throw new IllegalArgumentException(
+          "node " + n + " has " + gpus[n] + " GPUs, got " + freeShares.length + " free shares");
+    }
+    int base = n * STRIDE;
+    int left = 0;
+    for (int g = 0; g < freeShares.length; g++) {
+      if (freeShares[g] < 0 || freeShares[g] > Fragmentation.FULL) {
+        throw new IllegalArgumentException("free share of GPU " + g + " must be in 0..1000, was " + freeShares[g]);
+      }
+      free[base + g] = freeShares[g];
+      left += freeShares[g];
+    }
+    totalIdle += left - gpuLeft[n];
+    gpuLeft[n] = left;
+    cpuLeft[n] = cpu;
+    memLeft[n] = mem;
+    tags[n] |= addTags;
+    long f = Fragmentation.nodeFragment(workload, model[n], cpuLeft[n], free, base, gpus[n]);
+    totalFragment += f - fragment[n];
+    fragment[n] = f;
+    version[n]++;
   }
 
   /** Places the task on node n, taking {@code milli} from each GPU in {@code gpuMask}. */

@@ -63,7 +63,7 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
   @Override
   public long score(CycleState state, Pod pod, NodeInfo node) {
     PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
-    if (r == null) {
+    if (r == null || !r.requests().multiDevice()) {
       return 0;
     }
     NodeDevices nd = index.node(node.name());

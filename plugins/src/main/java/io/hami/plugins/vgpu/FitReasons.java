@@ -11,7 +11,7 @@ import java.util.Map;
  */
 public final class FitReasons {
   private final int[] counts = new int[FitReason.values().length];
-  private int total;
+  private final int total;
 
   /** Starts counting for a node with {@code totalDevices} devices. */
   public FitReasons(int totalDevices) {
@@ -37,14 +37,6 @@ public final class FitReasons {
       }
     }
     return true;
-  }
-
-  void clear() {
-    java.util.Arrays.fill(counts, 0);
-  }
-
-  void setTotal(int total) {
-    this.total = total;
   }
 
   /** The non-zero counts, in check order. */

@@ -22,12 +22,22 @@ public record NodeDevices(
     ImmutableList<DeviceUsage> devices,
     PairScores pairs,
     @Nullable String invalid,
-    long version) {
+    long version,
+    float nodeScore) {
 
+  /**
+   * @param nodeScore node score before placement (protocol §6.7), in [0, 30]; computed once per
+   *     view because every Score call reads it
+   */
   public NodeDevices {
     requireNonNull(node, "node");
     requireNonNull(devices, "devices");
     requireNonNull(pairs, "pairs");
+  }
+
+  public NodeDevices(
+      String node, ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid, long version) {
+    this(node, devices, pairs, invalid, version, DeviceScores.node(devices));
   }
 
   /** A node with devices and no topology. */
@@ -43,11 +53,6 @@ public record NodeDevices(
       }
     }
     return null;
-  }
-
-  /** Node score before placement (protocol §6.7), in [0, 30]. */
-  public float nodeScore() {
-    return DeviceScores.node(devices);
   }
 
   /** Whether some device is over-committed (never true for a consistent cluster). */

@@ -15,6 +15,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class NodePlacer {
 
+  /** The last full placement answer for a node. */
+  private record Memo(NodeDevices view, PodRequests reqs, PodGpuOptions opts, @Nullable FitReasons result) {}
+
+  private final java.util.concurrent.ConcurrentHashMap<String, Memo> memo =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final boolean scoreByVendor;
   private final DeviceFitter.QuotaCheck quota;
 
@@ -41,18 +46,26 @@ public final class NodePlacer {
   public @Nullable FitReasons feasible(NodeDevices node, PodRequests reqs, PodGpuOptions opts) {
     VendorRequest only = singleRequest(reqs);
     if (only == null || opts.numaBind()) {
-      Placement p = place(node, reqs, opts, null);
-      return p.reasons();
+      // Pods of one workload share their shape: remember the last answer per node view (views
+      // are replaced, never changed, so identity means nothing changed).
+      Memo m = memo.get(node.node());
+      if (m != null && m.view() == node && m.reqs().equals(reqs) && m.opts().equals(opts)) {
+        return m.result();
+      }
+      FitReasons r = place(node, reqs, opts, null).reasons();
+      memo.put(node.node(), new Memo(node, reqs, opts, r));
+      return r;
     }
     List<DeviceUsage> devices = node.devices();
-    FitReasons reasons = new FitReasons(devices.size());
     if (node.invalid() != null) {
+      FitReasons reasons = new FitReasons(devices.size());
       reasons.add(FitReason.NODE_ANNOTATION_INVALID);
       return reasons;
     }
     int vendorDevices = 0;
     int ok = 0;
     int cores = only.clampedCores();
+    FitReasons reasons = null; // allocated on the first refusal: most nodes refuse nothing
     for (int i = 0; i < devices.size(); i++) {
       DeviceUsage d = devices.get(i);
       if (!d.vendor().equals(only.vendor())) {
@@ -63,6 +76,9 @@ public final class NodePlacer {
       if (r == null) {
         ok++;
       } else {
+        if (reasons == null) {
+          reasons = new FitReasons(devices.size());
+        }
         reasons.add(r);
       }
     }
@@ -73,6 +89,9 @@ public final class NodePlacer {
     }
     if (ok >= only.nums()) {
       return null;
+    }
+    if (reasons == null) {
+      reasons = new FitReasons(devices.size());
     }
     if (ok > 0) {
       reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, ok);

@@ -38,6 +38,18 @@ public record PodRequests(ImmutableList<ImmutableList<VendorRequest>> containers
     return new PodRequests(ImmutableList.of(ImmutableList.of(r)), 0);
   }
 
+  /** Whether some vendor request asks for two or more devices. */
+  public boolean multiDevice() {
+    for (ImmutableList<VendorRequest> c : containers) {
+      for (VendorRequest r : c) {
+        if (r.nums() > 1) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Whether any container asks for a device. */
   public boolean isEmpty() {
     for (ImmutableList<VendorRequest> c : containers) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
@@ -54,7 +55,8 @@ final class NodeLockIT {
     plugin = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle);
     client.nodes().withName("n1").delete();
     client.pods().inNamespace("default").delete();
-    client.nodes().resource(MakeNode.named("n1").obj()).create();
+    // createOr: a slow mock server can make the client retry a create that already succeeded.
+    client.nodes().resource(MakeNode.named("n1").obj()).createOr(NonDeletingOperation::update);
   }
 
   FakeHandle newHandle() {
@@ -115,6 +117,18 @@ final class NodeLockIT {
   }
 
   @Test
+  void release_leavesAnotherPodsLock_trap7() {
+    String other = lock(NOW, "default", "other");
+    setLock(other);
+    NodeLockClient c =
+        new NodeLockClient(client, new LockArbiter(Duration.ofMinutes(5)), handle.clock(), ZoneOffset.UTC, 3);
+    assertThat(c.release("n1", "default", "a")).isFalse();
+    assertThat(lockValue()).isEqualTo(other);
+    assertThat(c.release("n1", "default", "other")).isTrue();
+    assertThat(lockValue()).isNull();
+  }
+
+  @Test
   void podWithoutAppDevices_takesNoLock() {
     CycleState s = new CycleState();
     Pod p = pod("plain");
@@ -145,7 +159,7 @@ final class NodeLockIT {
   @ParameterizedTest(name = "{0}")
   @MethodSource("staleCases")
   void staleLock_isTakenOver(Stale c) {
-    client.pods().inNamespace("default").resource(c.holder()).create();
+    client.pods().inNamespace("default").resource(c.holder()).createOr(NonDeletingOperation::update);
     setLock(lock(c.lockTime(), "default", "h"));
     assertThat(bind(plugin, gpuState(), pod("a")).isSuccess()).isTrue();
     assertThat(lockValue()).endsWith(",default,a");
@@ -163,7 +177,7 @@ final class NodeLockIT {
   void expiredLockOfHolderWaitingForAllocate_isNeverTaken() {
     client.pods().inNamespace("default")
         .resource(MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "allocating").obj())
-        .create();
+        .createOr(NonDeletingOperation::update);
     String held = lock(NOW.minus(Duration.ofMinutes(30)), "default", "h");
     setLock(held);
     Status s = bind(plugin, gpuState(), pod("a"));
@@ -176,7 +190,7 @@ final class NodeLockIT {
   void blockedPod_isActivatedWhenTheLockIsRemoved() {
     client.pods().inNamespace("default")
         .resource(MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "allocating").obj())
-        .create();
+        .createOr(NonDeletingOperation::update);
     setLock(lock(NOW, "default", "h"));
     Node locked = client.nodes().withName("n1").get();
     handle.fireNodeAdd(locked);
@@ -275,8 +289,8 @@ final class NodeLockIT {
     FakeHandle otherHandle = newHandle();
     NodeLockPlugin other = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, otherHandle);
     // Each holder exists and is being bound, so neither lock is stale for the other.
-    client.pods().inNamespace("default").resource(pod("a")).create();
-    client.pods().inNamespace("default").resource(pod("b")).create();
+    client.pods().inNamespace("default").resource(pod("a")).createOr(NonDeletingOperation::update);
+    client.pods().inNamespace("default").resource(pod("b")).createOr(NonDeletingOperation::update);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       for (int round = 0; round < 10; round++) {

@@ -4,8 +4,11 @@ import java.util.Optional;
 
 /** How HAMi-core enforces core limits ({@code GPU_CORE_UTILIZATION_POLICY}). */
 public enum GpuCorePolicy {
+  /** Limit cores as requested. */
   DEFAULT("default"),
+  /** Limit cores even for a container alone on its GPU. */
   FORCE("force"),
+  /** Do not limit cores. */
   DISABLE("disable");
 
   private final String wire;

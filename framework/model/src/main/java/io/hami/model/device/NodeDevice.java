@@ -31,7 +31,10 @@ public record NodeDevice(
   /** The mode written by 7-field colon records and assumed when none is given. */
   public static final String MODE_HAMI_CORE = "hami-core";
 
+  /** Mode of a GPU split into MIG instances. */
   public static final String MODE_MIG = "mig";
+
+  /** Mode of a GPU shared through MPS. */
   public static final String MODE_MPS = "mps";
 
   public NodeDevice {

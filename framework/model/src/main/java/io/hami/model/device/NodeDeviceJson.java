@@ -2,6 +2,7 @@ package io.hami.model.device;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoJson;
+import io.hami.model.internal.GoText;
 import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,35 +146,56 @@ public final class NodeDeviceJson {
     for (int i = 0; i < o.size(); i++) {
       Object v = o.value(i);
       String k = Json.lower(o.key(i));
-      Decoded<?> r;
       switch (k) {
-        case "id", "type", "mode" -> r = GoJson.string(v, k);
-        case "index" -> r = GoJson.uint31(v, k);
-        case "count", "devmem", "devcore", "numa" -> r = GoJson.int32(v, k);
-        case "health" -> r = GoJson.bool(v, k);
-        case "migprofiles" -> r = profiles(v);
-        default -> {
-          continue;
+        case "id", "type", "mode" -> {
+          String str;
+          if (v instanceof String sv) {
+            str = sv;
+          } else if (GoJson.isNull(v)) {
+            str = "";
+          } else {
+            return GoJson.typeError(v, k, "string");
+          }
+          switch (k) {
+            case "id" -> id = str;
+            case "type" -> type = str;
+            default -> mode = str;
+          }
         }
-      }
-      if (r instanceof Decoded.Err<?> err) {
-        return Decoded.err(err.error());
-      }
-      Object val = ((Decoded.Ok<?>) r).value();
-      switch (k) {
-        case "id" -> id = (String) val;
-        case "index" -> index = (Integer) val;
-        case "count" -> count = (Integer) val;
-        case "devmem" -> devmem = (Integer) val;
-        case "devcore" -> devcore = (Integer) val;
-        case "type" -> type = (String) val;
-        case "numa" -> numa = (Integer) val;
-        case "mode" -> mode = (String) val;
-        case "health" -> health = (Boolean) val;
+        case "index", "count", "devmem", "devcore", "numa" -> {
+          long x = GoJson.int32Value(v);
+          if (x == GoText.INVALID) {
+            return GoJson.int32Error(v, k);
+          }
+          if (k.equals("index") && x < 0) {
+            return Decoded.err(k, GoJson.render(v), "cannot decode " + x + " as uint");
+          }
+          switch (k) {
+            case "index" -> index = (int) x;
+            case "count" -> count = (int) x;
+            case "devmem" -> devmem = (int) x;
+            case "devcore" -> devcore = (int) x;
+            default -> numa = (int) x;
+          }
+        }
+        case "health" -> {
+          if (v instanceof Boolean b) {
+            health = b;
+          } else if (GoJson.isNull(v)) {
+            health = false;
+          } else {
+            return GoJson.typeError(v, k, "bool");
+          }
+        }
+        case "migprofiles" -> {
+          Decoded<List<MigProfile>> r = profiles(v);
+          if (r instanceof Decoded.Err<List<MigProfile>> err) {
+            return Decoded.err(err.error());
+          }
+          profiles = ((Decoded.Ok<List<MigProfile>>) r).value();
+        }
         default -> {
-          @SuppressWarnings("unchecked")
-          List<MigProfile> p = (List<MigProfile>) val;
-          profiles = p;
+          // unknown keys are ignored, as in Go
         }
       }
     }

@@ -25,15 +25,25 @@ public final class GoJson {
 
   /** An int32 field. */
   public static Decoded<Integer> int32(@Nullable Object v, String field) {
+    long x = int32Value(v);
+    return x != GoText.INVALID ? Decoded.ok((int) x) : int32Error(v, field);
+  }
+
+  /** An int32 field's value, or {@link GoText#INVALID}; absent or null is 0. */
+  public static long int32Value(@Nullable Object v) {
     if (isNull(v)) {
-      return Decoded.ok(0);
+      return 0;
     }
-    if (v instanceof Json.Num n && n.integral()) {
-      long x = GoText.parseInt32(n.text());
-      if (x != GoText.INVALID) {
-        return Decoded.ok((int) x);
-      }
-    }
+    return v instanceof Json.Num n && n.integral() ? GoText.parseInt32(n.text()) : GoText.INVALID;
+  }
+
+  /** The error for a value of the wrong JSON type, e.g. {@code typeError(v, "health", "bool")}. */
+  public static <T> Decoded<T> typeError(@Nullable Object v, String field, String goType) {
+    return Decoded.err(field, render(v), "cannot decode " + render(v) + " as " + goType);
+  }
+
+  /** The error for a value {@link #int32Value} rejected. */
+  public static <T> Decoded<T> int32Error(@Nullable Object v, String field) {
     return Decoded.err(field, render(v), "cannot decode " + render(v) + " as int32");
   }
 

@@ -25,18 +25,13 @@ public final class Json {
     }
   };
 
-  /** A number token, kept as text so that range checks are exact. */
-  public record Num(String text) {
-    /** Whether the token has no fraction or exponent. */
-    public boolean integral() {
-      for (int i = 0; i < text.length(); i++) {
-        char c = text.charAt(i);
-        if (c == '.' || c == 'e' || c == 'E') {
-          return false;
-        }
-      }
-      return true;
-    }
+  /**
+   * A number token, kept as text so that range checks are exact.
+   *
+   * @param text the token
+   * @param integral whether the token has no fraction or exponent
+   */
+  public record Num(String text, boolean integral) {
 
     @Override
     public String toString() {
@@ -185,6 +180,7 @@ public final class Json {
 
   private @Nullable Object number() {
     int start = pos;
+    boolean integral = true;
     if (s.charAt(pos) == '-') {
       pos++;
     }
@@ -197,12 +193,14 @@ public final class Json {
       return fail("invalid number");
     }
     if (pos < s.length() && s.charAt(pos) == '.') {
+      integral = false;
       pos++;
       if (!digits()) {
         return fail("invalid number");
       }
     }
     if (pos < s.length() && (s.charAt(pos) == 'e' || s.charAt(pos) == 'E')) {
+      integral = false;
       pos++;
       if (pos < s.length() && (s.charAt(pos) == '+' || s.charAt(pos) == '-')) {
         pos++;
@@ -211,7 +209,7 @@ public final class Json {
         return fail("invalid number");
       }
     }
-    return new Num(s.substring(start, pos));
+    return new Num(s.substring(start, pos), integral);
   }
 
   private boolean digits() {
@@ -236,6 +234,19 @@ public final class Json {
       if (c < 0x20) {
         fail("control character in string");
         return null;
+      }
+      if (Character.isSurrogate(c)) {
+        // Go reads invalid UTF-8 as U+FFFD; an unpaired surrogate is the UTF-16 equivalent
+        if (Character.isHighSurrogate(c) && pos + 1 < s.length() && Character.isLowSurrogate(s.charAt(pos + 1))) {
+          pos += 2;
+          continue;
+        }
+        if (b == null) {
+          b = new StringBuilder();
+        }
+        b.append(s, start, pos).append('\ufffd');
+        start = ++pos;
+        continue;
       }
       if (c != '\\') {
         pos++;

@@ -12,7 +12,9 @@ import java.util.List;
  */
 public final class CambriconProfile {
 
+  /** Pod annotation with the chosen profile. */
   public static final String PROFILE_KEY = "CAMBRICON_DSMLU_PROFILE";
+  /** Pod annotation the MLU plugin flips once it has served the pod. */
   public static final String ASSIGNED_KEY = "CAMBRICON_DSMLU_ASSIGNED";
 
   private CambriconProfile() {}

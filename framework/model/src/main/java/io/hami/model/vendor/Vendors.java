@@ -146,22 +146,7 @@ public final class Vendors {
 
       @Override
       public Decoded<ContainerRequest> read(ContainerResources container) {
-        Decoded<ContainerRequest> d = rule.derive(container);
-        if (hamiVnpuCore || chip.templates().isEmpty()) {
-          return d;
-        }
-        return d.flatMap(r -> {
-          if (r.isEmpty() || r.memreq() == 0) {
-            return Decoded.ok(r);
-          }
-          Optional<AscendTemplate> t = chip.templateFor(r.memreq());
-          if (t.isEmpty()) {
-            return Decoded.err(names.memory(), String.valueOf(r.memreq()),
-                "no " + chip.commonWord() + " template holds " + r.memreq() + " MiB");
-          }
-          return Decoded.ok(new ContainerRequest(r.nums(), r.type(), t.get().memory(), r.memPercentage(),
-              r.coresreq()));
-        });
+        return rule.derive(container).flatMap(r -> r.isEmpty() ? Decoded.ok(r) : ascendRequest(chip, hamiVnpuCore, r));
       }
     };
     Allocations alloc = new Allocations(keys);
@@ -178,6 +163,40 @@ public final class Vendors {
         requests,
         writer,
         alloc);
+  }
+
+  /**
+   * Ascend's request rules: super-pod chips (Ascend910C) are handed out in pairs, so 1 becomes 2 and other odd
+   * counts are rejected; in template mode memory below a whole chip rounds up to the smallest template, and a
+   * partial chip may not be combined with more than one device.
+   */
+  private static Decoded<ContainerRequest> ascendRequest(AscendChipConfig chip, boolean softSplit, ContainerRequest r) {
+    int nums = r.nums();
+    String countName = chip.resourceName();
+    if (chip.superPod()) {
+      if (nums == 1) {
+        nums = 2;
+      } else if (nums % 2 != 0) {
+        return Decoded.err(countName, Integer.toString(nums),
+            chip.commonWord() + " super-pod chips come in pairs; odd count " + nums + " is not allowed");
+      }
+    }
+    int mem = r.memreq();
+    boolean wholeChip = chip.memoryAllocatable() > 0 && mem >= chip.memoryAllocatable();
+    if (!softSplit && mem > 0 && !wholeChip && !chip.templates().isEmpty()) {
+      Optional<AscendTemplate> t = chip.templateFor(mem);
+      if (t.isEmpty()) {
+        return Decoded.err(chip.resourceMemoryName(), Integer.toString(mem),
+            "no " + chip.commonWord() + " template holds " + mem + " MiB");
+      }
+      mem = t.get().memory();
+    }
+    boolean partial = mem > 0 && chip.memoryAllocatable() > 0 && mem < chip.memoryAllocatable();
+    if (partial && nums > 1) {
+      return Decoded.err(countName, Integer.toString(nums),
+          "a partial " + chip.commonWord() + " (" + mem + " MiB) cannot be combined with more than one device");
+    }
+    return Decoded.ok(new ContainerRequest(nums, r.type(), mem, r.memPercentage(), r.coresreq()));
   }
 
   private static List<AscendRuntimeInfo> runtimeInfo(AscendChipConfig chip, boolean softSplit, PodDevices decision) {

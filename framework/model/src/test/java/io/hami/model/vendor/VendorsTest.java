@@ -145,6 +145,41 @@ class VendorsTest {
     assertThat(e.field()).isEqualTo("huawei.com/Ascend910B3-memory");
   }
 
+  static Stream<Arguments> ascendRules() {
+    AscendChipConfig c910 = new AscendChipConfig("910C", "Ascend910C", "huawei.com/Ascend910C",
+        "huawei.com/Ascend910C-memory", "", 65536, 65536, 1, 20, 7, "", false, true, List.of());
+    VendorProtocol superPod = Vendors.ascend(c910, false);
+    VendorProtocol soft = Vendors.ascend(ASCEND_910B3, true);
+    String n = "huawei.com/Ascend910B3";
+    String m = "huawei.com/Ascend910B3-memory";
+    return Stream.of(
+        arguments("super-pod 1 becomes 2", superPod, Map.of("huawei.com/Ascend910C", "1"),
+            Decoded.ok(new ContainerRequest(2, "Ascend910C", 0, 100, 0))),
+        arguments("super-pod 4 kept", superPod, Map.of("huawei.com/Ascend910C", "4"),
+            Decoded.ok(new ContainerRequest(4, "Ascend910C", 0, 100, 0))),
+        arguments("super-pod odd 3 rejected", superPod, Map.of("huawei.com/Ascend910C", "3"), null),
+        arguments("partial template with 2 devices rejected", ASCEND, Map.of(n, "2", m, "16384"), null),
+        arguments("whole-chip memory with 2 devices", ASCEND, Map.of(n, "2", m, "65536"),
+            Decoded.ok(new ContainerRequest(2, "Ascend910B3", 65536, 101, 0))),
+        arguments("no template large enough", ASCEND, Map.of(n, "1", m, "40000"), null),
+        arguments("above a chip is the whole chip", ASCEND, Map.of(n, "1", m, "70000"),
+            Decoded.ok(new ContainerRequest(1, "Ascend910B3", 70000, 101, 0))),
+        arguments("soft split keeps memory", soft, Map.of(n, "1", m, "10000"),
+            Decoded.ok(new ContainerRequest(1, "Ascend910B3", 10000, 101, 0))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("ascendRules")
+  void ascendRequestRules(String name, VendorProtocol v, Map<String, String> limits,
+      @org.jspecify.annotations.Nullable Decoded<ContainerRequest> want) {
+    Decoded<ContainerRequest> got = v.requests().read(ContainerResources.ofLimits(limits));
+    if (want == null) {
+      assertThat(got.isOk()).as(got.toString()).isFalse();
+    } else {
+      assertThat(got).isEqualTo(want);
+    }
+  }
+
   @Test
   void v87_cambriconDecision() {
     PodDevices decision = PodDevicesCodec.decode("device-0,MLU,256000,1:;").toOptional().orElseThrow();

@@ -1,0 +1,214 @@
+package io.hami.plugins.placement;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeScores;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PreScorePlugin;
+import io.hami.framework.api.ReservePlugin;
+import io.hami.framework.api.ScoreExtensions;
+import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.StateData;
+import io.hami.framework.api.StateKey;
+import io.hami.framework.api.Status;
+import io.hami.plugins.fgd.HamiShape;
+import io.hami.plugins.vgpu.DeviceChoice;
+import io.hami.plugins.vgpu.DeviceUsageIndex;
+import io.hami.plugins.vgpu.NodeDevices;
+import io.hami.plugins.vgpu.VgpuPlugin;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Scores nodes by one placement policy of the FGD paper over HAMi's device usage, and asks the
+ * {@code vgpu} plugin for the GPUs the policy chose: Reserve writes {@link
+ * VgpuPlugin#PREFERRED_DEVICES}, so this plugin must come before {@code vgpu} in Reserve.
+ *
+ * <p>Each node is scored on a compact copy of its state ({@link GpuNode}), cached per node and
+ * rebuilt only when the node's generation or its device usage changes. The policy's choice of
+ * GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
+ * concurrently for different nodes; everything it shares is immutable or concurrent.
+ */
+public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, ScoreExtensions, ReservePlugin {
+
+  /** Name of the baselines' plugin. */
+  public static final String NAME = "placement";
+
+  private final String name;
+  private final PlacementPolicy policy;
+  private final DeviceUsageIndex index;
+  private final FrameworkHandle handle;
+  private final Supplier<CardWorkloads> workloads;
+  private final @Nullable ShapeListener shapes;
+  private final StateKey<Choices> key;
+  private final Map<String, GpuNode> nodes = new ConcurrentHashMap<>();
+  private final ThreadLocal<int[]> scratch = ThreadLocal.withInitial(() -> new int[NodeTable.STRIDE]);
+  private final SplittableRandom random;
+
+  /** Told of the shape of every pod scored (the FGD plugin learns its target workload so). */
+  @FunctionalInterface
+  public interface ShapeListener {
+    void seen(HamiShape shape);
+  }
+
+  /**
+   * @param name the plugin's registered name
+   * @param policy the policy scoring nodes
+   * @param workloads the current target workload per kind of card (read once per pod)
+   * @param shapes told of each pod's shape before scoring, or null
+   * @param seed seed of Random-fit's draws
+   */
+  public PlacementPlugin(String name, PlacementPolicy policy, FrameworkHandle handle, DeviceUsageIndex index,
+      Supplier<CardWorkloads> workloads, @Nullable ShapeListener shapes, long seed) {
+    this.name = name;
+    this.policy = policy;
+    this.handle = handle;
+    this.index = index;
+    this.workloads = workloads;
+    this.shapes = shapes;
+    this.key = StateKey.of("PreScore" + name, Choices.class);
+    this.random = new SplittableRandom(seed);
+  }
+
+  public static PlacementPlugin create(PlacementArgs args, FrameworkHandle handle) {
+    PaperPolicy p = PaperPolicy.byName(args.policy()).orElseThrow(
+        () -> new IllegalArgumentException("args.policy: unknown policy " + args.policy()));
+    return new PlacementPlugin(NAME, p, handle, DeviceUsageIndex.shared(handle), CardWorkloads::none, null, args.seed());
+  }
+
+  public static PluginRegistration<PlacementArgs> registration() {
+    return PluginRegistration.of(NAME, PlacementArgs.class, PlacementArgs.DEFAULTS, PlacementPlugin::create);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** The pod's shape and the GPUs the policy chose on each scored node. */
+  record Choices(PodShapes.PodShape shape, CardWorkloads workloads, Map<String, Integer> gpus)
+      implements StateData {}
+
+  @Override
+  public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
+    return choices(state, pod) == null ? Status.skip() : Status.success();
+  }
+
+  // PreScore does not run when a single node is feasible; Reserve then reads the shape itself.
+  private @Nullable Choices choices(CycleState state, Pod pod) {
+    Choices c = state.get(key);
+    if (c != null) {
+      return c;
+    }
+    PodShapes.PodShape shape = PodShapes.of(pod, handle.podRequests(pod));
+    if (shape == null) {
+      return null;
+    }
+    if (shapes != null) {
+      shapes.seen(shape.shape());
+    }
+    c = new Choices(shape, workloads.get(), new ConcurrentHashMap<>());
+    state.write(key, c);
+    return c;
+  }
+
+  @Override
+  public long score(CycleState state, Pod pod, NodeInfo node) {
+    Choices c = state.get(key);
+    if (c == null) {
+      return 0;
+    }
+    return evaluate(c, node);
+  }
+
+  private long evaluate(Choices c, NodeInfo node) {
+    NodeDevices devices = index.node(node.name());
+    GpuNode g = nodes.get(node.name());
+    if (g == null || !g.current(node, devices, c.workloads())) {
+      g = GpuNode.of(node, devices, c.workloads());
+      nodes.put(node.name(), g);
+    }
+    HamiShape s = c.shape().shape();
+    int d = s.shareOn(g.devmem, g.devcore);
+    Task task = new Task(s.cpuMilli(), 0, d, d == 0 ? 0 : s.gpus(), 0, 0);
+    if (!g.table.fitsIgnoringMemory(0, task)) {
+      return 0;
+    }
+    long e = policy.evaluate(g.table, 0, task, scratch.get());
+    int mask = PlacementPolicy.gpuMask(e);
+    if (task.gpuCount() > 0 && policy == PaperPolicy.RANDOM && task.isSharing()) {
+      mask = 0; // drawn in Reserve
+    }
+    c.gpus().put(node.name(), mask);
+    return Math.max(MIN_NODE_SCORE, Math.min(MAX_NODE_SCORE, PlacementPolicy.score(e)));
+  }
+
+  @Override
+  public Status normalizeScore(CycleState state, Pod pod, NodeScores scores) {
+    if (policy == PaperPolicy.RANDOM && scores.size() > 0) {
+      int pick;
+      synchronized (random) {
+        pick = random.nextInt(scores.size());
+      }
+      for (int i = 0; i < scores.size(); i++) {
+        scores.set(i, i == pick ? MAX_NODE_SCORE : MIN_NODE_SCORE);
+      }
+    }
+    return Status.success();
+  }
+
+  @Override
+  public Status reserve(CycleState state, Pod pod, String nodeName) {
+    Choices c = choices(state, pod);
+    if (c == null || c.shape().gpuContainer() < 0) {
+      return Status.success();
+    }
+    if (!c.gpus().containsKey(nodeName)) {
+      NodeInfo node = handle.snapshot().get(nodeName);
+      if (node == null) {
+        return Status.success();
+      }
+      evaluate(c, node);
+    }
+    GpuNode g = nodes.get(nodeName);
+    Integer mask = c.gpus().get(nodeName);
+    if (g == null || mask == null) {
+      return Status.success();
+    }
+    if (mask == 0 && policy == PaperPolicy.RANDOM) {
+      HamiShape s = c.shape().shape();
+      int d = s.shareOn(g.devmem, g.devcore);
+      Task task = new Task(s.cpuMilli(), 0, d, s.gpus(), 0, 0);
+      synchronized (random) {
+        mask = PaperPolicy.randomGpu(g.table, 0, task, random::nextInt);
+      }
+    }
+    if (mask == 0) {
+      return Status.success();
+    }
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < g.ids.length; i++) {
+      if ((mask & (1 << i)) != 0) {
+        ids.add(g.ids[i]);
+      }
+    }
+    List<List<String>> containers = new ArrayList<>();
+    for (int i = 0; i < c.shape().containers(); i++) {
+      containers.add(i == c.shape().gpuContainer() ? ids : List.of());
+    }
+    state.write(VgpuPlugin.PREFERRED_DEVICES, DeviceChoice.of(nodeName, containers));
+    return Status.success();
+  }
+
+  @Override
+  public void unreserve(CycleState state, Pod pod, String nodeName) {
+    state.delete(VgpuPlugin.PREFERRED_DEVICES);
+  }
+}

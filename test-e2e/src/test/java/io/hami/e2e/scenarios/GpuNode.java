@@ -1,0 +1,229 @@
+package io.hami.e2e.scenarios;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.hami.e2e.FakeNode;
+import io.hami.e2e.PodLifecycle;
+import io.hami.model.Annotations;
+import io.hami.nodeagent.NodeAgent;
+import io.hami.nodeagent.config.NodeAgentConfig;
+import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
+import io.hami.nodeagent.nvml.FakeNvml;
+import io.hami.nodeagent.nvml.GpuInfo;
+import io.hami.nodeagent.testing.FakeKubelet;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One fake GPU node: the Node object, a node agent over fake GPUs and a fake kubelet that, like
+ * kubelet's device manager, calls Allocate for each pod bound to the node, reports it Running,
+ * and finishes the deletion of pods that are being deleted.
+ */
+final class GpuNode implements AutoCloseable {
+  static final String RESOURCE = "nvidia.com/gpu";
+  private static final Logger log = LoggerFactory.getLogger(GpuNode.class);
+
+  private final String name;
+  private final KubernetesClient client;
+  private final FakeKubelet kubelet;
+  private final NodeAgent agent;
+  private final SharedIndexInformer<Pod> informer;
+  private final ExecutorService kubeletLoop;
+  private final Set<String> handled = ConcurrentHashMap.newKeySet();
+  private final Map<String, Map<String, ContainerAllocateResponse>> allocations = new ConcurrentHashMap<>();
+  private final Map<String, String> allocateErrors = new ConcurrentHashMap<>();
+
+  private GpuNode(
+      String name,
+      KubernetesClient client,
+      FakeKubelet kubelet,
+      NodeAgent agent,
+      SharedIndexInformer<Pod> informer,
+      ExecutorService kubeletLoop) {
+    this.name = name;
+    this.client = client;
+    this.kubelet = kubelet;
+    this.agent = agent;
+    this.informer = informer;
+    this.kubeletLoop = kubeletLoop;
+  }
+
+  /** A GPU of {@code memoryMiB} MiB with a fresh UUID. */
+  static GpuInfo gpu(int index, long memoryMiB) {
+    return new GpuInfo(
+        index, "GPU-" + UUID.randomUUID(), "Tesla T4", memoryMiB, String.format("00000000:%02X:00.0", 0x18 + index), 0, false);
+  }
+
+  /**
+   * Registers node {@code name}, starts its kubelet and agent with {@code splitCount} vGPUs per
+   * GPU, and waits until the node advertises every vGPU and its register annotation.
+   */
+  static GpuNode start(KubernetesClient client, Path dir, String name, int splitCount, List<GpuInfo> gpus)
+      throws Exception {
+    return start(client, dir, FakeNode.named(name), splitCount, gpus);
+  }
+
+  /** As {@link #start(KubernetesClient, Path, String, int, List)} for a node with its own labels. */
+  static GpuNode start(KubernetesClient client, Path dir, FakeNode fake, int splitCount, List<GpuInfo> gpus)
+      throws Exception {
+    String name = fake.name();
+    fake.register(client);
+    untaint(client, name);
+    Path deviceDir = dir.resolve(name).resolve("device-plugins");
+    FakeKubelet kubelet = FakeKubelet.start(deviceDir, client, name);
+    NodeAgentConfig config =
+        NodeAgentConfig.builder(name)
+            .deviceDir(deviceDir)
+            .hookPath(dir.resolve(name).resolve("hook"))
+            .splitCount(splitCount)
+            .registerInterval(Duration.ofSeconds(2))
+            .registerErrorInterval(Duration.ofSeconds(1))
+            .build();
+    NodeAgent agent =
+        NodeAgent.create(
+            config,
+            new FakeNvml(gpus),
+            client,
+            null,
+            Clock.systemUTC(),
+            new NodeAgent.Tuning(
+                Duration.ofMillis(500), Duration.ofMillis(500), () -> UUID.randomUUID().toString(), NodeAgent::podsOnNode));
+    agent.start(Duration.ofSeconds(60));
+    kubelet.awaitDevices(RESOURCE, d -> d.size() == gpus.size() * splitCount, Duration.ofSeconds(60));
+    ExecutorService loop = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "fake-kubelet-" + name);
+      t.setDaemon(true);
+      return t;
+    });
+    SharedIndexInformer<Pod> informer =
+        client.pods().inAnyNamespace().withField("spec.nodeName", name).runnableInformer(0);
+    GpuNode node = new GpuNode(name, client, kubelet, agent, informer, loop);
+    informer.addEventHandler(node.handler());
+    informer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    return node;
+  }
+
+  /**
+   * Admission taints a new node not-ready; with no node lifecycle controller in the harness,
+   * clear it as that controller does once the node reports Ready.
+   */
+  static void untaint(KubernetesClient client, String name) {
+    client.nodes().withName(name).edit(n -> new NodeBuilder(n)
+        .editSpec()
+        .withTaints(n.getSpec().getTaints() == null ? List.of()
+            : n.getSpec().getTaints().stream()
+                .filter(t -> !t.getKey().startsWith("node.kubernetes.io/not-ready"))
+                .toList())
+        .endSpec()
+        .build());
+  }
+
+  String name() {
+    return name;
+  }
+
+  FakeKubelet kubelet() {
+    return kubelet;
+  }
+
+  /** Allocate responses by container name, for pods the kubelet allocated, by pod UID. */
+  Map<String, ContainerAllocateResponse> allocation(String podUid) {
+    return allocations.getOrDefault(podUid, Map.of());
+  }
+
+  /** Allocate errors by pod UID. */
+  Map<String, String> allocateErrors() {
+    return Map.copyOf(allocateErrors);
+  }
+
+  private ResourceEventHandler<Pod> handler() {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Pod pod) {
+        kubeletLoop.execute(() -> sync(pod));
+      }
+
+      @Override
+      public void onUpdate(Pod oldPod, Pod pod) {
+        kubeletLoop.execute(() -> sync(pod));
+      }
+
+      @Override
+      public void onDelete(Pod pod, boolean unknown) {}
+    };
+  }
+
+  /** What kubelet does when it sees a pod on its node. */
+  private void sync(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    try {
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        // Containers stop at once; kubelet then removes the object.
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+            .withGracePeriod(0).delete();
+        return;
+      }
+      if (!handled.add(uid)) {
+        return;
+      }
+      Map<String, ContainerAllocateResponse> r = Map.of();
+      if (requestsGpus(pod)) {
+        r = kubelet.allocatePod(RESOURCE, pod);
+        allocations.put(uid, r);
+      }
+      Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName()).get();
+      if (current != null) {
+        PodLifecycle.markRunning(client, current);
+      }
+    } catch (RuntimeException e) {
+      // Kubelet reports an admission failure on the pod and carries on with the others.
+      log.warn("fake kubelet on {}: pod {}/{}: {}", name, pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(), e.toString());
+      allocateErrors.put(uid, String.valueOf(e.getMessage()));
+    }
+  }
+
+  private static boolean requestsGpus(Pod pod) {
+    List<io.fabric8.kubernetes.api.model.Container> all = new ArrayList<>(pod.getSpec().getContainers());
+    if (pod.getSpec().getInitContainers() != null) {
+      all.addAll(pod.getSpec().getInitContainers());
+    }
+    return all.stream().anyMatch(c -> c.getResources() != null && c.getResources().getLimits() != null
+        && c.getResources().getLimits().containsKey(RESOURCE));
+  }
+
+  /** The node's annotations as the server has them. */
+  Map<String, String> annotations() {
+    Map<String, String> a = client.nodes().withName(name).get().getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
+  }
+
+  boolean locked() {
+    return annotations().containsKey(Annotations.MUTEX_LOCK);
+  }
+
+  @Override
+  public void close() throws Exception {
+    informer.close();
+    kubeletLoop.shutdownNow();
+    agent.stop(Duration.ofSeconds(10));
+    kubelet.close();
+    client.nodes().withName(name).delete();
+  }
+}

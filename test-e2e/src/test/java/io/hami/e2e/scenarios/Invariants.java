@@ -1,0 +1,158 @@
+package io.hami.e2e.scenarios;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.model.Annotations;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Checks, from annotations alone, that no device is over-committed and that every pod reported
+ * allocated holds each of its devices exactly once. Returns the violations; empty when none.
+ */
+final class Invariants {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private Invariants() {}
+
+  /** A device as its node registers it. */
+  record Registered(String uuid, int count, long devmem, long devcore) {}
+
+  /** One device entry of a pod annotation: {@code uuid,type,mem,cores}. */
+  record Use(String uuid, String type, long mem, long cores) {}
+
+  /** Parses {@code hami.io/vgpu-devices-allocated}: containers split by ';', devices by ':'. */
+  static List<List<Use>> parseDevices(String value) {
+    List<List<Use>> containers = new ArrayList<>();
+    String[] parts = value.split(";", -1);
+    // The value ends with ';', which leaves one empty trailing part that is no container.
+    int n = value.endsWith(";") ? parts.length - 1 : parts.length;
+    for (int i = 0; i < n; i++) {
+      List<Use> devices = new ArrayList<>();
+      for (String d : parts[i].split(":")) {
+        if (d.isEmpty()) {
+          continue;
+        }
+        String[] f = d.split(",");
+        if (f.length != 4) {
+          throw new IllegalArgumentException("device entry \"" + d + "\" has " + f.length + " fields, want 4");
+        }
+        devices.add(new Use(f[0], f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
+      }
+      containers.add(devices);
+    }
+    return containers;
+  }
+
+  static Map<String, Registered> registered(Node node) {
+    Map<String, Registered> out = new HashMap<>();
+    Map<String, String> annos = node.getMetadata().getAnnotations();
+    String reg = annos == null ? null : annos.get(Annotations.NODE_NVIDIA_REGISTER);
+    if (reg == null) {
+      return out;
+    }
+    JsonNode arr;
+    try {
+      arr = JSON.readTree(reg);
+    } catch (RuntimeException e) {
+      return out;
+    }
+    if (!arr.isArray()) {
+      return out;
+    }
+    for (JsonNode d : arr) {
+      String id = d.path("id").asString("");
+      out.put(id, new Registered(id, d.path("count").asInt(0), d.path("devmem").asLong(0), d.path("devcore").asLong(0)));
+    }
+    return out;
+  }
+
+  /** Checks the nodes named and every live pod assigned to them. */
+  static List<String> check(KubernetesClient client, Set<String> nodeNames) {
+    List<String> violations = new ArrayList<>();
+    Map<String, Map<String, Registered>> devicesByNode = new HashMap<>();
+    for (String n : nodeNames) {
+      Node node = client.nodes().withName(n).get();
+      if (node == null) {
+        violations.add("node " + n + " does not exist");
+        continue;
+      }
+      devicesByNode.put(n, registered(node));
+    }
+    Map<String, long[]> used = new HashMap<>(); // uuid -> {mem, cores, slots}
+    Map<String, String> uuidNode = new HashMap<>();
+    for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+      Map<String, String> a = pod.getMetadata().getAnnotations();
+      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+      if (a == null || !nodeNames.contains(a.get(Annotations.VGPU_NODE))
+          || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+        continue;
+      }
+      String id = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+      String node = a.get(Annotations.VGPU_NODE);
+      String allocated = a.get(Annotations.VGPU_DEVICES_ALLOCATED);
+      if (allocated == null) {
+        violations.add(id + ": assigned to " + node + " without " + Annotations.VGPU_DEVICES_ALLOCATED);
+        continue;
+      }
+      List<List<Use>> containers;
+      try {
+        containers = parseDevices(allocated);
+      } catch (RuntimeException e) {
+        violations.add(id + ": " + Annotations.VGPU_DEVICES_ALLOCATED + " unreadable: " + e.getMessage());
+        continue;
+      }
+      if (pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().equals(node)) {
+        violations.add(id + ": bound to " + pod.getSpec().getNodeName() + " but annotated for " + node);
+      }
+      for (List<Use> c : containers) {
+        Set<String> seen = new HashSet<>();
+        for (Use u : c) {
+          if (!seen.add(u.uuid())) {
+            violations.add(id + ": device " + u.uuid() + " appears twice in one container");
+          }
+          if (!devicesByNode.get(node).containsKey(u.uuid())) {
+            violations.add(id + ": device " + u.uuid() + " is not registered on " + node);
+          }
+          uuidNode.put(u.uuid(), node);
+          long[] t = used.computeIfAbsent(u.uuid(), k -> new long[3]);
+          t[0] += u.mem();
+          t[1] += u.cores();
+          t[2] += 1;
+        }
+      }
+      if ("success".equals(a.get(Annotations.BIND_PHASE))) {
+        String toAllocate = a.getOrDefault(Annotations.VGPU_DEVICES_TO_ALLOCATE, "");
+        if (!toAllocate.replace(";", "").isEmpty()) {
+          violations.add(id + ": bind-phase success but devices left to allocate: " + toAllocate);
+        }
+        if (containers.stream().allMatch(List::isEmpty)) {
+          violations.add(id + ": bind-phase success without any allocated device");
+        }
+      }
+    }
+    used.forEach((uuid, t) -> {
+      Registered r = devicesByNode.getOrDefault(uuidNode.get(uuid), Map.of()).get(uuid);
+      if (r == null) {
+        return;
+      }
+      if (t[0] > r.devmem()) {
+        violations.add("device " + uuid + ": " + t[0] + " MiB allocated of " + r.devmem());
+      }
+      if (t[1] > r.devcore()) {
+        violations.add("device " + uuid + ": " + t[1] + "% cores allocated of " + r.devcore());
+      }
+      if (t[2] > r.count()) {
+        violations.add("device " + uuid + ": " + t[2] + " slots used of " + r.count());
+      }
+    });
+    return violations;
+  }
+}

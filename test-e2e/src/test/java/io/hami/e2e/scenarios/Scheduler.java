@@ -1,0 +1,46 @@
+package io.hami.e2e.scenarios;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.cmd.scheduler.PluginRegistry;
+import io.hami.e2e.ControlPlaneExtension;
+import io.hami.framework.config.ConfigLoader;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.runtime.Registry;
+import io.hami.framework.runtime.SchedulerService;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The hami-scheduler as {@code hami scheduler} wires it, with the shipped profile, in-process. */
+final class Scheduler implements AutoCloseable {
+  private final SchedulerService service;
+
+  private Scheduler(SchedulerService service) {
+    this.service = service;
+  }
+
+  /** The shipped profile, {@code config/scheduler/scheduler-config.yaml}. */
+  static Path shippedConfig() {
+    return ControlPlaneExtension.moduleDir().toAbsolutePath().getParent().resolve("config/scheduler/scheduler-config.yaml");
+  }
+
+  /** Starts a scheduler (no leader election) on {@code client} with the shipped profile. */
+  static Scheduler start(KubernetesClient client) throws Exception {
+    Registry registry = PluginRegistry.create();
+    SchedulerConfiguration cfg = new ConfigLoader(registry).load(shippedConfig());
+    SchedulerService service =
+        new SchedulerService(
+            client, cfg, registry, new SchedulerService.Options(false, "hami-scheduler-e2e", null, 50, 100, 4));
+    try {
+      service.start(Duration.ofSeconds(60));
+    } catch (Exception e) {
+      service.close();
+      throw e;
+    }
+    return new Scheduler(service);
+  }
+
+  @Override
+  public void close() {
+    service.close();
+  }
+}
