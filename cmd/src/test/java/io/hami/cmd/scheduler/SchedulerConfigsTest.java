@@ -31,6 +31,10 @@ class SchedulerConfigsTest {
     var registry = PluginRegistry.create();
     SchedulerConfiguration c = new ConfigLoader(registry).load(file);
     Scheduler s = Scheduler.builder(c, registry).build();
-    assertThat(s.profiles()).containsKey("hami-scheduler");
+    // Every profile the file declares is built, under its own scheduler name.
+    assertThat(s.profiles()).isNotEmpty();
+    assertThat(s.profiles().keySet())
+        .containsExactlyInAnyOrderElementsOf(
+            c.profiles().stream().map(p -> p.schedulerName()).toList());
   }
 }
