@@ -3,11 +3,17 @@ package io.hami.cmd.scheduler;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hami.cmd.webhook.WebhookOptions;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulerService;
+import io.hami.model.ProtocolError;
+import io.hami.model.config.DeviceConfig;
+import io.hami.model.config.DeviceConfigFile;
+import io.hami.model.config.Validated;
+import io.hami.webhook.WebhookServer;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -17,11 +23,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -73,6 +82,14 @@ public final class SchedulerCommand implements Callable<Integer> {
   @Option(names = "--kube-burst", defaultValue = "100", description = "API write burst (default: ${DEFAULT-VALUE}).")
   int kubeBurst;
 
+  @Option(
+      names = "--device-config-file",
+      description = "Device config file (device-config.yaml) for the hosted webhook; built-in defaults when absent.")
+  @Nullable Path deviceConfigFile;
+
+  /** The admission webhook hosted beside the scheduler, off unless --webhook-bind-address is set. */
+  @Mixin WebhookOptions webhook = new WebhookOptions();
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
@@ -100,6 +117,7 @@ public final class SchedulerCommand implements Callable<Integer> {
     } catch (ConfigException e) {
       errors.add(e.getMessage());
     }
+    DeviceConfig devices = loadDeviceConfig(errors, err);
     if (!errors.isEmpty()) {
       errors.forEach(err::println);
       err.flush();
@@ -113,10 +131,29 @@ public final class SchedulerCommand implements Callable<Integer> {
                 cfg,
                 registry,
                 new SchedulerService.Options(leaderElect, id, metrics, kubeQps, kubeBurst, 16))) {
-      Thread hook = new Thread(() -> service.stop(0), "hami-shutdown");
+      String schedulerName = cfg.profiles().get(0).schedulerName();
+      Optional<WebhookServer> hosted = webhook.build(devices.nvidia(), schedulerName, client, errors);
+      if (!errors.isEmpty()) {
+        errors.forEach(err::println);
+        err.flush();
+        return EXIT_CONFIG;
+      }
+      if (hosted.isPresent()) {
+        // The webhook answers on every replica, leader or not: admission must not wait for an election.
+        hosted.get().startAsync().awaitRunning(30, TimeUnit.SECONDS);
+        log.info("admission webhook serving schedulerName={}", schedulerName);
+      }
+      Thread hook =
+          new Thread(
+              () -> {
+                hosted.ifPresent(WebhookServer::stopAsync);
+                service.stop(0);
+              },
+              "hami-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       service.start(Duration.ofMinutes(2));
       int code = service.awaitTermination();
+      hosted.ifPresent(w -> w.stopAsync().awaitTerminated());
       log.info("scheduler stopped with code {}", code);
       return code;
     } catch (ConfigException e) {
@@ -132,6 +169,24 @@ public final class SchedulerCommand implements Callable<Integer> {
       err.flush();
       return EXIT_RUNTIME;
     }
+  }
+
+  /** The device config for the hosted webhook; adds one line per bad field. */
+  private DeviceConfig loadDeviceConfig(List<String> errors, PrintWriter err) {
+    if (deviceConfigFile == null) {
+      return DeviceConfig.DEFAULTS;
+    }
+    Validated<DeviceConfig> loaded = DeviceConfigFile.load(deviceConfigFile);
+    if (loaded instanceof Validated.Invalid<DeviceConfig> invalid) {
+      for (ProtocolError e : invalid.errors()) {
+        errors.add("--device-config-file " + deviceConfigFile + ": " + e.field()
+            + (e.value().isEmpty() ? "" : "=" + e.value()) + ": " + e.message());
+      }
+      return DeviceConfig.DEFAULTS;
+    }
+    Validated.Valid<DeviceConfig> valid = (Validated.Valid<DeviceConfig>) loaded;
+    valid.warnings().forEach(w -> err.println("warning: " + deviceConfigFile + ": " + w));
+    return valid.value();
   }
 
   private Config clientConfig() throws java.io.IOException {

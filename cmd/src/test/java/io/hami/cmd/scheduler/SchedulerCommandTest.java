@@ -54,6 +54,32 @@ class SchedulerCommandTest {
   }
 
   @Test
+  void badDeviceConfig_exitsTwoNamingTheField() throws Exception {
+    Path devices = dir.resolve("device-config.yaml");
+    Files.writeString(devices, "nvidia:\n  deviceSplitCount: -3\n");
+    Run r = run("scheduler", "--device-config-file", devices.toString());
+    assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
+    assertThat(r.err()).contains("--device-config-file").contains("deviceSplitCount");
+  }
+
+  @Test
+  void badWebhookFlags_exitTwoNamingEachFlag() {
+    Run r =
+        run(
+            "scheduler",
+            "--leader-elect=false",
+            "--metrics-bind-address=",
+            "--webhook-bind-address=nonsense",
+            "--webhook-cert-file=" + dir.resolve("missing.crt"),
+            "--webhook-key-file=" + dir.resolve("missing.key"));
+    assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
+    assertThat(r.err())
+        .contains("--webhook-bind-address")
+        .contains("--webhook-cert-file")
+        .contains("--webhook-key-file");
+  }
+
+  @Test
   void parseAddress_acceptsHostPortAndEmpty() {
     assertThat(SchedulerCommand.parseAddress("")).isNull();
     assertThat(SchedulerCommand.parseAddress(":9000").getPort()).isEqualTo(9000);
