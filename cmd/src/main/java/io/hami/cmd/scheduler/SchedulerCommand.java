@@ -9,10 +9,7 @@ import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulerService;
-import io.hami.model.ProtocolError;
 import io.hami.model.config.DeviceConfig;
-import io.hami.model.config.DeviceConfigFile;
-import io.hami.model.config.Validated;
 import io.hami.webhook.WebhookServer;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -117,7 +114,8 @@ public final class SchedulerCommand implements Callable<Integer> {
     } catch (ConfigException e) {
       errors.add(e.getMessage());
     }
-    DeviceConfig devices = loadDeviceConfig(errors, err);
+    DeviceConfig devices =
+        WebhookOptions.loadDeviceConfig(deviceConfigFile, "hami scheduler", errors, err);
     if (!errors.isEmpty()) {
       errors.forEach(err::println);
       err.flush();
@@ -169,24 +167,6 @@ public final class SchedulerCommand implements Callable<Integer> {
       err.flush();
       return EXIT_RUNTIME;
     }
-  }
-
-  /** The device config for the hosted webhook; adds one line per bad field. */
-  private DeviceConfig loadDeviceConfig(List<String> errors, PrintWriter err) {
-    if (deviceConfigFile == null) {
-      return DeviceConfig.DEFAULTS;
-    }
-    Validated<DeviceConfig> loaded = DeviceConfigFile.load(deviceConfigFile);
-    if (loaded instanceof Validated.Invalid<DeviceConfig> invalid) {
-      for (ProtocolError e : invalid.errors()) {
-        errors.add("--device-config-file " + deviceConfigFile + ": " + e.field()
-            + (e.value().isEmpty() ? "" : "=" + e.value()) + ": " + e.message());
-      }
-      return DeviceConfig.DEFAULTS;
-    }
-    Validated.Valid<DeviceConfig> valid = (Validated.Valid<DeviceConfig>) loaded;
-    valid.warnings().forEach(w -> err.println("warning: " + deviceConfigFile + ": " + w));
-    return valid.value();
   }
 
   private Config clientConfig() throws java.io.IOException {

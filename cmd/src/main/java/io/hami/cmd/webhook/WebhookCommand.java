@@ -3,10 +3,7 @@ package io.hami.cmd.webhook;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.hami.model.ProtocolError;
 import io.hami.model.config.DeviceConfig;
-import io.hami.model.config.DeviceConfigFile;
-import io.hami.model.config.Validated;
 import io.hami.webhook.BindAddress;
 import io.hami.webhook.WebhookConfig;
 import io.hami.webhook.WebhookServer;
@@ -147,21 +144,8 @@ public final class WebhookCommand implements Callable<Integer> {
       problems.add("--scheduler-name: \"" + schedulerName + "\" is not a valid scheduler name"
           + " (lower-case DNS subdomain)");
     }
-    DeviceConfig devices = DeviceConfig.DEFAULTS;
-    if (deviceConfigFile != null) {
-      Validated<DeviceConfig> loaded = DeviceConfigFile.load(deviceConfigFile);
-      if (loaded instanceof Validated.Invalid<DeviceConfig> invalid) {
-        for (ProtocolError e : invalid.errors()) {
-          problems.add("--device-config-file " + deviceConfigFile + ": " + e.field()
-              + (e.value().isEmpty() ? "" : "=" + e.value()) + ": " + e.message());
-        }
-      } else if (loaded instanceof Validated.Valid<DeviceConfig> valid) {
-        devices = valid.value();
-        for (String w : valid.warnings()) {
-          spec().commandLine().getErr().println("hami webhook: warning: " + deviceConfigFile + ": " + w);
-        }
-      }
-    }
+    DeviceConfig devices = WebhookOptions.loadDeviceConfig(
+        deviceConfigFile, "hami webhook", problems, spec().commandLine().getErr());
     WebhookConfig config = null;
     try {
       config = WebhookConfig.from(devices.nvidia(), schedulerName, forceOverwriteDefaultScheduler);

@@ -1,10 +1,15 @@
 package io.hami.cmd.webhook;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.model.ProtocolError;
+import io.hami.model.config.DeviceConfig;
+import io.hami.model.config.DeviceConfigFile;
+import io.hami.model.config.Validated;
 import io.hami.model.config.NvidiaConfig;
 import io.hami.webhook.BindAddress;
 import io.hami.webhook.WebhookConfig;
 import io.hami.webhook.WebhookServer;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,6 +47,31 @@ public final class WebhookOptions {
   @Option(names = "--webhook-force-overwrite-default-scheduler", defaultValue = "true", arity = "1",
       description = "Also send GPU pods that name default-scheduler (default: ${DEFAULT-VALUE}).")
   boolean forceOverwriteDefaultScheduler = true;
+
+  /**
+   * Loads a device config file for a command's {@code --device-config-file} flag: built-in defaults
+   * when {@code file} is null; each bad field is added to {@code problems} naming the flag, file,
+   * field and value; warnings go to {@code err} prefixed with {@code command}.
+   */
+  public static DeviceConfig loadDeviceConfig(
+      @Nullable Path file, String command, List<String> problems, PrintWriter err) {
+    if (file == null) {
+      return DeviceConfig.DEFAULTS;
+    }
+    Validated<DeviceConfig> loaded = DeviceConfigFile.load(file);
+    if (loaded instanceof Validated.Invalid<DeviceConfig> invalid) {
+      for (ProtocolError e : invalid.errors()) {
+        problems.add("--device-config-file " + file + ": " + e.field()
+            + (e.value().isEmpty() ? "" : "=" + e.value()) + ": " + e.message());
+      }
+      return DeviceConfig.DEFAULTS;
+    }
+    Validated.Valid<DeviceConfig> valid = (Validated.Valid<DeviceConfig>) loaded;
+    for (String w : valid.warnings()) {
+      err.println(command + ": warning: " + file + ": " + w);
+    }
+    return valid.value();
+  }
 
   /** Whether the webhook is to be served. */
   public boolean enabled() {
