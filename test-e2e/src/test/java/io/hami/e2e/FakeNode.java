@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -68,7 +69,25 @@ public final class FakeNode {
   /** Creates the node and publishes its status; returns the node as the server now has it. */
   public Node register(KubernetesClient client) {
     client.nodes().resource(object()).create();
-    return publishStatus(client);
+    Node ready = publishStatus(client);
+    clearNotReadyTaint(client);
+    return ready;
+  }
+
+  /**
+   * Removes the {@code node.kubernetes.io/not-ready} taint that admission puts on every new node. In a
+   * cluster the node lifecycle controller does this once the node is Ready; the harness runs no
+   * controller manager.
+   */
+  public void clearNotReadyTaint(KubernetesClient client) {
+    client.nodes().withName(name).edit(n -> new NodeBuilder(n)
+        .editSpec()
+        .withTaints(n.getSpec().getTaints() == null ? List.of()
+            : n.getSpec().getTaints().stream()
+                .filter(t -> !t.getKey().startsWith("node.kubernetes.io/not-ready"))
+                .toList())
+        .endSpec()
+        .build());
   }
 
   /** Writes capacity, allocatable, addresses and a fresh Ready condition through {@code nodes/status}. */

@@ -1,6 +1,5 @@
 package io.hami.e2e.scenarios;
 
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -83,7 +82,6 @@ final class GpuNode implements AutoCloseable {
       throws Exception {
     String name = fake.name();
     fake.register(client);
-    untaint(client, name);
     Path deviceDir = dir.resolve(name).resolve("device-plugins");
     FakeKubelet kubelet = FakeKubelet.start(deviceDir, client, name);
     NodeAgentConfig config =
@@ -122,17 +120,6 @@ final class GpuNode implements AutoCloseable {
    * Admission taints a new node not-ready; with no node lifecycle controller in the harness,
    * clear it as that controller does once the node reports Ready.
    */
-  static void untaint(KubernetesClient client, String name) {
-    client.nodes().withName(name).edit(n -> new NodeBuilder(n)
-        .editSpec()
-        .withTaints(n.getSpec().getTaints() == null ? List.of()
-            : n.getSpec().getTaints().stream()
-                .filter(t -> !t.getKey().startsWith("node.kubernetes.io/not-ready"))
-                .toList())
-        .endSpec()
-        .build());
-  }
-
   String name() {
     return name;
   }

@@ -162,7 +162,6 @@ class GpuPoliciesE2E {
     String broken = ns.name() + "-broken";
     FakeNode.named(broken).label(GROUP, group).resource("nvidia.com/gpu", "10").register(client);
     bareNodes.add(broken);
-    GpuNode.untaint(client, broken);
     client.nodes().withName(broken).edit(n -> {
       n.getMetadata().setAnnotations(Map.of(
           Annotations.NODE_NVIDIA_REGISTER, "[{\"id\":\"GPU-broken\",\"count\":\"ten\"",
