@@ -36,10 +36,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
@@ -62,7 +60,8 @@ public final class FakeKubelet implements AutoCloseable {
   private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
   private final Map<String, Plugin> plugins = new HashMap<>();
   private final List<RegisterRequest> registrations = new ArrayList<>();
-  private final Set<String> used = new HashSet<>();
+  /** Device ID to the UID of the pod holding it; freed by {@link #release}. */
+  private final Map<String, String> used = new HashMap<>();
   private @Nullable Server server;
 
   private FakeKubelet(Path dir, @Nullable KubernetesClient client, @Nullable String nodeName) {
@@ -188,17 +187,22 @@ public final class FakeKubelet implements AutoCloseable {
       if (n == 0) {
         continue;
       }
-      List<String> ids = pick(p, n);
+      List<String> ids = pick(p, n, pod.getMetadata().getUid());
       AllocateResponse r = allocate(resource, List.of(ids));
       out.put(c.getName(), r.getContainerResponses(0));
     }
     return out;
   }
 
-  private synchronized List<String> pick(Plugin p, int n) {
+  /** Frees the devices of a pod that has ended, as kubelet's device manager does. */
+  public synchronized void release(String podUid) {
+    used.values().removeIf(podUid::equals);
+  }
+
+  private synchronized List<String> pick(Plugin p, int n, String podUid) {
     List<String> free = new ArrayList<>();
     for (Device d : p.devices == null ? List.<Device>of() : p.devices) {
-      if ("Healthy".equals(d.getHealth()) && !used.contains(d.getID())) {
+      if ("Healthy".equals(d.getHealth()) && !used.containsKey(d.getID())) {
         free.add(d.getID());
       }
     }
@@ -216,7 +220,9 @@ public final class FakeKubelet implements AutoCloseable {
               .build())
           .getContainerResponses(0).getDeviceIDsList();
     }
-    used.addAll(ids);
+    for (String id : ids) {
+      used.put(id, podUid == null ? "" : podUid);
+    }
     return List.copyOf(ids);
   }
 

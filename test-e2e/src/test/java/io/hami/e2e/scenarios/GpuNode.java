@@ -163,6 +163,7 @@ final class GpuNode implements AutoCloseable {
         // Containers stop at once; kubelet then removes the object.
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
             .withGracePeriod(0).delete();
+        kubelet.release(uid);
         return;
       }
       if (!handled.add(uid)) {
