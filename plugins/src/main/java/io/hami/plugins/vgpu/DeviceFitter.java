@@ -1,7 +1,9 @@
 package io.hami.plugins.vgpu;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +22,24 @@ public final class DeviceFitter {
     QuotaCheck NONE = (vendor, memMiB, cores) -> true;
 
     boolean fits(String vendor, int memMiB, int cores);
+
+    /** This check with picks already made for the same pod counted on top of each request. */
+    default QuotaCheck plus(List<DevicePick> earlier) {
+      if (this == NONE || earlier.isEmpty()) {
+        return this;
+      }
+      Map<String, int[]> add = new HashMap<>();
+      for (DevicePick p : earlier) {
+        int[] a = add.computeIfAbsent(p.vendor(), k -> new int[2]);
+        a[0] += p.memMiB();
+        a[1] += p.cores();
+      }
+      QuotaCheck base = this;
+      return (vendor, memMiB, cores) -> {
+        int[] a = add.get(vendor);
+        return a == null ? base.fits(vendor, memMiB, cores) : base.fits(vendor, memMiB + a[0], cores + a[1]);
+      };
+    }
   }
 
   /**
@@ -46,7 +66,11 @@ public final class DeviceFitter {
     int prevNuma = Integer.MIN_VALUE;
     for (int i = sorted.size() - 1; i >= 0; i--) {
       DeviceUsage d = sorted.get(i);
-      FitReason refused = check(d, req, cores, filter, policy, quota);
+      // Earlier picks of this request count toward the quota (at most need - 1 of them).
+      QuotaCheck q = quota == QuotaCheck.NONE || picks.isEmpty()
+          ? quota
+          : quota.plus(picks.size() < need ? picks : picks.subList(0, need - 1));
+      FitReason refused = check(d, req, cores, filter, policy, q);
       // Health, cordon and type come before the NUMA restart; the other checks after it.
       if (refused != null && refused.ordinal() < FitReason.NUMA_NOT_FIT.ordinal()) {
         reasons.add(refused);

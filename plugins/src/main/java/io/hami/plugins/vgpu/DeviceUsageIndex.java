@@ -89,7 +89,12 @@ public final class DeviceUsageIndex {
     }
   }
 
-  private record PodEntry(String node, PodUsage usage, boolean assumed) {}
+  private record PodEntry(String node, @Nullable String namespace, PodUsage usage, boolean assumed) {}
+
+  /** Committed memory and cores of one namespace's pods, summed over their devices. */
+  public record NamespaceUsage(long memMiB, long cores) {
+    public static final NamespaceUsage NONE = new NamespaceUsage(0, 0);
+  }
 
   private final class NodeState {
     final String name;
@@ -192,6 +197,7 @@ public final class DeviceUsageIndex {
 
   private final Object lock = new Object();
   private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, NamespaceUsage> namespaces = new ConcurrentHashMap<>();
 
   @GuardedBy("lock")
   private final Map<String, PodEntry> pods = new HashMap<>();
@@ -229,6 +235,11 @@ public final class DeviceUsageIndex {
   public NodeDevices node(String name) {
     NodeState s = nodes.get(name);
     return s != null ? s.view : new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
+  }
+
+  /** What a namespace's pods hold, for quotas (protocol §6.8); kept with every pod change. */
+  public NamespaceUsage namespace(String name) {
+    return namespaces.getOrDefault(name, NamespaceUsage.NONE);
   }
 
   /** The views of every known node (a point-in-time copy of the node set). */
@@ -328,8 +339,11 @@ public final class DeviceUsageIndex {
         }
         return;
       }
-      PodEntry now = new PodEntry(held.node(), held.usage(), false);
-      if (old != null && old.node().equals(now.node()) && old.usage().equals(now.usage())) {
+      PodEntry now = new PodEntry(held.node(), pod.getMetadata().getNamespace(), held.usage(), false);
+      if (old != null
+          && old.node().equals(now.node())
+          && Objects.equals(old.namespace(), now.namespace())
+          && old.usage().equals(now.usage())) {
         if (old.assumed()) {
           pods.put(uid, now);
         }
@@ -355,12 +369,17 @@ public final class DeviceUsageIndex {
    * the pod held before.
    */
   public void reserve(String uid, String node, PodUsage usage) {
+    reserve(uid, null, node, usage);
+  }
+
+  /** {@link #reserve(String, String, PodUsage)} counted toward the pod's namespace. */
+  public void reserve(String uid, @Nullable String namespace, String node, PodUsage usage) {
     synchronized (lock) {
       PodEntry old = pods.get(uid);
       if (old != null) {
         remove(uid, old);
       }
-      add(uid, new PodEntry(node, usage, true));
+      add(uid, new PodEntry(node, namespace, usage, true));
     }
   }
 
@@ -424,6 +443,23 @@ public final class DeviceUsageIndex {
       return;
     }
     NodeState s = nodes.computeIfAbsent(e.node(), NodeState::new);
+    if (e.namespace() != null) {
+      long mem = 0;
+      long cores = 0;
+      for (PodUsage.Usage u : e.usage().byDevice().values()) {
+        mem += u.memMiB();
+        cores += u.cores();
+      }
+      long dm = sign * mem;
+      long dc = sign * cores;
+      namespaces.compute(
+          e.namespace(),
+          (k, v) -> {
+            NamespaceUsage n = v == null ? NamespaceUsage.NONE : v;
+            NamespaceUsage out = new NamespaceUsage(n.memMiB() + dm, n.cores() + dc);
+            return out.memMiB() == 0 && out.cores() == 0 ? null : out;
+          });
+    }
     e.usage()
         .byDevice()
         .forEach(

@@ -44,7 +44,17 @@ public final class NodePlacer {
    * change the answer.
    */
   public @Nullable FitReasons feasible(NodeDevices node, PodRequests reqs, PodGpuOptions opts) {
+    return feasible(node, reqs, opts, quota);
+  }
+
+  /** {@link #feasible(NodeDevices, PodRequests, PodGpuOptions)} under the pod's own quota check. */
+  public @Nullable FitReasons feasible(
+      NodeDevices node, PodRequests reqs, PodGpuOptions opts, DeviceFitter.QuotaCheck quota) {
     VendorRequest only = singleRequest(reqs);
+    if (quota != DeviceFitter.QuotaCheck.NONE && (only == null || only.nums() > 1)) {
+      // Quota answers depend on the namespace, not only the node view: no memo.
+      return place(node, reqs, opts, null, quota).reasons();
+    }
     if (only == null || opts.numaBind()) {
       // Pods of one workload share their shape: remember the last answer per node view (views
       // are replaced, never changed, so identity means nothing changed).
@@ -120,8 +130,21 @@ public final class NodePlacer {
    */
   public Placement place(
       NodeDevices node, PodRequests reqs, PodGpuOptions opts, @Nullable DeviceChoice preferred) {
+    return place(node, reqs, opts, preferred, quota);
+  }
+
+  /**
+   * {@link #place(NodeDevices, PodRequests, PodGpuOptions, DeviceChoice)} under the pod's own quota
+   * check; the pod's earlier picks count toward later ones.
+   */
+  public Placement place(
+      NodeDevices node,
+      PodRequests reqs,
+      PodGpuOptions opts,
+      @Nullable DeviceChoice preferred,
+      DeviceFitter.QuotaCheck quota) {
     if (preferred != null && preferred.node().equals(node.node())) {
-      Placement p = placeAs(node, reqs, opts, preferred);
+      Placement p = placeAs(node, reqs, opts, preferred, quota);
       if (p != null) {
         return p;
       }
@@ -137,6 +160,7 @@ public final class NodePlacer {
       return Placement.failed(node.node(), reasons);
     }
     DeviceUsage[] app = base.toArray(new DeviceUsage[0]);
+    List<DevicePick> appPicks = new ArrayList<>();
     ImmutableList.Builder<ImmutableList<DevicePick>> out = ImmutableList.builder();
     List<ImmutableList<DevicePick>> all = new ArrayList<>();
     for (int c = 0; c < reqs.containers().size(); c++) {
@@ -145,9 +169,12 @@ public final class NodePlacer {
         all.add(ImmutableList.of());
         continue;
       }
-      DeviceUsage[] work = c < reqs.initCount() ? base.toArray(new DeviceUsage[0]) : app;
+      boolean init = c < reqs.initCount();
+      DeviceUsage[] work = init ? base.toArray(new DeviceUsage[0]) : app;
       List<DevicePick> ctr = new ArrayList<>();
       for (VendorRequest r : rs) {
+        // An init container runs alone; app containers run together.
+        List<DevicePick> earlier = init ? ctr : concat(appPicks, ctr);
         List<DeviceUsage> sorted = sorted(work, r.vendor(), rs, opts);
         if (sorted.size() < r.nums()) {
           reasons.add(FitReason.NODE_INSUFFICIENT_DEVICE);
@@ -155,12 +182,15 @@ public final class NodePlacer {
         }
         List<DevicePick> picks =
             DeviceFitter.fit(
-                sorted, r, opts.filter(), opts.gpuPolicy(), opts.numaBind(), node.pairs(), quota, reasons);
+                sorted, r, opts.filter(), opts.gpuPolicy(), opts.numaBind(), node.pairs(), quota.plus(earlier), reasons);
         if (picks == null) {
           return Placement.failed(node.node(), reasons);
         }
         apply(work, picks);
         ctr.addAll(picks);
+      }
+      if (!init) {
+        appPicks.addAll(ctr);
       }
       all.add(ImmutableList.copyOf(ctr));
     }
@@ -171,18 +201,34 @@ public final class NodePlacer {
   }
 
   /** The preferred placement if every listed device passes the fit, else null. */
+  private static List<DevicePick> concat(List<DevicePick> a, List<DevicePick> b) {
+    if (b.isEmpty()) {
+      return a;
+    }
+    List<DevicePick> out = new ArrayList<>(a.size() + b.size());
+    out.addAll(a);
+    out.addAll(b);
+    return out;
+  }
+
   private @Nullable Placement placeAs(
-      NodeDevices node, PodRequests reqs, PodGpuOptions opts, DeviceChoice choice) {
+      NodeDevices node,
+      PodRequests reqs,
+      PodGpuOptions opts,
+      DeviceChoice choice,
+      DeviceFitter.QuotaCheck quota) {
     if (node.invalid() != null || choice.containers().size() != reqs.containers().size()) {
       return null;
     }
     DeviceUsage[] base = node.devices().toArray(new DeviceUsage[0]);
     DeviceUsage[] app = base.clone();
+    List<DevicePick> appPicks = new ArrayList<>();
     List<ImmutableList<DevicePick>> all = new ArrayList<>();
     for (int c = 0; c < reqs.containers().size(); c++) {
       List<VendorRequest> rs = reqs.containers().get(c);
       List<String> ids = choice.containers().get(c);
-      DeviceUsage[] work = c < reqs.initCount() ? base.clone() : app;
+      boolean init = c < reqs.initCount();
+      DeviceUsage[] work = init ? base.clone() : app;
       Set<String> used = new HashSet<>();
       List<DevicePick> ctr = new ArrayList<>();
       for (VendorRequest r : rs) {
@@ -199,7 +245,8 @@ public final class NodePlacer {
         int prevNuma = mine.get(0).numa();
         List<DevicePick> picks = new ArrayList<>();
         for (DeviceUsage d : mine) {
-          if (DeviceFitter.check(d, r, r.clampedCores(), opts.filter(), opts.gpuPolicy(), quota) != null
+          List<DevicePick> earlier = concat(init ? List.of() : appPicks, concat(ctr, picks));
+          if (DeviceFitter.check(d, r, r.clampedCores(), opts.filter(), opts.gpuPolicy(), quota.plus(earlier)) != null
               || (opts.numaBind() && d.numa() != prevNuma)) {
             return null;
           }
@@ -210,6 +257,9 @@ public final class NodePlacer {
       }
       if (used.size() != ids.size()) {
         return null;
+      }
+      if (!init) {
+        appPicks.addAll(ctr);
       }
       all.add(ImmutableList.copyOf(ctr));
     }

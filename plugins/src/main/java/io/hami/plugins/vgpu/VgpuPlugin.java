@@ -101,8 +101,16 @@ public final class VgpuPlugin
   private final GpuPolicy defaultGpuPolicy;
   private final Map<String, GpuPolicy> policies = new ConcurrentHashMap<>();
   private final java.util.Set<String> registrationKeys;
+  private final @Nullable NamespaceQuotas quotas;
 
   VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index) {
+    this(args, handle, index, null);
+  }
+
+  /**
+   * @param quotas namespace GPU quotas (protocol §6.8), or null for none
+   */
+  VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index, @Nullable NamespaceQuotas quotas) {
     this.args = requireNonNull(args, "args");
     this.handle = requireNonNull(handle, "handle");
     this.index = requireNonNull(index, "index");
@@ -116,11 +124,32 @@ public final class VgpuPlugin
     this.defaultNodePolicy = NodePolicy.parse(args.nodeSchedulerPolicy());
     this.defaultGpuPolicy = GpuPolicy.parse(args.gpuSchedulerPolicy());
     this.registrationKeys = ModelReaders.registrationKeys(GpuVendors.accounted());
+    this.quotas = quotas;
   }
 
-  /** Factory for the registry. */
+  /** Factory for the registry; with an API client, quotas come from a ResourceQuota informer. */
   public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle) {
-    return new VgpuPlugin(args, handle, DeviceUsageIndex.shared(handle));
+    NamespaceQuotas quotas = null;
+    KubernetesClient client = handle.client().orElse(null);
+    if (client != null) {
+      quotas = new NamespaceQuotas(args.resourceMemoryName(), args.resourceCoreName());
+      client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
+    }
+    return new VgpuPlugin(args, handle, DeviceUsageIndex.shared(handle), quotas);
+  }
+
+  /** The pod namespace's quota against what the namespace holds, or no check. */
+  DeviceFitter.QuotaCheck quotaOf(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    if (quotas == null || ns == null) {
+      return DeviceFitter.QuotaCheck.NONE;
+    }
+    NamespaceQuotas.Limits l = quotas.limits(ns);
+    if (l.equals(NamespaceQuotas.Limits.NONE)) {
+      return DeviceFitter.QuotaCheck.NONE;
+    }
+    DeviceUsageIndex.NamespaceUsage u = index.namespace(ns);
+    return new NamespaceQuota(l.mem(), l.cores(), u.memMiB(), u.cores(), args.memoryFactor());
   }
 
   /** Registry entry. */
@@ -257,7 +286,7 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
-    FitReasons reasons = placer.feasible(index.node(node.name()), r.requests(), r.options());
+    FitReasons reasons = placer.feasible(index.node(node.name()), r.requests(), r.options(), quotaOf(pod));
     if (reasons == null) {
       return Status.success();
     }
@@ -287,11 +316,12 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
-    Placement p = placer.place(index.node(nodeName), r.requests(), r.options(), state.get(PREFERRED_DEVICES));
+    Placement p =
+        placer.place(index.node(nodeName), r.requests(), r.options(), state.get(PREFERRED_DEVICES), quotaOf(pod));
     if (!p.fits()) {
       return Status.unschedulable(requireNonNull(p.reasons()).codes().toArray(new String[0]));
     }
-    index.reserve(pod.getMetadata().getUid(), nodeName, p.usage());
+    index.reserve(pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), nodeName, p.usage());
     state.write(RESERVED, new Reserved(p));
     return Status.success();
   }
