@@ -61,6 +61,27 @@ class InMemoryClusterTest {
   }
 
   @Test
+  void boundAndPendingCounts_followBindsUpdatesAndDeletes() {
+    try (InMemoryCluster c = cluster(null)) {
+      c.addNode(MakeNode.named("n1").capacity("2", "8Gi", 110).obj());
+      c.addPod(MakePod.named("a").cpu("1").obj());
+      c.addPod(MakePod.named("b").cpu("1").obj());
+      c.addPod(MakePod.named("big").cpu("4").obj());
+      assertThat(c.boundCount()).isZero();
+      assertThat(c.drain().bound()).isEqualTo(2);
+      assertThat(c.boundCount()).isEqualTo(2);
+      // A failed attempt writes a condition, which must not count as a bind.
+      assertThat(c.pendingCount()).isEqualTo(1);
+      c.updatePod(c.pod("default", "a").orElseThrow());
+      assertThat(c.boundCount()).isEqualTo(2);
+      c.deletePod("default", "a");
+      c.deletePod("default", "big");
+      assertThat(c.boundCount()).isEqualTo(1);
+      assertThat(c.pendingCount()).isZero();
+    }
+  }
+
+  @Test
   void nodeAddedLater_requeuesPendingPodWithoutFlush() {
     try (InMemoryCluster c = cluster(null)) {
       c.addNode(MakeNode.named("small").capacity("1", "1Gi", 110).obj());
