@@ -378,10 +378,12 @@ class NodeAgentIT {
   }
 
   private void patchNode(String key, String value) {
-    client.nodes().withName(NODE).edit(n -> {
-      n.getMetadata().getAnnotations().put(key, value);
-      return n;
-    });
+    // A merge patch, as the scheduler writes it: no resourceVersion, so the agent's own concurrent
+    // registration patch cannot make it fail with a conflict.
+    client.nodes().withName(NODE).patch(
+        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+            io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+        new NodeBuilder().withNewMetadata().addToAnnotations(key, value).endMetadata().build());
   }
 
   @SuppressWarnings("unused")
