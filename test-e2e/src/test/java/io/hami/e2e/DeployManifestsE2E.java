@@ -191,25 +191,27 @@ class DeployManifestsE2E {
                                 .edit(n -> { n.getMetadata().getAnnotations().put("hami.io/e2e", "ok"); return n; })
                                 .getMetadata().getAnnotations())
                         .containsEntry("hami.io/e2e", "ok"));
+        // The policy reaches admission through an informer: wait until it refuses a non-hami
+        // annotation on the agent's own node (allowed by RBAC alone) before touching the other node,
+        // so that no write slips through to it before the policy is in force.
         await()
             .atMost(Duration.ofSeconds(30))
             .untilAsserted(
                 () ->
                     assertThatThrownBy(
                             () ->
-                                agentClient.nodes().withName(other)
-                                    .edit(n -> { n.getMetadata().getAnnotations().put("hami.io/e2e", "x"); return n; }))
+                                agentClient.nodes().withName(own)
+                                    .edit(n -> { n.getMetadata().getAnnotations().put("example.com/not-hami", "x"); return n; }))
                         .isInstanceOfSatisfying(
-                            KubernetesClientException.class,
-                            e -> assertThat(e.getCode()).isEqualTo(403))
-                        .hasMessageContaining(
-                            "hami node agent on node '" + own + "' may not change node '" + other + "'"));
+                            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403)));
         assertThatThrownBy(
                 () ->
-                    agentClient.nodes().withName(own)
-                        .edit(n -> { n.getMetadata().getAnnotations().put("example.com/not-hami", "x"); return n; }))
+                    agentClient.nodes().withName(other)
+                        .edit(n -> { n.getMetadata().getAnnotations().put("hami.io/e2e", "x"); return n; }))
             .isInstanceOfSatisfying(
-                KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+                KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403))
+            .hasMessageContaining(
+                "hami node agent on node '" + own + "' may not change node '" + other + "'");
         assertThat(admin.nodes().withName(other).get().getMetadata().getAnnotations())
             .doesNotContainKey("hami.io/e2e");
       }
