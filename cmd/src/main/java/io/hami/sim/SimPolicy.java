@@ -1,6 +1,7 @@
 package io.hami.sim;
 
 import io.hami.plugins.placement.PaperPolicy;
+import java.util.function.BiFunction;
 
 /**
  * A policy as the simulator runs it: one replay per trace and seed. {@link #fast} replays on the
@@ -17,40 +18,20 @@ public interface SimPolicy {
   RunResult run(PreparedTrace trace, long seed);
 
   static SimPolicy fast(PaperPolicy p) {
-    return new SimPolicy() {
-      @Override
-      public String policyName() {
-        return p.policyName();
-      }
-
-      @Override
-      public String displayName() {
-        return p.paperName();
-      }
-
-      @Override
-      public RunResult run(PreparedTrace trace, long seed) {
-        return new Replay(trace).run(p, seed);
-      }
-    };
+    return new Named(p.policyName(), p.paperName(), (trace, seed) -> new Replay(trace).run(p, seed));
   }
 
   static SimPolicy framework(FrameworkPolicy p) {
-    return new SimPolicy() {
-      @Override
-      public String policyName() {
-        return p.policyName();
-      }
+    return new Named(
+        p.policyName(), p.displayName(), (trace, seed) -> new FrameworkReplay(trace).run(p, seed));
+  }
 
-      @Override
-      public String displayName() {
-        return p.displayName();
-      }
-
-      @Override
-      public RunResult run(PreparedTrace trace, long seed) {
-        return new FrameworkReplay(trace).run(p, seed);
-      }
-    };
+  /** A policy given by its names and the replay that runs it. */
+  record Named(String policyName, String displayName, BiFunction<PreparedTrace, Long, RunResult> replay)
+      implements SimPolicy {
+    @Override
+    public RunResult run(PreparedTrace trace, long seed) {
+      return replay.apply(trace, seed);
+    }
   }
 }

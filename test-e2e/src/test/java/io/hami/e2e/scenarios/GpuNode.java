@@ -1,5 +1,7 @@
 package io.hami.e2e.scenarios;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -17,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -120,6 +123,25 @@ final class GpuNode implements AutoCloseable {
    * Admission taints a new node not-ready; with no node lifecycle controller in the harness,
    * clear it as that controller does once the node reports Ready.
    */
+  /**
+   * After a scenario: checks the invariants on the given nodes from annotations alone, then deletes
+   * the namespace's pods and stops the nodes, also when the check fails.
+   */
+  static void checkInvariantsAndStop(KubernetesClient client, String namespace, List<GpuNode> nodes)
+      throws Exception {
+    try {
+      Set<String> names = new HashSet<>();
+      nodes.forEach(n -> names.add(n.name()));
+      assertThat(Invariants.check(client, names)).as("invariants on %s", names).isEmpty();
+    } finally {
+      client.pods().inNamespace(namespace).withGracePeriod(0).delete();
+      for (GpuNode n : nodes) {
+        n.close();
+      }
+      nodes.clear();
+    }
+  }
+
   String name() {
     return name;
   }

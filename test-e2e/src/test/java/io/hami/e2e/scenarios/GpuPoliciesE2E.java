@@ -14,7 +14,6 @@ import io.hami.nodeagent.nvml.GpuInfo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,15 +54,8 @@ class GpuPoliciesE2E {
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {
     try {
-      Set<String> names = new HashSet<>();
-      nodes.forEach(n -> names.add(n.name()));
-      assertThat(Invariants.check(client, names)).as("invariants on %s", names).isEmpty();
+      GpuNode.checkInvariantsAndStop(client, ns.name(), nodes);
     } finally {
-      client.pods().inNamespace(ns.name()).withGracePeriod(0).delete();
-      for (GpuNode n : nodes) {
-        n.close();
-      }
-      nodes.clear();
       bareNodes.forEach(n -> client.nodes().withName(n).delete());
       bareNodes.clear();
     }

@@ -14,11 +14,9 @@ import io.hami.nodeagent.nvml.GpuInfo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,17 +57,7 @@ class GpuSchedulingE2E {
 
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {
-    try {
-      Set<String> names = new HashSet<>();
-      nodes.forEach(n -> names.add(n.name()));
-      assertThat(Invariants.check(client, names)).as("invariants on %s", names).isEmpty();
-    } finally {
-      client.pods().inNamespace(ns.name()).withGracePeriod(0).delete();
-      for (GpuNode n : nodes) {
-        n.close();
-      }
-      nodes.clear();
-    }
+    GpuNode.checkInvariantsAndStop(client, ns.name(), nodes);
   }
 
   private static Pod create(KubernetesClient client, TestNamespace ns, GpuPods pod) {
