@@ -201,7 +201,12 @@ class DeployManifestsE2E {
                     assertThatThrownBy(
                             () ->
                                 agentClient.nodes().withName(own)
-                                    .edit(n -> { n.getMetadata().getAnnotations().put("example.com/not-hami", "x"); return n; }))
+                                    .edit(n -> {
+                                      // A new value each try: rewriting an unchanged value is no change.
+                                      n.getMetadata().getAnnotations()
+                                          .put("example.com/not-hami", Long.toString(System.nanoTime()));
+                                      return n;
+                                    }))
                         .isInstanceOfSatisfying(
                             KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403)));
         assertThatThrownBy(
