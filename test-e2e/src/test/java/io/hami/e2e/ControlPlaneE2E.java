@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.hami.cmd.cluster.Commands;
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.Pki;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;

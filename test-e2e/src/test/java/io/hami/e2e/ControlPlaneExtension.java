@@ -1,5 +1,7 @@
 package io.hami.e2e;
 
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.ControlPlaneOptions;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;

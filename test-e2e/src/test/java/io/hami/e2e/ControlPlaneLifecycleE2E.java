@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.ControlPlaneBinaries;
+import io.hami.cmd.cluster.ControlPlaneOptions;
+import io.hami.cmd.cluster.Pki;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -26,7 +30,7 @@ class ControlPlaneLifecycleE2E {
   @EnumSource(Pki.Backend.class)
   void restartedApiserver_keepsItsData_andCloseRemovesEverything(Pki.Backend backend, @TempDir Path tmp)
       throws Exception {
-    assumeTrue(backend == Pki.Backend.JAVA || PkiTest.opensslAvailable(), "openssl is not installed");
+    assumeTrue(backend == Pki.Backend.JAVA || Pki.Backend.opensslOnPath(), "openssl is not installed");
     ControlPlane cp = ControlPlane.start(options(tmp).withPkiBackend(backend));
     try {
       try (KubernetesClient client = cp.newAdminClient()) {

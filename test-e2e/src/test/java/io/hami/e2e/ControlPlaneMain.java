@@ -1,5 +1,7 @@
 package io.hami.e2e;
 
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.ControlPlaneOptions;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 

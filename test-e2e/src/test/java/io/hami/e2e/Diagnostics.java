@@ -1,5 +1,6 @@
 package io.hami.e2e;
 
+import io.hami.cmd.cluster.ControlPlane;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;

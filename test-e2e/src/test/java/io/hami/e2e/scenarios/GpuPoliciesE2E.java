@@ -3,11 +3,13 @@ package io.hami.e2e.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.hami.cmd.cluster.FakeNode;
+import io.hami.cmd.cluster.GpuNode;
+import io.hami.cmd.cluster.Invariants;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.e2e.ControlPlaneExtension;
-import io.hami.e2e.FakeNode;
 import io.hami.e2e.TestNamespace;
 import io.hami.model.Annotations;
 import io.hami.nodeagent.nvml.GpuInfo;
@@ -54,7 +56,7 @@ class GpuPoliciesE2E {
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {
     try {
-      GpuNode.checkInvariantsAndStop(client, ns.name(), nodes);
+      Teardown.checkInvariantsAndStop(client, ns.name(), nodes);
     } finally {
       bareNodes.forEach(n -> client.nodes().withName(n).delete());
       bareNodes.clear();

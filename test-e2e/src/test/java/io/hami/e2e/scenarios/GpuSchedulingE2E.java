@@ -3,6 +3,8 @@ package io.hami.e2e.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.hami.cmd.cluster.GpuNode;
+import io.hami.cmd.cluster.Invariants;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -57,7 +59,7 @@ class GpuSchedulingE2E {
 
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {
-    GpuNode.checkInvariantsAndStop(client, ns.name(), nodes);
+    Teardown.checkInvariantsAndStop(client, ns.name(), nodes);
   }
 
   private static Pod create(KubernetesClient client, TestNamespace ns, GpuPods pod) {

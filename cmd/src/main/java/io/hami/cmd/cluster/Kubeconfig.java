@@ -1,4 +1,4 @@
-package io.hami.e2e;
+package io.hami.cmd.cluster;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

@@ -1,13 +1,9 @@
-package io.hami.e2e.scenarios;
-
-import static org.assertj.core.api.Assertions.assertThat;
+package io.hami.cmd.cluster;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.hami.e2e.FakeNode;
-import io.hami.e2e.PodLifecycle;
 import io.hami.model.Annotations;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.NodeAgentConfig;
@@ -19,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * kubelet's device manager, calls Allocate for each pod bound to the node, reports it Running,
  * and finishes the deletion of pods that are being deleted.
  */
-final class GpuNode implements AutoCloseable {
-  static final String RESOURCE = "nvidia.com/gpu";
+public final class GpuNode implements AutoCloseable {
+  public static final String RESOURCE = "nvidia.com/gpu";
   private static final Logger log = LoggerFactory.getLogger(GpuNode.class);
 
   private final String name;
@@ -66,7 +61,7 @@ final class GpuNode implements AutoCloseable {
   }
 
   /** A GPU of {@code memoryMiB} MiB with a fresh UUID. */
-  static GpuInfo gpu(int index, long memoryMiB) {
+  public static GpuInfo gpu(int index, long memoryMiB) {
     return new GpuInfo(
         index, "GPU-" + UUID.randomUUID(), "Tesla T4", memoryMiB, String.format("00000000:%02X:00.0", 0x18 + index), 0, false);
   }
@@ -75,13 +70,13 @@ final class GpuNode implements AutoCloseable {
    * Registers node {@code name}, starts its kubelet and agent with {@code splitCount} vGPUs per
    * GPU, and waits until the node advertises every vGPU and its register annotation.
    */
-  static GpuNode start(KubernetesClient client, Path dir, String name, int splitCount, List<GpuInfo> gpus)
+  public static GpuNode start(KubernetesClient client, Path dir, String name, int splitCount, List<GpuInfo> gpus)
       throws Exception {
     return start(client, dir, FakeNode.named(name), splitCount, gpus);
   }
 
   /** As {@link #start(KubernetesClient, Path, String, int, List)} for a node with its own labels. */
-  static GpuNode start(KubernetesClient client, Path dir, FakeNode fake, int splitCount, List<GpuInfo> gpus)
+  public static GpuNode start(KubernetesClient client, Path dir, FakeNode fake, int splitCount, List<GpuInfo> gpus)
       throws Exception {
     String name = fake.name();
     fake.register(client);
@@ -119,44 +114,21 @@ final class GpuNode implements AutoCloseable {
     return node;
   }
 
-  /**
-   * Admission taints a new node not-ready; with no node lifecycle controller in the harness,
-   * clear it as that controller does once the node reports Ready.
-   */
-  /**
-   * After a scenario: checks the invariants on the given nodes from annotations alone, then deletes
-   * the namespace's pods and stops the nodes, also when the check fails.
-   */
-  static void checkInvariantsAndStop(KubernetesClient client, String namespace, List<GpuNode> nodes)
-      throws Exception {
-    try {
-      Set<String> names = new HashSet<>();
-      nodes.forEach(n -> names.add(n.name()));
-      assertThat(Invariants.check(client, names)).as("invariants on %s", names).isEmpty();
-    } finally {
-      client.pods().inNamespace(namespace).withGracePeriod(0).delete();
-      for (GpuNode n : nodes) {
-        n.close();
-      }
-      nodes.clear();
-    }
-  }
-
-  String name() {
+  public String name() {
     return name;
   }
 
-  FakeKubelet kubelet() {
+  public FakeKubelet kubelet() {
     return kubelet;
   }
 
   /** Allocate responses by container name, for pods the kubelet allocated, by pod UID. */
-  Map<String, ContainerAllocateResponse> allocation(String podUid) {
+  public Map<String, ContainerAllocateResponse> allocation(String podUid) {
     return allocations.getOrDefault(podUid, Map.of());
   }
 
   /** Allocate errors by pod UID. */
-  Map<String, String> allocateErrors() {
+  public Map<String, String> allocateErrors() {
     return Map.copyOf(allocateErrors);
   }
 
@@ -219,12 +191,12 @@ final class GpuNode implements AutoCloseable {
   }
 
   /** The node's annotations as the server has them. */
-  Map<String, String> annotations() {
+  public Map<String, String> annotations() {
     Map<String, String> a = client.nodes().withName(name).get().getMetadata().getAnnotations();
     return a == null ? Map.of() : a;
   }
 
-  boolean locked() {
+  public boolean locked() {
     return annotations().containsKey(Annotations.MUTEX_LOCK);
   }
 

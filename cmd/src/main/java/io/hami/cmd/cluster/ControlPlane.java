@@ -1,4 +1,4 @@
-package io.hami.e2e;
+package io.hami.cmd.cluster;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;

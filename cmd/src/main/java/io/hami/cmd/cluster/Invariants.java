@@ -1,4 +1,4 @@
-package io.hami.e2e.scenarios;
+package io.hami.cmd.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -17,19 +17,19 @@ import tools.jackson.databind.json.JsonMapper;
  * Checks, from annotations alone, that no device is over-committed and that every pod reported
  * allocated holds each of its devices exactly once. Returns the violations; empty when none.
  */
-final class Invariants {
+public final class Invariants {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private Invariants() {}
 
   /** A device as its node registers it. */
-  record Registered(String uuid, int count, long devmem, long devcore) {}
+  public record Registered(String uuid, int count, long devmem, long devcore) {}
 
   /** One device entry of a pod annotation: {@code uuid,type,mem,cores}. */
-  record Use(String uuid, String type, long mem, long cores) {}
+  public record Use(String uuid, String type, long mem, long cores) {}
 
   /** Parses {@code hami.io/vgpu-devices-allocated}: containers split by ';', devices by ':'. */
-  static List<List<Use>> parseDevices(String value) {
+  public static List<List<Use>> parseDevices(String value) {
     List<List<Use>> containers = new ArrayList<>();
     String[] parts = value.split(";", -1);
     // The value ends with ';', which leaves one empty trailing part that is no container.
@@ -51,7 +51,7 @@ final class Invariants {
     return containers;
   }
 
-  static Map<String, Registered> registered(Node node) {
+  public static Map<String, Registered> registered(Node node) {
     Map<String, Registered> out = new HashMap<>();
     Map<String, String> annos = node.getMetadata().getAnnotations();
     String reg = annos == null ? null : annos.get(Annotations.NODE_NVIDIA_REGISTER);
@@ -75,7 +75,7 @@ final class Invariants {
   }
 
   /** Checks the nodes named and every live pod assigned to them. */
-  static List<String> check(KubernetesClient client, Set<String> nodeNames) {
+  public static List<String> check(KubernetesClient client, Set<String> nodeNames) {
     List<String> violations = new ArrayList<>();
     Map<String, Map<String, Registered>> devicesByNode = new HashMap<>();
     for (String n : nodeNames) {

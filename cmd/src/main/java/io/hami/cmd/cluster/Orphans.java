@@ -1,4 +1,4 @@
-package io.hami.e2e;
+package io.hami.cmd.cluster;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

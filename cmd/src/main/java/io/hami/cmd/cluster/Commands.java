@@ -1,4 +1,4 @@
-package io.hami.e2e;
+package io.hami.cmd.cluster;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,13 +11,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /** Runs short helper commands (openssl, the build script) and reports failures with their output. */
-final class Commands {
+public final class Commands {
   private Commands() {}
 
-  record Result(int exitCode, String stdout, String stderr) {}
+  public record Result(int exitCode, String stdout, String stderr) {}
 
   /** Runs {@code command} in {@code dir}; throws with the command's output when it fails. */
-  static Result run(List<String> command, Path dir, Duration timeout) throws IOException {
+  public static Result run(List<String> command, Path dir, Duration timeout) throws IOException {
     Process p =
         new ProcessBuilder(command)
             .directory(dir.toFile())

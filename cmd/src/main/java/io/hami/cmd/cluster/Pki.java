@@ -1,4 +1,4 @@
-package io.hami.e2e;
+package io.hami.cmd.cluster;
 
 import static java.util.Objects.requireNonNull;
 
@@ -58,7 +58,7 @@ public final class Pki {
       return opensslOnPath() ? OPENSSL : JAVA;
     }
 
-    static boolean opensslOnPath() {
+    public static boolean opensslOnPath() {
       String path = System.getenv("PATH");
       if (path == null) {
         return false;
