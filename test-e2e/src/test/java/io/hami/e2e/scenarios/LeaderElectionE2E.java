@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LeaderElectionE2E {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String LEASE = "hami-scheduler-e2e";
-  private static final int LEASE_SECONDS = 4;
+  private static final int LEASE_SECONDS = 5;
   private static final int RETRY_SECONDS = 1;
   private static final int PODS = 5;
 
@@ -76,7 +76,7 @@ class LeaderElectionE2E {
                 "leaseNamespace", ns.name(),
                 "leaseName", LEASE,
                 "leaseDurationSeconds", Integer.toString(LEASE_SECONDS),
-                "renewDeadlineSeconds", "3",
+                "renewDeadlineSeconds", "4",
                 "retryPeriodSeconds", Integer.toString(RETRY_SECONDS)));
     replicas.add(SchedulerProcess.start(cp, config, "replica-a", true));
     replicas.add(SchedulerProcess.start(cp, config, "replica-b", true));
