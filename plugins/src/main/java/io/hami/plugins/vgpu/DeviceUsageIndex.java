@@ -16,6 +16,7 @@ import java.time.ZoneId;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.model.Annotations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
@@ -142,10 +143,15 @@ public final class DeviceUsageIndex {
 
   private static DeviceUsageIndex create(FrameworkHandle handle) {
     List<GpuVendor> vendors = GpuVendors.accounted();
+    PodAnnotationWarnings podWarnings = new PodAnnotationWarnings(handle.eventRecorder());
     DeviceUsageIndex index =
         new DeviceUsageIndex(
             ModelReaders.nodeReader(vendors, handle.clock(), ZoneId.systemDefault()),
-            ModelReaders.podReader(vendors),
+            ModelReaders.podReader(
+                vendors,
+                (pod, key, value, error) -> podWarnings.warn(pod, key, value, error,
+                    "its devices on node " + pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)
+                        + " are not counted, so they may be given to other pods")),
             (node, message) -> {
               log.warn("node device annotations unreadable node={} error={}", node.getMetadata().getName(), message);
               handle
