@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * kubelet's device manager, calls Allocate for each pod bound to the node, reports it Running,
  * and finishes the deletion of pods that are being deleted. A pod whose Allocate fails is rejected
  * as kubelet rejects it: phase Failed, reason {@code UnexpectedAdmissionError}. Like kubelet, it
- * retries its own API writes when the apiserver does not answer. The agent alone can be stopped and started again
- * ({@link #stopAgent()}, {@link #startAgent()}), as when its process dies and is restarted.
+ * retries its own API writes when the apiserver does not answer. The agent alone can be stopped
+ * and started again ({@link #stopAgent()}, {@link #startAgent()}), as when its process dies and
+ * is restarted.
  */
 public final class GpuNode implements AutoCloseable {
   public static final String RESOURCE = "nvidia.com/gpu";

@@ -37,10 +37,11 @@ import tools.jackson.databind.json.JsonMapper;
  * annotations written for a placement that never happened), the new process must bind every pod
  * exactly once, on devices nobody else holds, and break the stale locks.
  *
- * <p>Besides what the kill leaves by chance, each node gets a stale lock on purpose before the
- * restart: one as the crash window leaves it (lock and allocation annotations of a pod that is
- * still unbound), and, where that is not already the case, one whose holder never existed. The
- * nodes are exactly as large as the batch, so a share accounted twice would leave a pod pending.
+ * <p>Once what was bound has been allocated, any lock left must belong to a pod that is still
+ * unbound. Where the kill left none, the test leaves one as the crash window does (lock and
+ * allocation annotations of a pod that is still unbound), and a third node, whose pods only the
+ * restarted scheduler sees, gets a lock whose holder never existed. The nodes are exactly as large
+ * as their pods, so a share accounted twice would leave a pod pending.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class SchedulerCrashE2E {
@@ -86,6 +87,11 @@ class SchedulerCrashE2E {
         .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", annotations))));
   }
 
+  private static void create(KubernetesClient client, TestNamespace ns, GpuNode n, int i) {
+    String name = String.format("p%s-%02d", n.name().substring(n.name().length() - 1), i);
+    client.pods().inNamespace(ns.name()).resource(GpuPods.named(name).gpu(1, MEM, CORES).on(n.name()).build()).create();
+  }
+
   @Test
   void killedWhileBinding_theRestartedSchedulerBindsEveryPodOnce_andBreaksStaleLocks(
       KubernetesClient client, TestNamespace ns, ControlPlane cp) throws Exception {
@@ -95,16 +101,19 @@ class SchedulerCrashE2E {
       nodes.add(n);
       byName.put(n.name(), n);
     }
+    // Only the restarted scheduler sees this node's pods; its lock names a pod that never existed.
+    GpuNode ghostNode = GpuNode.start(client, dir, ns.name() + "-c", 10, List.of(GpuNode.gpu(0, 16000)));
+    nodes.add(ghostNode);
+    byName.put(ghostNode.name(), ghostNode);
     Path config = Scheduler.shippedConfig();
 
     SchedulerProcess first = SchedulerProcess.start(cp, config, "crash-first", false);
     int bound;
-    List<Pod> atKill;
+    int batch = 2 * PER_NODE;
     try {
       for (int i = 0; i < PER_NODE; i++) {
-        for (GpuNode n : nodes) {
-          String name = String.format("p%s-%02d", n.name().substring(n.name().length() - 1), i);
-          client.pods().inNamespace(ns.name()).resource(GpuPods.named(name).gpu(1, MEM, CORES).on(n.name()).build()).create();
+        for (GpuNode n : List.of(nodes.get(0), nodes.get(1))) {
+          create(client, ns, n, i);
         }
       }
       await()
@@ -112,51 +121,59 @@ class SchedulerCrashE2E {
           .pollInterval(Duration.ofMillis(20))
           .until(() -> pods(client, ns).stream().filter(SchedulerCrashE2E::bound).count() >= BOUND_BEFORE_KILL);
       first.kill();
-      atKill = pods(client, ns);
-      bound = (int) atKill.stream().filter(SchedulerCrashE2E::bound).count();
     } finally {
       first.close();
     }
-    assertThat(bound).as("pods bound when the scheduler was killed; some must be left for the restart").isLessThan(atKill.size());
+    // What was bound finishes without a scheduler: the agents allocate and release their locks.
+    List<Pod> atKill =
+        await()
+            .atMost(PATIENCE)
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> pods(client, ns), ps -> ps.stream().filter(SchedulerCrashE2E::bound).allMatch(SchedulerCrashE2E::done));
+    bound = (int) atKill.stream().filter(SchedulerCrashE2E::bound).count();
+    assertThat(bound).as("pods bound when the scheduler was killed; some must be left for the restart").isLessThan(batch);
 
-    // Leave a stale lock on every node that the kill did not leave one on.
+    // A lock left now was taken for a pod whose Binding the kill prevented. Where the kill left
+    // none, leave one as the crash window does: lock taken and pod annotated, Binding never posted.
     Map<String, String> staleLocks = new LinkedHashMap<>();
-    String windowPod = null;
-    String ghost = "ghost-" + System.nanoTime();
-    for (GpuNode n : nodes) {
+    for (GpuNode n : List.of(nodes.get(0), nodes.get(1))) {
       String lock = n.annotations().get(Annotations.MUTEX_LOCK);
       if (lock != null) {
+        NodeLock held = NodeLock.decode(lock).toOptional().orElseThrow();
+        Pod holder = atKill.stream().filter(p -> p.getMetadata().getName().equals(held.name())).findFirst().orElseThrow();
+        assertThat(bound(holder)).as("holder %s of the lock left on %s is bound", held.name(), n.name()).isFalse();
         staleLocks.put(n.name(), lock + " (left by the kill)");
         continue;
       }
-      Pod unbound =
-          windowPod != null
-              ? null
-              : atKill.stream().filter(p -> !bound(p) && pinnedNode(p).equals(n.name())).findFirst().orElse(null);
-      if (unbound != null) {
-        // As the crash window leaves it: lock taken and pod annotated for a device, Binding never posted.
-        windowPod = unbound.getMetadata().getName();
-        String uuid = Invariants.registered(client.nodes().withName(n.name()).get()).keySet().iterator().next();
-        String devices = uuid + ",NVIDIA," + MEM + "," + CORES + ":;";
-        String now = Long.toString(System.currentTimeMillis() / 1000);
-        Map<String, String> podAnnos = new LinkedHashMap<>();
-        podAnnos.put(Annotations.VGPU_NODE, n.name());
-        podAnnos.put(Annotations.VGPU_TIME, now);
-        podAnnos.put(Annotations.VGPU_DEVICES_TO_ALLOCATE, devices);
-        podAnnos.put(Annotations.VGPU_DEVICES_ALLOCATED, devices);
-        podAnnos.put(Annotations.BIND_PHASE, "allocating");
-        podAnnos.put(Annotations.BIND_TIME, now);
-        client.pods().inNamespace(ns.name()).withName(windowPod)
-            .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", podAnnos))));
-        String value = NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), windowPod).encode();
-        annotate(client, n.name(), Map.of(Annotations.MUTEX_LOCK, value));
-        staleLocks.put(n.name(), value + " (held by an unbound pod)");
-      } else {
-        String value = NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), ghost).encode();
-        annotate(client, n.name(), Map.of(Annotations.MUTEX_LOCK, value));
-        staleLocks.put(n.name(), value + " (holder never existed)");
+      Pod unbound = atKill.stream().filter(p -> !bound(p) && pinnedNode(p).equals(n.name())).findFirst().orElse(null);
+      if (unbound == null) {
+        continue;
       }
+      String windowPod = unbound.getMetadata().getName();
+      String uuid = Invariants.registered(client.nodes().withName(n.name()).get()).keySet().iterator().next();
+      String devices = uuid + ",NVIDIA," + MEM + "," + CORES + ":;";
+      String now = Long.toString(System.currentTimeMillis() / 1000);
+      Map<String, String> podAnnos = new LinkedHashMap<>();
+      podAnnos.put(Annotations.VGPU_NODE, n.name());
+      podAnnos.put(Annotations.VGPU_TIME, now);
+      podAnnos.put(Annotations.VGPU_DEVICES_TO_ALLOCATE, devices);
+      podAnnos.put(Annotations.VGPU_DEVICES_ALLOCATED, devices);
+      podAnnos.put(Annotations.BIND_PHASE, "allocating");
+      podAnnos.put(Annotations.BIND_TIME, now);
+      client.pods().inNamespace(ns.name()).withName(windowPod)
+          .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", podAnnos))));
+      String value = NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), windowPod).encode();
+      annotate(client, n.name(), Map.of(Annotations.MUTEX_LOCK, value));
+      staleLocks.put(n.name(), value + " (held by an unbound pod)");
     }
+    String ghost = "ghost-" + System.nanoTime();
+    String ghostLock = NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), ghost).encode();
+    annotate(client, ghostNode.name(), Map.of(Annotations.MUTEX_LOCK, ghostLock));
+    staleLocks.put(ghostNode.name(), ghostLock + " (holder never existed)");
+    for (int i = 0; i < 10; i++) {
+      create(client, ns, ghostNode, i);
+    }
+    int total = batch + 10;
 
     long restarted = System.nanoTime();
     SchedulerProcess second = SchedulerProcess.start(cp, config, "crash-second", false);
@@ -166,7 +183,7 @@ class SchedulerCrashE2E {
           await()
               .atMost(PATIENCE)
               .pollInterval(Duration.ofMillis(100))
-              .until(() -> pods(client, ns), ps -> ps.size() == atKill.size() && ps.stream().allMatch(SchedulerCrashE2E::done));
+              .until(() -> pods(client, ns), ps -> ps.size() == total && ps.stream().allMatch(SchedulerCrashE2E::done));
       double recovered = (System.nanoTime() - restarted) / 1e9;
 
       for (Pod p : finished) {
@@ -191,23 +208,21 @@ class SchedulerCrashE2E {
         assertThat(n.allocateErrors()).as("Allocate errors on %s", n.name()).isEmpty();
         await().atMost(PATIENCE).until(() -> !n.locked());
       }
-      if (staleLocks.values().stream().anyMatch(v -> v.endsWith("(holder never existed)"))) {
-        List<Event> takeovers =
-            await()
-                .atMost(PATIENCE)
-                .until(
-                    () -> client.v1().events().inNamespace(ns.name()).list().getItems().stream()
-                        .filter(e -> "NodeLockTakenOver".equals(e.getReason()))
-                        .toList(),
-                    l -> l.stream().anyMatch(e -> e.getMessage().contains(ghost)));
-        assertThat(takeovers).anySatisfy(e -> assertThat(e.getMessage()).contains(ghost).contains("holder_gone"));
-      }
+      List<Event> takeovers =
+          await()
+              .atMost(PATIENCE)
+              .until(
+                  () -> client.v1().events().inNamespace(ns.name()).list().getItems().stream()
+                      .filter(e -> "NodeLockTakenOver".equals(e.getReason()))
+                      .toList(),
+                  l -> l.stream().anyMatch(e -> e.getMessage().contains(ghost)));
+      assertThat(takeovers).anySatisfy(e -> assertThat(e.getMessage()).contains(ghost).contains("holder_gone"));
       Map<String, Long> perNode =
           finished.stream().collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
       System.out.printf(
           "e2e: scheduler crash: killed with %d of %d pods bound; stale locks %s; restarted scheduler up in %.1f s;"
               + " every pod bound and running %.1f s after the restart (per node %s)%n",
-          bound, atKill.size(), staleLocks, up, recovered, perNode);
+          bound, batch, staleLocks, up, recovered, perNode);
     } finally {
       second.close();
     }
