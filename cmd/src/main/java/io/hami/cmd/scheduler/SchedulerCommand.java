@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -44,6 +45,8 @@ public final class SchedulerCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(SchedulerCommand.class);
   public static final int EXIT_RUNTIME = 1;
   public static final int EXIT_CONFIG = 2;
+  /** How long a SIGTERM waits for the scheduler to stop and give up its lease. */
+  static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(20);
 
   @Spec CommandSpec spec;
 
@@ -122,6 +125,7 @@ public final class SchedulerCommand implements Callable<Integer> {
       return EXIT_CONFIG;
     }
     String id = identity == null || identity.isBlank() ? hostName() : identity;
+    CountDownLatch closed = new CountDownLatch(1);
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
         SchedulerService service =
             new SchedulerService(
@@ -141,14 +145,15 @@ public final class SchedulerCommand implements Callable<Integer> {
         hosted.get().startAsync().awaitRunning(30, TimeUnit.SECONDS);
         log.info("admission webhook serving schedulerName={}", schedulerName);
       }
-      Thread hook =
-          new Thread(
-              () -> {
-                hosted.ifPresent(WebhookServer::stopAsync);
-                service.stop(0);
-              },
-              "hami-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
+      Runtime.getRuntime()
+          .addShutdownHook(
+              shutdownHook(
+                  () -> {
+                    hosted.ifPresent(WebhookServer::stopAsync);
+                    service.stop(0);
+                  },
+                  closed,
+                  SHUTDOWN_GRACE));
       service.start(Duration.ofMinutes(2));
       int code = service.awaitTermination();
       hosted.ifPresent(w -> w.stopAsync().awaitTerminated());
@@ -166,7 +171,33 @@ public final class SchedulerCommand implements Callable<Integer> {
       err.println("scheduler failed: " + e.getMessage());
       err.flush();
       return EXIT_RUNTIME;
+    } finally {
+      closed.countDown();
     }
+  }
+
+  /**
+   * The JVM halts as soon as its shutdown hooks return, so on SIGTERM the hook asks the service to
+   * stop and then waits, up to {@code grace}, until {@link #call()} has closed it: closing stops
+   * scheduling and gives the lease up, so that a standby replica takes over at once instead of
+   * waiting for the lease to expire.
+   *
+   * @param stop asks the service (and the hosted webhook) to stop
+   * @param closed counted down once everything is closed
+   */
+  static Thread shutdownHook(Runnable stop, CountDownLatch closed, Duration grace) {
+    return new Thread(
+        () -> {
+          stop.run();
+          try {
+            if (!closed.await(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+              log.warn("the scheduler did not stop within {}; exiting anyway", grace);
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        },
+        "hami-shutdown");
   }
 
   private Config clientConfig() throws java.io.IOException {

@@ -7,6 +7,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -77,6 +80,32 @@ class SchedulerCommandTest {
         .contains("--webhook-bind-address")
         .contains("--webhook-cert-file")
         .contains("--webhook-key-file");
+  }
+
+  @Test
+  void shutdownHook_stopsTheServiceAndReturnsOnlyOnceItIsClosed() throws Exception {
+    CountDownLatch closed = new CountDownLatch(1);
+    AtomicBoolean stopAsked = new AtomicBoolean();
+    Thread hook = SchedulerCommand.shutdownHook(() -> stopAsked.set(true), closed, Duration.ofMinutes(1));
+
+    hook.start();
+    hook.join(300);
+
+    assertThat(stopAsked).isTrue();
+    assertThat(hook.isAlive()).as("the hook returned before the service was closed").isTrue();
+    closed.countDown();
+    hook.join(10_000);
+    assertThat(hook.isAlive()).isFalse();
+  }
+
+  @Test
+  void shutdownHook_givesUpAfterTheGrace() throws Exception {
+    Thread hook = SchedulerCommand.shutdownHook(() -> {}, new CountDownLatch(1), Duration.ofMillis(50));
+
+    hook.start();
+    hook.join(10_000);
+
+    assertThat(hook.isAlive()).isFalse();
   }
 
   @Test

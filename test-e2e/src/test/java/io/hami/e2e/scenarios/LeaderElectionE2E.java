@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two {@code hami scheduler} processes competing for one Lease: exactly one schedules; when it is
  * killed (SIGKILL, so the lease is not released), the other takes the lease once it expires and
- * binds the pods that arrive meanwhile. Every pod is bound once, by one replica.
+ * binds the pods that arrive meanwhile. A leader stopped with SIGTERM releases the lease, so a
+ * third replica takes over at once. Every pod is bound once, by one replica.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class LeaderElectionE2E {
@@ -66,7 +67,8 @@ class LeaderElectionE2E {
   @Test
   void oneReplicaLeadsAndBinds_andWhenItIsKilledTheOtherTakesOverWithinTheLease(
       KubernetesClient client, TestNamespace ns, ControlPlane cp) throws Exception {
-    GpuNode node = GpuNode.start(client, dir, ns.name() + "-n", 10, List.of(GpuNode.gpu(0, 16000)));
+    GpuNode node =
+        GpuNode.start(client, dir, ns.name() + "-n", 10, List.of(GpuNode.gpu(0, 16000), GpuNode.gpu(1, 16000)));
     nodes.add(node);
     Path config =
         SchedulerProcess.configWith(
@@ -118,14 +120,38 @@ class LeaderElectionE2E {
     for (Pod p : client.pods().inNamespace(ns.name()).list().getItems()) {
       assertThat(p.getSpec().getNodeName()).as(p.getMetadata().getName()).isEqualTo(node.name());
     }
-    assertThat(node.allocateErrors()).isEmpty();
-    System.out.printf(
-        "e2e: leader election (lease %d s, retry %d s): %s killed; %s took the lease after %d ms;"
-            + " all %d new pods running %d ms after the kill%n",
-        LEASE_SECONDS, RETRY_SECONDS, leader.identity(), standby.identity(), takeover.toMillis(), PODS,
-        recovered.toMillis());
     assertThat(takeover)
         .as("time from the leader's death to the takeover")
         .isLessThan(Duration.ofSeconds(LEASE_SECONDS + RETRY_SECONDS + 5));
+
+    // A rolling update: the leader stopped with SIGTERM gives the lease up, so a new replica
+    // takes it without waiting for it to expire.
+    SchedulerProcess successor = SchedulerProcess.start(cp, config, "replica-c", true);
+    replicas.add(successor);
+    long terminated = System.nanoTime();
+    int exit = standby.terminate();
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> successor.identity().equals(SchedulerProcess.holderOf(client, ns.name(), LEASE)));
+    Duration handover = Duration.ofNanos(System.nanoTime() - terminated);
+    for (int i = 0; i < PODS; i++) {
+      client.pods().inNamespace(ns.name()).resource(GpuPods.named("third-" + i).gpu(1, 1000, 10).on(node.name()).build()).create();
+    }
+    awaitDone(client, ns, 3 * PODS);
+    // 143 is how a JVM ends on SIGTERM once its shutdown hooks are done.
+    assertThat(exit).as("exit code of %s on SIGTERM", standby.identity()).isIn(0, 143);
+    assertThat(standby.log()).contains("scheduler stopped with code 0");
+    assertThat(successor.scheduled()).as("pods bound by %s", successor.identity()).isEqualTo(PODS);
+    assertThat(node.allocateErrors()).isEmpty();
+
+    System.out.printf(
+        "e2e: leader election (lease %d s, retry %d s): %s killed; %s took the lease after %d ms;"
+            + " all %d new pods running %d ms after the kill; %s stopped with SIGTERM, %s took the lease after %d ms%n",
+        LEASE_SECONDS, RETRY_SECONDS, leader.identity(), standby.identity(), takeover.toMillis(), PODS,
+        recovered.toMillis(), standby.identity(), successor.identity(), handover.toMillis());
+    assertThat(handover)
+        .as("time from SIGTERM of the leader to the takeover, the lease being released")
+        .isLessThan(Duration.ofSeconds(LEASE_SECONDS));
   }
 }

@@ -163,6 +163,15 @@ final class SchedulerProcess implements AutoCloseable {
     return metric("hami_scheduler_schedule_attempts_total", "result=\"scheduled\"");
   }
 
+  /** SIGTERM, as Kubernetes stops a container; returns the exit code. */
+  int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("scheduler " + identity + " (pid " + process.pid() + ") did not stop on SIGTERM");
+    }
+    return process.exitValue();
+  }
+
   /** SIGKILL, as a crash or an OOM kill: no shutdown hook runs, the lease is not released. */
   void kill() throws InterruptedException {
     process.destroyForcibly();
