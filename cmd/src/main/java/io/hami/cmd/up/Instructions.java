@@ -16,6 +16,28 @@ final class Instructions {
 
   private Instructions() {}
 
+  /** The comment lines at the top of a file, joined into one paragraph. */
+  static String leadingComment(List<String> lines) {
+    StringBuilder b = new StringBuilder();
+    for (String line : lines) {
+      String l = line.strip();
+      if (!l.startsWith("#")) {
+        break;
+      }
+      String text = l.replaceFirst("^#+\\s*", "");
+      if (!text.isEmpty()) {
+        b.append(b.length() == 0 ? "" : " ").append(text);
+      }
+    }
+    return b.toString();
+  }
+
+  /** Up to the first full stop that ends a sentence. */
+  static String firstSentence(String text) {
+    int end = text.indexOf(". ");
+    return end < 0 ? text : text.substring(0, end + 1);
+  }
+
   /** One sample file: its name, its kinds and the first line of its leading comment. */
   record Sample(String file, List<String> kinds, String summary) {}
 
@@ -77,14 +99,7 @@ final class Instructions {
       } catch (IOException e) {
         continue;
       }
-      String summary =
-          lines.stream()
-              .map(String::strip)
-              .filter(l -> l.startsWith("#"))
-              .map(l -> l.replaceFirst("^#+\\s*", ""))
-              .filter(l -> !l.isEmpty())
-              .findFirst()
-              .orElse("");
+      String summary = firstSentence(leadingComment(lines));
       List<String> kinds =
           lines.stream()
               .filter(l -> l.startsWith("kind:"))
