@@ -173,6 +173,8 @@ class HamiUpE2E {
       Path kubeconfig = Path.of(kubeconfigLine.get().substring("  export KUBECONFIG=".length()));
       assertThat(kubeconfig).startsWith(workDir).exists();
       assertThat(output).anyMatch(l -> l.contains("kubectl apply -f " + home().samples().resolve("gpu-slice.yaml")));
+      assertThat(output).contains("  logs        " + workDir.resolve("hami-up.log"));
+      int ready = output.indexOf("Press Ctrl-C to stop; the cluster and its work directory are removed.");
       up.descendants().forEach(d -> descendants.add(d.pid()));
       assertThat(descendants).as("etcd and kube-apiserver").hasSizeGreaterThanOrEqualTo(2);
 
@@ -183,6 +185,10 @@ class HamiUpE2E {
         assertThat(pod.getSpec().getSchedulerName()).isEqualTo("hami-scheduler");
         assertThat(pod.getSpec().getNodeName()).isEqualTo("gpu-node-1");
       }
+      assertThat(List.copyOf(output).subList(ready, output.size()))
+          .as("the terminal after start-up: component logs go to the log file")
+          .noneMatch(l -> l.contains(" INFO "));
+      assertThat(Files.readString(workDir.resolve("hami-up.log"))).contains("pod=default/whole-gpu");
 
       // Through the handle: Process.destroy() also closes the pipe the output is read from.
       assertThat(up.toHandle().destroy()).as("SIGTERM sent").isTrue();

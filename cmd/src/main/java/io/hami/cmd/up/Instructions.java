@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /** What {@code hami up} prints once the playground is ready: where it is and what to try. */
 final class Instructions {
@@ -42,7 +43,13 @@ final class Instructions {
   record Sample(String file, List<String> kinds, String summary) {}
 
   static String render(
-      String server, Path kubeconfig, Path workDir, PlaygroundSpec spec, String schedulerName, Path samplesDir) {
+      String server,
+      Path kubeconfig,
+      Path workDir,
+      @Nullable Path logFile,
+      PlaygroundSpec spec,
+      String schedulerName,
+      Path samplesDir) {
     List<Sample> samples = samples(samplesDir);
     StringBuilder b = new StringBuilder();
     String nl = System.lineSeparator();
@@ -55,6 +62,9 @@ final class Instructions {
     b.append("  scheduler   ").append(schedulerName)
         .append(" (the webhook sends every GPU pod to it)").append(nl);
     b.append("  work dir    ").append(workDir).append(nl);
+    if (logFile != null) {
+      b.append("  logs        ").append(logFile).append(nl);
+    }
     b.append(nl);
     b.append("Try a sample with kubectl:").append(nl);
     Path first = samplesDir.resolve(FIRST_SAMPLE);
