@@ -323,8 +323,21 @@ public final class VgpuPlugin
     if (log.isDebugEnabled()) {
       log.debug("filter rejected pod={} node={} reason={}", pod.getMetadata().getName(), node.name(), reasons.message());
     }
-    List<String> codes = reasons.codes();
-    return Status.unschedulable(codes.toArray(new String[0]));
+    return rejection(reasons);
+  }
+
+  // One shared rejection per set of reasons: nodes refused alike (most of a full cluster) then
+  // cost no allocation, and the scheduler's summary counts them by identity.
+  private final Map<Long, Status> rejections = new ConcurrentHashMap<>();
+
+  private Status rejection(FitReasons reasons) {
+    long bits = reasons.presence();
+    Status s = rejections.get(bits);
+    if (s == null) {
+      s = Status.unschedulable(reasons.codes().toArray(new String[0])).withPlugin(NAME);
+      rejections.putIfAbsent(bits, s);
+    }
+    return s;
   }
 
   // Score
