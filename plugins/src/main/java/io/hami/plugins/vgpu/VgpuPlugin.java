@@ -262,7 +262,7 @@ public final class VgpuPlugin
       try {
         weights = ScoringWeights.parse(w);
       } catch (IllegalArgumentException e) {
-        throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + ": " + e.getMessage());
+        throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + "=\"" + w + "\": " + e.getMessage());
       }
     }
     DeviceFilter filter =

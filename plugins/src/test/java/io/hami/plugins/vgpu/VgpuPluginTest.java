@@ -85,7 +85,8 @@ final class VgpuPluginTest {
     PluginHarness.Result r =
         h.run(MakeGpuPod.named("p").gpus(1).annotation(Annotations.DEVICE_SCORING_WEIGHTS, "core=high").obj());
     assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
-    assertThat(r.preFilterStatus().message()).contains(Annotations.DEVICE_SCORING_WEIGHTS).contains("core");
+    assertThat(r.preFilterStatus().message())
+        .startsWith(Annotations.DEVICE_SCORING_WEIGHTS + "=\"core=high\"").contains("core");
   }
 
   @Test
