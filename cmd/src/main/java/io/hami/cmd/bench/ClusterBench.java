@@ -181,6 +181,11 @@ final class ClusterBench {
       } finally {
         if (light != null) {
           light.close();
+          if (o.kubeconfig() != null) {
+            // A cluster we did not start is left as we found it.
+            deletePods(admin);
+            light.deleteAll();
+          }
         }
         for (GpuNode a : agents) {
           try {

@@ -243,6 +243,18 @@ final class LightNodes implements AutoCloseable {
     }
   }
 
+  /** Deletes every node this made (the pods are deleted by the caller). */
+  void deleteAll() {
+    for (String name : List.copyOf(names)) {
+      names.remove(name);
+      try {
+        client.nodes().withName(name).delete();
+      } catch (KubernetesClientException e) {
+        log.warn("could not delete node {}: {}", name, e.getMessage());
+      }
+    }
+  }
+
   /** Node names now registered. */
   Set<String> names() {
     return Set.copyOf(names);

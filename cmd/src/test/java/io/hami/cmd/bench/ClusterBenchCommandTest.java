@@ -71,7 +71,7 @@ class ClusterBenchCommandTest {
         new BenchReport.Baseline("HAMi scheduler (extender)", false, "403 Forbidden | not available", null),
         new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
     assertThat(r.toMarkdown())
-        .contains("| hami-scheduler | 10/10 | 5.0 | 5 / 6 / 6 | 20 / 30 | 3.00 |")
+        .contains("| hami-scheduler | 10/10 | 5.0 | 4 / 6 / 6 | 20 / 30 | 3.00 |")
         .contains("create pods/binding 1.00<br>get nodes 1.00<br>patch nodes 1.00<br>patch pods 1.00")
         .contains("| 1.5 | 150 / 200 |")
         .contains("unavailable: 403 Forbidden \\| not available");
