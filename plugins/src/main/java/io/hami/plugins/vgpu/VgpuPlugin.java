@@ -395,10 +395,10 @@ public final class VgpuPlugin
             "metadata",
             Map.of("annotations", annos, "labels", Map.of(Annotations.VGPU_NODE, nodeName)));
     try {
+      // resource(pod), not withName(..): a patch by name alone makes the client GET the pod first.
       client
           .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
+          .resource(pod)
           .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
       return Status.success();
     } catch (KubernetesClientException e) {
