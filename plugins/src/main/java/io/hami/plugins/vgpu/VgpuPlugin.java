@@ -20,6 +20,7 @@ import io.hami.framework.api.EventResource;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PreBindPlugin;
 import io.hami.framework.api.PreFilterPlugin;
@@ -33,12 +34,15 @@ import io.hami.framework.api.Status;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.Decoded;
+import io.hami.model.explain.ScheduleRecord;
+import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.DeviceSelectors;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
 import io.hami.model.resource.ContainerRequest;
 import io.hami.model.resource.ContainerResources;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,7 +67,8 @@ import org.slf4j.LoggerFactory;
  *       plugin that reserves earlier) and accounts them in the shared {@link DeviceUsageIndex}.
  *   <li>PreBind writes {@code hami.io/vgpu-node}, {@code vgpu-time}, the vendors' {@code
  *       devices-to-allocate} and {@code devices-allocated}, {@code bind-phase=allocating} and
- *       {@code bind-time} in one merge patch, plus the {@code hami.io/vgpu-node} label.
+ *       {@code bind-time} in one merge patch, plus the {@code hami.io/vgpu-node} label and the
+ *       placement's record for {@code hami explain} ({@code hami.io/schedule-explain}).
  * </ul>
  */
 public final class VgpuPlugin
@@ -389,7 +394,9 @@ public final class VgpuPlugin
     if (client == null) {
       return Status.success();
     }
-    Map<String, String> annos = bindingAnnotations(reserved.placement(), handle.clock().instant().getEpochSecond());
+    Instant now = handle.clock().instant();
+    Map<String, String> annos = new LinkedHashMap<>(bindingAnnotations(reserved.placement(), now.getEpochSecond()));
+    annos.put(Annotations.SCHEDULE_EXPLAIN, ScheduleRecordCodec.encode(scheduledRecord(state, nodeName, now)));
     Map<String, Object> patch =
         Map.of(
             "metadata",
@@ -407,6 +414,23 @@ public final class VgpuPlugin
       }
       return Status.error(e);
     }
+  }
+
+  /** What {@code hami explain} shows for the placement: the policies and how the node was chosen. */
+  static ScheduleRecord.Scheduled scheduledRecord(CycleState state, String nodeName, Instant now) {
+    PodDeviceRequests r = state.get(REQUESTS);
+    PodGpuOptions o = r == null ? PodGpuOptions.DEFAULT : r.options();
+    String gpuPolicy = o.gpuPolicy().wireName() + (o.numaBind() ? ",numa-bind" : "");
+    NodeSelection sel = state.get(NodeSelection.KEY);
+    if (sel == null) {
+      return new ScheduleRecord.Scheduled(now, nodeName, null, o.nodePolicy().wireName(), gpuPolicy, 0, 0, List.of());
+    }
+    List<ScheduleRecord.NodeScore> top = new ArrayList<>(sel.top().size());
+    for (NodeSelection.Candidate c : sel.top()) {
+      top.add(new ScheduleRecord.NodeScore(c.node(), c.score()));
+    }
+    return new ScheduleRecord.Scheduled(
+        now, nodeName, sel.score(), o.nodePolicy().wireName(), gpuPolicy, sel.feasible(), sel.evaluated(), top);
   }
 
   /** The pod annotations that record a placement (protocol §6.9 and §6.10). */

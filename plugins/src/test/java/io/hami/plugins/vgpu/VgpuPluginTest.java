@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.Status;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
@@ -14,7 +15,10 @@ import io.hami.framework.testing.gpu.FakeGpus;
 import io.hami.framework.testing.gpu.MakeGpuNode;
 import io.hami.framework.testing.gpu.MakeGpuPod;
 import io.hami.model.Annotations;
+import io.hami.model.explain.ScheduleRecord;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +65,26 @@ final class VgpuPluginTest {
 
     h.unreserve(r.state(), pod, "n1");
     assertThat(plugin.index().node("n1").devices().stream().mapToInt(DeviceUsage::usedMemMiB).sum()).isZero();
+  }
+
+  @Test
+  void scheduledRecord_carriesThePodsPoliciesAndTheRuntimesSelection() {
+    PluginHarness h = harness(t4Node("n1", 1), t4Node("n2", 1));
+    Pod pod = MakeGpuPod.named("p").gpus(1).gpuMemMiB(1000)
+        .annotation(Annotations.NODE_SCHEDULER_POLICY, "spread")
+        .annotation(Annotations.GPU_SCHEDULER_POLICY, "binpack")
+        .annotation(Annotations.NVIDIA_NUMA_BIND, "true").obj();
+    PluginHarness.Result r = h.run(pod);
+    Instant now = Instant.parse("2026-11-29T13:53:11Z");
+
+    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now))
+        .isEqualTo(new ScheduleRecord.Scheduled(now, "n1", null, "spread", "binpack,numa-bind", 0, 0, List.of()));
+
+    r.state().write(NodeSelection.KEY, new NodeSelection(2, 2, 200L,
+        List.of(new NodeSelection.Candidate("n1", 200), new NodeSelection.Candidate("n2", 150))));
+    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now)).isEqualTo(new ScheduleRecord.Scheduled(
+        now, "n1", 200L, "spread", "binpack,numa-bind", 2, 2,
+        List.of(new ScheduleRecord.NodeScore("n1", 200), new ScheduleRecord.NodeScore("n2", 150))));
   }
 
   @Test
