@@ -3,17 +3,18 @@ package io.hami.sim;
 import io.hami.plugins.placement.PaperPolicy;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Verifies on whole traces that the fast replay places every pod exactly as the real scheduler
- * does (same node, same GPUs, same fragment after every pod), for each of the paper's policies
- * and the given seeds. Prints one line per (policy, seed) and exits 1 on the first difference.
+ * Verifies on a whole bundled trace that the fast replay places every pod exactly as the real
+ * scheduler does ({@link EngineCheck}), for each of the paper's policies and the given seeds.
+ * Prints one line per (policy, seed) and exits 1 when any differs. {@code hami simulate
+ * --check-engines} does the same for any trace.
  *
  * <p>Run: {@code java -cp <classpath> io.hami.sim.EngineEquivalenceCheck [trace] [seeds] [threads]}
  * with seeds as {@code 42..51} or {@code 42,43}.
@@ -30,20 +31,20 @@ public final class EngineEquivalenceCheck {
     long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    record Job(PaperPolicy policy, long seed, Future<String> diff) {}
+    record Job(PaperPolicy policy, long seed, Future<Optional<String>> diff) {}
     List<Job> jobs = new ArrayList<>();
     try {
       for (long seed : seeds) {
         for (PaperPolicy p : PaperPolicy.values()) {
-          jobs.add(new Job(p, seed, pool.submit(() -> compare(trace, p, seed))));
+          jobs.add(new Job(p, seed, pool.submit(() -> EngineCheck.firstDifference(trace, p, seed))));
         }
       }
       int bad = 0;
       for (Job j : jobs) {
-        String diff = j.diff.get();
+        Optional<String> diff = j.diff.get();
         System.out.printf(Locale.ROOT, "%s %-10s seed %d: %s%n", name, j.policy.policyName(), j.seed,
-            diff == null ? "identical" : diff);
-        if (diff != null) {
+            diff.orElse("identical"));
+        if (diff.isPresent()) {
           bad++;
         }
       }
@@ -55,25 +56,6 @@ public final class EngineEquivalenceCheck {
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  /** The first difference between the engines, or null when they agree on every pod. */
-  static String compare(PreparedTrace trace, PaperPolicy policy, long seed) {
-    RunResult fast = new Replay(trace).run(policy, seed);
-    RunResult real = new FrameworkReplay(trace).run(FrameworkPolicy.byName(policy.policyName()).orElseThrow(), seed);
-    if (!Arrays.equals(fast.podIndex(), real.podIndex())) {
-      return "different submission order";
-    }
-    for (int i = 0; i < fast.pods(); i++) {
-      if (fast.node()[i] != real.node()[i] || fast.gpuMask()[i] != real.gpuMask()[i]
-          || fast.fragment()[i] != real.fragment()[i]) {
-        return String.format(Locale.ROOT,
-            "pod #%d (%s): fast node %d GPUs %s, scheduler node %d GPUs %s",
-            i, trace.pods().get(fast.podIndex()[i]).name(), fast.node()[i], Integer.toBinaryString(fast.gpuMask()[i]),
-            real.node()[i], Integer.toBinaryString(real.gpuMask()[i]));
-      }
-    }
-    return null;
   }
 
   private static List<Long> parseSeeds(String s) {
