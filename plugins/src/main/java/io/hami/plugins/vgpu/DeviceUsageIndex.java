@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import io.hami.plugins.metrics.GpuMetrics;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -62,7 +63,8 @@ public final class DeviceUsageIndex {
   /** Called once each time a node's device annotations turn unreadable. */
   @FunctionalInterface
   public interface InvalidNodeListener {
-    void invalid(io.fabric8.kubernetes.api.model.Node node, String message);
+    /** {@code registered} says why ({@link Registered#invalid()}) and where (vendor, field). */
+    void invalid(io.fabric8.kubernetes.api.model.Node node, Registered registered);
   }
 
   /**
@@ -71,13 +73,36 @@ public final class DeviceUsageIndex {
    * @param devices devices of every vendor
    * @param pairs topology pair scores
    * @param invalid why the annotations could not be read, or null
+   * @param invalidVendor the vendor whose annotation could not be read (empty when readable)
+   * @param invalidField the annotation (and field inside it) at fault (empty when readable)
    */
   public record Registered(
-      ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid) {
+      ImmutableList<DeviceUsage> devices,
+      PairScores pairs,
+      @Nullable String invalid,
+      String invalidVendor,
+      String invalidField) {
     public static final Registered NONE = new Registered(ImmutableList.of(), PairScores.NONE, null);
 
+    public Registered {
+      requireNonNull(devices, "devices");
+      requireNonNull(pairs, "pairs");
+      requireNonNull(invalidVendor, "invalidVendor");
+      requireNonNull(invalidField, "invalidField");
+    }
+
+    public Registered(ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid) {
+      this(devices, pairs, invalid, "", "");
+    }
+
+    /** Unreadable, vendor and field unknown. */
     public static Registered invalid(String message) {
-      return new Registered(ImmutableList.of(), PairScores.NONE, message);
+      return invalid("unknown", "", message);
+    }
+
+    /** Unreadable because of {@code vendor}'s annotation {@code field}. */
+    public static Registered invalid(String vendor, String field, String message) {
+      return new Registered(ImmutableList.of(), PairScores.NONE, message, vendor, field);
     }
   }
 
@@ -108,6 +133,10 @@ public final class DeviceUsageIndex {
     @GuardedBy("lock")
     final Map<String, int[]> used = new HashMap<>();
 
+    /** Vendors the handshake found unhealthy: their devices are offered as unhealthy. */
+    @GuardedBy("lock")
+    Set<String> unhealthyVendors = Set.of();
+
     volatile NodeDevices view;
 
     NodeState(String name) {
@@ -121,7 +150,11 @@ public final class DeviceUsageIndex {
       ImmutableList.Builder<DeviceUsage> b = ImmutableList.builderWithExpectedSize(reg.size());
       for (DeviceUsage d : reg) {
         int[] u = used.get(d.id());
-        b.add(u == null ? d : d.withUsage(u[0], u[1], u[2]));
+        DeviceUsage v = u == null ? d : d.withUsage(u[0], u[1], u[2]);
+        if (!unhealthyVendors.isEmpty() && v.healthy() && unhealthyVendors.contains(v.vendor())) {
+          v = v.withState(false, v.cordoned());
+        }
+        b.add(v);
       }
       view = new NodeDevices(name, b.build(), registered.pairs(), registered.invalid(), view.version() + 1);
     }
@@ -146,8 +179,11 @@ public final class DeviceUsageIndex {
         new DeviceUsageIndex(
             ModelReaders.nodeReader(vendors, handle.clock(), ZoneId.systemDefault()),
             ModelReaders.podReader(vendors),
-            (node, message) -> {
-              log.warn("node device annotations unreadable node={} error={}", node.getMetadata().getName(), message);
+            (node, r) -> {
+              String message = String.valueOf(r.invalid());
+              log.warn("node device annotations unreadable node={} vendor={} field={} error={}",
+                  node.getMetadata().getName(), r.invalidVendor(), r.invalidField(), message);
+              GpuMetrics.of(handle).parseFailure(r.invalidVendor(), r.invalidField(), handle.schedulerName());
               handle
                   .eventRecorder()
                   .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
@@ -155,6 +191,7 @@ public final class DeviceUsageIndex {
             },
             ModelReaders.registrationKeys(vendors));
     handle.addClusterStateListener(index.listener());
+    GpuMetrics.of(handle).addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);
     return index;
   }
 
@@ -267,6 +304,51 @@ public final class DeviceUsageIndex {
     return n;
   }
 
+  /** Unreadable nodes now, keyed by {@code [vendor]} (for the gauge). */
+  public Map<List<String>, Long> unreadableByVendor() {
+    Map<List<String>, Long> out = new HashMap<>();
+    synchronized (lock) {
+      for (NodeState s : nodes.values()) {
+        if (s.registered.invalid() != null) {
+          out.merge(List.of(s.registered.invalidVendor()), 1L, Long::sum);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Marks a vendor's devices on a node unhealthy (or healthy again) on top of what the node's
+   * annotations say, for health that only time reveals (an unanswered handshake).
+   */
+  public void setVendorHealthy(String node, String vendor, boolean healthy) {
+    NodeState s = nodes.computeIfAbsent(node, NodeState::new);
+    synchronized (lock) {
+      if (s.unhealthyVendors.contains(vendor) != healthy) {
+        return;
+      }
+      Set<String> next = new java.util.HashSet<>(s.unhealthyVendors);
+      if (healthy) {
+        next.remove(vendor);
+      } else {
+        next.add(vendor);
+      }
+      s.unhealthyVendors = Set.copyOf(next);
+      s.publish();
+    }
+  }
+
+  /** Whether {@link #setVendorHealthy} marked the vendor unhealthy on the node. */
+  public boolean vendorMarkedUnhealthy(String node, String vendor) {
+    NodeState s = nodes.get(node);
+    if (s == null) {
+      return false;
+    }
+    synchronized (lock) {
+      return s.unhealthyVendors.contains(vendor);
+    }
+  }
+
   /** Node added or changed: re-read its registration when its annotations or status changed. */
   public void upsertNode(io.fabric8.kubernetes.api.model.Node node) {
     String name = node.getMetadata().getName();
@@ -287,7 +369,7 @@ public final class DeviceUsageIndex {
     }
     if (turnedInvalid) {
       invalidNodeEvents.incrementAndGet();
-      invalidListener.invalid(node, requireNonNull(r.invalid()));
+      invalidListener.invalid(node, r);
     }
   }
 

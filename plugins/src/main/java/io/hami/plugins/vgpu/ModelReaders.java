@@ -66,7 +66,8 @@ final class ModelReaders {
     if (score != null && !score.isBlank()) {
       Decoded<List<PairScore>> d = PairScoreJson.decode(score);
       if (d instanceof Decoded.Err<List<PairScore>> e) {
-        return DeviceUsageIndex.Registered.invalid(Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
+        return DeviceUsageIndex.Registered.invalid(
+            "NVIDIA", field(Annotations.NODE_NVIDIA_SCORE, e.error()), Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
       }
       Map<String, Map<String, Integer>> m = new HashMap<>();
       for (PairScore p : d.orElse(List.of())) {
@@ -82,7 +83,8 @@ final class ModelReaders {
       }
       Decoded<List<NodeDevice>> decoded = v.decodeRegister(reg);
       if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
-        return DeviceUsageIndex.Registered.invalid(v.keys().register() + ": " + e.error());
+        return DeviceUsageIndex.Registered.invalid(
+            v.word(), field(v.keys().register(), e.error()), v.keys().register() + ": " + e.error());
       }
       long allocatable = allocatable(node, v.rule().names().count());
       boolean nodeHealthy =
@@ -113,6 +115,24 @@ final class ModelReaders {
       }
     }
     return new DeviceUsageIndex.Registered(out.build(), pairs, null);
+  }
+
+  /**
+   * The metric label of a decode error: the annotation key and the field path inside it, list
+   * indices dropped so that the label set stays small ({@code hami.io/node-nvidia-register.devmem}).
+   */
+  static String field(String key, io.hami.model.ProtocolError e) {
+    String f = e.field().replaceAll("\\[\\d+\\]", "");
+    if (f.startsWith(".")) {
+      f = f.substring(1);
+    }
+    if (f.startsWith(key)) {
+      f = f.substring(key.length());
+      if (f.startsWith(".")) {
+        f = f.substring(1);
+      }
+    }
+    return f.isEmpty() ? key : key + "." + f;
   }
 
   /** The node's allocatable count of {@code resource}; -1 when not reported. */

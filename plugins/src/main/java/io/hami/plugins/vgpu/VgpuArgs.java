@@ -27,6 +27,7 @@ import java.util.Set;
  * @param defaultMemory MiB assumed when neither memory nor percentage is given (0: whole card)
  * @param defaultCores cores assumed when none are given
  * @param hygon also place Hygon DCU requests ({@code hygon.com/dcunum})
+ * @param handshakePeriodSeconds how often the node handshake (protocol §3) runs; 0 turns it off
  */
 public record VgpuArgs(
     String nodeSchedulerPolicy,
@@ -40,7 +41,8 @@ public record VgpuArgs(
     int memoryFactor,
     int defaultMemory,
     int defaultCores,
-    boolean hygon)
+    boolean hygon,
+    int handshakePeriodSeconds)
     implements PluginArgs {
 
   public static final VgpuArgs DEFAULTS =
@@ -56,7 +58,8 @@ public record VgpuArgs(
           1,
           0,
           0,
-          false);
+          false,
+          15);
 
   private static final Set<String> GPU_POLICY_ITEMS =
       Set.of("binpack", "spread", "topology-aware", "mutex", "numa");
@@ -84,6 +87,9 @@ public record VgpuArgs(
     }
     if (defaultMemory < 0) {
       errors.invalid("defaultMemory", defaultMemory, "must not be negative");
+    }
+    if (handshakePeriodSeconds < 0 || handshakePeriodSeconds > 3600) {
+      errors.invalid("handshakePeriodSeconds", handshakePeriodSeconds, "must be between 0 and 3600");
     }
     if (defaultCores < 0 || defaultCores > 100) {
       errors.invalid("defaultCores", defaultCores, "must be between 0 and 100");

@@ -39,6 +39,8 @@ import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
 import io.hami.model.resource.ContainerRequest;
 import io.hami.model.resource.ContainerResources;
+import io.hami.plugins.metrics.GpuMetrics;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,6 +104,7 @@ public final class VgpuPlugin
   private final Map<String, GpuPolicy> policies = new ConcurrentHashMap<>();
   private final java.util.Set<String> registrationKeys;
   private final @Nullable NamespaceQuotas quotas;
+  private final CounterDataPoint[] fitFailures;
 
   VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index) {
     this(args, handle, index, null);
@@ -125,17 +128,58 @@ public final class VgpuPlugin
     this.defaultGpuPolicy = GpuPolicy.parse(args.gpuSchedulerPolicy());
     this.registrationKeys = ModelReaders.registrationKeys(GpuVendors.accounted());
     this.quotas = quotas;
+    GpuMetrics metrics = GpuMetrics.of(handle);
+    FitReason[] all = FitReason.values();
+    this.fitFailures = new CounterDataPoint[all.length];
+    for (FitReason r : all) {
+      fitFailures[r.ordinal()] = metrics.fitFailure(r.code(), handle.schedulerName());
+    }
   }
 
-  /** Factory for the registry; with an API client, quotas come from a ResourceQuota informer. */
+  /**
+   * Factory for the registry. With an API client, quotas come from a ResourceQuota informer and
+   * the node handshake runs in the background (one per client, shared by the profiles).
+   */
   public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle) {
     NamespaceQuotas quotas = null;
     KubernetesClient client = handle.client().orElse(null);
+    DeviceUsageIndex index = DeviceUsageIndex.shared(handle);
     if (client != null) {
       quotas = new NamespaceQuotas(args.resourceMemoryName(), args.resourceCoreName());
       client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
+      if (args.handshakePeriodSeconds() > 0) {
+        handshake(client, handle, args).addIndex(index);
+      }
     }
-    return new VgpuPlugin(args, handle, DeviceUsageIndex.shared(handle), quotas);
+    return new VgpuPlugin(args, handle, index, quotas);
+  }
+
+  private static final Map<KubernetesClient, HandshakeMonitor> HANDSHAKES = new java.util.WeakHashMap<>();
+
+  private static HandshakeMonitor handshake(KubernetesClient client, FrameworkHandle handle, VgpuArgs args) {
+    synchronized (HANDSHAKES) {
+      HandshakeMonitor m = HANDSHAKES.get(client);
+      if (m == null) {
+        m = new HandshakeMonitor(
+            GpuVendors.accounted(),
+            handle.clock(),
+            java.time.ZoneId.systemDefault(),
+            java.time.Duration.ofSeconds(args.handshakePeriodSeconds()),
+            HandshakeMonitor.apiWriter(client));
+        handle.addClusterStateListener(m.listener());
+        GpuMetrics.of(handle).addHandshakes(handle.schedulerName(), m::counts);
+        java.util.concurrent.ScheduledExecutorService ex =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "hami-gpu-handshake");
+                  t.setDaemon(true);
+                  return t;
+                });
+        m.start(ex, handle::leading);
+        HANDSHAKES.put(client, m);
+      }
+      return m;
+    }
   }
 
   /** The pod namespace's quota against what the namespace holds, or no check. */
@@ -289,6 +333,11 @@ public final class VgpuPlugin
     FitReasons reasons = placer.feasible(index.node(node.name()), r.requests(), r.options(), quotaOf(pod));
     if (reasons == null) {
       return Status.success();
+    }
+    for (FitReason fr : FitReason.values()) {
+      if (reasons.count(fr) != 0) {
+        fitFailures[fr.ordinal()].inc();
+      }
     }
     if (log.isDebugEnabled()) {
       log.debug("filter rejected pod={} node={} reason={}", pod.getMetadata().getName(), node.name(), reasons.message());
