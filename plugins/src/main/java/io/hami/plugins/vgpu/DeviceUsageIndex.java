@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import io.hami.plugins.metrics.GpuMetrics;
 import org.jspecify.annotations.Nullable;
 
@@ -116,9 +117,37 @@ public final class DeviceUsageIndex {
 
   private record PodEntry(String node, @Nullable String namespace, PodUsage usage, boolean assumed) {}
 
-  /** Committed memory and cores of one namespace's pods, summed over their devices. */
-  public record NamespaceUsage(long memMiB, long cores) {
-    public static final NamespaceUsage NONE = new NamespaceUsage(0, 0);
+  /**
+   * Committed memory and cores of one namespace's pods, summed over their devices per vendor
+   * (quotas limit each vendor's own resources).
+   */
+  public record NamespaceUsage(com.google.common.collect.ImmutableMap<String, Totals> byVendor) {
+    public static final NamespaceUsage NONE = new NamespaceUsage(com.google.common.collect.ImmutableMap.of());
+
+    /** One vendor's totals. */
+    public record Totals(long memMiB, long cores) {}
+
+    public long memMiB(String vendor) {
+      Totals t = byVendor.get(vendor);
+      return t == null ? 0 : t.memMiB();
+    }
+
+    public long cores(String vendor) {
+      Totals t = byVendor.get(vendor);
+      return t == null ? 0 : t.cores();
+    }
+
+    NamespaceUsage plus(String vendor, long mem, long cores) {
+      Map<String, Totals> m = new HashMap<>(byVendor);
+      Totals t = m.getOrDefault(vendor, new Totals(0, 0));
+      Totals n = new Totals(t.memMiB() + mem, t.cores() + cores);
+      if (n.memMiB() == 0 && n.cores() == 0) {
+        m.remove(vendor);
+      } else {
+        m.put(vendor, n);
+      }
+      return new NamespaceUsage(com.google.common.collect.ImmutableMap.copyOf(m));
+    }
   }
 
   private final class NodeState {
@@ -173,12 +202,24 @@ public final class DeviceUsageIndex {
     }
   }
 
+  /**
+   * {@link #shared(FrameworkHandle)}, also reading the given vendors' registrations and
+   * allocations (a plugin that places more vendors than the defaults calls this from its factory,
+   * before the informers deliver anything).
+   */
+  public static DeviceUsageIndex shared(FrameworkHandle handle, List<GpuVendor> vendors) {
+    DeviceUsageIndex index = shared(handle);
+    index.addVendors(vendors);
+    return index;
+  }
+
   private static DeviceUsageIndex create(FrameworkHandle handle) {
-    List<GpuVendor> vendors = GpuVendors.accounted();
+    AtomicReference<ImmutableList<GpuVendor>> vendors = new AtomicReference<>(GpuVendors.accounted());
+    ZoneId zone = ZoneId.systemDefault();
     DeviceUsageIndex index =
         new DeviceUsageIndex(
-            ModelReaders.nodeReader(vendors, handle.clock(), ZoneId.systemDefault()),
-            ModelReaders.podReader(vendors),
+            node -> ModelReaders.readNode(node, vendors.get(), handle.clock(), zone),
+            pod -> ModelReaders.readPod(pod, vendors.get()),
             (node, r) -> {
               String message = String.valueOf(r.invalid());
               log.warn("node device annotations unreadable node={} vendor={} field={} error={}",
@@ -189,10 +230,33 @@ public final class DeviceUsageIndex {
                   .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
                       "device annotations cannot be read, node skipped for GPU pods: " + message);
             },
-            ModelReaders.registrationKeys(vendors));
+            ModelReaders.registrationKeys(vendors.get()));
+    index.vendors = vendors;
     handle.addClusterStateListener(index.listener());
     GpuMetrics.of(handle).addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);
     return index;
+  }
+
+  /** The vendors this index reads, when it reads them through the protocol model. */
+  private volatile @Nullable AtomicReference<ImmutableList<GpuVendor>> vendors;
+
+  /** Reads these vendors too (replacing a default vendor of the same keyword). */
+  public void addVendors(List<GpuVendor> more) {
+    AtomicReference<ImmutableList<GpuVendor>> v = vendors;
+    if (v == null) {
+      return;
+    }
+    synchronized (lock) {
+      ImmutableList<GpuVendor> all = GpuVendors.union(v.get(), more);
+      v.set(all);
+      registrationKeys = Set.copyOf(ModelReaders.registrationKeys(all));
+    }
+  }
+
+  /** The vendors this index reads (the defaults for an index with its own readers). */
+  public List<GpuVendor> vendors() {
+    AtomicReference<ImmutableList<GpuVendor>> v = vendors;
+    return v == null ? GpuVendors.accounted() : v.get();
   }
 
   /** The informer hook that keeps this index current. */
@@ -244,7 +308,7 @@ public final class DeviceUsageIndex {
   private final InvalidNodeListener invalidListener;
   private final AtomicLong invalidNodeEvents = new AtomicLong();
 
-  private final Set<String> registrationKeys;
+  private volatile Set<String> registrationKeys;
 
   /**
    * @param nodeReader reads registrations
@@ -377,6 +441,7 @@ public final class DeviceUsageIndex {
   private Object registrationInputs(io.fabric8.kubernetes.api.model.Node node) {
     Map<String, String> annos = node.getMetadata().getAnnotations();
     Object alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
+    Object cap = node.getStatus() == null ? null : node.getStatus().getCapacity();
     Map<String, String> relevant = new HashMap<>();
     if (annos != null) {
       if (registrationKeys.isEmpty()) {
@@ -390,7 +455,10 @@ public final class DeviceUsageIndex {
         }
       }
     }
-    return java.util.Arrays.asList(relevant, alloc == null ? null : new HashMap<>((Map<?, ?>) alloc));
+    return java.util.Arrays.asList(
+        relevant,
+        alloc == null ? null : new HashMap<>((Map<?, ?>) alloc),
+        cap == null ? null : new HashMap<>((Map<?, ?>) cap));
   }
 
   /** Node deleted: its devices disappear; usage stays attributed in case it comes back. */
@@ -526,20 +594,20 @@ public final class DeviceUsageIndex {
     }
     NodeState s = nodes.computeIfAbsent(e.node(), NodeState::new);
     if (e.namespace() != null) {
-      long mem = 0;
-      long cores = 0;
+      Map<String, long[]> byVendor = new HashMap<>(2);
       for (PodUsage.Usage u : e.usage().byDevice().values()) {
-        mem += u.memMiB();
-        cores += u.cores();
+        long[] t = byVendor.computeIfAbsent(u.vendor(), k -> new long[2]);
+        t[0] += u.memMiB();
+        t[1] += u.cores();
       }
-      long dm = sign * mem;
-      long dc = sign * cores;
       namespaces.compute(
           e.namespace(),
           (k, v) -> {
             NamespaceUsage n = v == null ? NamespaceUsage.NONE : v;
-            NamespaceUsage out = new NamespaceUsage(n.memMiB() + dm, n.cores() + dc);
-            return out.memMiB() == 0 && out.cores() == 0 ? null : out;
+            for (Map.Entry<String, long[]> t : byVendor.entrySet()) {
+              n = n.plus(t.getKey(), sign * t.getValue()[0], sign * t.getValue()[1]);
+            }
+            return n.byVendor().isEmpty() ? null : n;
           });
     }
     e.usage()

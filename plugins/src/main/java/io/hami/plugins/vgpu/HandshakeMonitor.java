@@ -251,7 +251,7 @@ public final class HandshakeMonitor {
       if (h != null) {
         hs.put(v.keys().handshake(), h);
       }
-      alloc.put(v.word(), Math.max(0, ModelReaders.allocatable(node, v.rule().names().count())));
+      alloc.put(v.word(), Math.max(0, ModelReaders.allocatable(node, v.names().count())));
       // An answer (or a device plugin back in kubelet) brings a cleaned vendor back at once.
       if (cleaned.contains(name + '\0' + v.word())
           && ((h != null && Handshake.parse(h) instanceof Handshake.Reported) || alloc.get(v.word()) > 0)) {

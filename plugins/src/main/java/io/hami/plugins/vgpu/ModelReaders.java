@@ -46,6 +46,7 @@ final class ModelReaders {
       keys.add(v.keys().register());
       keys.add(v.keys().handshake());
     }
+    // Capacity-registered vendors change with the node status, which is always compared.
     keys.remove("");
     return keys;
   }
@@ -76,17 +77,24 @@ final class ModelReaders {
       pairs = PairScores.of(m);
     }
     ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
+    io.hami.model.vendor.NodeFacts facts = null;
     for (GpuVendor v : vendors) {
-      String reg = v.keys().register().isEmpty() ? null : annos.get(v.keys().register());
-      if (reg == null) {
+      if (!v.capacityRegistered() && !annos.containsKey(v.keys().register())) {
         continue;
       }
-      Decoded<List<NodeDevice>> decoded = v.decodeRegister(reg);
-      if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
-        return DeviceUsageIndex.Registered.invalid(
-            v.word(), field(v.keys().register(), e.error()), v.keys().register() + ": " + e.error());
+      if (facts == null) {
+        facts = io.hami.model.vendor.NodeFacts.of(node);
       }
-      long allocatable = allocatable(node, v.rule().names().count());
+      Decoded<List<NodeDevice>> decoded = v.devices(facts);
+      if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
+        String key = v.capacityRegistered() ? "status.capacity" : v.keys().register();
+        return DeviceUsageIndex.Registered.invalid(v.word(), field(key, e.error()), key + ": " + e.error());
+      }
+      List<NodeDevice> devices = decoded.orElse(List.of());
+      if (devices.isEmpty()) {
+        continue;
+      }
+      long allocatable = allocatable(node, v.names().count());
       boolean nodeHealthy =
           HandshakeCheck.check(
                       Optional.ofNullable(v.keys().handshake().isEmpty() ? null : annos.get(v.keys().handshake())),
@@ -95,7 +103,7 @@ final class ModelReaders {
                   .healthy()
               // A device plugin that left kubelet (allocatable 0) cannot admit pods.
               && allocatable != 0;
-      for (NodeDevice d : decoded.orElse(List.of())) {
+      for (NodeDevice d : devices) {
         out.add(
             new io.hami.plugins.vgpu.DeviceUsage(
                 d.id(),
@@ -187,13 +195,14 @@ final class ModelReaders {
       }
       PodDevices devices = d.orElse(PodDevices.empty());
       int init = initContainers(pod, devices, v);
-      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)))
+      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)), v.word())
           .byDevice()
           .forEach(
               (id, u) -> usage.merge(
                   id,
                   u,
-                  (a, b) -> new PodUsage.Usage(a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores())));
+                  (a, b) -> new PodUsage.Usage(
+                      a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores(), a.vendor())));
     }
     if (usage.isEmpty()) {
       return null;
@@ -217,7 +226,7 @@ final class ModelReaders {
     if (init == 0 || entries >= init + apps) {
       return init;
     }
-    String count = v.rule().names().count();
+    String count = v.names().count();
     for (Container c : inits) {
       if (c.getResources() != null
           && ((c.getResources().getLimits() != null && c.getResources().getLimits().containsKey(count))

@@ -36,7 +36,6 @@ import io.hami.model.Decoded;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.DeviceSelectors;
 import io.hami.model.pod.PodDevices;
-import io.hami.model.pod.PodDevicesCodec;
 import io.hami.model.resource.ContainerRequest;
 import io.hami.model.resource.ContainerResources;
 import io.hami.plugins.metrics.GpuMetrics;
@@ -78,6 +77,8 @@ public final class VgpuPlugin
 
   public static final String NAME = "vgpu";
 
+  private static final String NVIDIA = "NVIDIA";
+
   /** The pod's derived requests and options, written in PreFilter; absent for pods without devices. */
   public static final StateKey<PodDeviceRequests> REQUESTS =
       StateKey.of("PreFilter" + NAME, PodDeviceRequests.class);
@@ -105,6 +106,7 @@ public final class VgpuPlugin
   private final java.util.Set<String> registrationKeys;
   private final @Nullable NamespaceQuotas quotas;
   private final CounterDataPoint[] fitFailures;
+  private final Map<String, Integer> memoryFactors;
 
   VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index) {
     this(args, handle, index, null);
@@ -118,15 +120,16 @@ public final class VgpuPlugin
     this.handle = requireNonNull(handle, "handle");
     this.index = requireNonNull(index, "index");
     this.placer = new NodePlacer(args.scoreByVendor(), DeviceFitter.QuotaCheck.NONE);
-    ImmutableList.Builder<GpuVendor> v = ImmutableList.builder();
-    v.add(GpuVendors.nvidia(args.nvidiaRule()));
-    if (args.hygon()) {
-      v.add(GpuVendors.HYGON);
+    this.vendors = args.vendors();
+    index.addVendors(vendors);
+    Map<String, Integer> factors = new java.util.HashMap<>();
+    for (GpuVendor v : vendors) {
+      factors.put(v.word(), v.memoryFactor());
     }
-    this.vendors = v.build();
+    this.memoryFactors = Map.copyOf(factors);
     this.defaultNodePolicy = NodePolicy.parse(args.nodeSchedulerPolicy());
     this.defaultGpuPolicy = GpuPolicy.parse(args.gpuSchedulerPolicy());
-    this.registrationKeys = ModelReaders.registrationKeys(GpuVendors.accounted());
+    this.registrationKeys = ModelReaders.registrationKeys(index.vendors());
     this.quotas = quotas;
     GpuMetrics metrics = GpuMetrics.of(handle);
     FitReason[] all = FitReason.values();
@@ -143,9 +146,9 @@ public final class VgpuPlugin
   public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle) {
     NamespaceQuotas quotas = null;
     KubernetesClient client = handle.client().orElse(null);
-    DeviceUsageIndex index = DeviceUsageIndex.shared(handle);
+    DeviceUsageIndex index = DeviceUsageIndex.shared(handle, args.vendors());
     if (client != null) {
-      quotas = new NamespaceQuotas(args.resourceMemoryName(), args.resourceCoreName());
+      quotas = NamespaceQuotas.of(args.vendors());
       client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
       if (args.handshakePeriodSeconds() > 0) {
         handshake(client, handle, args).addIndex(index);
@@ -161,7 +164,7 @@ public final class VgpuPlugin
       HandshakeMonitor m = HANDSHAKES.get(client);
       if (m == null) {
         m = new HandshakeMonitor(
-            GpuVendors.accounted(),
+            DeviceUsageIndex.shared(handle).vendors(),
             handle.clock(),
             java.time.ZoneId.systemDefault(),
             java.time.Duration.ofSeconds(args.handshakePeriodSeconds()),
@@ -182,18 +185,26 @@ public final class VgpuPlugin
     }
   }
 
-  /** The pod namespace's quota against what the namespace holds, or no check. */
+  /** The pod namespace's quotas against what the namespace holds on each vendor, or no check. */
   DeviceFitter.QuotaCheck quotaOf(Pod pod) {
     String ns = pod.getMetadata().getNamespace();
     if (quotas == null || ns == null) {
       return DeviceFitter.QuotaCheck.NONE;
     }
-    NamespaceQuotas.Limits l = quotas.limits(ns);
-    if (l.equals(NamespaceQuotas.Limits.NONE)) {
+    Map<String, NamespaceQuotas.Limits> limits = quotas.all(ns);
+    if (limits.isEmpty()) {
       return DeviceFitter.QuotaCheck.NONE;
     }
     DeviceUsageIndex.NamespaceUsage u = index.namespace(ns);
-    return new NamespaceQuota(l.mem(), l.cores(), u.memMiB(), u.cores(), args.memoryFactor());
+    com.google.common.collect.ImmutableMap.Builder<String, NamespaceQuota.VendorQuota> b =
+        com.google.common.collect.ImmutableMap.builder();
+    limits.forEach(
+        (vendor, l) ->
+            b.put(
+                vendor,
+                new NamespaceQuota.VendorQuota(
+                    l.mem(), l.cores(), u.memMiB(vendor), u.cores(vendor), memoryFactors.getOrDefault(vendor, 1))));
+    return new NamespaceQuota(b.buildOrThrow());
   }
 
   /** Registry entry. */
@@ -274,7 +285,7 @@ public final class VgpuPlugin
     ContainerResources res = ContainerResources.of(c);
     List<VendorRequest> out = new ArrayList<>(1);
     for (GpuVendor v : vendors) {
-      Decoded<ContainerRequest> d = v.rule().derive(res);
+      Decoded<ContainerRequest> d = v.request(res);
       if (d instanceof Decoded.Err<ContainerRequest> e) {
         throw new InvalidPodException("container " + c.getName() + ": " + e.error());
       }
@@ -283,7 +294,7 @@ public final class VgpuPlugin
         continue;
       }
       int cores = r.coresreq();
-      if (args.exclusiveWholeCards() && cores == 0 && v.rule().wantsExclusiveCores(res)) {
+      if (args.exclusiveWholeCards() && cores == 0 && v.wantsExclusiveCores(res)) {
         cores = 100;
       }
       out.add(new VendorRequest(v.word(), r.nums(), r.memreq(), r.memPercentage(), cores));
@@ -314,12 +325,39 @@ public final class VgpuPlugin
             annos.get(Annotations.NVIDIA_USE_GPUUUID),
             annos.get(Annotations.NVIDIA_NOUSE_GPUUUID),
             annos.get(Annotations.NVIDIA_VGPU_MODE));
+    // Every other vendor has its own selection annotations (protocol §2.3).
+    Map<String, DeviceFilter> others = null;
+    for (GpuVendor v : vendors) {
+      if (v.word().equals(NVIDIA)) {
+        continue;
+      }
+      DeviceFilter f =
+          DeviceFilter.of(
+              get(annos, v.keys().useType()),
+              get(annos, v.keys().noUseType()),
+              get(annos, v.keys().useUuid()),
+              get(annos, v.keys().noUseUuid()),
+              null);
+      if (!f.isEmpty()) {
+        if (others == null) {
+          others = new java.util.HashMap<>();
+        }
+        others.put(v.word(), f);
+      }
+    }
+    if (others != null) {
+      filter = filter.withVendors(others);
+    }
     return new PodGpuOptions(
         filter,
         gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse),
         np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np),
         weights,
         DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
+  }
+
+  private static @Nullable String get(Map<String, String> annos, String key) {
+    return key.isEmpty() ? null : annos.get(key);
   }
 
   // Filter
@@ -395,7 +433,7 @@ public final class VgpuPlugin
     if (client == null) {
       return Status.success();
     }
-    Map<String, String> annos = bindingAnnotations(reserved.placement(), handle.clock().instant().getEpochSecond());
+    Map<String, String> annos = bindingAnnotations(reserved.placement(), handle.clock().instant(), vendors);
     Map<String, Object> patch =
         Map.of(
             "metadata",
@@ -415,13 +453,24 @@ public final class VgpuPlugin
     }
   }
 
-  /** The pod annotations that record a placement (protocol §6.9 and §6.10). */
+  /** The pod annotations that record a placement (protocol §6.9 and §6.10), default vendors. */
   public static Map<String, String> bindingAnnotations(Placement p, long epochSeconds) {
+    return bindingAnnotations(p, java.time.Instant.ofEpochSecond(epochSeconds), GpuVendors.accounted());
+  }
+
+  /**
+   * The pod annotations that record a placement: {@code hami.io/vgpu-node} and {@code vgpu-time},
+   * each vendor's {@code devices-to-allocate} and {@code devices-allocated} (one entry per
+   * container, init first, empty for containers without that vendor's devices) with the vendor's
+   * extras (Cambricon's profile, Ascend's runtime info), then {@code bind-phase} and {@code
+   * bind-time}.
+   */
+  public static Map<String, String> bindingAnnotations(Placement p, java.time.Instant now, List<GpuVendor> vendors) {
     Map<String, String> out = new LinkedHashMap<>();
-    String now = Long.toString(epochSeconds);
+    String secs = Long.toString(now.getEpochSecond());
     out.put(Annotations.VGPU_NODE, p.node());
-    out.put(Annotations.VGPU_TIME, now);
-    for (GpuVendor v : GpuVendors.accounted()) {
+    out.put(Annotations.VGPU_TIME, secs);
+    for (GpuVendor v : vendors) {
       List<List<ContainerDevice>> containers = new ArrayList<>(p.containers().size());
       boolean any = false;
       for (List<DevicePick> picks : p.containers()) {
@@ -435,13 +484,11 @@ public final class VgpuPlugin
         containers.add(c);
       }
       if (any) {
-        String value = PodDevicesCodec.encode(new PodDevices(containers));
-        out.put(v.keys().toAllocate(), value);
-        out.put(v.keys().allocated(), value);
+        out.putAll(v.allocationAnnotations(new PodDevices(containers), now));
       }
     }
     out.put(Annotations.BIND_PHASE, BindPhase.ALLOCATING.wire());
-    out.put(Annotations.BIND_TIME, now);
+    out.put(Annotations.BIND_TIME, secs);
     return out;
   }
 
