@@ -217,6 +217,11 @@ public final class VgpuPlugin
     return NAME;
   }
 
+  /** The vendors this plugin places. */
+  public List<GpuVendor> vendors() {
+    return vendors;
+  }
+
   /** The index this plugin places against (shared by the profile). */
   public DeviceUsageIndex index() {
     return index;
