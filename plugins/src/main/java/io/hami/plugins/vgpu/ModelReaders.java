@@ -82,6 +82,12 @@ final class ModelReaders {
       if (!v.capacityRegistered() && !annos.containsKey(v.keys().register())) {
         continue;
       }
+      if (v.capacityRegistered()
+          && (node.getStatus() == null
+              || node.getStatus().getCapacity() == null
+              || !node.getStatus().getCapacity().containsKey(v.names().core()))) {
+        continue;
+      }
       if (facts == null) {
         facts = io.hami.model.vendor.NodeFacts.of(node);
       }

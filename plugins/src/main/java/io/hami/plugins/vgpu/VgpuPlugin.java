@@ -78,6 +78,7 @@ public final class VgpuPlugin
   public static final String NAME = "vgpu";
 
   private static final String NVIDIA = "NVIDIA";
+  private static final FitReason[] REASONS = FitReason.values();
 
   /** The pod's derived requests and options, written in PreFilter; absent for pods without devices. */
   public static final StateKey<PodDeviceRequests> REQUESTS =
@@ -377,7 +378,7 @@ public final class VgpuPlugin
     if (reasons == null) {
       return Status.success();
     }
-    for (FitReason fr : FitReason.values()) {
+    for (FitReason fr : REASONS) {
       if (reasons.count(fr) != 0) {
         fitFailures[fr.ordinal()].inc();
       }
