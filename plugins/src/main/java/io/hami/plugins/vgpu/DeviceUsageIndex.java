@@ -16,6 +16,7 @@ import java.time.ZoneId;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.model.Annotations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
@@ -216,10 +217,15 @@ public final class DeviceUsageIndex {
   private static DeviceUsageIndex create(FrameworkHandle handle) {
     AtomicReference<ImmutableList<GpuVendor>> vendors = new AtomicReference<>(GpuVendors.accounted());
     ZoneId zone = ZoneId.systemDefault();
+    PodAnnotationWarnings podWarnings = new PodAnnotationWarnings(handle.eventRecorder());
+    ModelReaders.UnreadableAllocation unreadable =
+        (pod, key, value, error) -> podWarnings.warn(pod, key, value, error,
+            "its devices on node " + pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)
+                + " are not counted, so they may be given to other pods");
     DeviceUsageIndex index =
         new DeviceUsageIndex(
             node -> ModelReaders.readNode(node, vendors.get(), handle.clock(), zone),
-            pod -> ModelReaders.readPod(pod, vendors.get()),
+            pod -> ModelReaders.readPod(pod, vendors.get(), unreadable),
             (node, r) -> {
               String message = String.valueOf(r.invalid());
               log.warn("node device annotations unreadable node={} vendor={} field={} error={}",

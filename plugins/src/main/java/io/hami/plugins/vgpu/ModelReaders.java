@@ -165,12 +165,29 @@ final class ModelReaders {
     }
   }
 
+  /** Told about an allocation annotation that cannot be decoded; the pod's devices there are not counted. */
+  @FunctionalInterface
+  interface UnreadableAllocation {
+    UnreadableAllocation IGNORE = (pod, key, value, error) -> {};
+
+    void unreadable(Pod pod, String key, String value, String error);
+  }
+
   static DeviceUsageIndex.PodReader podReader(List<GpuVendor> vendors) {
-    return pod -> readPod(pod, vendors);
+    return podReader(vendors, UnreadableAllocation.IGNORE);
+  }
+
+  static DeviceUsageIndex.PodReader podReader(List<GpuVendor> vendors, UnreadableAllocation unreadable) {
+    return pod -> readPod(pod, vendors, unreadable);
+  }
+
+  static DeviceUsageIndex.@Nullable Held readPod(Pod pod, List<GpuVendor> vendors) {
+    return readPod(pod, vendors, UnreadableAllocation.IGNORE);
   }
 
   /** What a pod holds according to its allocation annotations (protocol §6.5). */
-  static DeviceUsageIndex.@Nullable Held readPod(Pod pod, List<GpuVendor> vendors) {
+  static DeviceUsageIndex.@Nullable Held readPod(
+      Pod pod, List<GpuVendor> vendors, UnreadableAllocation unreadable) {
     Map<String, String> annos = pod.getMetadata().getAnnotations();
     if (annos == null) {
       return null;
@@ -191,12 +208,13 @@ final class ModelReaders {
       }
       Decoded<PodDevices> d = PodDevicesCodec.decode(allocated);
       if (d instanceof Decoded.Err<PodDevices> e) {
-        log.warn(
+        log.debug(
             "unreadable allocation annotation pod={}/{} key={} error={}",
             pod.getMetadata().getNamespace(),
             pod.getMetadata().getName(),
             v.keys().allocated(),
             e.error());
+        unreadable.unreadable(pod, v.keys().allocated(), allocated, e.error().toString());
         continue;
       }
       PodDevices devices = d.orElse(PodDevices.empty());

@@ -78,7 +78,6 @@ public final class VgpuPlugin
   public static final String NAME = "vgpu";
 
   private static final String NVIDIA = "NVIDIA";
-  private static final FitReason[] REASONS = FitReason.values();
 
   /** The pod's derived requests and options, written in PreFilter; absent for pods without devices. */
   public static final StateKey<PodDeviceRequests> REQUESTS =
@@ -108,6 +107,7 @@ public final class VgpuPlugin
   private final @Nullable NamespaceQuotas quotas;
   private final CounterDataPoint[] fitFailures;
   private final Map<String, Integer> memoryFactors;
+  private final PodAnnotationWarnings warnings;
 
   VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index) {
     this(args, handle, index, null);
@@ -138,6 +138,7 @@ public final class VgpuPlugin
     for (FitReason r : all) {
       fitFailures[r.ordinal()] = metrics.fitFailure(r.code(), handle.schedulerName());
     }
+    this.warnings = new PodAnnotationWarnings(handle.eventRecorder());
   }
 
   /**
@@ -354,12 +355,40 @@ public final class VgpuPlugin
     if (others != null) {
       filter = filter.withVendors(others);
     }
+    GpuPolicy gpuPolicy = gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse);
+    NodePolicy nodePolicy = np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np);
+    warnUnusable(pod, gp, np, annos.get(Annotations.NVIDIA_NUMA_BIND), nodePolicy);
     return new PodGpuOptions(
-        filter,
-        gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse),
-        np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np),
-        weights,
-        DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
+        filter, gpuPolicy, nodePolicy, weights, DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
+  }
+
+  private static final java.util.Set<String> GO_BOOLS =
+      java.util.Set.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
+
+  /**
+   * Reports option annotations whose value HAMi reads leniently (an unknown policy sorts as spread
+   * or binpack, a non-boolean numa-bind is false): the pod is placed as HAMi would place it, and
+   * its owner learns that the value was not understood.
+   */
+  private void warnUnusable(
+      Pod pod, @Nullable String gp, @Nullable String np, @Nullable String numaBind, NodePolicy nodePolicy) {
+    if (gp != null && !gp.isBlank()) {
+      List<String> unknown = GpuPolicy.unknownItems(gp);
+      if (!unknown.isEmpty()) {
+        warnings.warn(pod, Annotations.GPU_SCHEDULER_POLICY, gp,
+            "unknown policy " + unknown.stream().map(u -> "\"" + u + "\"").collect(java.util.stream.Collectors.joining(", "))
+                + " (known: binpack, spread, topology-aware, mutex, numa, or a comma chain of them)",
+            gp.contains(",") ? "unknown items are ignored" : "devices are ordered as spread");
+      }
+    }
+    if (np != null && !np.isBlank() && !NodePolicy.isKnown(np)) {
+      warnings.warn(pod, Annotations.NODE_SCHEDULER_POLICY, np, "unknown policy (known: binpack, spread)",
+          "nodes are ranked as " + nodePolicy.wireName());
+    }
+    if (numaBind != null && !numaBind.isBlank() && !GO_BOOLS.contains(numaBind.trim())) {
+      warnings.warn(pod, Annotations.NVIDIA_NUMA_BIND, numaBind, "not a boolean (true or false)",
+          "NUMA binding is off");
+    }
   }
 
   private static @Nullable String get(Map<String, String> annos, String key) {
@@ -378,16 +407,27 @@ public final class VgpuPlugin
     if (reasons == null) {
       return Status.success();
     }
-    for (FitReason fr : REASONS) {
-      if (reasons.count(fr) != 0) {
-        fitFailures[fr.ordinal()].inc();
-      }
+    for (long bits = reasons.presence(); bits != 0; bits &= bits - 1) {
+      fitFailures[Long.numberOfTrailingZeros(bits)].inc();
     }
     if (log.isDebugEnabled()) {
       log.debug("filter rejected pod={} node={} reason={}", pod.getMetadata().getName(), node.name(), reasons.message());
     }
-    List<String> codes = reasons.codes();
-    return Status.unschedulable(codes.toArray(new String[0]));
+    return rejection(reasons);
+  }
+
+  // One shared rejection per set of reasons: nodes refused alike (most of a full cluster) then
+  // cost no allocation, and the scheduler's summary counts them by identity.
+  private final Map<Long, Status> rejections = new ConcurrentHashMap<>();
+
+  private Status rejection(FitReasons reasons) {
+    long bits = reasons.presence();
+    Status s = rejections.get(bits);
+    if (s == null) {
+      s = Status.unschedulable(reasons.codes().toArray(new String[0])).withPlugin(NAME);
+      rejections.putIfAbsent(bits, s);
+    }
+    return s;
   }
 
   // Score

@@ -684,10 +684,13 @@ public final class Scheduler {
       a.message =
           fitErrorMessage(numAll, statuses, total, pre.nodeNames() != null ? numAll - total : 0);
       Set<String> rejectors = new HashSet<>();
+      Status last = null;
       for (int i = 0; i < total; i++) {
         Status s = statuses[i];
-        if (s != null && s.plugin() != null) {
+        // Plugins reuse one rejection across nodes; skip the repeats cheaply.
+        if (s != null && s != last && s.plugin() != null) {
           rejectors.add(s.plugin());
+          last = s;
         }
       }
       a.rejectors = rejectors;
@@ -809,14 +812,25 @@ public final class Scheduler {
    */
   static String fitErrorMessage(
       int numAll, @Nullable Status[] statuses, int count, int excludedByPreFilter) {
-    Map<String, Integer> histogram = new HashMap<>();
+    // Count each distinct status object first: plugins reuse one rejection across many nodes.
+    Map<Status, int[]> byStatus = new java.util.IdentityHashMap<>();
+    Status last = null;
+    int[] lastCount = new int[1];
     for (int i = 0; i < count; i++) {
       Status s = statuses[i];
       if (s == null) {
         continue;
       }
-      for (String r : s.reasons()) {
-        histogram.merge(r, 1, Integer::sum);
+      if (s != last) {
+        last = s;
+        lastCount = byStatus.computeIfAbsent(s, k -> new int[1]);
+      }
+      lastCount[0]++;
+    }
+    Map<String, Integer> histogram = new HashMap<>();
+    for (Map.Entry<Status, int[]> e : byStatus.entrySet()) {
+      for (String r : e.getKey().reasons()) {
+        histogram.merge(r, e.getValue()[0], Integer::sum);
       }
     }
     if (excludedByPreFilter > 0) {
