@@ -91,6 +91,7 @@ public final class Scheduler {
   private Status[] statusScratch = new Status[0];
   private long cycles;
   private Instant lastLeftoverFlush;
+  private volatile boolean running;
 
   private Scheduler(Builder b) {
     this.config = b.config;
@@ -338,8 +339,22 @@ public final class Scheduler {
     return true;
   }
 
+  /** Whether {@link #run} is looping (this replica schedules; a standby does not). */
+  boolean running() {
+    return running;
+  }
+
   /** Runs the loop on the calling thread until interrupted or the queue is closed. */
   public void run() {
+    running = true;
+    try {
+      runLoop();
+    } finally {
+      running = false;
+    }
+  }
+
+  private void runLoop() {
     while (!Thread.currentThread().isInterrupted()) {
       QueuedPodInfo info;
       try {
