@@ -54,6 +54,11 @@ final class ModelReaders {
     return node -> readNode(node, vendors, clock, zone);
   }
 
+  /** {@code key="value"}, the value shortened as in protocol errors. */
+  private static String quoted(String key, String value) {
+    return key + "=\"" + io.hami.model.ProtocolError.of(key, value, "").value() + "\"";
+  }
+
   static DeviceUsageIndex.Registered readNode(
       Node node, List<GpuVendor> vendors, InstantSource clock, ZoneId zone) {
     Map<String, String> annos = node.getMetadata().getAnnotations();
@@ -66,7 +71,7 @@ final class ModelReaders {
     if (score != null && !score.isBlank()) {
       Decoded<List<PairScore>> d = PairScoreJson.decode(score);
       if (d instanceof Decoded.Err<List<PairScore>> e) {
-        return DeviceUsageIndex.Registered.invalid(Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
+        return DeviceUsageIndex.Registered.invalid(quoted(Annotations.NODE_NVIDIA_SCORE, score) + ": " + e.error());
       }
       Map<String, Map<String, Integer>> m = new HashMap<>();
       for (PairScore p : d.orElse(List.of())) {
@@ -82,7 +87,7 @@ final class ModelReaders {
       }
       Decoded<List<NodeDevice>> decoded = v.decodeRegister(reg);
       if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
-        return DeviceUsageIndex.Registered.invalid(v.keys().register() + ": " + e.error());
+        return DeviceUsageIndex.Registered.invalid(quoted(v.keys().register(), reg) + ": " + e.error());
       }
       long allocatable = allocatable(node, v.rule().names().count());
       boolean nodeHealthy =
