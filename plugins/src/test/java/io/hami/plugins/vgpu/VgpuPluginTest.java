@@ -143,6 +143,7 @@ final class VgpuPluginTest {
     assertThat(r.filterStatuses().get("n1").reasons()).containsExactly("NodeAnnotationInvalid");
     assertThat(handle.events()).hasSize(1);
     assertThat(handle.events().get(0).type().value()).isEqualTo("Warning");
+    assertThat(handle.events().get(0).note()).contains(Annotations.NODE_NVIDIA_REGISTER + "=\"[{\"id\":\"");
     assertThat(plugin.index().invalidNodeEvents()).isEqualTo(1);
 
     handle.fireNodeUpdate(bad, t4Node("n1", 1));
