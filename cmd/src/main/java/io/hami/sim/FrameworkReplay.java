@@ -97,7 +97,7 @@ public final class FrameworkReplay {
     int[] gpuMask = new int[pods];
     long arrivedSum = 0;
     long usedSum = 0;
-    try (InMemoryCluster cluster = InMemoryCluster.builder(registry).config(config).build()) {
+    try (InMemoryCluster cluster = InMemoryCluster.builder(registry).config(config).recordEvents(false).build()) {
       for (int r = 0; r < nodes; r++) {
         cluster.addNode(TraceToKube.node(trace.nodes().get(byRank[r])));
       }

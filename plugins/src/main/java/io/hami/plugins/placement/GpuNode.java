@@ -15,7 +15,8 @@ import java.util.List;
  * One node in the compact form the placement policies score: a one-node {@link NodeTable} built
  * from the scheduler's view of the node (CPU and memory left, the GPU-clustering tags of its pods)
  * and from the device usage index (each NVIDIA card's free share, the smaller of its free memory
- * and free cores fractions). Immutable once built; rebuilt when the node or its devices change.
+ * and free cores fractions). Its state is immutable once built (rebuilt when the node or its
+ * devices change), so the evaluations it remembers per task shape stay valid while it lives.
  */
 final class GpuNode {
 
@@ -38,6 +39,35 @@ final class GpuNode {
     this.type = type;
     this.devmem = devmem;
     this.devcore = devcore;
+  }
+
+  /** {@link #memo}'s answer for a task not evaluated on this node yet. */
+  static final long NOT_MEMOIZED = Long.MIN_VALUE + 1;
+
+  private static final int MEMO_SLOTS = 32;
+
+  /** One remembered evaluation; immutable, so a slot is read whole or not at all. */
+  private record Memo(long cpuMilli, int gpuMilli, int gpuCount, long evaluation) {}
+
+  // Evaluations of the tasks scored on this node since it last changed, by task shape: pods of a
+  // workload share few shapes, so most scores are a lookup. Direct-mapped; a clash evicts.
+  private final Memo[] memo = new Memo[MEMO_SLOTS];
+
+  /** The remembered evaluation of the task on this node, or {@link #NOT_MEMOIZED}. */
+  long memo(Task t) {
+    Memo m = memo[slot(t)];
+    return m != null && m.cpuMilli == t.cpuMilli() && m.gpuMilli == t.gpuMilli() && m.gpuCount == t.gpuCount()
+        ? m.evaluation
+        : NOT_MEMOIZED;
+  }
+
+  void remember(Task t, long evaluation) {
+    memo[slot(t)] = new Memo(t.cpuMilli(), t.gpuMilli(), t.gpuCount(), evaluation);
+  }
+
+  private static int slot(Task t) {
+    long h = (t.cpuMilli() * 31 + t.gpuMilli()) * 31 + t.gpuCount();
+    return (int) ((h * 0x9E3779B97F4A7C15L) >>> 59) & (MEMO_SLOTS - 1);
   }
 
   boolean current(NodeInfo node, NodeDevices devices, Object workload) {

@@ -92,9 +92,8 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     return name;
   }
 
-  /** The pod's shape and the GPUs the policy chose on each scored node. */
-  record Choices(PodShapes.PodShape shape, CardWorkloads workloads, Map<String, Integer> gpus)
-      implements StateData {}
+  /** The pod's shape and the target workloads it is scored against. */
+  record Choices(PodShapes.PodShape shape, CardWorkloads workloads) implements StateData {}
 
   @Override
   public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
@@ -114,7 +113,7 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     if (shapes != null) {
       shapes.seen(shape.shape());
     }
-    c = new Choices(shape, workloads.get(), new ConcurrentHashMap<>());
+    c = new Choices(shape, workloads.get());
     state.write(key, c);
     return c;
   }
@@ -125,29 +124,40 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     if (c == null) {
       return 0;
     }
-    return evaluate(c, node);
+    long e = evaluate(c, gpuNode(c, node));
+    return e == NO_FIT ? 0 : Math.max(MIN_NODE_SCORE, Math.min(MAX_NODE_SCORE, PlacementPolicy.score(e)));
   }
 
-  private long evaluate(Choices c, NodeInfo node) {
+  private static final long NO_FIT = Long.MIN_VALUE;
+
+  /** The node's compact form, rebuilt only when the node, its devices or the workloads changed. */
+  private GpuNode gpuNode(Choices c, NodeInfo node) {
     NodeDevices devices = index.node(node.name());
     GpuNode g = nodes.get(node.name());
     if (g == null || !g.current(node, devices, c.workloads())) {
       g = GpuNode.of(node, devices, c.workloads());
       nodes.put(node.name(), g);
     }
+    return g;
+  }
+
+  /** The policy's evaluation of the pod on the node (score and GPUs), or NO_FIT. */
+  private long evaluate(Choices c, GpuNode g) {
+    Task task = task(c, g);
+    long e = g.memo(task);
+    if (e != GpuNode.NOT_MEMOIZED) {
+      return e;
+    }
+    e = g.table.fitsIgnoringMemory(0, task) ? policy.evaluate(g.table, 0, task, scratch.get()) : NO_FIT;
+    g.remember(task, e);
+    return e;
+  }
+
+  /** The pod as a task on the node's cards (its share depends on their memory and cores). */
+  private static Task task(Choices c, GpuNode g) {
     HamiShape s = c.shape().shape();
     int d = s.shareOn(g.devmem, g.devcore);
-    Task task = new Task(s.cpuMilli(), 0, d, d == 0 ? 0 : s.gpus(), 0, 0);
-    if (!g.table.fitsIgnoringMemory(0, task)) {
-      return 0;
-    }
-    long e = policy.evaluate(g.table, 0, task, scratch.get());
-    int mask = PlacementPolicy.gpuMask(e);
-    if (task.gpuCount() > 0 && policy == PaperPolicy.RANDOM && task.isSharing()) {
-      mask = 0; // drawn in Reserve
-    }
-    c.gpus().put(node.name(), mask);
-    return Math.max(MIN_NODE_SCORE, Math.min(MAX_NODE_SCORE, PlacementPolicy.score(e)));
+    return new Task(s.cpuMilli(), 0, d, d == 0 ? 0 : s.gpus(), 0, 0);
   }
 
   @Override
@@ -170,22 +180,21 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     if (c == null || c.shape().gpuContainer() < 0) {
       return Status.success();
     }
-    if (!c.gpus().containsKey(nodeName)) {
-      NodeInfo node = handle.snapshot().get(nodeName);
-      if (node == null) {
-        return Status.success();
-      }
-      evaluate(c, node);
-    }
-    GpuNode g = nodes.get(nodeName);
-    Integer mask = c.gpus().get(nodeName);
-    if (g == null || mask == null) {
+    // The cycle's snapshot still shows the node as Score saw it, so this is Score's evaluation
+    // (remembered on the node's compact form), not a new one.
+    NodeInfo node = handle.snapshot().get(nodeName);
+    if (node == null) {
       return Status.success();
     }
-    if (mask == 0 && policy == PaperPolicy.RANDOM) {
-      HamiShape s = c.shape().shape();
-      int d = s.shareOn(g.devmem, g.devcore);
-      Task task = new Task(s.cpuMilli(), 0, d, s.gpus(), 0, 0);
+    GpuNode g = gpuNode(c, node);
+    long e = evaluate(c, g);
+    if (e == NO_FIT) {
+      return Status.success();
+    }
+    int mask = PlacementPolicy.gpuMask(e);
+    Task task = task(c, g);
+    if (policy == PaperPolicy.RANDOM && task.isSharing()) {
+      // Random-fit draws the card among those that fit.
       synchronized (random) {
         mask = PaperPolicy.randomGpu(g.table, 0, task, random::nextInt);
       }

@@ -39,6 +39,17 @@ public final class FitReasons {
     return true;
   }
 
+  /** Bit {@code r.ordinal()} set for each reason {@code r} present: the set {@link #codes} names. */
+  public long presence() {
+    long bits = 0;
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] != 0) {
+        bits |= 1L << i;
+      }
+    }
+    return bits;
+  }
+
   /** The non-zero counts, in check order. */
   public Map<FitReason, Integer> asMap() {
     Map<FitReason, Integer> m = new EnumMap<>(FitReason.class);

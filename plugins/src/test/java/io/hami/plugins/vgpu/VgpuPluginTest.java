@@ -109,7 +109,8 @@ final class VgpuPluginTest {
     PluginHarness.Result r =
         h.run(MakeGpuPod.named("p").gpus(1).annotation(Annotations.DEVICE_SCORING_WEIGHTS, "core=high").obj());
     assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
-    assertThat(r.preFilterStatus().message()).contains(Annotations.DEVICE_SCORING_WEIGHTS).contains("core");
+    assertThat(r.preFilterStatus().message())
+        .startsWith(Annotations.DEVICE_SCORING_WEIGHTS + "=\"core=high\"").contains("core");
   }
 
   @Test
@@ -147,6 +148,66 @@ final class VgpuPluginTest {
     handle.fireNodeUpdate(bad, t4Node("n1", 1));
     assertThat(plugin.index().node("n1").invalid()).isNull();
     assertThat(plugin.index().node("n1").devices()).hasSize(1);
+  }
+
+  @Test
+  void unknownPolicyAndFlagValues_arePlacedAsHamiDoes_withOneWarningEachNamingKeyAndValue() {
+    record Case(String key, String value, String mentions) {}
+    java.util.List<Case> cases = java.util.List.of(
+        new Case(Annotations.GPU_SCHEDULER_POLICY, "bin-pack", "devices are ordered as spread"),
+        new Case(Annotations.GPU_SCHEDULER_POLICY, "binpack,nearest", "\"nearest\""),
+        new Case(Annotations.NODE_SCHEDULER_POLICY, "Spreading", "nodes are ranked as binpack"),
+        new Case(Annotations.NVIDIA_NUMA_BIND, "yes", "NUMA binding is off"));
+    PluginHarness h = harness(t4Node("n1", 1));
+    for (Case c : cases) {
+      int before = handle.events().size();
+      Pod pod = MakeGpuPod.named("p-" + c.value()).uid("uid-" + c.value()).gpus(1).gpuMemMiB(100)
+          .annotation(c.key(), c.value()).obj();
+      assertThat(h.run(pod).selected()).as(c.value()).isEqualTo("n1");
+      assertThat(h.run(pod).selected()).as("a retry").isEqualTo("n1");
+
+      assertThat(handle.events().subList(before, handle.events().size())).as(c.value()).singleElement().satisfies(e -> {
+        assertThat(e.type().value()).isEqualTo("Warning");
+        assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
+        assertThat(e.regarding()).isSameAs(pod);
+        assertThat(e.note()).startsWith(c.key() + "=\"" + c.value() + "\"").contains(c.mentions());
+      });
+    }
+  }
+
+  @Test
+  void knownPolicyValues_warnNothing() {
+    PluginHarness h = harness(t4Node("n1", 1));
+    for (String v : java.util.List.of("binpack", "Spread", "topology-aware", "mutex", "numa", "binpack, numa")) {
+      h.run(MakeGpuPod.named("p").uid("uid-" + v).gpus(1).gpuMemMiB(100).gpuPolicy(v).nodePolicy(" spread ")
+          .annotation(Annotations.NVIDIA_NUMA_BIND, "True").obj());
+    }
+    assertThat(handle.events()).isEmpty();
+  }
+
+  @Test
+  void unreadableAllocation_isReportedOnThePodOnce_andTheOtherPodsStillCount() {
+    harness(t4Node("n1", 1));
+    String dev = FakeGpus.uuid("n1", 0);
+    Pod good = MakeGpuPod.named("good").uid("uid-good").gpus(1).nodeName("n1")
+        .annotation(Annotations.VGPU_NODE, "n1")
+        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,1000,10:;").obj();
+    Pod bad = MakeGpuPod.named("bad").uid("uid-bad").gpus(1).nodeName("n1")
+        .annotation(Annotations.VGPU_NODE, "n1")
+        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,lots,10:;").obj();
+    handle.firePodAdd(good);
+    handle.firePodAdd(bad);
+    handle.firePodUpdate(bad, bad);
+
+    assertThat(plugin.index().node("n1").device(dev).usedMemMiB()).isEqualTo(1000);
+    assertThat(handle.events()).singleElement().satisfies(e -> {
+      assertThat(e.regarding()).isSameAs(bad);
+      assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
+      assertThat(e.note())
+          .startsWith(Annotations.VGPU_DEVICES_ALLOCATED + "=\"" + dev + ",NVIDIA,lots,10:;\"")
+          .contains("usedmem")
+          .contains("not counted");
+    });
   }
 
   @Test

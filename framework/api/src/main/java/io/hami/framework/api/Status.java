@@ -67,9 +67,12 @@ public record Status(
     return new Status(Code.ERROR, List.of(message), null, null);
   }
 
-  /** Returns a copy naming {@code pluginName} as the producer; success stays shared. */
+  /**
+   * Returns a copy naming {@code pluginName} as the producer; success, and a status that already
+   * names it (plugins may keep such rejections to reuse across nodes), stay shared.
+   */
   public Status withPlugin(String pluginName) {
-    if (code == Code.SUCCESS && reasons.isEmpty()) {
+    if ((code == Code.SUCCESS && reasons.isEmpty()) || pluginName.equals(plugin)) {
       return this;
     }
     return new Status(code, reasons, cause, pluginName);

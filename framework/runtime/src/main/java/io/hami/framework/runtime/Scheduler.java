@@ -91,6 +91,7 @@ public final class Scheduler {
   private Status[] statusScratch = new Status[0];
   private long cycles;
   private Instant lastLeftoverFlush;
+  private volatile boolean running;
 
   private Scheduler(Builder b) {
     this.config = b.config;
@@ -338,8 +339,22 @@ public final class Scheduler {
     return true;
   }
 
+  /** Whether {@link #run} is looping (this replica schedules; a standby does not). */
+  boolean running() {
+    return running;
+  }
+
   /** Runs the loop on the calling thread until interrupted or the queue is closed. */
   public void run() {
+    running = true;
+    try {
+      runLoop();
+    } finally {
+      running = false;
+    }
+  }
+
+  private void runLoop() {
     while (!Thread.currentThread().isInterrupted()) {
       QueuedPodInfo info;
       try {
@@ -700,10 +715,13 @@ public final class Scheduler {
       a.record =
           AttemptRecords.filterFailure(clock.instant(), numAll, statuses, candidates, total, excluded);
       Set<String> rejectors = new HashSet<>();
+      Status last = null;
       for (int i = 0; i < total; i++) {
         Status s = statuses[i];
-        if (s != null && s.plugin() != null) {
+        // Plugins reuse one rejection across nodes; skip the repeats cheaply.
+        if (s != null && s != last && s.plugin() != null) {
           rejectors.add(s.plugin());
+          last = s;
         }
       }
       a.rejectors = rejectors;
@@ -827,14 +845,25 @@ public final class Scheduler {
    */
   static String fitErrorMessage(
       int numAll, @Nullable Status[] statuses, int count, int excludedByPreFilter) {
-    Map<String, Integer> histogram = new HashMap<>();
+    // Count each distinct status object first: plugins reuse one rejection across many nodes.
+    Map<Status, int[]> byStatus = new java.util.IdentityHashMap<>();
+    Status last = null;
+    int[] lastCount = new int[1];
     for (int i = 0; i < count; i++) {
       Status s = statuses[i];
       if (s == null) {
         continue;
       }
-      for (String r : s.reasons()) {
-        histogram.merge(r, 1, Integer::sum);
+      if (s != last) {
+        last = s;
+        lastCount = byStatus.computeIfAbsent(s, k -> new int[1]);
+      }
+      lastCount[0]++;
+    }
+    Map<String, Integer> histogram = new HashMap<>();
+    for (Map.Entry<Status, int[]> e : byStatus.entrySet()) {
+      for (String r : e.getKey().reasons()) {
+        histogram.merge(r, e.getValue()[0], Integer::sum);
       }
     }
     if (excludedByPreFilter > 0) {

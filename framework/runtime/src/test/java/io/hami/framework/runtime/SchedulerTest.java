@@ -282,6 +282,20 @@ class SchedulerTest {
   }
 
   @Test
+  void fitErrorMessage_countsSharedStatusesOncePerNode() {
+    Status shared = Status.unschedulable("Insufficient cpu", "Insufficient memory").withPlugin("NodeResourcesFit");
+    Status other = Status.unschedulable("Insufficient cpu").withPlugin("NodeResourcesFit");
+    Status[] statuses = new Status[10];
+    for (int i = 0; i < 10; i++) {
+      statuses[i] = i % 3 == 0 ? other : shared;
+    }
+    statuses[5] = null;
+    assertThat(Scheduler.fitErrorMessage(10, statuses, 10, 2))
+        .isEqualTo("0/10 nodes are available: 9 Insufficient cpu, 5 Insufficient memory,"
+            + " 2 node(s) didn't satisfy plugin(s) PreFilter.");
+  }
+
+  @Test
   void sampledNodes_rotateSoThatLoadSpreadsWithoutScoring() {
     Registry r = registry();
     SchedulerConfiguration cfg =

@@ -38,8 +38,55 @@ public final class NodeResourcesFitPlugin
   private static final StateKey<FitState> PRE_FILTER = StateKey.of("PreFilter" + NAME, FitState.class);
   private static final StateKey<ScoreState> PRE_SCORE = StateKey.of("PreScore" + NAME, ScoreState.class);
 
-  private record FitState(Resources request, List<String> scalars, List<Long> scalarAmounts)
-      implements StateData {}
+  /**
+   * The pod's requests, read once per cycle, and its rejections by set of reasons (bit i of the
+   * index: reason i of {@link #reason}), built on first use and shared by every node refused so.
+   */
+  private static final class FitState implements StateData {
+    private static final int FIXED = 4;
+    final Resources request;
+    final String[] scalars;
+    final long[] scalarAmounts;
+    final Status[] rejections;
+
+    FitState(Resources request, List<String> scalars, List<Long> amounts) {
+      this.request = request;
+      this.scalars = scalars.toArray(String[]::new);
+      this.scalarAmounts = amounts.stream().mapToLong(Long::longValue).toArray();
+      // More than 16 extended resources is unheard of; beyond that rejections are not kept.
+      this.rejections = new Status[this.scalars.length <= 16 ? 1 << (FIXED + this.scalars.length) : 0];
+    }
+
+    String reason(int i) {
+      return switch (i) {
+        case 0 -> "Too many pods";
+        case 1 -> "Insufficient cpu";
+        case 2 -> "Insufficient memory";
+        case 3 -> "Insufficient ephemeral-storage";
+        default -> "Insufficient " + scalars[i - FIXED];
+      };
+    }
+
+    Status rejection(long bits) {
+      if (bits == 0) {
+        return Status.unschedulable().withPlugin(NAME);
+      }
+      Status s = bits > 0 && bits < rejections.length ? rejections[(int) bits] : null;
+      if (s == null) {
+        List<String> reasons = new ArrayList<>(Long.bitCount(bits));
+        for (int i = 0; i < Long.SIZE; i++) {
+          if ((bits & (1L << i)) != 0) {
+            reasons.add(reason(i));
+          }
+        }
+        s = Status.unschedulable(reasons.toArray(String[]::new)).withPlugin(NAME);
+        if (bits > 0 && bits < rejections.length) {
+          rejections[(int) bits] = s;
+        }
+      }
+      return s;
+    }
+  }
 
   private record ScoreState(Resources nonZeroRequest) implements StateData {}
 
@@ -116,37 +163,42 @@ public final class NodeResourcesFitPlugin
     if (s == null) {
       s = fitState(pod);
     }
-    Resources req = s.request();
+    Resources req = s.request;
     Resources alloc = node.allocatable();
     Resources used = node.requested();
-    List<String> reasons = null;
+    long bits = 0;
     if (node.pods().size() + 1 > alloc.pods()) {
-      reasons = add(reasons, "Too many pods");
+      bits |= 1;
     }
     if (req.milliCpu() > 0 && req.milliCpu() > alloc.milliCpu() - used.milliCpu()) {
-      reasons = add(reasons, "Insufficient cpu");
+      bits |= 2;
     }
     if (req.memory() > 0 && req.memory() > alloc.memory() - used.memory()) {
-      reasons = add(reasons, "Insufficient memory");
+      bits |= 4;
     }
     if (req.ephemeralStorage() > 0
         && req.ephemeralStorage() > alloc.ephemeralStorage() - used.ephemeralStorage()) {
-      reasons = add(reasons, "Insufficient ephemeral-storage");
+      bits |= 8;
     }
-    List<String> scalars = s.scalars();
-    for (int i = 0; i < scalars.size(); i++) {
-      String name = scalars.get(i);
-      if (s.scalarAmounts().get(i) > alloc.get(name) - used.get(name)) {
-        reasons = add(reasons, "Insufficient " + name);
+    String[] scalars = s.scalars;
+    List<String> beyond = null;
+    for (int i = 0; i < scalars.length; i++) {
+      String name = scalars[i];
+      if (s.scalarAmounts[i] > alloc.get(name) - used.get(name)) {
+        if (FitState.FIXED + i < Long.SIZE) {
+          bits |= 1L << (FitState.FIXED + i);
+        } else {
+          beyond = beyond == null ? new ArrayList<>() : beyond;
+          beyond.add("Insufficient " + name);
+        }
       }
     }
-    return reasons == null ? Status.success() : Status.unschedulable(reasons.toArray(String[]::new));
-  }
-
-  private static List<String> add(List<String> l, String r) {
-    List<String> out = l == null ? new ArrayList<>(2) : l;
-    out.add(r);
-    return out;
+    if (beyond != null) {
+      List<String> reasons = new ArrayList<>(s.rejection(bits == 0 ? 0 : bits).reasons());
+      reasons.addAll(beyond);
+      return Status.unschedulable(reasons.toArray(String[]::new));
+    }
+    return bits == 0 ? Status.success() : s.rejection(bits);
   }
 
   @Override
