@@ -167,7 +167,9 @@ final class Explainer {
     if (failure != null && !failure.reasons().isEmpty()) {
       return "waiting: " + failure.reasons().get(0).nodes() + " node(s) " + failure.reasons().get(0).reason();
     }
-    return "waiting: no scheduling attempt recorded yet (is " + schedulerName + " running?)";
+    // Nothing is written while a pod waits at Permit for a node another pod of this scheduler is binding on.
+    return "waiting: no failed attempt recorded; either " + schedulerName
+        + " has not tried the pod yet (is it running?) or the pod waits for a node lock held by a pod being bound";
   }
 
   private static @Nullable Condition condition(Pod pod) {

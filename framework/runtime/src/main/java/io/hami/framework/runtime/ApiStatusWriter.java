@@ -85,10 +85,10 @@ public final class ApiStatusWriter implements StatusWriter {
           () -> {
             try {
               limiter.acquire();
+              // resource(pod), not withName(..): a patch by name alone makes the client GET the pod first.
               client
                   .pods()
-                  .inNamespace(ns)
-                  .withName(name)
+                  .resource(pod)
                   .subresource("status")
                   .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
               observer.request("patch", "pods/status", "ok");
