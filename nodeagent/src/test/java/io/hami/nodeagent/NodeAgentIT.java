@@ -116,6 +116,34 @@ class NodeAgentIT {
   }
 
   @Test
+  void agentThatStops_leavesItsDevicesUnhealthyWithAllocatableZero_untilAnotherRegisters() throws Exception {
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("8"));
+
+    agent.stop(Duration.ofSeconds(10));
+
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("0");
+      assertThat(node().getStatus().getCapacity().get(RESOURCE).getAmount()).isEqualTo("8");
+    });
+    assertThat(kubelet.devices(RESOURCE)).hasSize(8).extracting(Device::getHealth).containsOnly("Unhealthy");
+    Pod pod = create(MakePod.bound("p-stopped", NODE, GPU0 + ",NVIDIA,3000,50:;").container("main", 1).build());
+    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, pod)).hasMessageContaining("0 free devices");
+
+    agent = NodeAgent.create(
+        NodeAgentConfig.builder(NODE).deviceDir(deviceDir).hookPath(hook).splitCount(4)
+            .registerInterval(Duration.ofMinutes(10)).build(),
+        new FakeNvml(nvml.devices()), client, null, Clock.systemUTC(),
+        new NodeAgent.Tuning(Duration.ofMillis(50), Duration.ofMillis(200), () -> "cache-" + caches.incrementAndGet(),
+            (c, node) -> List.of()));
+    agent.start(Duration.ofSeconds(30));
+
+    kubelet.awaitDevices(RESOURCE, d -> d.stream().allMatch(x -> "Healthy".equals(x.getHealth())), Duration.ofSeconds(20));
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("8"));
+  }
+
+  @Test
   void registerIsPatchedOnlyWhenItChanges() throws Exception {
     await().atMost(Duration.ofSeconds(10)).until(() -> nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER) != null);
     String rv = node().getMetadata().getResourceVersion();

@@ -20,7 +20,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -29,7 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One fake GPU node: the Node object, a node agent over fake GPUs and a fake kubelet that, like
  * kubelet's device manager, calls Allocate for each pod bound to the node, reports it Running,
- * and finishes the deletion of pods that are being deleted.
+ * and finishes the deletion of pods that are being deleted. Like kubelet, it retries its own API
+ * writes when the apiserver does not answer. The agent alone can be stopped and started again
+ * ({@link #stopAgent()}, {@link #startAgent()}), as when its process dies and is restarted.
  */
 public final class GpuNode implements AutoCloseable {
   public static final String RESOURCE = "nvidia.com/gpu";
@@ -37,11 +41,18 @@ public final class GpuNode implements AutoCloseable {
 
   private final String name;
   private final KubernetesClient client;
+  private static final Duration API_RETRY = Duration.ofMillis(500);
+
   private final FakeKubelet kubelet;
-  private final NodeAgent agent;
+  private final NodeAgentConfig config;
+  private final List<GpuInfo> gpus;
+  private @Nullable NodeAgent agent;
   private final SharedIndexInformer<Pod> informer;
-  private final ExecutorService kubeletLoop;
-  private final Set<String> handled = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService kubeletLoop;
+  /** Pods admitted (Allocate answered or failed), by UID. */
+  private final Set<String> admitted = ConcurrentHashMap.newKeySet();
+  /** Pods reported Running, by UID. */
+  private final Set<String> running = ConcurrentHashMap.newKeySet();
   private final Map<String, Map<String, ContainerAllocateResponse>> allocations = new ConcurrentHashMap<>();
   private final Map<String, String> allocateErrors = new ConcurrentHashMap<>();
 
@@ -49,12 +60,16 @@ public final class GpuNode implements AutoCloseable {
       String name,
       KubernetesClient client,
       FakeKubelet kubelet,
+      NodeAgentConfig config,
+      List<GpuInfo> gpus,
       NodeAgent agent,
       SharedIndexInformer<Pod> informer,
-      ExecutorService kubeletLoop) {
+      ScheduledExecutorService kubeletLoop) {
     this.name = name;
     this.client = client;
     this.kubelet = kubelet;
+    this.config = config;
+    this.gpus = List.copyOf(gpus);
     this.agent = agent;
     this.informer = informer;
     this.kubeletLoop = kubeletLoop;
@@ -90,6 +105,22 @@ public final class GpuNode implements AutoCloseable {
             .registerInterval(Duration.ofSeconds(2))
             .registerErrorInterval(Duration.ofSeconds(1))
             .build();
+    NodeAgent agent = startAgent(client, config, gpus, kubelet);
+    ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "fake-kubelet-" + name);
+      t.setDaemon(true);
+      return t;
+    });
+    SharedIndexInformer<Pod> informer =
+        client.pods().inAnyNamespace().withField("spec.nodeName", name).runnableInformer(0);
+    GpuNode node = new GpuNode(name, client, kubelet, config, gpus, agent, informer, loop);
+    informer.addEventHandler(node.handler());
+    informer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    return node;
+  }
+
+  private static NodeAgent startAgent(
+      KubernetesClient client, NodeAgentConfig config, List<GpuInfo> gpus, FakeKubelet kubelet) throws Exception {
     NodeAgent agent =
         NodeAgent.create(
             config,
@@ -99,19 +130,47 @@ public final class GpuNode implements AutoCloseable {
             Clock.systemUTC(),
             new NodeAgent.Tuning(
                 Duration.ofMillis(500), Duration.ofMillis(500), () -> UUID.randomUUID().toString(), NodeAgent::podsOnNode));
-    agent.start(Duration.ofSeconds(60));
-    kubelet.awaitDevices(RESOURCE, d -> d.size() == gpus.size() * splitCount, Duration.ofSeconds(60));
-    ExecutorService loop = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "fake-kubelet-" + name);
-      t.setDaemon(true);
-      return t;
-    });
-    SharedIndexInformer<Pod> informer =
-        client.pods().inAnyNamespace().withField("spec.nodeName", name).runnableInformer(0);
-    GpuNode node = new GpuNode(name, client, kubelet, agent, informer, loop);
-    informer.addEventHandler(node.handler());
-    informer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    return node;
+    try {
+      agent.start(Duration.ofSeconds(60));
+      int want = gpus.size() * config.splitCount();
+      kubelet.awaitDevices(
+          RESOURCE,
+          d -> d.size() == want && d.stream().allMatch(x -> "Healthy".equals(x.getHealth())),
+          Duration.ofSeconds(60));
+    } catch (Exception e) {
+      agent.stop(Duration.ofSeconds(10));
+      throw e;
+    }
+    return agent;
+  }
+
+  /**
+   * Stops the node agent only, as when its process dies: its device plugin leaves the kubelet,
+   * which marks the devices Unhealthy (allocatable 0); the Node and its annotations stay.
+   */
+  public synchronized void stopAgent() {
+    NodeAgent a = agent;
+    agent = null;
+    if (a != null) {
+      a.stop(Duration.ofSeconds(10));
+    }
+  }
+
+  /**
+   * Starts a new node agent over the same GPUs and waits until the kubelet sees every device
+   * healthy again.
+   *
+   * @throws IllegalStateException if the agent is running
+   */
+  public synchronized void startAgent() throws Exception {
+    if (agent != null) {
+      throw new IllegalStateException("the node agent of " + name + " is running");
+    }
+    agent = startAgent(client, config, gpus, kubelet);
+  }
+
+  public synchronized boolean agentRunning() {
+    return agent != null;
   }
 
   public String name() {
@@ -152,32 +211,47 @@ public final class GpuNode implements AutoCloseable {
   /** What kubelet does when it sees a pod on its node. */
   private void sync(Pod pod) {
     String uid = pod.getMetadata().getUid();
+    String ns = pod.getMetadata().getNamespace();
+    String podName = pod.getMetadata().getName();
     try {
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         // Containers stop at once; kubelet then removes the object.
-        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-            .withGracePeriod(0).delete();
+        client.pods().inNamespace(ns).withName(podName).withGracePeriod(0).delete();
         kubelet.release(uid);
         return;
       }
-      if (!handled.add(uid)) {
+      if (running.contains(uid)) {
         return;
       }
-      Map<String, ContainerAllocateResponse> r = Map.of();
-      if (requestsGpus(pod)) {
-        r = kubelet.allocatePod(RESOURCE, pod);
-        allocations.put(uid, r);
+      if (admitted.add(uid) && requestsGpus(pod)) {
+        try {
+          allocations.put(uid, kubelet.allocatePod(RESOURCE, pod));
+        } catch (RuntimeException e) {
+          // Kubelet reports an admission failure on the pod and carries on with the others.
+          log.warn("fake kubelet on {}: pod {}/{}: {}", name, ns, podName, e.toString());
+          allocateErrors.put(uid, String.valueOf(e.getMessage()));
+          return;
+        }
       }
-      Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName()).get();
-      if (current != null) {
+      if (allocateErrors.containsKey(uid)) {
+        return;
+      }
+      Pod current = client.pods().inNamespace(ns).withName(podName).get();
+      if (current != null && uid.equals(current.getMetadata().getUid())) {
         PodLifecycle.markRunning(client, current);
       }
-    } catch (RuntimeException e) {
-      // Kubelet reports an admission failure on the pod and carries on with the others.
-      log.warn("fake kubelet on {}: pod {}/{}: {}", name, pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(), e.toString());
-      allocateErrors.put(uid, String.valueOf(e.getMessage()));
+      running.add(uid);
+    } catch (KubernetesClientException e) {
+      if (kubeletLoop.isShutdown() || Thread.currentThread().isInterrupted()) {
+        return; // the node is being closed
+      }
+      // The apiserver did not answer: like kubelet, try the write again later.
+      log.info("fake kubelet on {}: pod {}/{}: {}; retrying", name, ns, podName, e.getMessage());
+      try {
+        kubeletLoop.schedule(() -> sync(pod), API_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // The node is being closed.
+      }
     }
   }
 
@@ -204,7 +278,7 @@ public final class GpuNode implements AutoCloseable {
   public void close() throws Exception {
     informer.close();
     kubeletLoop.shutdownNow();
-    agent.stop(Duration.ofSeconds(10));
+    stopAgent();
     kubelet.close();
     client.nodes().withName(name).delete();
   }

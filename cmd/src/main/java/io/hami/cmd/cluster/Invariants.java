@@ -74,6 +74,48 @@ public final class Invariants {
     return out;
   }
 
+  /**
+   * What one pod holds per device UUID, as {@code {mem, cores, slots}} (protocol §6.5): init
+   * containers run one at a time, so they count by their peak with one slot; app containers run
+   * together and count by their sum; the pod holds the larger of the two.
+   *
+   * @param initCount how many leading entries are init containers
+   */
+  public static Map<String, long[]> podUsage(List<List<Use>> containers, int initCount) {
+    Map<String, long[]> init = new HashMap<>();
+    Map<String, long[]> app = new HashMap<>();
+    for (int i = 0; i < containers.size(); i++) {
+      boolean isInit = i < initCount;
+      for (Use u : containers.get(i)) {
+        long[] t = (isInit ? init : app).computeIfAbsent(u.uuid(), k -> new long[3]);
+        if (isInit) {
+          t[0] = Math.max(t[0], u.mem());
+          t[1] = Math.max(t[1], u.cores());
+          t[2] = 1;
+        } else {
+          t[0] += u.mem();
+          t[1] += u.cores();
+          t[2] += 1;
+        }
+      }
+    }
+    Map<String, long[]> out = new HashMap<>(app);
+    init.forEach((uuid, i) -> out.merge(uuid, i,
+        (a, b) -> new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.max(a[2], b[2])}));
+    return out;
+  }
+
+  /**
+   * How many leading annotation entries are init containers: all of them when the annotation has
+   * one entry per container; none otherwise (a writer that drops empty entries), which counts
+   * every entry as an app container and can only over-count.
+   */
+  private static int initContainers(Pod pod, int entries) {
+    int init = pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
+    int apps = pod.getSpec().getContainers() == null ? 0 : pod.getSpec().getContainers().size();
+    return entries == init + apps ? init : 0;
+  }
+
   /** Checks the nodes named and every live pod assigned to them. */
   public static List<String> check(KubernetesClient client, Set<String> nodeNames) {
     List<String> violations = new ArrayList<>();
@@ -122,12 +164,14 @@ public final class Invariants {
             violations.add(id + ": device " + u.uuid() + " is not registered on " + node);
           }
           uuidNode.put(u.uuid(), node);
-          long[] t = used.computeIfAbsent(u.uuid(), k -> new long[3]);
-          t[0] += u.mem();
-          t[1] += u.cores();
-          t[2] += 1;
         }
       }
+      podUsage(containers, initContainers(pod, containers.size())).forEach((uuid, u) -> {
+        long[] t = used.computeIfAbsent(uuid, k -> new long[3]);
+        t[0] += u[0];
+        t[1] += u[1];
+        t[2] += u[2];
+      });
       if ("success".equals(a.get(Annotations.BIND_PHASE))) {
         String toAllocate = a.getOrDefault(Annotations.VGPU_DEVICES_TO_ALLOCATE, "");
         if (!toAllocate.replace(";", "").isEmpty()) {

@@ -17,12 +17,12 @@ import org.slf4j.LoggerFactory;
  * named {@code <id>-<jvm pid>}; each process leaves a {@code <name>.pid} file holding its pid and
  * executable. A process is stopped only when its JVM is gone and its executable still matches.
  */
-final class Orphans {
+public final class Orphans {
   private static final Logger log = LoggerFactory.getLogger(Orphans.class);
 
   private Orphans() {}
 
-  static void reap(Path root) {
+  public static void reap(Path root) {
     if (!Files.isDirectory(root)) {
       return;
     }

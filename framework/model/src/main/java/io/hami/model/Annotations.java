@@ -57,6 +57,12 @@ public final class Annotations {
   /** Dynamic MIG allocations JSON (v2.10). */
   public static final String VGPU_MIG_ALLOCATIONS = "hami.io/vgpu-mig-allocations";
 
+  /**
+   * This scheduler's record of the pod's last attempt, for {@code hami explain} (not part of HAMi's
+   * protocol); see {@link io.hami.model.explain.ScheduleRecordCodec}.
+   */
+  public static final String SCHEDULE_EXPLAIN = "hami.io/schedule-explain";
+
   // Pod annotations set by users
 
   /** Comma list: the device type must contain one item (case-insensitive). */

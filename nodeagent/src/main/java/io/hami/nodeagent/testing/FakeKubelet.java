@@ -50,6 +50,10 @@ import org.jspecify.annotations.Nullable;
  * latest device list. {@link #allocatePod} calls Allocate for a bound pod the way kubelet does:
  * one call per container that requests the resource, init containers first. With a client and a
  * node name it also publishes the healthy device count as the node's capacity and allocatable.
+ *
+ * <p>When a plugin's ListAndWatch stream ends (the plugin stopped or died), its devices turn
+ * Unhealthy until it registers again, as kubelet's device manager marks a disconnected resource:
+ * the capacity stays, allocatable drops to 0 and no device is handed out.
  */
 public final class FakeKubelet implements AutoCloseable {
   public static final String SOCKET = "kubelet.sock";
@@ -266,6 +270,19 @@ public final class FakeKubelet implements AutoCloseable {
     publishAllocatable(p.resource, devices);
   }
 
+  private synchronized void onDisconnected(Plugin p) {
+    if (plugins.get(p.resource) != p || p.closed) {
+      return;
+    }
+    List<Device> unhealthy = new ArrayList<>();
+    for (Device d : p.devices == null ? List.<Device>of() : p.devices) {
+      unhealthy.add(d.toBuilder().setHealth("Unhealthy").build());
+    }
+    p.devices = List.copyOf(unhealthy);
+    notifyAll();
+    publishAllocatable(p.resource, unhealthy);
+  }
+
   private void publishAllocatable(String resource, List<Device> devices) {
     if (client == null || nodeName == null) {
       return;
@@ -325,6 +342,8 @@ public final class FakeKubelet implements AutoCloseable {
     final DevicePluginOptions options;
     final ManagedChannel channel;
     volatile @Nullable List<Device> devices;
+    /** Set by this kubelet before it drops the plugin, so the stream's end is no disconnection. */
+    volatile boolean closed;
 
     Plugin(RegisterRequest req) {
       this.resource = req.getResourceName();
@@ -351,14 +370,19 @@ public final class FakeKubelet implements AutoCloseable {
             }
 
             @Override
-            public void onError(Throwable t) {}
+            public void onError(Throwable t) {
+              onDisconnected(Plugin.this);
+            }
 
             @Override
-            public void onCompleted() {}
+            public void onCompleted() {
+              onDisconnected(Plugin.this);
+            }
           });
     }
 
     void close() {
+      closed = true;
       channel.shutdownNow();
     }
   }

@@ -31,6 +31,11 @@ import io.hami.model.Decoded;
 import io.hami.model.lock.NodeLock;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.VgpuPlugin;
+import io.hami.plugins.metrics.GpuMetrics;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -41,7 +46,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,16 +105,31 @@ public final class NodeLockPlugin
   @GuardedBy("this")
   private final Map<String, Slot> slots = new HashMap<>();
 
-  private final Map<StaleCause, AtomicLong> broken = new EnumMap<>(StaleCause.class);
-  private final AtomicLong contended = new AtomicLong();
+  /** When each pod queued at Permit began to wait, by UID. */
+  @GuardedBy("this")
+  private final Map<String, Instant> waitingSince = new HashMap<>();
+
+  private final Map<StaleCause, CounterDataPoint> broken = new EnumMap<>(StaleCause.class);
+  private final CounterDataPoint heldOnNode;
+  private final CounterDataPoint heldAtPermit;
+  private final CounterDataPoint permitWaits;
+  private final DistributionDataPoint waitAllowed;
+  private final DistributionDataPoint waitRejected;
 
   NodeLockPlugin(NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client) {
     this.args = requireNonNull(args, "args");
     this.handle = requireNonNull(handle, "handle");
     this.client = client;
+    GpuMetrics m = GpuMetrics.of(handle);
+    String profile = handle.schedulerName();
     for (StaleCause c : StaleCause.values()) {
-      broken.put(c, new AtomicLong());
+      broken.put(c, m.lockBroken(c.label(), profile));
     }
+    heldOnNode = m.lockHeld("node", profile);
+    heldAtPermit = m.lockHeld("permit", profile);
+    permitWaits = m.permitWaits(profile);
+    waitAllowed = m.permitWait("allowed", profile);
+    waitRejected = m.permitWait("rejected", profile);
   }
 
   /** Factory for the registry. */
@@ -136,12 +155,12 @@ public final class NodeLockPlugin
 
   /** How many stale locks were taken over, by cause (exported as a metric). */
   public long brokenLocks(StaleCause cause) {
-    return broken.get(cause).get();
+    return broken.get(cause).getLongValue();
   }
 
-  /** How many lock attempts met a lock held by another scheduler. */
+  /** How many lock attempts met a lock held on the node by someone else (exported as a metric). */
   public long contendedLocks() {
-    return contended.get();
+    return heldOnNode.getLongValue();
   }
 
   private static boolean needsLock(CycleState state) {
@@ -180,6 +199,10 @@ public final class NodeLockPlugin
     synchronized (this) {
       Slot s = slot(n.node());
       s.waiters.removeIf(c -> c.uid().equals(me.uid()));
+      Instant since = waitingSince.remove(me.uid());
+      if (since != null) {
+        waitRejected.observe(seconds(since));
+      }
       if (s.owner == null || !s.owner.uid().equals(me.uid())) {
         return;
       }
@@ -218,7 +241,10 @@ public final class NodeLockPlugin
         return PermitResult.allow();
       }
       s.waiters.addLast(me);
+      waitingSince.put(me.uid(), handle.clock().instant());
     }
+    heldAtPermit.inc();
+    permitWaits.inc();
     return PermitResult.waitFor(args.waitTimeout());
   }
 
@@ -228,6 +254,10 @@ public final class NodeLockPlugin
     while (s.owner == null && !s.waiters.isEmpty()) {
       Claim next = s.waiters.pollFirst();
       WaitingPod w = handle.waitingPod(next.uid()).orElse(null);
+      Instant since = waitingSince.remove(next.uid());
+      if (w != null && since != null) {
+        waitAllowed.observe(seconds(since));
+      }
       if (w != null) {
         s.owner = next;
         s.acquired = false;
@@ -258,7 +288,7 @@ public final class NodeLockPlugin
       }
       if (a.broken() != null) {
         LockDecision.Stale st = a.broken();
-        broken.get(st.cause()).incrementAndGet();
+        broken.get(st.cause()).inc();
         log.info("stale node lock taken over node={} holder={} cause={}", nodeName, st.holder(), st.cause().label());
         handle
             .eventRecorder()
@@ -268,7 +298,7 @@ public final class NodeLockPlugin
       return Status.success();
     }
     if (r instanceof NodeLockClient.Result.Held h) {
-      contended.incrementAndGet();
+      heldOnNode.inc();
       synchronized (this) {
         slot(nodeName).blocked.put(me.uid(), pod);
       }
@@ -387,6 +417,10 @@ public final class NodeLockPlugin
       }
     }
     activate(wake);
+  }
+
+  private double seconds(Instant since) {
+    return Math.max(0, Duration.between(since, handle.clock().instant()).toNanos() / 1e9);
   }
 
   private void activate(List<Pod> pods) {

@@ -93,6 +93,22 @@ public final class GpuPolicy {
     return new GpuPolicy(v, chain, bound, mutex, topology);
   }
 
+  private static final java.util.Set<String> KNOWN = java.util.Set.of("binpack", "spread", "numa", "mutex", "topology-aware");
+
+  /**
+   * The items of {@code value} that {@link #parse} does not know and reads as spread (a single
+   * value) or skips (a chain item); empty when every item is known.
+   */
+  public static List<String> unknownItems(String value) {
+    List<String> out = new ArrayList<>();
+    for (String item : value.trim().toLowerCase(Locale.ROOT).split(",", -1)) {
+      if (!KNOWN.contains(item.trim())) {
+        out.add(item.trim());
+      }
+    }
+    return out;
+  }
+
   /** Whether a device already used by another pod is refused ({@code mutex}). */
   public boolean mutex() {
     return mutex;

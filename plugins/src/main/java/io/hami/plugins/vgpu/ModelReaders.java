@@ -46,6 +46,7 @@ final class ModelReaders {
       keys.add(v.keys().register());
       keys.add(v.keys().handshake());
     }
+    // Capacity-registered vendors change with the node status, which is always compared.
     keys.remove("");
     return keys;
   }
@@ -66,7 +67,8 @@ final class ModelReaders {
     if (score != null && !score.isBlank()) {
       Decoded<List<PairScore>> d = PairScoreJson.decode(score);
       if (d instanceof Decoded.Err<List<PairScore>> e) {
-        return DeviceUsageIndex.Registered.invalid(Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
+        return DeviceUsageIndex.Registered.invalid(
+            "NVIDIA", field(Annotations.NODE_NVIDIA_SCORE, e.error()), Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
       }
       Map<String, Map<String, Integer>> m = new HashMap<>();
       for (PairScore p : d.orElse(List.of())) {
@@ -75,16 +77,30 @@ final class ModelReaders {
       pairs = PairScores.of(m);
     }
     ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
+    io.hami.model.vendor.NodeFacts facts = null;
     for (GpuVendor v : vendors) {
-      String reg = v.keys().register().isEmpty() ? null : annos.get(v.keys().register());
-      if (reg == null) {
+      if (!v.capacityRegistered() && !annos.containsKey(v.keys().register())) {
         continue;
       }
-      Decoded<List<NodeDevice>> decoded = v.decodeRegister(reg);
-      if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
-        return DeviceUsageIndex.Registered.invalid(v.keys().register() + ": " + e.error());
+      if (v.capacityRegistered()
+          && (node.getStatus() == null
+              || node.getStatus().getCapacity() == null
+              || !node.getStatus().getCapacity().containsKey(v.names().core()))) {
+        continue;
       }
-      long allocatable = allocatable(node, v.rule().names().count());
+      if (facts == null) {
+        facts = io.hami.model.vendor.NodeFacts.of(node);
+      }
+      Decoded<List<NodeDevice>> decoded = v.devices(facts);
+      if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
+        String key = v.capacityRegistered() ? "status.capacity" : v.keys().register();
+        return DeviceUsageIndex.Registered.invalid(v.word(), field(key, e.error()), key + ": " + e.error());
+      }
+      List<NodeDevice> devices = decoded.orElse(List.of());
+      if (devices.isEmpty()) {
+        continue;
+      }
+      long allocatable = allocatable(node, v.names().count());
       boolean nodeHealthy =
           HandshakeCheck.check(
                       Optional.ofNullable(v.keys().handshake().isEmpty() ? null : annos.get(v.keys().handshake())),
@@ -93,7 +109,7 @@ final class ModelReaders {
                   .healthy()
               // A device plugin that left kubelet (allocatable 0) cannot admit pods.
               && allocatable != 0;
-      for (NodeDevice d : decoded.orElse(List.of())) {
+      for (NodeDevice d : devices) {
         out.add(
             new io.hami.plugins.vgpu.DeviceUsage(
                 d.id(),
@@ -115,6 +131,24 @@ final class ModelReaders {
     return new DeviceUsageIndex.Registered(out.build(), pairs, null);
   }
 
+  /**
+   * The metric label of a decode error: the annotation key and the field path inside it, list
+   * indices dropped so that the label set stays small ({@code hami.io/node-nvidia-register.devmem}).
+   */
+  static String field(String key, io.hami.model.ProtocolError e) {
+    String f = e.field().replaceAll("\\[\\d+\\]", "");
+    if (f.startsWith(".")) {
+      f = f.substring(1);
+    }
+    if (f.startsWith(key)) {
+      f = f.substring(key.length());
+      if (f.startsWith(".")) {
+        f = f.substring(1);
+      }
+    }
+    return f.isEmpty() ? key : key + "." + f;
+  }
+
   /** The node's allocatable count of {@code resource}; -1 when not reported. */
   static long allocatable(Node node, String resource) {
     if (node.getStatus() == null || node.getStatus().getAllocatable() == null) {
@@ -131,12 +165,29 @@ final class ModelReaders {
     }
   }
 
+  /** Told about an allocation annotation that cannot be decoded; the pod's devices there are not counted. */
+  @FunctionalInterface
+  interface UnreadableAllocation {
+    UnreadableAllocation IGNORE = (pod, key, value, error) -> {};
+
+    void unreadable(Pod pod, String key, String value, String error);
+  }
+
   static DeviceUsageIndex.PodReader podReader(List<GpuVendor> vendors) {
-    return pod -> readPod(pod, vendors);
+    return podReader(vendors, UnreadableAllocation.IGNORE);
+  }
+
+  static DeviceUsageIndex.PodReader podReader(List<GpuVendor> vendors, UnreadableAllocation unreadable) {
+    return pod -> readPod(pod, vendors, unreadable);
+  }
+
+  static DeviceUsageIndex.@Nullable Held readPod(Pod pod, List<GpuVendor> vendors) {
+    return readPod(pod, vendors, UnreadableAllocation.IGNORE);
   }
 
   /** What a pod holds according to its allocation annotations (protocol §6.5). */
-  static DeviceUsageIndex.@Nullable Held readPod(Pod pod, List<GpuVendor> vendors) {
+  static DeviceUsageIndex.@Nullable Held readPod(
+      Pod pod, List<GpuVendor> vendors, UnreadableAllocation unreadable) {
     Map<String, String> annos = pod.getMetadata().getAnnotations();
     if (annos == null) {
       return null;
@@ -157,23 +208,25 @@ final class ModelReaders {
       }
       Decoded<PodDevices> d = PodDevicesCodec.decode(allocated);
       if (d instanceof Decoded.Err<PodDevices> e) {
-        log.warn(
+        log.debug(
             "unreadable allocation annotation pod={}/{} key={} error={}",
             pod.getMetadata().getNamespace(),
             pod.getMetadata().getName(),
             v.keys().allocated(),
             e.error());
+        unreadable.unreadable(pod, v.keys().allocated(), allocated, e.error().toString());
         continue;
       }
       PodDevices devices = d.orElse(PodDevices.empty());
       int init = initContainers(pod, devices, v);
-      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)))
+      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)), v.word())
           .byDevice()
           .forEach(
               (id, u) -> usage.merge(
                   id,
                   u,
-                  (a, b) -> new PodUsage.Usage(a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores())));
+                  (a, b) -> new PodUsage.Usage(
+                      a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores(), a.vendor())));
     }
     if (usage.isEmpty()) {
       return null;
@@ -197,7 +250,7 @@ final class ModelReaders {
     if (init == 0 || entries >= init + apps) {
       return init;
     }
-    String count = v.rule().names().count();
+    String count = v.names().count();
     for (Container c : inits) {
       if (c.getResources() != null
           && ((c.getResources().getLimits() != null && c.getResources().getLimits().containsKey(count))

@@ -14,6 +14,12 @@ public enum NodePolicy {
     return value.trim().toLowerCase(Locale.ROOT).equals("spread") ? SPREAD : BINPACK;
   }
 
+  /** Whether {@code value} names a policy; {@link #parse} reads any other value as binpack. */
+  public static boolean isKnown(String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    return v.equals("spread") || v.equals("binpack");
+  }
+
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);
   }

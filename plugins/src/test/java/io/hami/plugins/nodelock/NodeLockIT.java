@@ -151,8 +151,8 @@ final class NodeLockIT {
         new Stale("expired, holder not bound", MakePod.named("h").namespace("default").obj(), NOW.minus(Duration.ofMinutes(6)), StaleCause.EXPIRED),
         new Stale("holder terminal", MakePod.named("h").namespace("default").phase("Failed").obj(), fresh, StaleCause.HOLDER_TERMINAL),
         new Stale("holder succeeded", MakePod.named("h").namespace("default").phase("Succeeded").obj(), fresh, StaleCause.HOLDER_TERMINAL),
-        new Stale("holder served", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "success").obj(), fresh, StaleCause.HOLDER_FINISHED),
-        new Stale("holder failed allocation", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "failed").obj(), fresh, StaleCause.HOLDER_FINISHED),
+        new Stale("holder served", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "success").obj(), fresh, StaleCause.BIND_SUCCESS),
+        new Stale("holder failed allocation", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "failed").obj(), fresh, StaleCause.BIND_FAILED),
         new Stale("holder bound elsewhere", MakePod.named("h").namespace("default").nodeName("n9").obj(), fresh, StaleCause.HOLDER_ELSEWHERE));
   }
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.Status;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
@@ -14,7 +15,10 @@ import io.hami.framework.testing.gpu.FakeGpus;
 import io.hami.framework.testing.gpu.MakeGpuNode;
 import io.hami.framework.testing.gpu.MakeGpuPod;
 import io.hami.model.Annotations;
+import io.hami.model.explain.ScheduleRecord;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -64,6 +68,26 @@ final class VgpuPluginTest {
   }
 
   @Test
+  void scheduledRecord_carriesThePodsPoliciesAndTheRuntimesSelection() {
+    PluginHarness h = harness(t4Node("n1", 1), t4Node("n2", 1));
+    Pod pod = MakeGpuPod.named("p").gpus(1).gpuMemMiB(1000)
+        .annotation(Annotations.NODE_SCHEDULER_POLICY, "spread")
+        .annotation(Annotations.GPU_SCHEDULER_POLICY, "binpack")
+        .annotation(Annotations.NVIDIA_NUMA_BIND, "true").obj();
+    PluginHarness.Result r = h.run(pod);
+    Instant now = Instant.parse("2026-11-29T13:53:11Z");
+
+    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now))
+        .isEqualTo(new ScheduleRecord.Scheduled(now, "n1", null, "spread", "binpack,numa-bind", 0, 0, List.of()));
+
+    r.state().write(NodeSelection.KEY, new NodeSelection(2, 2, 200L,
+        List.of(new NodeSelection.Candidate("n1", 200), new NodeSelection.Candidate("n2", 150))));
+    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now)).isEqualTo(new ScheduleRecord.Scheduled(
+        now, "n1", 200L, "spread", "binpack,numa-bind", 2, 2,
+        List.of(new ScheduleRecord.NodeScore("n1", 200), new ScheduleRecord.NodeScore("n2", 150))));
+  }
+
+  @Test
   void podWithoutDevices_isSkipped() {
     PluginHarness h = harness(t4Node("n1", 1));
     PluginHarness.Result r = h.run(io.hami.framework.testing.MakePod.named("plain").cpu("1").obj());
@@ -85,7 +109,8 @@ final class VgpuPluginTest {
     PluginHarness.Result r =
         h.run(MakeGpuPod.named("p").gpus(1).annotation(Annotations.DEVICE_SCORING_WEIGHTS, "core=high").obj());
     assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
-    assertThat(r.preFilterStatus().message()).contains(Annotations.DEVICE_SCORING_WEIGHTS).contains("core");
+    assertThat(r.preFilterStatus().message())
+        .startsWith(Annotations.DEVICE_SCORING_WEIGHTS + "=\"core=high\"").contains("core");
   }
 
   @Test
@@ -123,6 +148,66 @@ final class VgpuPluginTest {
     handle.fireNodeUpdate(bad, t4Node("n1", 1));
     assertThat(plugin.index().node("n1").invalid()).isNull();
     assertThat(plugin.index().node("n1").devices()).hasSize(1);
+  }
+
+  @Test
+  void unknownPolicyAndFlagValues_arePlacedAsHamiDoes_withOneWarningEachNamingKeyAndValue() {
+    record Case(String key, String value, String mentions) {}
+    java.util.List<Case> cases = java.util.List.of(
+        new Case(Annotations.GPU_SCHEDULER_POLICY, "bin-pack", "devices are ordered as spread"),
+        new Case(Annotations.GPU_SCHEDULER_POLICY, "binpack,nearest", "\"nearest\""),
+        new Case(Annotations.NODE_SCHEDULER_POLICY, "Spreading", "nodes are ranked as binpack"),
+        new Case(Annotations.NVIDIA_NUMA_BIND, "yes", "NUMA binding is off"));
+    PluginHarness h = harness(t4Node("n1", 1));
+    for (Case c : cases) {
+      int before = handle.events().size();
+      Pod pod = MakeGpuPod.named("p-" + c.value()).uid("uid-" + c.value()).gpus(1).gpuMemMiB(100)
+          .annotation(c.key(), c.value()).obj();
+      assertThat(h.run(pod).selected()).as(c.value()).isEqualTo("n1");
+      assertThat(h.run(pod).selected()).as("a retry").isEqualTo("n1");
+
+      assertThat(handle.events().subList(before, handle.events().size())).as(c.value()).singleElement().satisfies(e -> {
+        assertThat(e.type().value()).isEqualTo("Warning");
+        assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
+        assertThat(e.regarding()).isSameAs(pod);
+        assertThat(e.note()).startsWith(c.key() + "=\"" + c.value() + "\"").contains(c.mentions());
+      });
+    }
+  }
+
+  @Test
+  void knownPolicyValues_warnNothing() {
+    PluginHarness h = harness(t4Node("n1", 1));
+    for (String v : java.util.List.of("binpack", "Spread", "topology-aware", "mutex", "numa", "binpack, numa")) {
+      h.run(MakeGpuPod.named("p").uid("uid-" + v).gpus(1).gpuMemMiB(100).gpuPolicy(v).nodePolicy(" spread ")
+          .annotation(Annotations.NVIDIA_NUMA_BIND, "True").obj());
+    }
+    assertThat(handle.events()).isEmpty();
+  }
+
+  @Test
+  void unreadableAllocation_isReportedOnThePodOnce_andTheOtherPodsStillCount() {
+    harness(t4Node("n1", 1));
+    String dev = FakeGpus.uuid("n1", 0);
+    Pod good = MakeGpuPod.named("good").uid("uid-good").gpus(1).nodeName("n1")
+        .annotation(Annotations.VGPU_NODE, "n1")
+        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,1000,10:;").obj();
+    Pod bad = MakeGpuPod.named("bad").uid("uid-bad").gpus(1).nodeName("n1")
+        .annotation(Annotations.VGPU_NODE, "n1")
+        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,lots,10:;").obj();
+    handle.firePodAdd(good);
+    handle.firePodAdd(bad);
+    handle.firePodUpdate(bad, bad);
+
+    assertThat(plugin.index().node("n1").device(dev).usedMemMiB()).isEqualTo(1000);
+    assertThat(handle.events()).singleElement().satisfies(e -> {
+      assertThat(e.regarding()).isSameAs(bad);
+      assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
+      assertThat(e.note())
+          .startsWith(Annotations.VGPU_DEVICES_ALLOCATED + "=\"" + dev + ",NVIDIA,lots,10:;\"")
+          .contains("usedmem")
+          .contains("not counted");
+    });
   }
 
   @Test

@@ -1,0 +1,379 @@
+package io.hami.model.explain;
+
+import io.hami.model.Decoded;
+import io.hami.model.explain.ScheduleRecord.Failed;
+import io.hami.model.explain.ScheduleRecord.NodeReasons;
+import io.hami.model.explain.ScheduleRecord.NodeScore;
+import io.hami.model.explain.ScheduleRecord.ReasonCount;
+import io.hami.model.explain.ScheduleRecord.Scheduled;
+import io.hami.model.internal.GoJson;
+import io.hami.model.internal.Json;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code hami.io/schedule-explain} value: compact JSON, at most {@value #MAX_BYTES} bytes.
+ *
+ * <pre>
+ * {"v":1,"result":"Unschedulable","time":"2026-11-29T13:53:11Z","nodes":12,
+ *  "reasons":{"CardInsufficientMemory":10,"node(s) had untolerated taint":2},
+ *  "closest":{"gpu-1":["CardInsufficientMemory"]}}
+ * {"v":1,"result":"Scheduled","time":"2026-11-29T13:53:11Z","node":"gpu-3","score":187,
+ *  "nodePolicy":"binpack","gpuPolicy":"spread","feasible":12,"evaluated":12,"top":{"gpu-3":187,"gpu-1":150}}
+ * </pre>
+ *
+ * <p>A failed record may add {@code "node"} (chosen before a later step failed) and {@code
+ * "moreReasons"} (reasons left out). Encoding shortens long strings and drops the least useful
+ * entries (last closest nodes, then last candidates or least frequent reasons) until the value
+ * fits. Decoding never throws: a malformed value is an {@link Decoded.Err} naming the field.
+ */
+public final class ScheduleRecordCodec {
+
+  /** Largest encoded value, in UTF-8 bytes. */
+  public static final int MAX_BYTES = 1024;
+
+  /** The wire version written. */
+  public static final int VERSION = 1;
+
+  static final int MAX_REASON_CHARS = 160;
+  static final int MAX_NAME_CHARS = 253;
+  static final int MAX_POLICY_CHARS = 64;
+  static final int MAX_REASONS = 16;
+  static final int MAX_CLOSEST = 5;
+  static final int MAX_TOP = 5;
+
+  /** Result words on the wire. */
+  public static final String SCHEDULED = "Scheduled";
+
+  private ScheduleRecordCodec() {}
+
+  /** Encodes {@code record}, shortened as needed to fit {@value #MAX_BYTES} bytes. */
+  public static String encode(ScheduleRecord record) {
+    if (record instanceof Failed f) {
+      return encodeFailed(f);
+    }
+    return encodeScheduled((Scheduled) record);
+  }
+
+  private static String encodeFailed(Failed f) {
+    List<ReasonCount> reasons = new ArrayList<>();
+    int omitted = Math.max(0, f.omittedReasons());
+    for (ReasonCount r : f.reasons()) {
+      if (reasons.size() < MAX_REASONS) {
+        reasons.add(new ReasonCount(cut(r.reason(), MAX_REASON_CHARS), r.nodes()));
+      } else {
+        omitted++;
+      }
+    }
+    List<NodeReasons> closest = new ArrayList<>();
+    for (NodeReasons n : f.closest()) {
+      if (closest.size() == MAX_CLOSEST) {
+        break;
+      }
+      List<String> rs = new ArrayList<>(n.reasons().size());
+      for (String r : n.reasons()) {
+        rs.add(cut(r, MAX_REASON_CHARS));
+      }
+      closest.add(new NodeReasons(cut(n.node(), MAX_NAME_CHARS), rs));
+    }
+    String node = f.node() == null ? null : cut(f.node(), MAX_NAME_CHARS);
+    while (true) {
+      String s = writeFailed(f, cut(f.reason(), MAX_POLICY_CHARS), node, reasons, omitted, closest);
+      if (fits(s)) {
+        return s;
+      }
+      if (!closest.isEmpty()) {
+        closest.remove(closest.size() - 1);
+      } else if (!reasons.isEmpty()) {
+        reasons.remove(reasons.size() - 1);
+        omitted++;
+      } else {
+        return s;
+      }
+    }
+  }
+
+  private static String writeFailed(
+      Failed f,
+      String reason,
+      @Nullable String node,
+      List<ReasonCount> reasons,
+      int omitted,
+      List<NodeReasons> closest) {
+    StringBuilder b = head(reason, f.time());
+    if (node != null) {
+      field(b, "node");
+      GoJson.appendString(b, node);
+    }
+    field(b, "nodes").append(f.nodes());
+    field(b, "reasons").append('{');
+    for (int i = 0; i < reasons.size(); i++) {
+      if (i > 0) {
+        b.append(',');
+      }
+      GoJson.appendString(b, reasons.get(i).reason()).append(':').append(reasons.get(i).nodes());
+    }
+    b.append('}');
+    if (omitted > 0) {
+      field(b, "moreReasons").append(omitted);
+    }
+    if (!closest.isEmpty()) {
+      field(b, "closest").append('{');
+      for (int i = 0; i < closest.size(); i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        GoJson.appendString(b, closest.get(i).node()).append(":[");
+        List<String> rs = closest.get(i).reasons();
+        for (int j = 0; j < rs.size(); j++) {
+          if (j > 0) {
+            b.append(',');
+          }
+          GoJson.appendString(b, rs.get(j));
+        }
+        b.append(']');
+      }
+      b.append('}');
+    }
+    return b.append('}').toString();
+  }
+
+  private static String encodeScheduled(Scheduled s) {
+    List<NodeScore> top = new ArrayList<>();
+    for (NodeScore n : s.top()) {
+      if (top.size() == MAX_TOP) {
+        break;
+      }
+      top.add(new NodeScore(cut(n.node(), MAX_NAME_CHARS), n.score()));
+    }
+    while (true) {
+      StringBuilder b = head(SCHEDULED, s.time());
+      field(b, "node");
+      GoJson.appendString(b, cut(s.node(), MAX_NAME_CHARS));
+      if (s.score() != null) {
+        field(b, "score").append(s.score().longValue());
+      }
+      field(b, "nodePolicy");
+      GoJson.appendString(b, cut(s.nodePolicy(), MAX_POLICY_CHARS));
+      field(b, "gpuPolicy");
+      GoJson.appendString(b, cut(s.gpuPolicy(), MAX_POLICY_CHARS));
+      field(b, "feasible").append(s.feasible());
+      field(b, "evaluated").append(s.evaluated());
+      if (!top.isEmpty()) {
+        field(b, "top").append('{');
+        for (int i = 0; i < top.size(); i++) {
+          if (i > 0) {
+            b.append(',');
+          }
+          GoJson.appendString(b, top.get(i).node()).append(':').append(top.get(i).score());
+        }
+        b.append('}');
+      }
+      String out = b.append('}').toString();
+      if (fits(out) || top.isEmpty()) {
+        return out;
+      }
+      top.remove(top.size() - 1);
+    }
+  }
+
+  private static StringBuilder head(String result, Instant time) {
+    StringBuilder b = new StringBuilder(256).append("{\"v\":").append(VERSION);
+    field(b, "result");
+    GoJson.appendString(b, result);
+    field(b, "time");
+    GoJson.appendString(b, time.truncatedTo(ChronoUnit.SECONDS).toString());
+    return b;
+  }
+
+  private static StringBuilder field(StringBuilder b, String name) {
+    return b.append(",\"").append(name).append("\":");
+  }
+
+  private static boolean fits(String s) {
+    // Cheap check first: UTF-8 never takes fewer bytes than chars.
+    return s.length() <= MAX_BYTES / 3 || s.getBytes(StandardCharsets.UTF_8).length <= MAX_BYTES;
+  }
+
+  /** {@code s} cut to {@code max} chars (ending in "..."), never splitting a surrogate pair. */
+  static String cut(String s, int max) {
+    if (s.length() <= max) {
+      return s;
+    }
+    int end = max - 3;
+    if (Character.isLowSurrogate(s.charAt(end)) && Character.isHighSurrogate(s.charAt(end - 1))) {
+      end--;
+    }
+    return s.substring(0, end) + "...";
+  }
+
+  // ---- decoding
+
+  /** Decodes a value; an error names the field and quotes what was found. */
+  public static Decoded<ScheduleRecord> decode(String value) {
+    Decoded<Object> parsed = Json.parse(value);
+    if (parsed instanceof Decoded.Err<Object> e) {
+      return Decoded.err(e.error());
+    }
+    Object root = parsed.orElse(Json.NULL);
+    if (!(root instanceof Json.Obj o)) {
+      return Decoded.err("", value, "want a JSON object, got " + shortJson(root));
+    }
+    try {
+      long v = number(o, "v", true);
+      if (v < 1) {
+        throw new Bad("v", o.get("v"), "unsupported version " + v);
+      }
+      String result = string(o, "result");
+      Instant time = time(o);
+      if (SCHEDULED.equals(result)) {
+        return Decoded.ok(scheduled(o, time));
+      }
+      return Decoded.ok(failed(o, result, time));
+    } catch (Bad b) {
+      return Decoded.err(b.field, b.found == null ? "" : shortJson(b.found), b.getMessage());
+    }
+  }
+
+  private static Scheduled scheduled(Json.Obj o, Instant time) throws Bad {
+    Object score = o.get("score");
+    List<NodeScore> top = new ArrayList<>();
+    Json.Obj t = object(o, "top");
+    if (t != null) {
+      for (int i = 0; i < t.size(); i++) {
+        top.add(new NodeScore(t.key(i), toLong(t.value(i), "top." + t.key(i))));
+      }
+    }
+    return new Scheduled(
+        time,
+        string(o, "node"),
+        score == null || score == Json.NULL ? null : toLong(score, "score"),
+        optionalString(o, "nodePolicy"),
+        optionalString(o, "gpuPolicy"),
+        (int) number(o, "feasible", false),
+        (int) number(o, "evaluated", false),
+        top);
+  }
+
+  private static Failed failed(Json.Obj o, String result, Instant time) throws Bad {
+    List<ReasonCount> reasons = new ArrayList<>();
+    Json.Obj r = object(o, "reasons");
+    if (r != null) {
+      for (int i = 0; i < r.size(); i++) {
+        reasons.add(new ReasonCount(r.key(i), (int) toLong(r.value(i), "reasons." + r.key(i))));
+      }
+    }
+    List<NodeReasons> closest = new ArrayList<>();
+    Json.Obj c = object(o, "closest");
+    if (c != null) {
+      for (int i = 0; i < c.size(); i++) {
+        String field = "closest." + c.key(i);
+        if (!(c.value(i) instanceof List<?> l)) {
+          throw new Bad(field, c.value(i), "want a list of reasons");
+        }
+        List<String> rs = new ArrayList<>(l.size());
+        for (Object x : l) {
+          if (!(x instanceof String s)) {
+            throw new Bad(field, x, "want a string reason");
+          }
+          rs.add(s);
+        }
+        closest.add(new NodeReasons(c.key(i), rs));
+      }
+    }
+    Object node = o.get("node");
+    return new Failed(
+        time,
+        result,
+        node == null || node == Json.NULL ? null : string(o, "node"),
+        (int) number(o, "nodes", false),
+        reasons,
+        (int) number(o, "moreReasons", false),
+        closest);
+  }
+
+  /** A field that is missing or of the wrong kind. */
+  private static final class Bad extends Exception {
+    private static final long serialVersionUID = 1L;
+    final String field;
+    final transient @Nullable Object found;
+
+    Bad(String field, @Nullable Object found, String message) {
+      super(message, null, false, false);
+      this.field = field;
+      this.found = found;
+    }
+  }
+
+  private static String string(Json.Obj o, String name) throws Bad {
+    Object v = o.get(name);
+    if (v == null) {
+      throw new Bad(name, null, "missing field " + name);
+    }
+    if (!(v instanceof String s)) {
+      throw new Bad(name, v, name + " must be a string, got " + shortJson(v));
+    }
+    return s;
+  }
+
+  private static String optionalString(Json.Obj o, String name) throws Bad {
+    Object v = o.get(name);
+    return v == null || v == Json.NULL ? "" : string(o, name);
+  }
+
+  private static Json.@Nullable Obj object(Json.Obj o, String name) throws Bad {
+    Object v = o.get(name);
+    if (v == null || v == Json.NULL) {
+      return null;
+    }
+    if (!(v instanceof Json.Obj obj)) {
+      throw new Bad(name, v, name + " must be an object, got " + shortJson(v));
+    }
+    return obj;
+  }
+
+  private static long number(Json.Obj o, String name, boolean required) throws Bad {
+    Object v = o.get(name);
+    if (v == null || v == Json.NULL) {
+      if (required) {
+        throw new Bad(name, null, "missing field " + name);
+      }
+      return 0;
+    }
+    long n = toLong(v, name);
+    if (n < 0 || n > Integer.MAX_VALUE) {
+      throw new Bad(name, v, name + " out of range: " + n);
+    }
+    return n;
+  }
+
+  private static long toLong(Object v, String field) throws Bad {
+    if (v instanceof Json.Num n && n.integral()) {
+      try {
+        return Long.parseLong(n.text());
+      } catch (NumberFormatException e) {
+        throw new Bad(field, v, field + " out of range: " + n.text());
+      }
+    }
+    throw new Bad(field, v, field + " must be an integer, got " + shortJson(v));
+  }
+
+  private static Instant time(Json.Obj o) throws Bad {
+    String s = string(o, "time");
+    try {
+      return Instant.parse(s);
+    } catch (DateTimeParseException e) {
+      throw new Bad("time", s, "time must be an RFC 3339 UTC time, got \"" + s + "\"");
+    }
+  }
+
+  private static String shortJson(Object v) {
+    String s = Json.toJson(v);
+    return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+  }
+}
