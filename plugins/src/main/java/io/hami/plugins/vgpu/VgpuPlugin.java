@@ -137,7 +137,14 @@ public final class VgpuPlugin
     this.memoryFactors = Map.copyOf(factors);
     this.defaultNodePolicy = NodePolicy.parse(args.nodeSchedulerPolicy());
     this.defaultGpuPolicy = GpuPolicy.parse(args.gpuSchedulerPolicy());
-    this.registrationKeys = ModelReaders.registrationKeys(index.vendors());
+    // Handshake values flip every period on every live node (request, report): requeueing on
+    // each flip would retry every waiting pod all the time. Health changes they cause reach the
+    // pods through the periodic flush of unschedulable pods.
+    java.util.Set<String> keys = new java.util.HashSet<>(ModelReaders.registrationKeys(index.vendors()));
+    for (GpuVendor v : index.vendors()) {
+      keys.remove(v.keys().handshake());
+    }
+    this.registrationKeys = java.util.Set.copyOf(keys);
     this.quotas = quotas;
     GpuMetrics metrics = GpuMetrics.of(handle);
     FitReason[] all = FitReason.values();

@@ -267,4 +267,20 @@ final class VgpuPluginTest {
         .extracting(DevicePick::id)
         .containsExactly(FakeGpus.uuid("n1", 0), FakeGpus.uuid("n1", 2));
   }
+
+  @Test
+  void nodeUpdates_requeueOnRegistrationChangesButNotOnHandshakeFlips() {
+    io.hami.framework.api.QueueingHintFunction hint = plugin.eventsToRegister().stream()
+        .filter(e -> e.event().resource() == io.hami.framework.api.EventResource.NODE && e.hint() != null)
+        .findFirst().orElseThrow().hint();
+    Pod pod = MakeGpuPod.named("p").gpus(1).obj();
+    Node requested = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
+        .annotation(Annotations.NODE_HANDSHAKE, "Requesting_2026-08-21 08:20:39").obj();
+    Node reported = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
+        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
+    Node more = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2))
+        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
+    assertThat(hint.hint(pod, requested, reported)).isEqualTo(io.hami.framework.api.QueueingHint.SKIP);
+    assertThat(hint.hint(pod, reported, more)).isEqualTo(io.hami.framework.api.QueueingHint.QUEUE);
+  }
 }
