@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
       io.hami.cmd.simulate.SimulateCommand.class,
       io.hami.cmd.webhook.WebhookCommand.class,
       io.hami.cmd.up.UpCommand.class,
+      io.hami.cmd.explain.ExplainCommand.class,
     })
 public final class HamiCommand implements Callable<Integer> {
 

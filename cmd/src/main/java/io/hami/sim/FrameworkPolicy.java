@@ -67,7 +67,7 @@ public enum FrameworkPolicy {
     y.append("    pluginConfig:\n");
     if (scorePlugin.equals("placement")) {
       y.append("      - name: placement\n        args:\n          policy: ").append(setting)
-          .append("\n          seed: ").append(seed).append('\n');
+          .append("\n          seed: ").append(Replay.drawSeed(seed)).append('\n');
     }
     String hami = scorePlugin.equals("vgpu") ? setting : "binpack";
     y.append("      - name: vgpu\n        args:\n          nodeSchedulerPolicy: ").append(hami)

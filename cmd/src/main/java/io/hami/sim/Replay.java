@@ -10,9 +10,10 @@ import java.util.SplittableRandom;
 /**
  * One replay of a prepared trace under one policy and seed, following the FGD paper's protocol:
  * one random stream per run, used in a fixed order to (a) shuffle the name-sorted pods, (b) tune
- * the workload to {@link #TUNE_RATIO} of GPU capacity, (c) permute the nodes (ties go to the node
- * that comes first) and (d) make Random-fit's draws. Pods are placed one by one with no departures;
- * a pod that fits nowhere fails for good.
+ * the workload to {@link #TUNE_RATIO} of GPU capacity and (c) permute the nodes (ties go to the
+ * node that comes first); (d) Random-fit's draws come from a second stream ({@link #drawSeed}),
+ * the one the scheduler's placement plugin is given, so that both engines draw alike. Pods are
+ * placed one by one with no departures; a pod that fits nowhere fails for good.
  *
  * <p>Scores are cached per node and task shape and recomputed only when the node changes, so a pod
  * costs one pass of cache reads over the nodes. Not thread-safe; one instance per thread.
@@ -28,6 +29,14 @@ public final class Replay {
 
   public Replay(PreparedTrace trace) {
     this.trace = trace;
+  }
+
+  /**
+   * Seed of Random-fit's draws for a run seed: a stream apart from the one that orders pods and
+   * nodes, so that the node and GPU draws are independent of the submission order.
+   */
+  public static long drawSeed(long seed) {
+    return new SplittableRandom(seed ^ 0x6A09E667F3BCC909L).nextLong();
   }
 
   /** Pod indices (name order) in submission order for a seed, after shuffle and tuning. */
@@ -98,6 +107,7 @@ public final class Replay {
     NodeTable table = trace.emptyTable(byRank);
     double emptyFragment = table.fragmentMilli();
     boolean random = policy == PaperPolicy.RANDOM;
+    SplittableRandom draws = new SplittableRandom(drawSeed(seed));
 
     int shapes = trace.shapeCount();
     long[] cache = new long[nodes * shapes];
@@ -150,8 +160,9 @@ public final class Replay {
       }
       int mask = 0;
       if (random && feasibleCount > 0) {
-        best = feasible[rng.nextInt(feasibleCount)];
-        mask = PaperPolicy.randomGpu(table, best, task, rng::nextInt);
+        // A lone feasible node takes no draw (the scheduler does not score one node).
+        best = feasible[feasibleCount == 1 ? 0 : draws.nextInt(feasibleCount)];
+        mask = PaperPolicy.randomGpu(table, best, task, draws::nextInt);
       } else if (best >= 0) {
         mask = PlacementPolicy.gpuMask(bestEval);
       }

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.testing.FakeClock;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
@@ -16,6 +17,8 @@ import io.hami.framework.testing.gpu.FakeGpus;
 import io.hami.framework.testing.gpu.MakeGpuNode;
 import io.hami.framework.testing.gpu.MakeGpuPod;
 import io.hami.model.Annotations;
+import io.hami.model.explain.ScheduleRecord;
+import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.lock.NodeLock;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
@@ -24,6 +27,7 @@ import io.hami.plugins.nodelock.NodeLockPlugin;
 import io.hami.plugins.vgpu.VgpuArgs;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +59,7 @@ final class GpuBindIT {
     assertThat(lock.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
     assertThat(vgpu.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
     assertThat(lock.permit(r.state(), pod, "n1").status().isSuccess()).isTrue();
+    r.state().write(NodeSelection.KEY, new NodeSelection(1, 1, null, List.of()));
 
     int before = server.getRequestCount();
     assertThat(lock.preBind(r.state(), pod, "n1").isSuccess()).isTrue();
@@ -84,6 +89,8 @@ final class GpuBindIT {
         .containsEntry(Annotations.BIND_PHASE, "allocating")
         .containsEntry(Annotations.BIND_TIME, seconds);
     assertThat(patched.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
+    assertThat(ScheduleRecordCodec.decode(annos.get(Annotations.SCHEDULE_EXPLAIN)).orElseThrow())
+        .isEqualTo(new ScheduleRecord.Scheduled(now, "n1", null, "binpack", "spread", 1, 1, List.of()));
     String allocated = annos.get(Annotations.VGPU_DEVICES_ALLOCATED);
     assertThat(annos.get(Annotations.VGPU_DEVICES_TO_ALLOCATE)).isEqualTo(allocated);
     PodDevices devices = PodDevicesCodec.decode(allocated).orElseThrow();

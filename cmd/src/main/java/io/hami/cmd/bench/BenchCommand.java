@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures and end with a RESULT line.",
-    subcommands = {SchedulerBenchCommand.class})
+    subcommands = {SchedulerBenchCommand.class, ClusterBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

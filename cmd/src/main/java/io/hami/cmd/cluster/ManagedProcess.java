@@ -54,7 +54,7 @@ final class ManagedProcess implements AutoCloseable {
         java.nio.file.StandardOpenOption.CREATE,
         java.nio.file.StandardOpenOption.APPEND);
     process =
-        new ProcessBuilder(command)
+        new ProcessBuilder(inOwnSession(command))
             .directory(workDir.toFile())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
@@ -62,6 +62,24 @@ final class ManagedProcess implements AutoCloseable {
             .start();
     // Lets a later run stop this process if the JVM that started it is killed (see Orphans).
     Files.writeString(pidFile(), process.pid() + "\n" + command.get(0) + "\n", StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Runs the command in a session of its own when {@code setsid} is there, so that Ctrl-C in a
+   * terminal reaches only the JVM, which stops its processes in order. {@code setsid} execs in
+   * place (a child of the JVM leads no process group), so the pid stays the command's.
+   */
+  private static List<String> inOwnSession(List<String> command) {
+    for (String dir : List.of("/usr/bin", "/bin")) {
+      Path setsid = Path.of(dir, "setsid");
+      if (Files.isExecutable(setsid)) {
+        List<String> wrapped = new java.util.ArrayList<>();
+        wrapped.add(setsid.toString());
+        wrapped.addAll(command);
+        return wrapped;
+      }
+    }
+    return command;
   }
 
   Path pidFile() {

@@ -7,6 +7,7 @@ import io.hami.cmd.webhook.WebhookOptions;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.runtime.ClientRequestMetrics;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulerService;
 import io.hami.model.config.DeviceConfig;
@@ -126,13 +127,15 @@ public final class SchedulerCommand implements Callable<Integer> {
     }
     String id = identity == null || identity.isBlank() ? hostName() : identity;
     CountDownLatch closed = new CountDownLatch(1);
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
+    ClientRequestMetrics requests = new ClientRequestMetrics();
+    try (KubernetesClient client = requests.install(new KubernetesClientBuilder().withConfig(clientConfig())).build();
         SchedulerService service =
             new SchedulerService(
                 client,
                 cfg,
                 registry,
                 new SchedulerService.Options(leaderElect, id, metrics, kubeQps, kubeBurst, 16))) {
+      requests.register(service.metricsRegistry());
       String schedulerName = cfg.profiles().get(0).schedulerName();
       Optional<WebhookServer> hosted = webhook.build(devices.nvidia(), schedulerName, client, errors);
       if (!errors.isEmpty()) {

@@ -2,6 +2,7 @@ package io.hami.cmd.simulate;
 
 import io.hami.plugins.placement.PaperPolicy;
 import io.hami.sim.BundledTraces;
+import io.hami.sim.EngineCheck;
 import io.hami.sim.FrameworkPolicy;
 import io.hami.sim.HtmlReport;
 import io.hami.sim.JsonReport;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -101,9 +103,17 @@ public final class SimulateCommand implements Callable<Integer> {
       paramLabel = "E",
       defaultValue = "fast",
       description = "fast (default): the policies' code on a compact cluster table, which places"
-          + " pods exactly as the scheduler does; framework: the real scheduler in memory (much"
-          + " slower; also runs HAMi's binpack and spread).")
+          + " every pod exactly as the scheduler does (verified on whole traces, see"
+          + " --check-engines); framework: the real scheduler in memory (about 20 times slower;"
+          + " also runs HAMi's binpack and spread).")
   Engine engine = Engine.fast;
+
+  @Option(
+      names = "--check-engines",
+      description = "Instead of a report, replay each trace, policy and seed with both engines and"
+          + " check that the fast engine places every pod on the same node and GPUs as the"
+          + " scheduler (paper policies only; slow: runs the scheduler). Exit code 1 on a difference.")
+  boolean checkEngines;
 
   @Option(
       names = "--seeds",
@@ -138,9 +148,13 @@ public final class SimulateCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     List<SimPolicy> chosen;
+    List<String> checked = List.of();
     List<Long> seedList;
     try {
       chosen = parsePolicies(policies, engine);
+      if (checkEngines) {
+        checked = policyNames(policies);
+      }
       seedList = parseSeeds(seeds);
       if (threads < 1) {
         throw new IllegalArgumentException("--threads must be >= 1, was " + threads);
@@ -176,8 +190,11 @@ public final class SimulateCommand implements Callable<Integer> {
       return EXIT_BAD_INPUT;
     }
 
-    if (engine == Engine.framework) {
+    if (engine == Engine.framework || checkEngines) {
       quietSchedulerLogs();
+    }
+    if (checkEngines) {
+      return checkEngines(prepared, checked, seedList, out, err);
     }
     Simulation sim = new Simulation(prepared, chosen, seedList);
     boolean bar = progress != null ? progress : System.console() != null;
@@ -228,6 +245,59 @@ public final class SimulateCommand implements Callable<Integer> {
     if (root instanceof ch.qos.logback.classic.Logger logback) {
       logback.setLevel(ch.qos.logback.classic.Level.WARN);
     }
+  }
+
+  private int checkEngines(List<PreparedTrace> prepared, List<String> names, List<Long> seedList,
+      PrintWriter out, PrintWriter err) throws InterruptedException {
+    List<PaperPolicy> paper = new ArrayList<>();
+    for (String n : names) {
+      paper.add(PaperPolicy.byName(n).orElseThrow());
+    }
+    record Check(String trace, String policy, long seed, Future<java.util.Optional<String>> diff) {}
+    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "simulate-check");
+      t.setDaemon(true);
+      return t;
+    });
+    List<Check> checks = new ArrayList<>();
+    int differ = 0;
+    try {
+      for (PreparedTrace t : prepared) {
+        for (long seed : seedList) {
+          for (PaperPolicy p : paper) {
+            checks.add(new Check(t.name(), p.policyName(), seed,
+                pool.submit(() -> EngineCheck.firstDifference(t, p, seed))));
+          }
+        }
+      }
+      for (Check c : checks) {
+        java.util.Optional<String> diff;
+        try {
+          diff = c.diff.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          err.println("hami simulate: replay failed: " + e.getCause());
+          return 1;
+        }
+        out.printf(Locale.ROOT, "%-12s %-10s seed %d: %s%n", c.trace, c.policy, c.seed,
+            diff.map(d -> "DIFFERENT: " + d).orElse("identical"));
+        out.flush();
+        if (diff.isPresent()) {
+          differ++;
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+      pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+    out.printf(Locale.ROOT, "%d of %d replays placed identically by both engines.%n",
+        checks.size() - differ, checks.size());
+    out.flush();
+    return differ == 0 ? 0 : 1;
+  }
+
+  /** The policy names asked for, or the paper's six; each known to the fast engine. */
+  static List<String> policyNames(List<String> names) {
+    return parsePolicies(names, Engine.fast).stream().map(SimPolicy::policyName).toList();
   }
 
   static List<SimPolicy> parsePolicies(List<String> names, Engine engine) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /** What {@code hami up} prints once the playground is ready: where it is and what to try. */
 final class Instructions {
@@ -16,11 +17,39 @@ final class Instructions {
 
   private Instructions() {}
 
+  /** The comment lines at the top of a file, joined into one paragraph. */
+  static String leadingComment(List<String> lines) {
+    StringBuilder b = new StringBuilder();
+    for (String line : lines) {
+      String l = line.strip();
+      if (!l.startsWith("#")) {
+        break;
+      }
+      String text = l.replaceFirst("^#+\\s*", "");
+      if (!text.isEmpty()) {
+        b.append(b.length() == 0 ? "" : " ").append(text);
+      }
+    }
+    return b.toString();
+  }
+
+  /** Up to the first full stop that ends a sentence. */
+  static String firstSentence(String text) {
+    int end = text.indexOf(". ");
+    return end < 0 ? text : text.substring(0, end + 1);
+  }
+
   /** One sample file: its name, its kinds and the first line of its leading comment. */
   record Sample(String file, List<String> kinds, String summary) {}
 
   static String render(
-      String server, Path kubeconfig, Path workDir, PlaygroundSpec spec, String schedulerName, Path samplesDir) {
+      String server,
+      Path kubeconfig,
+      Path workDir,
+      @Nullable Path logFile,
+      PlaygroundSpec spec,
+      String schedulerName,
+      Path samplesDir) {
     List<Sample> samples = samples(samplesDir);
     StringBuilder b = new StringBuilder();
     String nl = System.lineSeparator();
@@ -33,6 +62,9 @@ final class Instructions {
     b.append("  scheduler   ").append(schedulerName)
         .append(" (the webhook sends every GPU pod to it)").append(nl);
     b.append("  work dir    ").append(workDir).append(nl);
+    if (logFile != null) {
+      b.append("  logs        ").append(logFile).append(nl);
+    }
     b.append(nl);
     b.append("Try a sample with kubectl:").append(nl);
     Path first = samplesDir.resolve(FIRST_SAMPLE);
@@ -77,14 +109,7 @@ final class Instructions {
       } catch (IOException e) {
         continue;
       }
-      String summary =
-          lines.stream()
-              .map(String::strip)
-              .filter(l -> l.startsWith("#"))
-              .map(l -> l.replaceFirst("^#+\\s*", ""))
-              .filter(l -> !l.isEmpty())
-              .findFirst()
-              .orElse("");
+      String summary = firstSentence(leadingComment(lines));
       List<String> kinds =
           lines.stream()
               .filter(l -> l.startsWith("kind:"))

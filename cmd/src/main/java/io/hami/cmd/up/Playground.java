@@ -69,7 +69,8 @@ public final class Playground implements AutoCloseable {
   private static final Duration COMPONENT_TIMEOUT = Duration.ofSeconds(120);
   private static final int NODE_START_THREADS = 4;
 
-  private record Step(String what, AutoCloseable closer) {}
+  /** Something to stop; {@code needsApi} when stopping it writes to the apiserver. */
+  private record Step(String what, boolean needsApi, AutoCloseable closer) {}
 
   private final PlaygroundSpec spec;
   private final HamiHome home;
@@ -144,8 +145,16 @@ public final class Playground implements AutoCloseable {
   }
 
   private void push(String what, AutoCloseable closer) {
+    push(what, false, closer);
+  }
+
+  private void pushApi(String what, AutoCloseable closer) {
+    push(what, true, closer);
+  }
+
+  private void push(String what, boolean needsApi, AutoCloseable closer) {
     synchronized (started) {
-      started.push(new Step(what, closer));
+      started.push(new Step(what, needsApi, closer));
     }
   }
 
@@ -186,7 +195,7 @@ public final class Playground implements AutoCloseable {
                         .withCaBundle(caBundle)
                         .build()));
     c.resource((HasMetadata) registration).create();
-    push(
+    pushApi(
         "webhook registration",
         () -> c.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WEBHOOK_CONFIGURATION).delete());
     awaitWebhookInForce(c);
@@ -264,7 +273,7 @@ public final class Playground implements AutoCloseable {
         try {
           GpuNode n = futures.get(i).get();
           nodes.add(n);
-          push("node " + n.name(), n);
+          pushApi("node " + n.name(), n);
         } catch (ExecutionException e) {
           Exception cause = e.getCause() instanceof Exception ex ? ex : e;
           if (first == null) {
@@ -343,6 +352,13 @@ public final class Playground implements AutoCloseable {
       }
       if (step == null) {
         break;
+      }
+      ControlPlane cp = controlPlane;
+      if (step.needsApi() && cp != null && !cp.isRunning()) {
+        // Killed from outside (e.g. a signal to the whole process group): every API call would
+        // wait for its timeout, and the objects go with the cluster anyway.
+        log.warn("not stopping {} through the apiserver: the control plane is down", step.what());
+        continue;
       }
       try {
         step.closer().close();

@@ -108,9 +108,10 @@ public final class UpCommand implements Callable<Integer> {
     starting.set(null);
     Thread.interrupted();
     try (Playground p = running) {
+      Path logs = LogFile.redirectTo(dir.resolve("hami-up.log")).orElse(null);
       out.print(
           Instructions.render(
-              p.controlPlane().server(), p.kubeconfig(), dir, playground, p.schedulerName(), home.samples()));
+              p.controlPlane().server(), p.kubeconfig(), dir, logs, playground, p.schedulerName(), home.samples()));
       out.flush();
       stop.await();
       out.println("hami up: stopping");

@@ -76,6 +76,40 @@ final class SimulateCommandTest {
   }
 
   @Test
+  void checkEnginesReplaysBothEnginesAndFindsThemEqual(@TempDir Path dir) throws Exception {
+    Path nodes = dir.resolve("nodes.csv");
+    Path pods = dir.resolve("openb_pod_list_small.csv");
+    StringBuilder n = new StringBuilder("sn,cpu_milli,memory_mib,gpu,model\n");
+    for (int i = 0; i < 12; i++) {
+      n.append("n").append(i).append(",16000,65536,").append(i % 3 == 0 ? 8 : 2).append(i % 2 == 0 ? ",T4\n" : ",P100\n");
+    }
+    StringBuilder p = new StringBuilder("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n");
+    for (int i = 0; i < 60; i++) {
+      int kind = i % 5;
+      p.append("p").append(i).append(',').append(1000 + 500 * (i % 4)).append(",1024,")
+          .append(switch (kind) {
+            case 0 -> "0,0,";
+            case 1 -> "1,250,";
+            case 2 -> "1,1000,T4";
+            case 3 -> "2,1000,";
+            default -> "1,500,P100";
+          }).append('\n');
+    }
+    Files.writeString(nodes, n.toString());
+    Files.writeString(pods, p.toString());
+    Run r = run("simulate", "--nodes", nodes.toString(), "--pods", pods.toString(), "--seeds", "1,2",
+        "--check-engines", "--threads", "2");
+    assertThat(r.code()).as(r.out() + r.err()).isZero();
+    assertThat(r.out())
+        .contains("small        random     seed 1: identical")
+        .contains("small        fgd        seed 2: identical")
+        .contains("12 of 12 replays placed identically by both engines.");
+    Run hami = run("simulate", "--engine", "framework", "--policy", "hami-binpack", "--check-engines");
+    assertThat(hami.code()).isEqualTo(2);
+    assertThat(hami.err()).contains("unknown policy 'hami-binpack'");
+  }
+
+  @Test
   void badInputsAreReportedWithExitCode2(@TempDir Path dir) throws Exception {
     Run policy = run("simulate", "--policy", "fgd,firstfit");
     assertThat(policy.code()).isEqualTo(2);

@@ -150,20 +150,21 @@ class UpCommandTest {
   @Test
   void instructions_nameTheKubeconfigTheCommandsAndEverySample() throws IOException {
     Path samples = Files.createDirectories(dir.resolve("samples"));
-    Files.writeString(samples.resolve("gpu-slice.yaml"), "# A slice of one GPU.\n# more\napiVersion: v1\nkind: Pod\n");
+    Files.writeString(samples.resolve("gpu-slice.yaml"), "# A slice of one GPU: 4096 MiB\n# of memory. More.\napiVersion: v1\nkind: Pod\n");
     Files.writeString(samples.resolve("inference-deployment.yaml"), "# Replicas.\napiVersion: apps/v1\nkind: Deployment\n");
     Path kubeconfig = dir.resolve("admin.kubeconfig");
     PlaygroundSpec spec = new PlaygroundSpec(2, 4, 16384, "Tesla T4", 10, dir.resolve("w"));
 
-    String text = Instructions.render("https://127.0.0.1:6443", kubeconfig, spec.workDir(), spec, "hami-scheduler", samples);
+    String text = Instructions.render("https://127.0.0.1:6443", kubeconfig, spec.workDir(), spec.workDir().resolve("hami-up.log"), spec, "hami-scheduler", samples);
 
     assertThat(text)
         .contains("kubeconfig  " + kubeconfig)
         .contains("export KUBECONFIG=" + kubeconfig)
         .contains("kubectl apply -f " + samples.resolve("gpu-slice.yaml"))
         .contains("kubectl get pods -o wide")
+        .contains("logs        " + spec.workDir().resolve("hami-up.log"))
         .contains("gpu-node-1, gpu-node-2: 4 x Tesla T4 (16384 MiB, 10 vGPUs each)")
-        .contains("gpu-slice.yaml             A slice of one GPU.")
+        .contains("gpu-slice.yaml             A slice of one GPU: 4096 MiB of memory.\n")
         .contains("inference-deployment.yaml  Replicas. [a Deployment: it makes no pods here")
         .contains("Ctrl-C");
   }

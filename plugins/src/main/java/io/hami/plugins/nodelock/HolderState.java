@@ -10,8 +10,10 @@ public enum HolderState {
   GONE(StaleCause.HOLDER_GONE),
   /** The pod has Succeeded or Failed. */
   TERMINAL(StaleCause.HOLDER_TERMINAL),
-  /** The node agent already answered ({@code bind-phase} success or failed) but kept the lock. */
-  FINISHED(StaleCause.HOLDER_FINISHED),
+  /** The node agent already served the pod ({@code bind-phase=success}) but kept the lock. */
+  BIND_SUCCEEDED(StaleCause.BIND_SUCCESS),
+  /** The node agent failed the pod's allocation ({@code bind-phase=failed}) and kept the lock. */
+  BIND_FAILED(StaleCause.BIND_FAILED),
   /** The pod was bound to another node: this lock is left over from an earlier attempt. */
   ELSEWHERE(StaleCause.HOLDER_ELSEWHERE),
   /** Bound to the locked node and waiting for Allocate: the lock must never be taken from it. */
@@ -46,8 +48,11 @@ public enum HolderState {
     }
     Map<String, String> annos = pod.getMetadata().getAnnotations();
     String bindPhase = annos == null ? null : annos.get(bindPhaseKey);
-    if ("success".equals(bindPhase) || "failed".equals(bindPhase)) {
-      return FINISHED;
+    if ("success".equals(bindPhase)) {
+      return BIND_SUCCEEDED;
+    }
+    if ("failed".equals(bindPhase)) {
+      return BIND_FAILED;
     }
     String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
     if (boundTo != null && !boundTo.isEmpty()) {

@@ -74,7 +74,7 @@ public final class NodeLockClient {
       }
       String lock = NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
       try {
-        patchLock(node, lock, n.getMetadata().getResourceVersion());
+        patchLock(n, lock);
         return new Result.Acquired(d instanceof LockDecision.Stale s ? s : null);
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
@@ -101,7 +101,7 @@ public final class NodeLockClient {
         return false;
       }
       try {
-        patchLock(node, null, n.getMetadata().getResourceVersion());
+        patchLock(n, null);
         return true;
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
@@ -117,7 +117,8 @@ public final class NodeLockClient {
     return HolderState.of(pod, node, Annotations.BIND_PHASE);
   }
 
-  private void patchLock(String node, @Nullable String value, @Nullable String resourceVersion) {
+  private void patchLock(Node node, @Nullable String value) {
+    String resourceVersion = node.getMetadata().getResourceVersion();
     StringBuilder b = new StringBuilder(160).append("{\"metadata\":{\"annotations\":{");
     json(b, Annotations.MUTEX_LOCK).append(':');
     if (value == null) {
@@ -131,7 +132,8 @@ public final class NodeLockClient {
       json(b, resourceVersion);
     }
     b.append("}}");
-    client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
+    // resource(node), not withName(..): a patch by name alone makes the client GET the node again.
+    client.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
   }
 
   private static StringBuilder json(StringBuilder b, String s) {

@@ -16,12 +16,15 @@ import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.EventResource;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PermitPlugin;
 import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreBindPlugin;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.ReservePlugin;
+import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
@@ -29,8 +32,13 @@ import io.hami.framework.api.WaitingPod;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.lock.NodeLock;
+import io.hami.plugins.metrics.GpuMetrics;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.VgpuPlugin;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -41,7 +49,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * <p>Within this scheduler, pods bound for the same node queue at Permit: the first is allowed,
  * the others wait and are allowed one at a time as soon as the node's lock is seen released (or
  * its holder is gone), so no pod waits for a backoff while the node is free, and pods for other
- * nodes bind meanwhile. PreBind takes the lock with a resourceVersion-guarded patch, replacing a
+ * nodes bind meanwhile. Score prefers nodes with fewer pods between placement and Allocate, so
+ * that binds for different nodes overlap instead of queueing on one lock. PreBind takes the lock with a resourceVersion-guarded patch, replacing a
  * stale lock (expired, holder gone, terminal, finished, or bound elsewhere), never one whose
  * holder is bound and waiting for Allocate. A lock held by another scheduler sends the pod back to
  * the queue; it is re-activated by the lock's removal event.
@@ -68,7 +76,7 @@ import org.slf4j.LoggerFactory;
  * API calls are made outside the monitor.
  */
 public final class NodeLockPlugin
-    implements ReservePlugin, PermitPlugin, PreBindPlugin, EnqueueExtensions {
+    implements ScorePlugin, ReservePlugin, PermitPlugin, PreBindPlugin, EnqueueExtensions {
 
   public static final String NAME = "nodelock";
 
@@ -92,7 +100,19 @@ public final class NodeLockPlugin
     final ArrayDeque<Claim> waiters = new ArrayDeque<>();
     final Map<String, Pod> blocked = new LinkedHashMap<>();
     @Nullable String observed;
+    /**
+     * When the owner was reported served (bind-phase success or failed) while its lock was still
+     * on the node: the node agent removes the lock right after, and that removal hands the node
+     * on. Null otherwise.
+     */
+    @Nullable Instant ownerDoneAt;
   }
+
+  /**
+   * How long a served owner's lock may linger before a new pod may take the node anyway (a node
+   * agent that reported success but never released; PreBind then takes the stale lock over).
+   */
+  static final Duration SERVED_LOCK_GRACE = Duration.ofSeconds(10);
 
   private final FrameworkHandle handle;
   private final NodeLockArgs args;
@@ -101,16 +121,31 @@ public final class NodeLockPlugin
   @GuardedBy("this")
   private final Map<String, Slot> slots = new HashMap<>();
 
-  private final Map<StaleCause, AtomicLong> broken = new EnumMap<>(StaleCause.class);
-  private final AtomicLong contended = new AtomicLong();
+  /** When each pod queued at Permit began to wait, by UID. */
+  @GuardedBy("this")
+  private final Map<String, Instant> waitingSince = new HashMap<>();
+
+  private final Map<StaleCause, CounterDataPoint> broken = new EnumMap<>(StaleCause.class);
+  private final CounterDataPoint heldOnNode;
+  private final CounterDataPoint heldAtPermit;
+  private final CounterDataPoint permitWaits;
+  private final DistributionDataPoint waitAllowed;
+  private final DistributionDataPoint waitRejected;
 
   NodeLockPlugin(NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client) {
     this.args = requireNonNull(args, "args");
     this.handle = requireNonNull(handle, "handle");
     this.client = client;
+    GpuMetrics m = GpuMetrics.of(handle);
+    String profile = handle.schedulerName();
     for (StaleCause c : StaleCause.values()) {
-      broken.put(c, new AtomicLong());
+      broken.put(c, m.lockBroken(c.label(), profile));
     }
+    heldOnNode = m.lockHeld("node", profile);
+    heldAtPermit = m.lockHeld("permit", profile);
+    permitWaits = m.permitWaits(profile);
+    waitAllowed = m.permitWait("allowed", profile);
+    waitRejected = m.permitWait("rejected", profile);
   }
 
   /** Factory for the registry. */
@@ -136,12 +171,12 @@ public final class NodeLockPlugin
 
   /** How many stale locks were taken over, by cause (exported as a metric). */
   public long brokenLocks(StaleCause cause) {
-    return broken.get(cause).get();
+    return broken.get(cause).getLongValue();
   }
 
-  /** How many lock attempts met a lock held by another scheduler. */
+  /** How many lock attempts met a lock held on the node by someone else (exported as a metric). */
   public long contendedLocks() {
-    return contended.get();
+    return heldOnNode.getLongValue();
   }
 
   private static boolean needsLock(CycleState state) {
@@ -156,6 +191,37 @@ public final class NodeLockPlugin
   @GuardedBy("this")
   private Slot slot(String node) {
     return slots.computeIfAbsent(node, n -> new Slot());
+  }
+
+  // Score
+
+  /**
+   * Prefers nodes with fewer pods in the lock's pipeline: placed but not yet bound, or bound and
+   * not yet served by the node agent. Each of them holds or waits for the node's lock, so a pod
+   * sent there waits for all of them in turn, while a node without any binds at once. Reads only
+   * the snapshot.
+   */
+  @Override
+  public long score(CycleState state, Pod pod, NodeInfo node) {
+    if (!needsLock(state)) {
+      return MAX_NODE_SCORE;
+    }
+    return MAX_NODE_SCORE / (1 + inPipeline(node));
+  }
+
+  static int inPipeline(NodeInfo node) {
+    int n = 0;
+    for (PodInfo p : node.pods()) {
+      if (p.assumed()) {
+        n++;
+        continue;
+      }
+      Map<String, String> a = p.pod().getMetadata().getAnnotations();
+      if (a != null && "allocating".equals(a.get(Annotations.BIND_PHASE)) && !isGone(p.pod())) {
+        n++;
+      }
+    }
+    return n;
   }
 
   // Reserve
@@ -180,6 +246,10 @@ public final class NodeLockPlugin
     synchronized (this) {
       Slot s = slot(n.node());
       s.waiters.removeIf(c -> c.uid().equals(me.uid()));
+      Instant since = waitingSince.remove(me.uid());
+      if (since != null) {
+        waitRejected.observe(seconds(since));
+      }
       if (s.owner == null || !s.owner.uid().equals(me.uid())) {
         return;
       }
@@ -212,13 +282,19 @@ public final class NodeLockPlugin
     Claim me = claim(pod);
     synchronized (this) {
       Slot s = slot(nodeName);
-      if (s.owner == null || s.owner.uid().equals(me.uid())) {
+      boolean lingering =
+          s.ownerDoneAt != null && !handle.clock().instant().isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
+      if (s.owner == null || s.owner.uid().equals(me.uid()) || lingering) {
         s.owner = me;
         s.acquired = false;
+        s.ownerDoneAt = null;
         return PermitResult.allow();
       }
       s.waiters.addLast(me);
+      waitingSince.put(me.uid(), handle.clock().instant());
     }
+    heldAtPermit.inc();
+    permitWaits.inc();
     return PermitResult.waitFor(args.waitTimeout());
   }
 
@@ -228,9 +304,14 @@ public final class NodeLockPlugin
     while (s.owner == null && !s.waiters.isEmpty()) {
       Claim next = s.waiters.pollFirst();
       WaitingPod w = handle.waitingPod(next.uid()).orElse(null);
+      Instant since = waitingSince.remove(next.uid());
+      if (w != null && since != null) {
+        waitAllowed.observe(seconds(since));
+      }
       if (w != null) {
         s.owner = next;
         s.acquired = false;
+        s.ownerDoneAt = null;
         w.allow(NAME);
       }
     }
@@ -258,7 +339,7 @@ public final class NodeLockPlugin
       }
       if (a.broken() != null) {
         LockDecision.Stale st = a.broken();
-        broken.get(st.cause()).incrementAndGet();
+        broken.get(st.cause()).inc();
         log.info("stale node lock taken over node={} holder={} cause={}", nodeName, st.holder(), st.cause().label());
         handle
             .eventRecorder()
@@ -268,7 +349,7 @@ public final class NodeLockPlugin
       return Status.success();
     }
     if (r instanceof NodeLockClient.Result.Held h) {
-      contended.incrementAndGet();
+      heldOnNode.inc();
       synchronized (this) {
         slot(nodeName).blocked.put(me.uid(), pod);
       }
@@ -304,13 +385,13 @@ public final class NodeLockPlugin
       @Override
       public void onPodUpdate(Pod oldPod, Pod newPod) {
         if (doneWithLock(newPod)) {
-          holderDone(newPod);
+          holderDone(newPod, isGone(newPod));
         }
       }
 
       @Override
       public void onPodDelete(Pod pod) {
-        holderDone(pod);
+        holderDone(pod, true);
       }
     };
   }
@@ -361,8 +442,20 @@ public final class NodeLockPlugin
     activate(wake);
   }
 
-  /** A pod that may hold a lock left or finished: the lock is now stale, let others take it. */
-  private void holderDone(Pod pod) {
+  /** Whether the pod is deleted or terminal, so no node agent will release its lock. */
+  private static boolean isGone(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  /**
+   * A pod that may hold a lock left or finished. When it is gone the lock is stale: the next pod
+   * may take the node now. When it was only served, the node agent releases the lock next; handing
+   * the node on before that removal is seen would make the next pod find the lock still set and
+   * take it over (a read of the holder, an Event and often a conflict), so it waits for {@link
+   * #observe}.
+   */
+  private void holderDone(Pod pod, boolean gone) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     String uid = pod.getMetadata().getUid();
@@ -373,9 +466,15 @@ public final class NodeLockPlugin
         Slot s = e.getValue();
         s.blocked.remove(uid);
         if (s.owner != null && s.acquired && s.owner.uid().equals(uid)) {
-          s.owner = null;
-          s.acquired = false;
-          promote(e.getKey(), s);
+          if (!gone && heldBy(s.observed, ns, name)) {
+            if (s.ownerDoneAt == null) {
+              s.ownerDoneAt = handle.clock().instant();
+            }
+          } else {
+            s.owner = null;
+            s.acquired = false;
+            promote(e.getKey(), s);
+          }
         }
         if (s.observed != null && !s.blocked.isEmpty()) {
           Decoded<NodeLock> d = NodeLock.decode(s.observed);
@@ -387,6 +486,16 @@ public final class NodeLockPlugin
       }
     }
     activate(wake);
+  }
+
+  private double seconds(Instant since) {
+    return Math.max(0, Duration.between(since, handle.clock().instant()).toNanos() / 1e9);
+  }
+
+  private static boolean heldBy(@Nullable String observed, String ns, String name) {
+    return observed != null
+        && NodeLock.decode(observed) instanceof Decoded.Ok<NodeLock> ok
+        && ok.value().isHeldBy(ns, name);
   }
 
   private void activate(List<Pod> pods) {

@@ -10,8 +10,10 @@ public enum StaleCause {
   HOLDER_GONE,
   /** The holder pod has Succeeded or Failed. */
   HOLDER_TERMINAL,
-  /** The node agent finished with the holder ({@code bind-phase} success or failed). */
-  HOLDER_FINISHED,
+  /** The node agent served the holder ({@code bind-phase=success}) but kept the lock. */
+  BIND_SUCCESS,
+  /** The node agent failed the holder's allocation ({@code bind-phase=failed}) and kept the lock. */
+  BIND_FAILED,
   /** The holder was bound to another node. */
   HOLDER_ELSEWHERE,
   /** The value is not a lock any version of the protocol writes; no node agent can use it. */

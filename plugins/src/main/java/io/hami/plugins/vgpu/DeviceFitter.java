@@ -131,7 +131,7 @@ public final class DeviceFitter {
     if (!d.vendor().equals(req.vendor()) || !filter.typeAllowed(d)) {
       return FitReason.CARD_TYPE_MISMATCH;
     }
-    if (!filter.uuidAllowed(d.id())) {
+    if (!filter.uuidAllowed(d)) {
       return FitReason.CARD_UUID_MISMATCH;
     }
     if (d.totalSlots() <= d.usedSlots()) {

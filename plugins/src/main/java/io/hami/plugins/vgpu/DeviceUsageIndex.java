@@ -21,6 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import io.hami.plugins.metrics.GpuMetrics;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,7 +65,8 @@ public final class DeviceUsageIndex {
   /** Called once each time a node's device annotations turn unreadable. */
   @FunctionalInterface
   public interface InvalidNodeListener {
-    void invalid(io.fabric8.kubernetes.api.model.Node node, String message);
+    /** {@code registered} says why ({@link Registered#invalid()}) and where (vendor, field). */
+    void invalid(io.fabric8.kubernetes.api.model.Node node, Registered registered);
   }
 
   /**
@@ -72,13 +75,36 @@ public final class DeviceUsageIndex {
    * @param devices devices of every vendor
    * @param pairs topology pair scores
    * @param invalid why the annotations could not be read, or null
+   * @param invalidVendor the vendor whose annotation could not be read (empty when readable)
+   * @param invalidField the annotation (and field inside it) at fault (empty when readable)
    */
   public record Registered(
-      ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid) {
+      ImmutableList<DeviceUsage> devices,
+      PairScores pairs,
+      @Nullable String invalid,
+      String invalidVendor,
+      String invalidField) {
     public static final Registered NONE = new Registered(ImmutableList.of(), PairScores.NONE, null);
 
+    public Registered {
+      requireNonNull(devices, "devices");
+      requireNonNull(pairs, "pairs");
+      requireNonNull(invalidVendor, "invalidVendor");
+      requireNonNull(invalidField, "invalidField");
+    }
+
+    public Registered(ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid) {
+      this(devices, pairs, invalid, "", "");
+    }
+
+    /** Unreadable, vendor and field unknown. */
     public static Registered invalid(String message) {
-      return new Registered(ImmutableList.of(), PairScores.NONE, message);
+      return invalid("unknown", "", message);
+    }
+
+    /** Unreadable because of {@code vendor}'s annotation {@code field}. */
+    public static Registered invalid(String vendor, String field, String message) {
+      return new Registered(ImmutableList.of(), PairScores.NONE, message, vendor, field);
     }
   }
 
@@ -92,9 +118,37 @@ public final class DeviceUsageIndex {
 
   private record PodEntry(String node, @Nullable String namespace, PodUsage usage, boolean assumed) {}
 
-  /** Committed memory and cores of one namespace's pods, summed over their devices. */
-  public record NamespaceUsage(long memMiB, long cores) {
-    public static final NamespaceUsage NONE = new NamespaceUsage(0, 0);
+  /**
+   * Committed memory and cores of one namespace's pods, summed over their devices per vendor
+   * (quotas limit each vendor's own resources).
+   */
+  public record NamespaceUsage(com.google.common.collect.ImmutableMap<String, Totals> byVendor) {
+    public static final NamespaceUsage NONE = new NamespaceUsage(com.google.common.collect.ImmutableMap.of());
+
+    /** One vendor's totals. */
+    public record Totals(long memMiB, long cores) {}
+
+    public long memMiB(String vendor) {
+      Totals t = byVendor.get(vendor);
+      return t == null ? 0 : t.memMiB();
+    }
+
+    public long cores(String vendor) {
+      Totals t = byVendor.get(vendor);
+      return t == null ? 0 : t.cores();
+    }
+
+    NamespaceUsage plus(String vendor, long mem, long cores) {
+      Map<String, Totals> m = new HashMap<>(byVendor);
+      Totals t = m.getOrDefault(vendor, new Totals(0, 0));
+      Totals n = new Totals(t.memMiB() + mem, t.cores() + cores);
+      if (n.memMiB() == 0 && n.cores() == 0) {
+        m.remove(vendor);
+      } else {
+        m.put(vendor, n);
+      }
+      return new NamespaceUsage(com.google.common.collect.ImmutableMap.copyOf(m));
+    }
   }
 
   private final class NodeState {
@@ -109,6 +163,10 @@ public final class DeviceUsageIndex {
     @GuardedBy("lock")
     final Map<String, int[]> used = new HashMap<>();
 
+    /** Vendors the handshake found unhealthy: their devices are offered as unhealthy. */
+    @GuardedBy("lock")
+    Set<String> unhealthyVendors = Set.of();
+
     volatile NodeDevices view;
 
     NodeState(String name) {
@@ -122,7 +180,11 @@ public final class DeviceUsageIndex {
       ImmutableList.Builder<DeviceUsage> b = ImmutableList.builderWithExpectedSize(reg.size());
       for (DeviceUsage d : reg) {
         int[] u = used.get(d.id());
-        b.add(u == null ? d : d.withUsage(u[0], u[1], u[2]));
+        DeviceUsage v = u == null ? d : d.withUsage(u[0], u[1], u[2]);
+        if (!unhealthyVendors.isEmpty() && v.healthy() && unhealthyVendors.contains(v.vendor())) {
+          v = v.withState(false, v.cordoned());
+        }
+        b.add(v);
       }
       view = new NodeDevices(name, b.build(), registered.pairs(), registered.invalid(), view.version() + 1);
     }
@@ -141,27 +203,66 @@ public final class DeviceUsageIndex {
     }
   }
 
+  /**
+   * {@link #shared(FrameworkHandle)}, also reading the given vendors' registrations and
+   * allocations (a plugin that places more vendors than the defaults calls this from its factory,
+   * before the informers deliver anything).
+   */
+  public static DeviceUsageIndex shared(FrameworkHandle handle, List<GpuVendor> vendors) {
+    DeviceUsageIndex index = shared(handle);
+    index.addVendors(vendors);
+    return index;
+  }
+
   private static DeviceUsageIndex create(FrameworkHandle handle) {
-    List<GpuVendor> vendors = GpuVendors.accounted();
+    AtomicReference<ImmutableList<GpuVendor>> vendors = new AtomicReference<>(GpuVendors.accounted());
+    ZoneId zone = ZoneId.systemDefault();
     PodAnnotationWarnings podWarnings = new PodAnnotationWarnings(handle.eventRecorder());
+    ModelReaders.UnreadableAllocation unreadable =
+        (pod, key, value, error) -> podWarnings.warn(pod, key, value, error,
+            "its devices on node " + pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)
+                + " are not counted, so they may be given to other pods");
     DeviceUsageIndex index =
         new DeviceUsageIndex(
-            ModelReaders.nodeReader(vendors, handle.clock(), ZoneId.systemDefault()),
-            ModelReaders.podReader(
-                vendors,
-                (pod, key, value, error) -> podWarnings.warn(pod, key, value, error,
-                    "its devices on node " + pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)
-                        + " are not counted, so they may be given to other pods")),
-            (node, message) -> {
-              log.warn("node device annotations unreadable node={} error={}", node.getMetadata().getName(), message);
+            node -> ModelReaders.readNode(node, vendors.get(), handle.clock(), zone),
+            pod -> ModelReaders.readPod(pod, vendors.get(), unreadable),
+            (node, r) -> {
+              String message = String.valueOf(r.invalid());
+              log.warn("node device annotations unreadable node={} vendor={} field={} error={}",
+                  node.getMetadata().getName(), r.invalidVendor(), r.invalidField(), message);
+              GpuMetrics.of(handle).parseFailure(r.invalidVendor(), r.invalidField(), handle.schedulerName());
               handle
                   .eventRecorder()
                   .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
                       "device annotations cannot be read, node skipped for GPU pods: " + message);
             },
-            ModelReaders.registrationKeys(vendors));
+            ModelReaders.registrationKeys(vendors.get()));
+    index.vendors = vendors;
     handle.addClusterStateListener(index.listener());
+    GpuMetrics.of(handle).addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);
     return index;
+  }
+
+  /** The vendors this index reads, when it reads them through the protocol model. */
+  private volatile @Nullable AtomicReference<ImmutableList<GpuVendor>> vendors;
+
+  /** Reads these vendors too (replacing a default vendor of the same keyword). */
+  public void addVendors(List<GpuVendor> more) {
+    AtomicReference<ImmutableList<GpuVendor>> v = vendors;
+    if (v == null) {
+      return;
+    }
+    synchronized (lock) {
+      ImmutableList<GpuVendor> all = GpuVendors.union(v.get(), more);
+      v.set(all);
+      registrationKeys = Set.copyOf(ModelReaders.registrationKeys(all));
+    }
+  }
+
+  /** The vendors this index reads (the defaults for an index with its own readers). */
+  public List<GpuVendor> vendors() {
+    AtomicReference<ImmutableList<GpuVendor>> v = vendors;
+    return v == null ? GpuVendors.accounted() : v.get();
   }
 
   /** The informer hook that keeps this index current. */
@@ -213,7 +314,7 @@ public final class DeviceUsageIndex {
   private final InvalidNodeListener invalidListener;
   private final AtomicLong invalidNodeEvents = new AtomicLong();
 
-  private final Set<String> registrationKeys;
+  private volatile Set<String> registrationKeys;
 
   /**
    * @param nodeReader reads registrations
@@ -273,6 +374,51 @@ public final class DeviceUsageIndex {
     return n;
   }
 
+  /** Unreadable nodes now, keyed by {@code [vendor]} (for the gauge). */
+  public Map<List<String>, Long> unreadableByVendor() {
+    Map<List<String>, Long> out = new HashMap<>();
+    synchronized (lock) {
+      for (NodeState s : nodes.values()) {
+        if (s.registered.invalid() != null) {
+          out.merge(List.of(s.registered.invalidVendor()), 1L, Long::sum);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Marks a vendor's devices on a node unhealthy (or healthy again) on top of what the node's
+   * annotations say, for health that only time reveals (an unanswered handshake).
+   */
+  public void setVendorHealthy(String node, String vendor, boolean healthy) {
+    NodeState s = nodes.computeIfAbsent(node, NodeState::new);
+    synchronized (lock) {
+      if (s.unhealthyVendors.contains(vendor) != healthy) {
+        return;
+      }
+      Set<String> next = new java.util.HashSet<>(s.unhealthyVendors);
+      if (healthy) {
+        next.remove(vendor);
+      } else {
+        next.add(vendor);
+      }
+      s.unhealthyVendors = Set.copyOf(next);
+      s.publish();
+    }
+  }
+
+  /** Whether {@link #setVendorHealthy} marked the vendor unhealthy on the node. */
+  public boolean vendorMarkedUnhealthy(String node, String vendor) {
+    NodeState s = nodes.get(node);
+    if (s == null) {
+      return false;
+    }
+    synchronized (lock) {
+      return s.unhealthyVendors.contains(vendor);
+    }
+  }
+
   /** Node added or changed: re-read its registration when its annotations or status changed. */
   public void upsertNode(io.fabric8.kubernetes.api.model.Node node) {
     String name = node.getMetadata().getName();
@@ -293,7 +439,7 @@ public final class DeviceUsageIndex {
     }
     if (turnedInvalid) {
       invalidNodeEvents.incrementAndGet();
-      invalidListener.invalid(node, requireNonNull(r.invalid()));
+      invalidListener.invalid(node, r);
     }
   }
 
@@ -301,6 +447,7 @@ public final class DeviceUsageIndex {
   private Object registrationInputs(io.fabric8.kubernetes.api.model.Node node) {
     Map<String, String> annos = node.getMetadata().getAnnotations();
     Object alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
+    Object cap = node.getStatus() == null ? null : node.getStatus().getCapacity();
     Map<String, String> relevant = new HashMap<>();
     if (annos != null) {
       if (registrationKeys.isEmpty()) {
@@ -314,7 +461,10 @@ public final class DeviceUsageIndex {
         }
       }
     }
-    return java.util.Arrays.asList(relevant, alloc == null ? null : new HashMap<>((Map<?, ?>) alloc));
+    return java.util.Arrays.asList(
+        relevant,
+        alloc == null ? null : new HashMap<>((Map<?, ?>) alloc),
+        cap == null ? null : new HashMap<>((Map<?, ?>) cap));
   }
 
   /** Node deleted: its devices disappear; usage stays attributed in case it comes back. */
@@ -450,20 +600,20 @@ public final class DeviceUsageIndex {
     }
     NodeState s = nodes.computeIfAbsent(e.node(), NodeState::new);
     if (e.namespace() != null) {
-      long mem = 0;
-      long cores = 0;
+      Map<String, long[]> byVendor = new HashMap<>(2);
       for (PodUsage.Usage u : e.usage().byDevice().values()) {
-        mem += u.memMiB();
-        cores += u.cores();
+        long[] t = byVendor.computeIfAbsent(u.vendor(), k -> new long[2]);
+        t[0] += u.memMiB();
+        t[1] += u.cores();
       }
-      long dm = sign * mem;
-      long dc = sign * cores;
       namespaces.compute(
           e.namespace(),
           (k, v) -> {
             NamespaceUsage n = v == null ? NamespaceUsage.NONE : v;
-            NamespaceUsage out = new NamespaceUsage(n.memMiB() + dm, n.cores() + dc);
-            return out.memMiB() == 0 && out.cores() == 0 ? null : out;
+            for (Map.Entry<String, long[]> t : byVendor.entrySet()) {
+              n = n.plus(t.getKey(), sign * t.getValue()[0], sign * t.getValue()[1]);
+            }
+            return n.byVendor().isEmpty() ? null : n;
           });
     }
     e.usage()

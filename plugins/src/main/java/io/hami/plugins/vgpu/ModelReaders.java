@@ -46,12 +46,18 @@ final class ModelReaders {
       keys.add(v.keys().register());
       keys.add(v.keys().handshake());
     }
+    // Capacity-registered vendors change with the node status, which is always compared.
     keys.remove("");
     return keys;
   }
 
   static DeviceUsageIndex.NodeReader nodeReader(List<GpuVendor> vendors, InstantSource clock, ZoneId zone) {
     return node -> readNode(node, vendors, clock, zone);
+  }
+
+  /** {@code key="value"}, the value shortened as in protocol errors. */
+  private static String quoted(String key, String value) {
+    return key + "=\"" + io.hami.model.ProtocolError.of(key, value, "").value() + "\"";
   }
 
   static DeviceUsageIndex.Registered readNode(
@@ -66,7 +72,10 @@ final class ModelReaders {
     if (score != null && !score.isBlank()) {
       Decoded<List<PairScore>> d = PairScoreJson.decode(score);
       if (d instanceof Decoded.Err<List<PairScore>> e) {
-        return DeviceUsageIndex.Registered.invalid(Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
+        return DeviceUsageIndex.Registered.invalid(
+            "NVIDIA",
+            field(Annotations.NODE_NVIDIA_SCORE, e.error()),
+            quoted(Annotations.NODE_NVIDIA_SCORE, score) + ": " + e.error());
       }
       Map<String, Map<String, Integer>> m = new HashMap<>();
       for (PairScore p : d.orElse(List.of())) {
@@ -75,16 +84,31 @@ final class ModelReaders {
       pairs = PairScores.of(m);
     }
     ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
+    io.hami.model.vendor.NodeFacts facts = null;
     for (GpuVendor v : vendors) {
-      String reg = v.keys().register().isEmpty() ? null : annos.get(v.keys().register());
-      if (reg == null) {
+      if (!v.capacityRegistered() && !annos.containsKey(v.keys().register())) {
         continue;
       }
-      Decoded<List<NodeDevice>> decoded = v.decodeRegister(reg);
-      if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
-        return DeviceUsageIndex.Registered.invalid(v.keys().register() + ": " + e.error());
+      if (v.capacityRegistered()
+          && (node.getStatus() == null
+              || node.getStatus().getCapacity() == null
+              || !node.getStatus().getCapacity().containsKey(v.names().core()))) {
+        continue;
       }
-      long allocatable = allocatable(node, v.rule().names().count());
+      if (facts == null) {
+        facts = io.hami.model.vendor.NodeFacts.of(node);
+      }
+      Decoded<List<NodeDevice>> decoded = v.devices(facts);
+      if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
+        String key = v.capacityRegistered() ? "status.capacity" : v.keys().register();
+        String shown = v.capacityRegistered() ? key : quoted(key, annos.getOrDefault(key, ""));
+        return DeviceUsageIndex.Registered.invalid(v.word(), field(key, e.error()), shown + ": " + e.error());
+      }
+      List<NodeDevice> devices = decoded.orElse(List.of());
+      if (devices.isEmpty()) {
+        continue;
+      }
+      long allocatable = allocatable(node, v.names().count());
       boolean nodeHealthy =
           HandshakeCheck.check(
                       Optional.ofNullable(v.keys().handshake().isEmpty() ? null : annos.get(v.keys().handshake())),
@@ -93,7 +117,7 @@ final class ModelReaders {
                   .healthy()
               // A device plugin that left kubelet (allocatable 0) cannot admit pods.
               && allocatable != 0;
-      for (NodeDevice d : decoded.orElse(List.of())) {
+      for (NodeDevice d : devices) {
         out.add(
             new io.hami.plugins.vgpu.DeviceUsage(
                 d.id(),
@@ -113,6 +137,24 @@ final class ModelReaders {
       }
     }
     return new DeviceUsageIndex.Registered(out.build(), pairs, null);
+  }
+
+  /**
+   * The metric label of a decode error: the annotation key and the field path inside it, list
+   * indices dropped so that the label set stays small ({@code hami.io/node-nvidia-register.devmem}).
+   */
+  static String field(String key, io.hami.model.ProtocolError e) {
+    String f = e.field().replaceAll("\\[\\d+\\]", "");
+    if (f.startsWith(".")) {
+      f = f.substring(1);
+    }
+    if (f.startsWith(key)) {
+      f = f.substring(key.length());
+      if (f.startsWith(".")) {
+        f = f.substring(1);
+      }
+    }
+    return f.isEmpty() ? key : key + "." + f;
   }
 
   /** The node's allocatable count of {@code resource}; -1 when not reported. */
@@ -185,13 +227,14 @@ final class ModelReaders {
       }
       PodDevices devices = d.orElse(PodDevices.empty());
       int init = initContainers(pod, devices, v);
-      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)))
+      PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)), v.word())
           .byDevice()
           .forEach(
               (id, u) -> usage.merge(
                   id,
                   u,
-                  (a, b) -> new PodUsage.Usage(a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores())));
+                  (a, b) -> new PodUsage.Usage(
+                      a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores(), a.vendor())));
     }
     if (usage.isEmpty()) {
       return null;
@@ -215,7 +258,7 @@ final class ModelReaders {
     if (init == 0 || entries >= init + apps) {
       return init;
     }
-    String count = v.rule().names().count();
+    String count = v.names().count();
     for (Container c : inits) {
       if (c.getResources() != null
           && ((c.getResources().getLimits() != null && c.getResources().getLimits().containsKey(count))

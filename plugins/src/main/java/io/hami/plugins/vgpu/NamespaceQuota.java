@@ -1,33 +1,42 @@
 package io.hami.plugins.vgpu;
 
-/**
- * A namespace's GPU quota against what its pods already hold (protocol §6.8), as a {@link
- * DeviceFitter.QuotaCheck}. Only NVIDIA requests are limited: the tracked resources are NVIDIA's.
- *
- * @param memLimit {@code limits.<memory resource>}, or -1 when absent
- * @param coreLimit {@code limits.<core resource>}, or -1 when absent
- * @param usedMemMiB committed memory of the namespace's pods
- * @param usedCores committed cores of the namespace's pods
- * @param memoryFactor multiplier of the memory resource
- */
-public record NamespaceQuota(long memLimit, long coreLimit, long usedMemMiB, long usedCores, int memoryFactor)
-    implements DeviceFitter.QuotaCheck {
+import com.google.common.collect.ImmutableMap;
 
-  static final String VENDOR = "NVIDIA";
+/**
+ * A namespace's GPU quotas against what its pods already hold (protocol §6.8), as a {@link
+ * DeviceFitter.QuotaCheck}: each vendor's requests are held against that vendor's own limits and
+ * usage, so NVIDIA memory never counts toward a Hygon or Cambricon limit.
+ *
+ * @param byVendor the limited vendors; a vendor not listed is not limited
+ */
+public record NamespaceQuota(ImmutableMap<String, VendorQuota> byVendor) implements DeviceFitter.QuotaCheck {
+
+  /**
+   * One vendor's quota.
+   *
+   * @param memLimit {@code limits.<memory resource>} in the resource's units, or -1 when absent
+   * @param coreLimit {@code limits.<core resource>}, or -1 when absent
+   * @param usedMemMiB committed memory of the namespace's pods on this vendor's devices
+   * @param usedCores committed cores of the namespace's pods on this vendor's devices
+   * @param memoryFactor MiB per unit of the memory resource
+   */
+  public record VendorQuota(long memLimit, long coreLimit, long usedMemMiB, long usedCores, int memoryFactor) {
+    boolean fits(int memMiB, int cores) {
+      if (memLimit >= 0 && usedMemMiB + memMiB > memLimit * memoryFactor) {
+        return false;
+      }
+      return coreLimit < 0 || usedCores + cores <= coreLimit;
+    }
+  }
+
+  /** A quota on one vendor only. */
+  public static NamespaceQuota of(String vendor, VendorQuota q) {
+    return new NamespaceQuota(ImmutableMap.of(vendor, q));
+  }
 
   @Override
   public boolean fits(String vendor, int memMiB, int cores) {
-    if (!VENDOR.equals(vendor)) {
-      return true;
-    }
-    if (memLimit >= 0 && usedMemMiB + memMiB > memLimit * memoryFactor) {
-      return false;
-    }
-    return coreLimit < 0 || usedCores + cores <= coreLimit;
-  }
-
-  /** Whether either limit is set. */
-  public boolean limited() {
-    return memLimit >= 0 || coreLimit >= 0;
+    VendorQuota q = byVendor.get(vendor);
+    return q == null || q.fits(memMiB, cores);
   }
 }

@@ -19,8 +19,16 @@ public record PodUsage(ImmutableMap<String, Usage> byDevice) {
 
   public static final PodUsage EMPTY = new PodUsage(ImmutableMap.of());
 
-  /** Usage on one device. */
-  public record Usage(int slots, int memMiB, int cores) {}
+  /**
+   * Usage on one device.
+   *
+   * @param vendor the device's vendor keyword (for per-vendor namespace totals); empty when unknown
+   */
+  public record Usage(int slots, int memMiB, int cores, String vendor) {
+    public Usage(int slots, int memMiB, int cores) {
+      this(slots, memMiB, cores, "");
+    }
+  }
 
   /**
    * Collapses per-container picks.
@@ -33,23 +41,32 @@ public record PodUsage(ImmutableMap<String, Usage> byDevice) {
       List<? extends List<DevicePick>> containers, int initCount, boolean appOnly) {
     // The protocol model's collapse, which the index also applies to annotations.
     List<List<ContainerDevice>> devices = new ArrayList<>(containers.size());
+    Map<String, String> vendors = new java.util.HashMap<>();
     for (List<DevicePick> c : containers) {
       List<ContainerDevice> out = new ArrayList<>(c.size());
       for (DevicePick p : c) {
         out.add(new ContainerDevice(p.id(), p.vendor(), p.memMiB(), p.cores()));
+        vendors.put(p.id(), p.vendor());
       }
       devices.add(out);
     }
-    return of(UsageCollapse.collapse(new PodDevices(devices), initCount, appOnly));
+    return of(UsageCollapse.collapse(new PodDevices(devices), initCount, appOnly), vendors::get);
   }
 
-  /** From the protocol model's per-device usage. */
-  static PodUsage of(Map<String, DeviceUsage> collapsed) {
+  /** From the protocol model's per-device usage, all of one vendor. */
+  static PodUsage of(Map<String, DeviceUsage> collapsed, String vendor) {
+    return of(collapsed, id -> vendor);
+  }
+
+  private static PodUsage of(Map<String, DeviceUsage> collapsed, java.util.function.Function<String, String> vendorOf) {
     if (collapsed.isEmpty()) {
       return EMPTY;
     }
     ImmutableMap.Builder<String, Usage> b = ImmutableMap.builderWithExpectedSize(collapsed.size());
-    collapsed.forEach((id, u) -> b.put(id, new Usage(u.slots(), u.usedmem(), u.usedcores())));
+    collapsed.forEach((id, u) -> {
+      String v = vendorOf.apply(id);
+      b.put(id, new Usage(u.slots(), u.usedmem(), u.usedcores(), v == null ? "" : v));
+    });
     return new PodUsage(b.buildOrThrow());
   }
 

@@ -2,6 +2,10 @@ package io.hami.plugins.vgpu;
 
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
+import io.hami.model.config.DeviceConfig;
+import io.hami.model.config.DeviceConfigFile;
+import io.hami.model.config.Validated;
+import java.nio.file.Path;
 import io.hami.model.resource.RequestRule;
 import io.hami.model.resource.ResourceNames;
 import java.util.Locale;
@@ -27,6 +31,12 @@ import java.util.Set;
  * @param defaultMemory MiB assumed when neither memory nor percentage is given (0: whole card)
  * @param defaultCores cores assumed when none are given
  * @param hygon also place Hygon DCU requests ({@code hygon.com/dcunum})
+ * @param handshakePeriodSeconds how often the node handshake (protocol §3) runs; 0 turns it off
+ * @param deviceConfigFile the device config ({@code device-config.yaml}, protocol §6.3) for the
+ *     other vendors' resource names and chip models; empty for the chart defaults
+ * @param cambricon also place Cambricon MLU requests ({@code cambricon.com/vmlu})
+ * @param iluvatar also place the Iluvatar chips of the device config ({@code --enable-iluvatar})
+ * @param ascend also place the Ascend chips of the device config ({@code --enable-ascend})
  */
 public record VgpuArgs(
     String nodeSchedulerPolicy,
@@ -40,7 +50,12 @@ public record VgpuArgs(
     int memoryFactor,
     int defaultMemory,
     int defaultCores,
-    boolean hygon)
+    boolean hygon,
+    int handshakePeriodSeconds,
+    String deviceConfigFile,
+    boolean cambricon,
+    boolean iluvatar,
+    boolean ascend)
     implements PluginArgs {
 
   public static final VgpuArgs DEFAULTS =
@@ -56,6 +71,11 @@ public record VgpuArgs(
           1,
           0,
           0,
+          false,
+          15,
+          "",
+          true,
+          false,
           false);
 
   private static final Set<String> GPU_POLICY_ITEMS =
@@ -85,9 +105,34 @@ public record VgpuArgs(
     if (defaultMemory < 0) {
       errors.invalid("defaultMemory", defaultMemory, "must not be negative");
     }
+    if (!deviceConfigFile.isBlank()
+        && DeviceConfigFile.load(Path.of(deviceConfigFile)) instanceof Validated.Invalid<DeviceConfig> bad) {
+      errors.invalid("deviceConfigFile", deviceConfigFile, bad.describe().replace('\n', ';'));
+    }
+    if (handshakePeriodSeconds < 0 || handshakePeriodSeconds > 3600) {
+      errors.invalid("handshakePeriodSeconds", handshakePeriodSeconds, "must be between 0 and 3600");
+    }
     if (defaultCores < 0 || defaultCores > 100) {
       errors.invalid("defaultCores", defaultCores, "must be between 0 and 100");
     }
+  }
+
+  /** The device config these arguments name (validated), or the chart defaults. */
+  public DeviceConfig deviceConfig() {
+    if (deviceConfigFile.isBlank()) {
+      return DeviceConfig.DEFAULTS;
+    }
+    Validated<DeviceConfig> v = DeviceConfigFile.load(Path.of(deviceConfigFile));
+    if (v instanceof Validated.Valid<DeviceConfig> ok) {
+      return ok.value();
+    }
+    throw new IllegalArgumentException(
+        "deviceConfigFile " + deviceConfigFile + ": " + ((Validated.Invalid<DeviceConfig>) v).describe());
+  }
+
+  /** The vendors these arguments place: NVIDIA, then those switched on. */
+  public com.google.common.collect.ImmutableList<GpuVendor> vendors() {
+    return GpuVendors.of(nvidiaRule(), deviceConfig(), cambricon, hygon, iluvatar, ascend);
   }
 
   /** The NVIDIA request rule these arguments describe. */

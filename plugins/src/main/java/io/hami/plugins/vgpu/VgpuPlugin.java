@@ -20,6 +20,7 @@ import io.hami.framework.api.EventResource;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PreBindPlugin;
 import io.hami.framework.api.PreFilterPlugin;
@@ -33,18 +34,24 @@ import io.hami.framework.api.Status;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.Decoded;
+import io.hami.model.explain.ScheduleRecord;
+import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.DeviceSelectors;
 import io.hami.model.pod.PodDevices;
-import io.hami.model.pod.PodDevicesCodec;
 import io.hami.model.resource.ContainerRequest;
 import io.hami.model.resource.ContainerResources;
+import io.hami.plugins.metrics.GpuMetrics;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,7 +70,8 @@ import org.slf4j.LoggerFactory;
  *       plugin that reserves earlier) and accounts them in the shared {@link DeviceUsageIndex}.
  *   <li>PreBind writes {@code hami.io/vgpu-node}, {@code vgpu-time}, the vendors' {@code
  *       devices-to-allocate} and {@code devices-allocated}, {@code bind-phase=allocating} and
- *       {@code bind-time} in one merge patch, plus the {@code hami.io/vgpu-node} label.
+ *       {@code bind-time} in one merge patch, plus the {@code hami.io/vgpu-node} label and the
+ *       placement's record for {@code hami explain} ({@code hami.io/schedule-explain}).
  * </ul>
  */
 public final class VgpuPlugin
@@ -75,6 +83,8 @@ public final class VgpuPlugin
         EnqueueExtensions {
 
   public static final String NAME = "vgpu";
+
+  private static final String NVIDIA = "NVIDIA";
 
   /** The pod's derived requests and options, written in PreFilter; absent for pods without devices. */
   public static final StateKey<PodDeviceRequests> REQUESTS =
@@ -102,6 +112,8 @@ public final class VgpuPlugin
   private final Map<String, GpuPolicy> policies = new ConcurrentHashMap<>();
   private final java.util.Set<String> registrationKeys;
   private final @Nullable NamespaceQuotas quotas;
+  private final CounterDataPoint[] fitFailures;
+  private final Map<String, Integer> memoryFactors;
   private final PodAnnotationWarnings warnings;
 
   VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index) {
@@ -116,42 +128,99 @@ public final class VgpuPlugin
     this.handle = requireNonNull(handle, "handle");
     this.index = requireNonNull(index, "index");
     this.placer = new NodePlacer(args.scoreByVendor(), DeviceFitter.QuotaCheck.NONE);
-    ImmutableList.Builder<GpuVendor> v = ImmutableList.builder();
-    v.add(GpuVendors.nvidia(args.nvidiaRule()));
-    if (args.hygon()) {
-      v.add(GpuVendors.HYGON);
+    this.vendors = args.vendors();
+    index.addVendors(vendors);
+    Map<String, Integer> factors = new java.util.HashMap<>();
+    for (GpuVendor v : vendors) {
+      factors.put(v.word(), v.memoryFactor());
     }
-    this.vendors = v.build();
+    this.memoryFactors = Map.copyOf(factors);
     this.defaultNodePolicy = NodePolicy.parse(args.nodeSchedulerPolicy());
     this.defaultGpuPolicy = GpuPolicy.parse(args.gpuSchedulerPolicy());
-    this.registrationKeys = ModelReaders.registrationKeys(GpuVendors.accounted());
+    // Handshake values flip every period on every live node (request, report): requeueing on
+    // each flip would retry every waiting pod all the time. Health changes they cause reach the
+    // pods through the periodic flush of unschedulable pods.
+    java.util.Set<String> keys = new java.util.HashSet<>(ModelReaders.registrationKeys(index.vendors()));
+    for (GpuVendor v : index.vendors()) {
+      keys.remove(v.keys().handshake());
+    }
+    this.registrationKeys = java.util.Set.copyOf(keys);
     this.quotas = quotas;
+    GpuMetrics metrics = GpuMetrics.of(handle);
+    FitReason[] all = FitReason.values();
+    this.fitFailures = new CounterDataPoint[all.length];
+    for (FitReason r : all) {
+      fitFailures[r.ordinal()] = metrics.fitFailure(r.code(), handle.schedulerName());
+    }
     this.warnings = new PodAnnotationWarnings(handle.eventRecorder());
   }
 
-  /** Factory for the registry; with an API client, quotas come from a ResourceQuota informer. */
+  /**
+   * Factory for the registry. With an API client, quotas come from a ResourceQuota informer and
+   * the node handshake runs in the background (one per client, shared by the profiles).
+   */
   public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle) {
     NamespaceQuotas quotas = null;
     KubernetesClient client = handle.client().orElse(null);
+    DeviceUsageIndex index = DeviceUsageIndex.shared(handle, args.vendors());
     if (client != null) {
-      quotas = new NamespaceQuotas(args.resourceMemoryName(), args.resourceCoreName());
+      quotas = NamespaceQuotas.of(args.vendors());
       client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
+      if (args.handshakePeriodSeconds() > 0) {
+        handshake(client, handle, args).addIndex(index);
+      }
     }
-    return new VgpuPlugin(args, handle, DeviceUsageIndex.shared(handle), quotas);
+    return new VgpuPlugin(args, handle, index, quotas);
   }
 
-  /** The pod namespace's quota against what the namespace holds, or no check. */
+  private static final Map<KubernetesClient, HandshakeMonitor> HANDSHAKES = new java.util.WeakHashMap<>();
+
+  private static HandshakeMonitor handshake(KubernetesClient client, FrameworkHandle handle, VgpuArgs args) {
+    synchronized (HANDSHAKES) {
+      HandshakeMonitor m = HANDSHAKES.get(client);
+      if (m == null) {
+        m = new HandshakeMonitor(
+            DeviceUsageIndex.shared(handle).vendors(),
+            handle.clock(),
+            java.time.ZoneId.systemDefault(),
+            java.time.Duration.ofSeconds(args.handshakePeriodSeconds()),
+            HandshakeMonitor.apiWriter(client));
+        handle.addClusterStateListener(m.listener());
+        GpuMetrics.of(handle).addHandshakes(handle.schedulerName(), m::counts);
+        java.util.concurrent.ScheduledExecutorService ex =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "hami-gpu-handshake");
+                  t.setDaemon(true);
+                  return t;
+                });
+        m.start(ex, handle::leading);
+        HANDSHAKES.put(client, m);
+      }
+      return m;
+    }
+  }
+
+  /** The pod namespace's quotas against what the namespace holds on each vendor, or no check. */
   DeviceFitter.QuotaCheck quotaOf(Pod pod) {
     String ns = pod.getMetadata().getNamespace();
     if (quotas == null || ns == null) {
       return DeviceFitter.QuotaCheck.NONE;
     }
-    NamespaceQuotas.Limits l = quotas.limits(ns);
-    if (l.equals(NamespaceQuotas.Limits.NONE)) {
+    Map<String, NamespaceQuotas.Limits> limits = quotas.all(ns);
+    if (limits.isEmpty()) {
       return DeviceFitter.QuotaCheck.NONE;
     }
     DeviceUsageIndex.NamespaceUsage u = index.namespace(ns);
-    return new NamespaceQuota(l.mem(), l.cores(), u.memMiB(), u.cores(), args.memoryFactor());
+    com.google.common.collect.ImmutableMap.Builder<String, NamespaceQuota.VendorQuota> b =
+        com.google.common.collect.ImmutableMap.builder();
+    limits.forEach(
+        (vendor, l) ->
+            b.put(
+                vendor,
+                new NamespaceQuota.VendorQuota(
+                    l.mem(), l.cores(), u.memMiB(vendor), u.cores(vendor), memoryFactors.getOrDefault(vendor, 1))));
+    return new NamespaceQuota(b.buildOrThrow());
   }
 
   /** Registry entry. */
@@ -162,6 +231,11 @@ public final class VgpuPlugin
   @Override
   public String name() {
     return NAME;
+  }
+
+  /** The vendors this plugin places. */
+  public List<GpuVendor> vendors() {
+    return vendors;
   }
 
   /** The index this plugin places against (shared by the profile). */
@@ -232,7 +306,7 @@ public final class VgpuPlugin
     ContainerResources res = ContainerResources.of(c);
     List<VendorRequest> out = new ArrayList<>(1);
     for (GpuVendor v : vendors) {
-      Decoded<ContainerRequest> d = v.rule().derive(res);
+      Decoded<ContainerRequest> d = v.request(res);
       if (d instanceof Decoded.Err<ContainerRequest> e) {
         throw new InvalidPodException("container " + c.getName() + ": " + e.error());
       }
@@ -241,7 +315,7 @@ public final class VgpuPlugin
         continue;
       }
       int cores = r.coresreq();
-      if (args.exclusiveWholeCards() && cores == 0 && v.rule().wantsExclusiveCores(res)) {
+      if (args.exclusiveWholeCards() && cores == 0 && v.wantsExclusiveCores(res)) {
         cores = 100;
       }
       out.add(new VendorRequest(v.word(), r.nums(), r.memreq(), r.memPercentage(), cores));
@@ -262,7 +336,7 @@ public final class VgpuPlugin
       try {
         weights = ScoringWeights.parse(w);
       } catch (IllegalArgumentException e) {
-        throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + ": " + e.getMessage());
+        throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + "=\"" + w + "\": " + e.getMessage());
       }
     }
     DeviceFilter filter =
@@ -272,6 +346,29 @@ public final class VgpuPlugin
             annos.get(Annotations.NVIDIA_USE_GPUUUID),
             annos.get(Annotations.NVIDIA_NOUSE_GPUUUID),
             annos.get(Annotations.NVIDIA_VGPU_MODE));
+    // Every other vendor has its own selection annotations (protocol §2.3).
+    Map<String, DeviceFilter> others = null;
+    for (GpuVendor v : vendors) {
+      if (v.word().equals(NVIDIA)) {
+        continue;
+      }
+      DeviceFilter f =
+          DeviceFilter.of(
+              get(annos, v.keys().useType()),
+              get(annos, v.keys().noUseType()),
+              get(annos, v.keys().useUuid()),
+              get(annos, v.keys().noUseUuid()),
+              null);
+      if (!f.isEmpty()) {
+        if (others == null) {
+          others = new java.util.HashMap<>();
+        }
+        others.put(v.word(), f);
+      }
+    }
+    if (others != null) {
+      filter = filter.withVendors(others);
+    }
     GpuPolicy gpuPolicy = gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse);
     NodePolicy nodePolicy = np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np);
     warnUnusable(pod, gp, np, annos.get(Annotations.NVIDIA_NUMA_BIND), nodePolicy);
@@ -279,8 +376,8 @@ public final class VgpuPlugin
         filter, gpuPolicy, nodePolicy, weights, DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
   }
 
-  private static final java.util.Set<String> GO_BOOLS =
-      java.util.Set.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
+  private static final Set<String> GO_BOOLS =
+      Set.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
 
   /**
    * Reports option annotations whose value HAMi reads leniently (an unknown policy sorts as spread
@@ -293,7 +390,7 @@ public final class VgpuPlugin
       List<String> unknown = GpuPolicy.unknownItems(gp);
       if (!unknown.isEmpty()) {
         warnings.warn(pod, Annotations.GPU_SCHEDULER_POLICY, gp,
-            "unknown policy " + unknown.stream().map(u -> "\"" + u + "\"").collect(java.util.stream.Collectors.joining(", "))
+            "unknown policy " + unknown.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", "))
                 + " (known: binpack, spread, topology-aware, mutex, numa, or a comma chain of them)",
             gp.contains(",") ? "unknown items are ignored" : "devices are ordered as spread");
       }
@@ -308,6 +405,10 @@ public final class VgpuPlugin
     }
   }
 
+  private static @Nullable String get(Map<String, String> annos, String key) {
+    return key.isEmpty() ? null : annos.get(key);
+  }
+
   // Filter
 
   @Override
@@ -319,6 +420,9 @@ public final class VgpuPlugin
     FitReasons reasons = placer.feasible(index.node(node.name()), r.requests(), r.options(), quotaOf(pod));
     if (reasons == null) {
       return Status.success();
+    }
+    for (long bits = reasons.presence(); bits != 0; bits &= bits - 1) {
+      fitFailures[Long.numberOfTrailingZeros(bits)].inc();
     }
     if (log.isDebugEnabled()) {
       log.debug("filter rejected pod={} node={} reason={}", pod.getMetadata().getName(), node.name(), reasons.message());
@@ -389,16 +493,18 @@ public final class VgpuPlugin
     if (client == null) {
       return Status.success();
     }
-    Map<String, String> annos = bindingAnnotations(reserved.placement(), handle.clock().instant().getEpochSecond());
+    Instant now = handle.clock().instant();
+    Map<String, String> annos = new LinkedHashMap<>(bindingAnnotations(reserved.placement(), now, vendors));
+    annos.put(Annotations.SCHEDULE_EXPLAIN, ScheduleRecordCodec.encode(scheduledRecord(state, nodeName, now)));
     Map<String, Object> patch =
         Map.of(
             "metadata",
             Map.of("annotations", annos, "labels", Map.of(Annotations.VGPU_NODE, nodeName)));
     try {
+      // resource(pod), not withName(..): a patch by name alone makes the client GET the pod first.
       client
           .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
+          .resource(pod)
           .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
       return Status.success();
     } catch (KubernetesClientException e) {
@@ -409,13 +515,41 @@ public final class VgpuPlugin
     }
   }
 
-  /** The pod annotations that record a placement (protocol §6.9 and §6.10). */
+  /** What {@code hami explain} shows for the placement: the policies and how the node was chosen. */
+  static ScheduleRecord.Scheduled scheduledRecord(CycleState state, String nodeName, Instant now) {
+    PodDeviceRequests r = state.get(REQUESTS);
+    PodGpuOptions o = r == null ? PodGpuOptions.DEFAULT : r.options();
+    String gpuPolicy = o.gpuPolicy().wireName() + (o.numaBind() ? ",numa-bind" : "");
+    NodeSelection sel = state.get(NodeSelection.KEY);
+    if (sel == null) {
+      return new ScheduleRecord.Scheduled(now, nodeName, null, o.nodePolicy().wireName(), gpuPolicy, 0, 0, List.of());
+    }
+    List<ScheduleRecord.NodeScore> top = new ArrayList<>(sel.top().size());
+    for (NodeSelection.Candidate c : sel.top()) {
+      top.add(new ScheduleRecord.NodeScore(c.node(), c.score()));
+    }
+    return new ScheduleRecord.Scheduled(
+        now, nodeName, sel.score(), o.nodePolicy().wireName(), gpuPolicy, sel.feasible(), sel.evaluated(), top);
+  }
+
+  /** The pod annotations that record a placement (protocol §6.9 and §6.10), default vendors. */
   public static Map<String, String> bindingAnnotations(Placement p, long epochSeconds) {
+    return bindingAnnotations(p, Instant.ofEpochSecond(epochSeconds), GpuVendors.accounted());
+  }
+
+  /**
+   * The pod annotations that record a placement: {@code hami.io/vgpu-node} and {@code vgpu-time},
+   * each vendor's {@code devices-to-allocate} and {@code devices-allocated} (one entry per
+   * container, init first, empty for containers without that vendor's devices) with the vendor's
+   * extras (Cambricon's profile, Ascend's runtime info), then {@code bind-phase} and {@code
+   * bind-time}.
+   */
+  public static Map<String, String> bindingAnnotations(Placement p, Instant now, List<GpuVendor> vendors) {
     Map<String, String> out = new LinkedHashMap<>();
-    String now = Long.toString(epochSeconds);
+    String secs = Long.toString(now.getEpochSecond());
     out.put(Annotations.VGPU_NODE, p.node());
-    out.put(Annotations.VGPU_TIME, now);
-    for (GpuVendor v : GpuVendors.accounted()) {
+    out.put(Annotations.VGPU_TIME, secs);
+    for (GpuVendor v : vendors) {
       List<List<ContainerDevice>> containers = new ArrayList<>(p.containers().size());
       boolean any = false;
       for (List<DevicePick> picks : p.containers()) {
@@ -429,13 +563,11 @@ public final class VgpuPlugin
         containers.add(c);
       }
       if (any) {
-        String value = PodDevicesCodec.encode(new PodDevices(containers));
-        out.put(v.keys().toAllocate(), value);
-        out.put(v.keys().allocated(), value);
+        out.putAll(v.allocationAnnotations(new PodDevices(containers), now));
       }
     }
     out.put(Annotations.BIND_PHASE, BindPhase.ALLOCATING.wire());
-    out.put(Annotations.BIND_TIME, now);
+    out.put(Annotations.BIND_TIME, secs);
     return out;
   }
 

@@ -38,7 +38,8 @@ final class LockArbiterTest {
         new Case("V35 holder absent", FRESH + ",other-ns,gone", HolderState.GONE, LockDecision.Stale.class, StaleCause.HOLDER_GONE),
         new Case("V35 same pod re-locks", FRESH + ",hami-ns,hami", null, LockDecision.Mine.class, null),
         new Case("holder terminal", FRESH + ",ns,done", HolderState.TERMINAL, LockDecision.Stale.class, StaleCause.HOLDER_TERMINAL),
-        new Case("holder served by node agent", FRESH + ",ns,served", HolderState.FINISHED, LockDecision.Stale.class, StaleCause.HOLDER_FINISHED),
+        new Case("holder served by node agent", FRESH + ",ns,served", HolderState.BIND_SUCCEEDED, LockDecision.Stale.class, StaleCause.BIND_SUCCESS),
+        new Case("holder's allocation failed", FRESH + ",ns,failed", HolderState.BIND_FAILED, LockDecision.Stale.class, StaleCause.BIND_FAILED),
         new Case("holder bound elsewhere", FRESH + ",ns,moved", HolderState.ELSEWHERE, LockDecision.Stale.class, StaleCause.HOLDER_ELSEWHERE),
         new Case("expired but holder waits for Allocate", OLD + ",ns,waiting", HolderState.WAITING_ALLOCATE, LockDecision.Held.class, null),
         new Case("legacy time-only fresh", FRESH, null, LockDecision.Held.class, null),
@@ -69,9 +70,9 @@ final class LockArbiterTest {
     assertThat(HolderState.of(MakePod.named("p").phase("Failed").obj(), "n1", bp)).isEqualTo(HolderState.TERMINAL);
     assertThat(HolderState.of(MakePod.named("p").phase("Succeeded").obj(), "n1", bp)).isEqualTo(HolderState.TERMINAL);
     assertThat(HolderState.of(MakePod.named("p").annotation(bp, "success").nodeName("n1").obj(), "n1", bp))
-        .isEqualTo(HolderState.FINISHED);
+        .isEqualTo(HolderState.BIND_SUCCEEDED);
     assertThat(HolderState.of(MakePod.named("p").annotation(bp, "failed").nodeName("n1").obj(), "n1", bp))
-        .isEqualTo(HolderState.FINISHED);
+        .isEqualTo(HolderState.BIND_FAILED);
     assertThat(HolderState.of(MakePod.named("p").annotation(bp, "allocating").nodeName("n1").obj(), "n1", bp))
         .isEqualTo(HolderState.WAITING_ALLOCATE);
     assertThat(HolderState.of(MakePod.named("p").nodeName("n2").obj(), "n1", bp)).isEqualTo(HolderState.ELSEWHERE);

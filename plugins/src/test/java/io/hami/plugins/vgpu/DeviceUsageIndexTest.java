@@ -36,7 +36,7 @@ final class DeviceUsageIndexTest {
                 null);
           },
           pod -> held.get(pod.getMetadata().getUid()),
-          (node, msg) -> warnings.add(node.getMetadata().getName() + ": " + msg));
+          (node, r) -> warnings.add(node.getMetadata().getName() + ": " + r.invalid()));
 
   static Node node(String name, String reg) {
     return new NodeBuilder().withNewMetadata().withName(name).addToAnnotations("reg", reg).endMetadata().build();

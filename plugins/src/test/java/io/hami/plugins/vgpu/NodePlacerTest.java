@@ -41,7 +41,7 @@ final class NodePlacerTest {
         PodRequests.of(List.of(List.of(nv(1, 600, 0)), List.of(nv(1, 700, 0)), List.of(nv(1, 900, 0))), 2);
     Placement p = placer.place(node, reqs, PodGpuOptions.DEFAULT, null);
     assertThat(p.fits()).isTrue();
-    assertThat(p.usage().byDevice()).containsEntry("g0", new PodUsage.Usage(1, 900, 0));
+    assertThat(p.usage().byDevice()).containsEntry("g0", new PodUsage.Usage(1, 900, 0, "NVIDIA"));
   }
 
   @Test

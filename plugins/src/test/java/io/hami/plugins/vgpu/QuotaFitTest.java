@@ -65,13 +65,14 @@ final class QuotaFitTest {
   }
 
   static PodUsage usage(String id, int mem, int cores) {
-    return new PodUsage(ImmutableMap.of(id, new PodUsage.Usage(1, mem, cores)));
+    return new PodUsage(ImmutableMap.of(id, new PodUsage.Usage(1, mem, cores, "NVIDIA")));
   }
 
   static DeviceFitter.QuotaCheck check(NamespaceQuotas quotas, DeviceUsageIndex index, String ns, int factor) {
     NamespaceQuotas.Limits l = quotas.limits(ns);
     DeviceUsageIndex.NamespaceUsage u = index.namespace(ns);
-    return new NamespaceQuota(l.mem(), l.cores(), u.memMiB(), u.cores(), factor);
+    return NamespaceQuota.of(
+        "NVIDIA", new NamespaceQuota.VendorQuota(l.mem(), l.cores(), u.memMiB("NVIDIA"), u.cores("NVIDIA"), factor));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -154,16 +155,55 @@ final class QuotaFitTest {
     assertThat(placer.place(node, apps, opts, null, DeviceFitter.QuotaCheck.NONE).fits()).isTrue();
   }
 
+  static DeviceUsageIndex.NamespaceUsage nvidia(long mem, long cores) {
+    return new DeviceUsageIndex.NamespaceUsage(ImmutableMap.of("NVIDIA", new DeviceUsageIndex.NamespaceUsage.Totals(mem, cores)));
+  }
+
   @Test
   void namespaceTotalsFollowPods() {
     DeviceUsageIndex index = usedIndex();
-    assertThat(index.namespace("team")).isEqualTo(new DeviceUsageIndex.NamespaceUsage(1000, 200));
+    assertThat(index.namespace("team")).isEqualTo(nvidia(1000, 200));
     index.release("held-1");
-    assertThat(index.namespace("team")).isEqualTo(new DeviceUsageIndex.NamespaceUsage(400, 80));
+    assertThat(index.namespace("team")).isEqualTo(nvidia(400, 80));
     index.reserve("held-2", "team", "n1", usage("g5", 100, 10));
-    assertThat(index.namespace("team")).isEqualTo(new DeviceUsageIndex.NamespaceUsage(100, 10));
+    assertThat(index.namespace("team")).isEqualTo(nvidia(100, 10));
     index.unreserve("held-2");
     assertThat(index.namespace("team")).isEqualTo(DeviceUsageIndex.NamespaceUsage.NONE);
+  }
+
+  @Test
+  void namespaceTotalsAreKeptPerVendor() {
+    DeviceUsageIndex index = usedIndex();
+    index.reserve("dcu-1", "team", "n2", new PodUsage(ImmutableMap.of("d0", new PodUsage.Usage(1, 5000, 100, "DCU"))));
+    assertThat(index.namespace("team").memMiB("NVIDIA")).isEqualTo(1000);
+    assertThat(index.namespace("team").memMiB("DCU")).isEqualTo(5000);
+    assertThat(index.namespace("team").cores("DCU")).isEqualTo(100);
+    index.release("dcu-1");
+    assertThat(index.namespace("team")).isEqualTo(nvidia(1000, 200));
+  }
+
+  @Test
+  void eachVendorIsHeldToItsOwnLimits() {
+    NamespaceQuotas quotas =
+        new NamespaceQuotas(List.of(
+            new NamespaceQuotas.Tracked("NVIDIA", MEM, CORES),
+            new NamespaceQuotas.Tracked("DCU", "hygon.com/dcumem", "hygon.com/dcucores")));
+    quotas.upsert(quota("team", "gpu", Map.of("limits." + MEM, "2000", "limits.hygon.com/dcumem", "6000")));
+    assertThat(quotas.limits("team", "DCU")).isEqualTo(new NamespaceQuotas.Limits(6000, -1));
+    DeviceUsageIndex index = usedIndex(); // 1000 MiB of NVIDIA memory
+    index.reserve("dcu-1", "team", "n2", new PodUsage(ImmutableMap.of("d0", new PodUsage.Usage(1, 5000, 100, "DCU"))));
+    DeviceUsageIndex.NamespaceUsage u = index.namespace("team");
+    NamespaceQuota q =
+        new NamespaceQuota(ImmutableMap.of(
+            "NVIDIA", new NamespaceQuota.VendorQuota(2000, -1, u.memMiB("NVIDIA"), u.cores("NVIDIA"), 1),
+            "DCU", new NamespaceQuota.VendorQuota(6000, -1, u.memMiB("DCU"), u.cores("DCU"), 1)));
+    // NVIDIA: 1000 used of 2000, the 5000 MiB on DCUs do not count.
+    assertThat(q.fits("NVIDIA", 1000, 0)).isTrue();
+    assertThat(q.fits("NVIDIA", 1001, 0)).isFalse();
+    // DCU: 5000 used of 6000, the NVIDIA memory does not count.
+    assertThat(q.fits("DCU", 1000, 0)).isTrue();
+    assertThat(q.fits("DCU", 1001, 0)).isFalse();
+    assertThat(q.fits("MLU", 100000, 100)).isTrue();
   }
 
   @Test
@@ -182,8 +222,9 @@ final class QuotaFitTest {
 
   @Test
   void otherVendorsAreNotLimited() {
-    assertThat(new NamespaceQuota(0, 0, 0, 0, 1).fits("Hygon", 500, 50)).isTrue();
-    assertThat(new NamespaceQuota(0, -1, 0, 0, 1).fits("NVIDIA", 1, 0)).isFalse();
-    assertThat(new NamespaceQuota(-1, -1, 5000, 500, 1).fits("NVIDIA", 500, 50)).isTrue();
+    assertThat(NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(0, 0, 0, 0, 1)).fits("DCU", 500, 50)).isTrue();
+    assertThat(NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(0, -1, 0, 0, 1)).fits("NVIDIA", 1, 0)).isFalse();
+    assertThat(NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(-1, -1, 5000, 500, 1)).fits("NVIDIA", 500, 50))
+        .isTrue();
   }
 }

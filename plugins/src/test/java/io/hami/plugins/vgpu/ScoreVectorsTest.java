@@ -153,11 +153,11 @@ final class ScoreVectorsTest {
 
   static Stream<Collapse> collapseCases() {
     return Stream.of(
-        new Collapse("two app", List.of(List.of(g0(100, 10)), List.of(g0(200, 20))), 0, new PodUsage.Usage(2, 300, 30)),
-        new Collapse("two init", List.of(List.of(g0(100, 10)), List.of(g0(200, 30))), 2, new PodUsage.Usage(1, 200, 30)),
-        new Collapse("init larger than app", List.of(List.of(g0(500, 50)), List.of(g0(100, 10))), 1, new PodUsage.Usage(1, 500, 50)),
-        new Collapse("apps larger than init", List.of(List.of(g0(100, 10)), List.of(g0(200, 20)), List.of(g0(300, 30))), 1, new PodUsage.Usage(2, 500, 50)),
-        new Collapse("three init", List.of(List.of(g0(100, 10)), List.of(g0(300, 30)), List.of(g0(200, 20)), List.of(g0(50, 5))), 3, new PodUsage.Usage(1, 300, 30)));
+        new Collapse("two app", List.of(List.of(g0(100, 10)), List.of(g0(200, 20))), 0, new PodUsage.Usage(2, 300, 30, "NVIDIA")),
+        new Collapse("two init", List.of(List.of(g0(100, 10)), List.of(g0(200, 30))), 2, new PodUsage.Usage(1, 200, 30, "NVIDIA")),
+        new Collapse("init larger than app", List.of(List.of(g0(500, 50)), List.of(g0(100, 10))), 1, new PodUsage.Usage(1, 500, 50, "NVIDIA")),
+        new Collapse("apps larger than init", List.of(List.of(g0(100, 10)), List.of(g0(200, 20)), List.of(g0(300, 30))), 1, new PodUsage.Usage(2, 500, 50, "NVIDIA")),
+        new Collapse("three init", List.of(List.of(g0(100, 10)), List.of(g0(300, 30)), List.of(g0(200, 20)), List.of(g0(50, 5))), 3, new PodUsage.Usage(1, 300, 30, "NVIDIA")));
   }
 
   @ParameterizedTest(name = "V80 {0}")
@@ -169,6 +169,6 @@ final class ScoreVectorsTest {
   @Test
   void collapse_appOnlyOnceInitContainersSucceeded() {
     PodUsage u = PodUsage.collapse(List.of(List.of(g0(500, 50)), List.of(g0(100, 10))), 1, true);
-    assertThat(u.byDevice()).containsEntry("gpu0", new PodUsage.Usage(1, 100, 10));
+    assertThat(u.byDevice()).containsEntry("gpu0", new PodUsage.Usage(1, 100, 10, "NVIDIA"));
   }
 }

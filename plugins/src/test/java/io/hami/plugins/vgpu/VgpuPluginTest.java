@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.Status;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
@@ -14,7 +15,10 @@ import io.hami.framework.testing.gpu.FakeGpus;
 import io.hami.framework.testing.gpu.MakeGpuNode;
 import io.hami.framework.testing.gpu.MakeGpuPod;
 import io.hami.model.Annotations;
+import io.hami.model.explain.ScheduleRecord;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -64,6 +68,26 @@ final class VgpuPluginTest {
   }
 
   @Test
+  void scheduledRecord_carriesThePodsPoliciesAndTheRuntimesSelection() {
+    PluginHarness h = harness(t4Node("n1", 1), t4Node("n2", 1));
+    Pod pod = MakeGpuPod.named("p").gpus(1).gpuMemMiB(1000)
+        .annotation(Annotations.NODE_SCHEDULER_POLICY, "spread")
+        .annotation(Annotations.GPU_SCHEDULER_POLICY, "binpack")
+        .annotation(Annotations.NVIDIA_NUMA_BIND, "true").obj();
+    PluginHarness.Result r = h.run(pod);
+    Instant now = Instant.parse("2026-11-29T13:53:11Z");
+
+    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now))
+        .isEqualTo(new ScheduleRecord.Scheduled(now, "n1", null, "spread", "binpack,numa-bind", 0, 0, List.of()));
+
+    r.state().write(NodeSelection.KEY, new NodeSelection(2, 2, 200L,
+        List.of(new NodeSelection.Candidate("n1", 200), new NodeSelection.Candidate("n2", 150))));
+    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now)).isEqualTo(new ScheduleRecord.Scheduled(
+        now, "n1", 200L, "spread", "binpack,numa-bind", 2, 2,
+        List.of(new ScheduleRecord.NodeScore("n1", 200), new ScheduleRecord.NodeScore("n2", 150))));
+  }
+
+  @Test
   void podWithoutDevices_isSkipped() {
     PluginHarness h = harness(t4Node("n1", 1));
     PluginHarness.Result r = h.run(io.hami.framework.testing.MakePod.named("plain").cpu("1").obj());
@@ -85,7 +109,8 @@ final class VgpuPluginTest {
     PluginHarness.Result r =
         h.run(MakeGpuPod.named("p").gpus(1).annotation(Annotations.DEVICE_SCORING_WEIGHTS, "core=high").obj());
     assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
-    assertThat(r.preFilterStatus().message()).contains(Annotations.DEVICE_SCORING_WEIGHTS).contains("core");
+    assertThat(r.preFilterStatus().message())
+        .startsWith(Annotations.DEVICE_SCORING_WEIGHTS + "=\"core=high\"").contains("core");
   }
 
   @Test
@@ -118,6 +143,7 @@ final class VgpuPluginTest {
     assertThat(r.filterStatuses().get("n1").reasons()).containsExactly("NodeAnnotationInvalid");
     assertThat(handle.events()).hasSize(1);
     assertThat(handle.events().get(0).type().value()).isEqualTo("Warning");
+    assertThat(handle.events().get(0).note()).contains(Annotations.NODE_NVIDIA_REGISTER + "=\"[{\"id\":\"");
     assertThat(plugin.index().invalidNodeEvents()).isEqualTo(1);
 
     handle.fireNodeUpdate(bad, t4Node("n1", 1));
@@ -240,5 +266,21 @@ final class VgpuPluginTest {
     assertThat(st.require(VgpuPlugin.RESERVED).placement().containers().get(0))
         .extracting(DevicePick::id)
         .containsExactly(FakeGpus.uuid("n1", 0), FakeGpus.uuid("n1", 2));
+  }
+
+  @Test
+  void nodeUpdates_requeueOnRegistrationChangesButNotOnHandshakeFlips() {
+    io.hami.framework.api.QueueingHintFunction hint = plugin.eventsToRegister().stream()
+        .filter(e -> e.event().resource() == io.hami.framework.api.EventResource.NODE && e.hint() != null)
+        .findFirst().orElseThrow().hint();
+    Pod pod = MakeGpuPod.named("p").gpus(1).obj();
+    Node requested = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
+        .annotation(Annotations.NODE_HANDSHAKE, "Requesting_2026-08-21 08:20:39").obj();
+    Node reported = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
+        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
+    Node more = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2))
+        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
+    assertThat(hint.hint(pod, requested, reported)).isEqualTo(io.hami.framework.api.QueueingHint.SKIP);
+    assertThat(hint.hint(pod, reported, more)).isEqualTo(io.hami.framework.api.QueueingHint.QUEUE);
   }
 }

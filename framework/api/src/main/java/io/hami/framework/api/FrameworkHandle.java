@@ -2,6 +2,7 @@ package io.hami.framework.api;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.Optional;
@@ -58,4 +59,19 @@ public interface FrameworkHandle {
    * when a plugin learns that what blocked them is gone).
    */
   void activate(Collection<Pod> pods);
+
+  /**
+   * The registry the scheduler serves on {@code /metrics}. Plugins register their metrics here
+   * (once per registry: every profile's handle returns the same one).
+   */
+  PrometheusRegistry metricsRegistry();
+
+  /**
+   * Whether this scheduler runs the scheduling loop now; false on a standby replica that waits
+   * for the leader lease. Plugins that write cluster state in the background write only while
+   * leading.
+   */
+  default boolean leading() {
+    return true;
+  }
 }

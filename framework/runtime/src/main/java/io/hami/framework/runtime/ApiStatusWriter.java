@@ -9,19 +9,24 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
+import io.hami.model.Annotations;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes {@code PodScheduled=False} through a JSON merge patch of the pod's status subresource.
  * The patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned
- * ones yet), so it needs no read. Runs on its own executor; when the executor's queue is full the
- * write is dropped and retried on the pod's next failure.
+ * ones yet), so it needs no read. The attempt's record ({@code hami.io/schedule-explain}) rides in
+ * the same patch: the pods/status strategy keeps metadata changes other than ownerReferences and
+ * deletionTimestamp, so the record costs no request of its own. Runs on its own executor; when the
+ * executor's queue is full the write is dropped and retried on the pod's next failure.
  */
 public final class ApiStatusWriter implements StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
@@ -47,6 +52,11 @@ public final class ApiStatusWriter implements StatusWriter {
 
   @Override
   public void podUnschedulable(Pod pod, String reason, String message) {
+    podUnschedulable(pod, reason, message, null);
+  }
+
+  @Override
+  public void podUnschedulable(Pod pod, String reason, String message, @Nullable String record) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     List<Object> conditions = new ArrayList<>();
@@ -64,16 +74,21 @@ public final class ApiStatusWriter implements StatusWriter {
             "reason", reason,
             "message", message,
             "lastTransitionTime", clock.instant().toString()));
-    String patch = Serialization.asJson(Map.of("status", Map.of("conditions", conditions)));
+    Map<String, Object> body = new LinkedHashMap<>();
+    if (record != null) {
+      body.put("metadata", Map.of("annotations", Map.of(Annotations.SCHEDULE_EXPLAIN, record)));
+    }
+    body.put("status", Map.of("conditions", conditions));
+    String patch = Serialization.asJson(body);
     try {
       executor.execute(
           () -> {
             try {
               limiter.acquire();
+              // resource(pod), not withName(..): a patch by name alone makes the client GET the pod first.
               client
                   .pods()
-                  .inNamespace(ns)
-                  .withName(name)
+                  .resource(pod)
                   .subresource("status")
                   .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
               observer.request("patch", "pods/status", "ok");

@@ -10,6 +10,7 @@ import io.hami.framework.api.Resources;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.WaitingPod;
 import io.hami.framework.bind.Binder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.Optional;
@@ -93,5 +94,15 @@ public final class DefaultFrameworkHandle implements FrameworkHandle {
   @Override
   public void activate(Collection<Pod> pods) {
     scheduler.queue().activate(pods);
+  }
+
+  @Override
+  public PrometheusRegistry metricsRegistry() {
+    return scheduler.metrics().registry();
+  }
+
+  @Override
+  public boolean leading() {
+    return scheduler.running();
   }
 }

@@ -11,6 +11,7 @@ import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.PreEnqueuePlugin;
 import io.hami.framework.api.QueuedPod;
@@ -24,6 +25,8 @@ import io.hami.framework.config.ProfileConfig;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.queue.QueuedPodInfo;
 import io.hami.framework.queue.SchedulingQueue;
+import io.hami.model.explain.ScheduleRecord.Failed;
+import io.hami.model.explain.ScheduleRecordCodec;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -88,6 +91,7 @@ public final class Scheduler {
   private Status[] statusScratch = new Status[0];
   private long cycles;
   private Instant lastLeftoverFlush;
+  private volatile boolean running;
 
   private Scheduler(Builder b) {
     this.config = b.config;
@@ -335,8 +339,22 @@ public final class Scheduler {
     return true;
   }
 
+  /** Whether {@link #run} is looping (this replica schedules; a standby does not). */
+  boolean running() {
+    return running;
+  }
+
   /** Runs the loop on the calling thread until interrupted or the queue is closed. */
   public void run() {
+    running = true;
+    try {
+      runLoop();
+    } finally {
+      running = false;
+    }
+  }
+
+  private void runLoop() {
     while (!Thread.currentThread().isInterrupted()) {
       QueuedPodInfo info;
       try {
@@ -388,10 +406,13 @@ public final class Scheduler {
       long nanos = System.nanoTime() - start;
       String result = status.code() == Code.ERROR ? "error" : "unschedulable";
       metrics.attempt(result, fwk.profileName(), nanos);
-      handleFailure(info, status, attempt.message, attempt.rejectors, nanos);
+      handleFailure(info, status, attempt.message, attempt.rejectors, nanos, null, attempt.record);
       return;
     }
     String nodeName = attempt.node;
+    if (attempt.selection != null) {
+      state.write(NodeSelection.KEY, attempt.selection);
+    }
     cache.assumePod(pod, nodeName);
     Status reserved = fwk.runReserve(state, pod, nodeName);
     if (!reserved.isSuccess()) {
@@ -399,7 +420,7 @@ public final class Scheduler {
       cache.forgetPod(pod);
       long nanos = System.nanoTime() - start;
       metrics.attempt(reserved.code() == Code.ERROR ? "error" : "unschedulable", fwk.profileName(), nanos);
-      handleFailure(info, reserved, reserved.message(), pluginSet(reserved), nanos);
+      handleFailure(info, reserved, reserved.message(), pluginSet(reserved), nanos, nodeName, null);
       return;
     }
     FrameworkRuntime.PermitOutcome permit = fwk.runPermit(state, pod, nodeName);
@@ -408,7 +429,8 @@ public final class Scheduler {
       cache.forgetPod(pod);
       long nanos = System.nanoTime() - start;
       metrics.attempt("unschedulable", fwk.profileName(), nanos);
-      handleFailure(info, permit.status(), permit.status().message(), pluginSet(permit.status()), nanos);
+      handleFailure(
+          info, permit.status(), permit.status().message(), pluginSet(permit.status()), nanos, nodeName, null);
       return;
     }
     WaitingPodImpl waiting = null;
@@ -455,7 +477,7 @@ public final class Scheduler {
       metrics.binding("error", System.nanoTime() - start);
       observer.bindingFailed(pod, nodeName, s);
       String message = "binding to " + nodeName + " failed: " + s.message();
-      handleFailure(info, s.code() == Code.ERROR ? s : s, message, pluginSet(s), 0);
+      handleFailure(info, s, message, pluginSet(s), 0, nodeName, null);
       return;
     }
     cache.finishBinding(pod);
@@ -478,9 +500,21 @@ public final class Scheduler {
     return s.plugin() == null ? Set.of() : Set.of(s.plugin().split(","));
   }
 
-  /** Requeues a failed pod and writes its condition and Event when the message changed. */
+  /**
+   * Requeues a failed pod and writes its condition and Event when the message changed. The
+   * attempt's record goes with the condition, so it is as fresh as the message and costs no write.
+   *
+   * @param node the node chosen before a later step failed, or null
+   * @param record the Filter failure's record, or null to derive one from the status
+   */
   private void handleFailure(
-      QueuedPodInfo info, Status status, String message, Set<String> rejectors, long nanos) {
+      QueuedPodInfo info,
+      Status status,
+      String message,
+      Set<String> rejectors,
+      long nanos,
+      @Nullable String node,
+      @Nullable Failed record) {
     Pod pod = info.pod();
     queue.requeue(info, status, rejectors);
     observer.failed(pod, status, message, nanos);
@@ -489,7 +523,13 @@ public final class Scheduler {
     }
     info.setLastFailureMessage(message);
     String reason = status.code() == Code.ERROR ? "SchedulerError" : "Unschedulable";
-    statusWriter.podUnschedulable(pod, reason, message);
+    Failed r = record;
+    if (r == null) {
+      String why = status.message().isEmpty() ? message : status.message();
+      int numAll = snapshot.nodes().size();
+      r = AttemptRecords.failure(clock.instant(), reason, node, numAll, why, node == null ? numAll : 1);
+    }
+    statusWriter.podUnschedulable(pod, reason, message, ScheduleRecordCodec.encode(r));
     eventRecorder.record(pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", message);
   }
 
@@ -514,6 +554,9 @@ public final class Scheduler {
     String message = "";
     Set<String> rejectors = Set.of();
     @Nullable Map<String, Status> nodeStatuses;
+    int evaluated;
+    @Nullable NodeSelection selection;
+    @Nullable Failed record;
   }
 
   private Attempt schedulePod(FrameworkRuntime fwk, CycleState state, Pod pod, boolean sample) {
@@ -626,6 +669,7 @@ public final class Scheduler {
     if (rotate && total > 0) {
       nextStartNodeIndex = (startIdx + processed) % total;
     }
+    a.evaluated = processed;
     try {
       return finishFilter(fwk, state, pod, a, candidates, total, numAll, pre, statuses, feasibleIdx,
           found, error, pluginNanos, filterStart);
@@ -666,8 +710,10 @@ public final class Scheduler {
     }
     if (found == 0) {
       a.status = Status.unschedulable();
-      a.message =
-          fitErrorMessage(numAll, statuses, total, pre.nodeNames() != null ? numAll - total : 0);
+      int excluded = pre.nodeNames() != null ? numAll - total : 0;
+      a.message = fitErrorMessage(numAll, statuses, total, excluded);
+      a.record =
+          AttemptRecords.filterFailure(clock.instant(), numAll, statuses, candidates, total, excluded);
       Set<String> rejectors = new HashSet<>();
       Status last = null;
       for (int i = 0; i < total; i++) {
@@ -697,6 +743,7 @@ public final class Scheduler {
     }
     if (feasible.size() == 1) {
       a.node = feasible.get(0).name();
+      a.selection = new NodeSelection(a.evaluated, 1, null, List.of());
       return a;
     }
     Status scoreError = prioritizeAndSelect(fwk, state, pod, feasible, a);
@@ -772,6 +819,7 @@ public final class Scheduler {
       }
     }
     a.node = feasible.get(best).name();
+    a.selection = AttemptRecords.scored(a.evaluated, feasible, total, best);
     return null;
   }
 

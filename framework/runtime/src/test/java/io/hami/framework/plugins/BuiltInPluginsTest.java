@@ -160,6 +160,29 @@ class BuiltInPluginsTest {
     }
   }
 
+  @org.junit.jupiter.api.Test
+  void fitRejections_areSharedAcrossNodesRefusedAlike() {
+    Pod pod = MakePod.named("p").cpu("1500m").memory("5Gi").limit("nvidia.com/gpu", "3").obj();
+    CycleState state = new CycleState();
+    ((PreFilterPlugin) FIT).preFilter(state, pod, Snapshot.of(List.of(node(SMALL.obj()))));
+    Status a = FIT.filter(state, pod, node(SMALL.obj(), MakePod.named("q").cpu("1").obj()));
+    Status b = FIT.filter(state, pod, node(MakeNode.named("n2").capacity("2", "4Gi", 3)
+        .resource("nvidia.com/gpu", "2").obj(), MakePod.named("r").cpu("1").obj()));
+    Status cpuOnly = FIT.filter(state, pod, node(MakeNode.named("n3").capacity("1", "64Gi", 3)
+        .resource("nvidia.com/gpu", "8").obj()));
+    assertThat(a).isSameAs(b);
+    assertThat(a.reasons())
+        .containsExactly("Insufficient cpu", "Insufficient memory", "Insufficient nvidia.com/gpu");
+    assertThat(a.plugin()).isEqualTo(NodeResourcesFitPlugin.NAME);
+    assertThat(a.withPlugin(NodeResourcesFitPlugin.NAME)).isSameAs(a);
+    assertThat(cpuOnly.reasons()).containsExactly("Insufficient cpu");
+    // Another pod's cycle gets its own answers.
+    Pod small = MakePod.named("s").cpu("100m").obj();
+    CycleState other = new CycleState();
+    ((PreFilterPlugin) FIT).preFilter(other, small, Snapshot.of(List.of(node(SMALL.obj()))));
+    assertThat(FIT.filter(other, small, node(SMALL.obj())).isSuccess()).isTrue();
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("scoreCases")
   void score(String name, PluginHarness harness, Pod pod, String wantNode) {

@@ -8,6 +8,7 @@ import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeScores;
+import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.ReservePlugin;
 import io.hami.framework.api.ScoreExtensions;
@@ -214,6 +215,49 @@ class SchedulerTest {
   }
 
   @Test
+  void nodeSelection_isInTheCycleStateFromReserveOn() {
+    List<NodeSelection> seen = new CopyOnWriteArrayList<>();
+    Registry r = registry();
+    r.register(PluginRegistration.of("Capture", h -> new ReservePlugin() {
+      @Override
+      public String name() {
+        return "Capture";
+      }
+
+      @Override
+      public Status reserve(CycleState state, Pod pod, String nodeName) {
+        seen.add(state.require(NodeSelection.KEY));
+        return Status.success();
+      }
+
+      @Override
+      public void unreserve(CycleState state, Pod pod, String nodeName) {}
+    }));
+    SchedulerConfiguration cfg =
+        new ConfigLoader(r)
+            .parse(
+                "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n- plugins:\n"
+                    + "    score:\n      disabled:\n      - name: '*'\n      enabled:\n"
+                    + "      - {name: PreferA, weight: 1}\n      - {name: PreferB, weight: 2}\n"
+                    + "    reserve:\n      enabled:\n      - name: Capture\n",
+                "test");
+    try (InMemoryCluster c = InMemoryCluster.builder(r).config(cfg).build()) {
+      for (String n : List.of("a", "b", "c")) {
+        c.addNode(MakeNode.named(n).capacity("8", "16Gi", 110).obj());
+      }
+      c.addPod(MakePod.named("p").obj());
+      c.addPod(MakePod.named("alone").nodeSelector("kubernetes.io/hostname", "c").obj());
+      c.drain();
+    }
+    // PreferA gives a=100, PreferB b=60 (x2); b wins 120 to 100.
+    assertThat(seen).hasSize(2);
+    assertThat(seen.get(0)).isEqualTo(new NodeSelection(3, 3, 120L,
+        List.of(new NodeSelection.Candidate("b", 120), new NodeSelection.Candidate("a", 100),
+            new NodeSelection.Candidate("c", 0))));
+    assertThat(seen.get(1)).isEqualTo(new NodeSelection(3, 1, null, List.of()));
+  }
+
+  @Test
   void numFeasibleNodesToFind_followsAdaptivePercentageWithFloorOf100() {
     assertThat(Scheduler.numFeasibleNodesToFind(0, 50)).isEqualTo(50);
     assertThat(Scheduler.numFeasibleNodesToFind(0, 500)).isEqualTo(230);
@@ -235,6 +279,20 @@ class SchedulerTest {
     assertThat(Scheduler.fitErrorMessage(5000, statuses, 5000, 0))
         .isEqualTo(
             "0/5000 nodes are available: 4000 CardInsufficientMemory, 1000 node(s) were unschedulable.");
+  }
+
+  @Test
+  void fitErrorMessage_countsSharedStatusesOncePerNode() {
+    Status shared = Status.unschedulable("Insufficient cpu", "Insufficient memory").withPlugin("NodeResourcesFit");
+    Status other = Status.unschedulable("Insufficient cpu").withPlugin("NodeResourcesFit");
+    Status[] statuses = new Status[10];
+    for (int i = 0; i < 10; i++) {
+      statuses[i] = i % 3 == 0 ? other : shared;
+    }
+    statuses[5] = null;
+    assertThat(Scheduler.fitErrorMessage(10, statuses, 10, 2))
+        .isEqualTo("0/10 nodes are available: 9 Insufficient cpu, 5 Insufficient memory,"
+            + " 2 node(s) didn't satisfy plugin(s) PreFilter.");
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.WaitingPod;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,6 +42,8 @@ public final class FakeHandle implements FrameworkHandle {
   private final List<ClusterStateListener> listeners = new CopyOnWriteArrayList<>();
   private final List<Pod> activated = new CopyOnWriteArrayList<>();
   private final Map<String, WaitingPod> waiting = new ConcurrentHashMap<>();
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private volatile boolean leading = true;
 
   public FakeHandle(String schedulerName, FakeClock clock) {
     this.schedulerName = schedulerName;
@@ -62,6 +65,12 @@ public final class FakeHandle implements FrameworkHandle {
 
   public FakeHandle withClient(KubernetesClient c) {
     this.client = c;
+    return this;
+  }
+
+  /** Makes {@link #leading()} answer {@code v} (a standby replica answers false). */
+  public FakeHandle withLeading(boolean v) {
+    this.leading = v;
     return this;
   }
 
@@ -158,5 +167,15 @@ public final class FakeHandle implements FrameworkHandle {
   @Override
   public void activate(Collection<Pod> pods) {
     activated.addAll(new ArrayList<>(pods));
+  }
+
+  @Override
+  public PrometheusRegistry metricsRegistry() {
+    return registry;
+  }
+
+  @Override
+  public boolean leading() {
+    return leading;
   }
 }

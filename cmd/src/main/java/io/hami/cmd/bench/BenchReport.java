@@ -1,0 +1,161 @@
+package io.hami.cmd.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * What one {@code hami bench cluster} run measured: the scheduler under test, the API ceiling and
+ * HAMi's own scheduler, side by side. Written as JSON and as a markdown table.
+ *
+ * @param workload the workload's name
+ * @param nodes nodes in the cluster
+ * @param pods measured pods asked for
+ * @param environment where it ran (cores, JVM, control plane)
+ * @param ours the scheduler under test
+ * @param ceiling the API ceiling; null when not run
+ * @param ceilingRatio ours / ceiling in average pods per second; null without a ceiling
+ * @param hami HAMi's scheduler
+ * @param checks sanity checks: invariant violations, pods left unbound, unschedulable pods bound
+ */
+record BenchReport(
+    String workload,
+    int nodes,
+    int pods,
+    Map<String, String> environment,
+    Phase ours,
+    @Nullable Phase ceiling,
+    @Nullable Double ceilingRatio,
+    Baseline hami,
+    Checks checks) {
+
+  /**
+   * One measured phase.
+   *
+   * @param name who bound the pods
+   * @param created pods created
+   * @param bound of those, pods bound
+   * @param seconds from the first create to the last bind
+   * @param podsPerSecond bound / seconds
+   * @param perSecond statistics of the pods bound in each second
+   * @param createToBindMs statistics of create-to-bind latency
+   * @param requestsPerPod requests by {@code "verb resource"} per bound pod (client-side)
+   * @param writesPerPod create, update, patch and delete requests per bound pod
+   * @param cpuSeconds CPU time of the binding process during the phase; null when unknown
+   * @param heapMiB statistics of the heap in use, sampled each second; null when unknown
+   * @param internals the binder's own figures (attempts by result, mean cycle and binding time)
+   */
+  record Phase(
+      String name,
+      int created,
+      int bound,
+      double seconds,
+      double podsPerSecond,
+      Stats perSecond,
+      Stats createToBindMs,
+      Map<String, Double> requestsPerPod,
+      double writesPerPod,
+      @Nullable Double cpuSeconds,
+      @Nullable Stats heapMiB,
+      Map<String, Double> internals) {}
+
+  /** A baseline that may be unavailable, with the reason. */
+  record Baseline(String name, boolean available, String detail, @Nullable Phase result) {}
+
+  /**
+   * @param violations invariant violations (over-committed devices, allocations that disagree)
+   * @param unbound measured pods still unbound at the end
+   * @param unschedulableCreated unschedulable pods created while measuring
+   * @param unschedulableBound of those, how many got bound (must be 0)
+   * @param errors harness errors (failed creates, node-side failures)
+   */
+  record Checks(List<String> violations, int unbound, int unschedulableCreated, int unschedulableBound, List<String> errors) {
+    boolean ok() {
+      return violations.isEmpty() && unbound == 0 && unschedulableBound == 0;
+    }
+  }
+
+  static boolean isWrite(String verbResource) {
+    String verb = verbResource.substring(0, verbResource.indexOf(' '));
+    return switch (verb) {
+      case "create", "update", "patch", "delete", "deletecollection" -> true;
+      default -> false;
+    };
+  }
+
+  String toJson() {
+    return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(this);
+  }
+
+  String toMarkdown() {
+    StringBuilder b = new StringBuilder();
+    b.append("### hami bench cluster: ").append(workload).append(" (").append(nodes).append(" nodes, ")
+        .append(pods).append(" pods)\n\n");
+    b.append("| binder | bound | pods/s (avg) | pods/s per-second p50 / p90 / p99 | create→bind p50 / p99 ms | writes/pod | requests/pod by verb | CPU s | heap MiB avg / max |\n");
+    b.append("|---|---|---|---|---|---|---|---|---|\n");
+    row(b, ours);
+    if (ceiling != null) {
+      row(b, ceiling);
+    }
+    if (hami.result() != null) {
+      row(b, hami.result());
+    } else {
+      b.append("| ").append(hami.name()).append(" | unavailable: ").append(escape(hami.detail())).append(" |||||||||\n");
+    }
+    b.append('\n');
+    if (!ours.internals().isEmpty()) {
+      List<String> in = new ArrayList<>();
+      new TreeMap<>(ours.internals()).forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
+      b.append("Scheduler internals: ").append(String.join(", ", in)).append("\n\n");
+    }
+    if (ceilingRatio != null) {
+      b.append(String.format(Locale.ROOT, "ours / ceiling (avg pods/s): **%.2f**%n%n", ceilingRatio));
+    }
+    b.append("Checks: ").append(checks.violations().size()).append(" invariant violations, ")
+        .append(checks.unbound()).append(" pods unbound");
+    if (checks.unschedulableCreated() > 0) {
+      b.append(", ").append(checks.unschedulableBound()).append(" of ").append(checks.unschedulableCreated())
+          .append(" unschedulable pods bound");
+    }
+    b.append(".\n");
+    for (String v : checks.violations().subList(0, Math.min(10, checks.violations().size()))) {
+      b.append("- ").append(escape(v)).append('\n');
+    }
+    for (String e : checks.errors()) {
+      b.append("- harness: ").append(escape(e)).append('\n');
+    }
+    b.append("\nEnvironment: ");
+    List<String> env = new ArrayList<>();
+    environment.forEach((k, v) -> env.add(k + "=" + v));
+    b.append(String.join(", ", env)).append('\n');
+    return b.toString();
+  }
+
+  private static void row(StringBuilder b, Phase p) {
+    Map<String, Double> sorted = new TreeMap<>(p.requestsPerPod());
+    List<String> verbs = new ArrayList<>();
+    sorted.forEach((k, v) -> {
+      if (v >= 0.005) {
+        verbs.add(String.format(Locale.ROOT, "%s %.2f", k, v));
+      }
+    });
+    b.append(String.format(
+        Locale.ROOT,
+        "| %s | %d/%d | %.1f | %.0f / %.0f / %.0f | %.0f / %.0f | %.2f | %s | %s | %s |%n",
+        p.name(), p.bound(), p.created(), p.podsPerSecond(),
+        p.perSecond().p50(), p.perSecond().p90(), p.perSecond().p99(),
+        p.createToBindMs().p50(), p.createToBindMs().p99(),
+        p.writesPerPod(), String.join("<br>", verbs),
+        p.cpuSeconds() == null ? "n/a" : String.format(Locale.ROOT, "%.1f", p.cpuSeconds()),
+        p.heapMiB() == null ? "n/a" : String.format(Locale.ROOT, "%.0f / %.0f", p.heapMiB().mean(), p.heapMiB().max())));
+  }
+
+  private static String escape(String s) {
+    return s.replace("|", "\\|").replace("\n", " ");
+  }
+}

@@ -1,0 +1,174 @@
+package io.hami.cmd.bench;
+
+import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.model.Annotations;
+import io.hami.model.lock.NodeLock;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The API ceiling: binds each pod with the writes our scheduler makes on the happy path and
+ * nothing else: the node lock (GET the node, merge patch with its resourceVersion), the pod's
+ * device annotations and label in one merge patch, and the binding. Nodes are taken round-robin,
+ * skipping one whose lock is held; there is no filtering, scoring or cache.
+ */
+final class CeilingBinder implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(CeilingBinder.class);
+  private static final Pod STOP = new Pod();
+
+  private final KubernetesClient client;
+  private final List<String> nodes;
+  private final int gpusPerNode;
+  private final BlockingQueue<Pod> queue = new LinkedBlockingQueue<>();
+  private final ExecutorService workers;
+  private final AtomicInteger cursor = new AtomicInteger();
+  private final AtomicLong failures = new AtomicLong();
+  private final int threads;
+
+  CeilingBinder(KubernetesClient client, List<String> nodes, int gpusPerNode, int threads) {
+    this.client = client;
+    this.nodes = List.copyOf(nodes);
+    this.gpusPerNode = gpusPerNode;
+    this.threads = threads;
+    this.workers = Executors.newFixedThreadPool(threads, Daemons.named("ceiling-binder"));
+    for (int i = 0; i < threads; i++) {
+      workers.execute(this::work);
+    }
+  }
+
+  /** Queues a created pod for binding. */
+  void offer(Pod pod) {
+    queue.add(pod);
+  }
+
+  private void work() {
+    while (true) {
+      Pod pod;
+      try {
+        pod = queue.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (pod == STOP) {
+        return;
+      }
+      try {
+        bind(pod);
+      } catch (RuntimeException e) {
+        if (failures.incrementAndGet() <= 5) {
+          log.warn("ceiling bind of {} failed: {}", pod.getMetadata().getName(), e.toString());
+        }
+      }
+    }
+  }
+
+  private void bind(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    for (int attempt = 0; attempt < nodes.size() * 2; attempt++) {
+      String node = nodes.get(Math.floorMod(cursor.getAndIncrement(), nodes.size()));
+      if (!lock(node, ns, name)) {
+        continue;
+      }
+      client.pods().resource(pod).patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(podPatch(pod, node)));
+      client.bindings().inNamespace(ns).resource(
+          new BindingBuilder()
+              .withNewMetadata().withName(name).withNamespace(ns).withUid(pod.getMetadata().getUid()).endMetadata()
+              .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget()
+              .build()).create();
+      return;
+    }
+    throw new IllegalStateException("every node stayed locked");
+  }
+
+  private boolean lock(String node, String ns, String pod) {
+    Node n = client.nodes().withName(node).get();
+    if (n == null) {
+      return false;
+    }
+    Map<String, String> a = n.getMetadata().getAnnotations();
+    if (a != null && a.containsKey(Annotations.MUTEX_LOCK)) {
+      return false;
+    }
+    String value = NodeLock.of(OffsetDateTime.now(), ns, pod).encode();
+    String patch =
+        "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":\"" + value + "\"},\"resourceVersion\":\""
+            + n.getMetadata().getResourceVersion() + "\"}}";
+    try {
+      client.nodes().resource(n).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** The annotations and label our scheduler writes before binding, with made-up devices. */
+  private Map<String, Object> podPatch(Pod pod, String node) {
+    StringBuilder devices = new StringBuilder();
+    int g = Math.floorMod(pod.getMetadata().getName().hashCode(), gpusPerNode);
+    for (var c : pod.getSpec().getContainers()) {
+      var limits = c.getResources().getLimits();
+      int count = Integer.parseInt(limits.get("nvidia.com/gpu").getAmount());
+      String mem = limits.get("nvidia.com/gpumem").getAmount();
+      String cores = limits.get("nvidia.com/gpucores").getAmount();
+      for (int i = 0; i < count; i++) {
+        devices.append(String.format(Locale.ROOT, "GPU-%s-%02d", node, (g + i) % gpusPerNode))
+            .append(",NVIDIA,").append(mem).append(',').append(cores).append(':');
+      }
+      devices.append(';');
+    }
+    String now = Long.toString(System.currentTimeMillis() / 1000);
+    Map<String, String> annotations = new LinkedHashMap<>();
+    annotations.put(Annotations.VGPU_NODE, node);
+    annotations.put(Annotations.VGPU_TIME, now);
+    annotations.put(Annotations.VGPU_DEVICES_TO_ALLOCATE, devices.toString());
+    annotations.put(Annotations.VGPU_DEVICES_ALLOCATED, devices.toString());
+    annotations.put(Annotations.BIND_PHASE, "allocating");
+    annotations.put(Annotations.BIND_TIME, now);
+    return Map.of("metadata", Map.of("annotations", annotations, "labels", Map.of(Annotations.VGPU_NODE, node)));
+  }
+
+  long failures() {
+    return failures.get();
+  }
+
+  @Override
+  public void close() {
+    List<Pod> stops = new ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      stops.add(STOP);
+    }
+    queue.addAll(stops);
+    workers.shutdown();
+    try {
+      if (!workers.awaitTermination(30, TimeUnit.SECONDS)) {
+        workers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      workers.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,461 @@
+package io.hami.cmd.bench;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.cmd.cluster.Commands;
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.ControlPlaneOptions;
+import io.hami.cmd.cluster.GpuNode;
+import io.hami.cmd.cluster.Invariants;
+import io.hami.framework.runtime.ClientRequestMetrics;
+import io.hami.nodeagent.nvml.GpuInfo;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One cluster benchmark run: nodes (light or with node agents), the scheduler under test in its
+ * own process, pods created at the workload's rate while churn and unschedulable pods run beside
+ * them, then the same pods again bound by the API ceiling, and HAMi's scheduler when it can be
+ * built. Measures bind throughput (average and per-second percentiles), create-to-bind latency,
+ * the scheduler's requests per pod by verb, its CPU time and heap.
+ */
+final class ClusterBench {
+  static final String NAMESPACE = "hami-bench";
+  static final String CEILING_SCHEDULER = "hami-bench-ceiling";
+  private static final String REQUESTS = ClientRequestMetrics.NAME;
+
+  /**
+   * @param workload what to run
+   * @param kubeconfig an existing cluster; null to start a control plane
+   * @param root the repository root
+   * @param jar the hami jar that runs the scheduler
+   * @param ceiling whether to run the API ceiling
+   * @param out progress lines
+   */
+  record Options(Workload workload, @Nullable Path kubeconfig, Path root, Path jar, boolean ceiling, PrintWriter out) {}
+
+  private final Options o;
+  private final Workload w;
+  private final List<String> errors = new ArrayList<>();
+
+  private ClusterBench(Options o) {
+    this.o = o;
+    this.w = o.workload();
+  }
+
+  static BenchReport run(Options o) throws Exception {
+    return new ClusterBench(o).run();
+  }
+
+  private void say(String fmt, Object... args) {
+    o.out().printf(Locale.ROOT, fmt + "%n", args);
+    o.out().flush();
+  }
+
+  private BenchReport run() throws Exception {
+    ControlPlane cp = null;
+    try {
+      Path kubeconfig = o.kubeconfig();
+      Path work;
+      if (kubeconfig == null) {
+        say("starting a control plane (etcd, kube-apiserver)");
+        cp = ControlPlane.start(ControlPlaneOptions.defaults(o.root().resolve("test-e2e")));
+        kubeconfig = cp.kubeconfig();
+        work = cp.workDir();
+      } else {
+        work = Files.createTempDirectory("hami-bench-");
+      }
+      return runOn(kubeconfig, work);
+    } finally {
+      if (cp != null) {
+        cp.close();
+      }
+    }
+  }
+
+  private static KubernetesClient client(Path kubeconfig, @Nullable ClientRequestMetrics metrics) throws IOException {
+    Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig, StandardCharsets.UTF_8), kubeconfig.toString());
+    config.setRequestTimeout(60_000);
+    KubernetesClientBuilder b = new KubernetesClientBuilder().withConfig(config);
+    return (metrics == null ? b : metrics.install(b)).build();
+  }
+
+  private BenchReport runOn(Path kubeconfig, Path work) throws Exception {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+    env.put("java", System.getProperty("java.version"));
+    env.put("controlPlane", o.kubeconfig() == null ? "local etcd + kube-apiserver" : "kubeconfig " + o.kubeconfig());
+    env.put("podQps", fmt(w.pods().qps()));
+    env.put("creatingClients", Integer.toString(w.pods().clients()));
+    env.put("schedulerKubeQps", fmt(w.scheduler().kubeQps()));
+    env.put("schedulerHeapMiB", Integer.toString(w.scheduler().heapMiB()));
+    try (KubernetesClient admin = client(kubeconfig, null);
+        KubernetesClient nodeSide = client(kubeconfig, null)) {
+      prepareNamespace(admin);
+      List<GpuNode> agents = new ArrayList<>();
+      LightNodes light = null;
+      Set<String> nodeNames = new HashSet<>();
+      try {
+        if (w.nodes().kind() == Workload.NodeKind.LIGHT) {
+          say("registering %d light nodes with %d GPUs each", w.nodes().count(), w.nodes().gpusPerNode());
+          light = new LightNodes(nodeSide, w.nodes(), NAMESPACE, 8);
+          light.start();
+          nodeNames.addAll(light.names());
+        } else {
+          say("starting %d nodes with node agents and %d GPUs each", w.nodes().count(), w.nodes().gpusPerNode());
+          Path dir = Files.createTempDirectory("hb");
+          for (int i = 0; i < w.nodes().count(); i++) {
+            List<GpuInfo> gpus = new ArrayList<>();
+            for (int g = 0; g < w.nodes().gpusPerNode(); g++) {
+              gpus.add(GpuNode.gpu(g, w.nodes().gpuMemoryMiB()));
+            }
+            GpuNode n = GpuNode.start(nodeSide, dir, LightNodes.nodeName(i), w.nodes().splitCount(), gpus);
+            agents.add(n);
+            nodeNames.add(n.name());
+          }
+        }
+        BenchPods pods = new BenchPods(w.pods());
+        List<Workload.Shape> shapes = pods.draw(w.pods().count(), 42);
+
+        say("starting the scheduler under test: %s", o.jar());
+        BenchReport.Phase ours;
+        List<String> violations;
+        int[] unsched = new int[2];
+        try (SchedulerProcess scheduler =
+            SchedulerProcess.start(
+                o.jar(), kubeconfig, o.root().resolve("config/scheduler/scheduler-config.yaml"), w.scheduler(),
+                work.resolve("logs/hami-scheduler.log"), Duration.ofMinutes(3))) {
+          ours = measureOurs(admin, scheduler, shapes, light, unsched);
+          say("checking invariants on %d nodes", nodeNames.size());
+          violations = Invariants.check(admin, nodeNames);
+          if (!scheduler.isAlive()) {
+            errors.add("the scheduler exited during the run; log " + scheduler.log());
+          }
+        }
+        deletePods(admin);
+
+        BenchReport.Phase ceiling = null;
+        if (o.ceiling() && light != null) {
+          ceiling = measureCeiling(kubeconfig, admin, shapes, new ArrayList<>(light.names()));
+          deletePods(admin);
+        } else if (o.ceiling()) {
+          errors.add("API ceiling not run: it needs light nodes (nodes.kind: light)");
+        }
+        if (light != null && light.errors() > 0) {
+          errors.add(light.errors() + " node-side failures (see log)");
+        }
+        agents.forEach(a -> a.allocateErrors().forEach((uid, e) -> errors.add("Allocate of pod " + uid + ": " + e)));
+
+        BenchReport.Baseline hami = hamiBaseline();
+        Double ratio = ceiling == null || ceiling.podsPerSecond() == 0 ? null : ours.podsPerSecond() / ceiling.podsPerSecond();
+        int unbound = ours.created() - ours.bound();
+        return new BenchReport(
+            w.name(), w.nodes().count(), w.pods().count(), env, ours, ceiling, ratio, hami,
+            new BenchReport.Checks(violations, unbound, unsched[0], unsched[1], List.copyOf(errors)));
+      } finally {
+        if (light != null) {
+          light.close();
+          if (o.kubeconfig() != null) {
+            // A cluster we did not start is left as we found it.
+            deletePods(admin);
+            light.deleteAll();
+          }
+        }
+        for (GpuNode a : agents) {
+          try {
+            a.close();
+          } catch (Exception e) {
+            // the control plane goes away next
+          }
+        }
+      }
+    }
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+
+  private void prepareNamespace(KubernetesClient admin) {
+    if (admin.namespaces().withName(NAMESPACE).get() == null) {
+      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+    }
+    if (admin.serviceAccounts().inNamespace(NAMESPACE).withName("default").get() == null) {
+      admin.serviceAccounts().inNamespace(NAMESPACE)
+          .resource(new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+    }
+    deletePods(admin);
+  }
+
+  /** Removes every pod of the namespace at once (no kubelet waits for them). */
+  private void deletePods(KubernetesClient admin) {
+    admin.pods().inNamespace(NAMESPACE).withGracePeriod(0).delete();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (!admin.pods().inNamespace(NAMESPACE).list().getItems().isEmpty() && System.nanoTime() < deadline) {
+      sleep(500);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** Samples of the scheduler's metrics taken each second. */
+  private static final class Sampler {
+    final List<Double> heapMiB = new ArrayList<>();
+    volatile @Nullable PromText last;
+  }
+
+  private BenchReport.Phase measureOurs(
+      KubernetesClient admin, SchedulerProcess scheduler, List<Workload.Shape> shapes, @Nullable LightNodes light, int[] unsched)
+      throws Exception {
+    PromText before = scheduler.scrape();
+    Sampler sampler = new Sampler();
+    ScheduledExecutorService timers = Executors.newScheduledThreadPool(3, Daemons.named("bench-timer"));
+    PodCreator creator = new PodCreator(admin, NAMESPACE, BenchPods.SCHEDULER_NAME);
+    try (BindTracker tracker = new BindTracker(admin, NAMESPACE, "hami", System::nanoTime);
+        BindTracker unschedTracker = new BindTracker(admin, NAMESPACE, "unschedulable", System::nanoTime)) {
+      tracker.start();
+      unschedTracker.start();
+      timers.scheduleAtFixedRate(
+          () -> {
+            try {
+              PromText t = scheduler.scrape();
+              synchronized (sampler) {
+                sampler.heapMiB.add(t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area"))) / (1 << 20));
+              }
+              sampler.last = t;
+            } catch (IOException | InterruptedException | RuntimeException e) {
+              // a missed sample; the next second tries again
+            }
+          },
+          0, 1, TimeUnit.SECONDS);
+      timers.scheduleAtFixedRate(
+          () -> say("  %s: created %d, bound %d, pending %d", tracker.group(), tracker.createdCount(), tracker.boundCount(), tracker.pending()),
+          5, 5, TimeUnit.SECONDS);
+      Workload.Unschedulable u = w.unschedulable();
+      AtomicInteger unschedN = new AtomicInteger();
+      if (u != null) {
+        timers.scheduleAtFixedRate(
+            () -> creator.createOne("unschedulable-" + unschedN.getAndIncrement(), "unschedulable",
+                new Workload.Shape("unschedulable", 1, 1, 1, w.nodes().gpuMemoryMiB() + 1, 0), unschedTracker, p -> {}),
+            u.interval().toMillis(), u.interval().toMillis(), TimeUnit.MILLISECONDS);
+      }
+      Workload.Churn churn = w.churn();
+      AtomicInteger replacements = new AtomicInteger();
+      if (churn != null) {
+        SplittableRandom random = new SplittableRandom(7);
+        timers.scheduleWithFixedDelay(
+            () -> churnOnce(admin, creator, tracker, light, churn, random, replacements),
+            churn.interval().toMillis(), churn.interval().toMillis(), TimeUnit.MILLISECONDS);
+      }
+      say("creating %d pods at %s/s with %d clients", shapes.size(), fmt(w.pods().qps()), w.pods().clients());
+      creator.createAll(shapes, "hami", w.pods().qps(), w.pods().clients(), tracker, p -> {});
+      long deadline = tracker.firstCreate() + w.timeout().toNanos();
+      while (tracker.pending() > 0 && System.nanoTime() < deadline && scheduler.isAlive()) {
+        Thread.sleep(50);
+      }
+      timers.shutdownNow();
+      timers.awaitTermination(10, TimeUnit.SECONDS);
+      if (creator.failures() > 0) {
+        errors.add(creator.failures() + " pod creates failed");
+      }
+      PromText after = scheduler.scrape();
+      unsched[0] = unschedTracker.createdCount();
+      unsched[1] = unschedTracker.boundCount();
+      Map<String, Double> requests = requestDelta(before, after);
+      double cpu = after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
+      List<Double> heap;
+      synchronized (sampler) {
+        heap = List.copyOf(sampler.heapMiB);
+      }
+      return phase("hami-scheduler", tracker, requests, cpu, Stats.of(heap), internals(before, after));
+    } finally {
+      timers.shutdownNow();
+    }
+  }
+
+  private void churnOnce(
+      KubernetesClient admin, PodCreator creator, BindTracker tracker, @Nullable LightNodes light, Workload.Churn churn,
+      SplittableRandom random, AtomicInteger replacements) {
+    try {
+      List<String> bound = new ArrayList<>(tracker.boundLive());
+      for (int i = 0; i < churn.pods() && !bound.isEmpty(); i++) {
+        String name = bound.remove(random.nextInt(bound.size()));
+        tracker.deletedOnPurpose(name);
+        admin.pods().inNamespace(NAMESPACE).withName(name).withGracePeriod(0).delete();
+        Workload.Shape shape = w.pods().shapes().get(random.nextInt(w.pods().shapes().size()));
+        creator.createOne("hami-r" + replacements.getAndIncrement(), "hami", shape, tracker, p -> {});
+      }
+      if (light != null && churn.nodes() > 0) {
+        List<String> names = new ArrayList<>(light.names());
+        for (int i = 0; i < churn.nodes() && !names.isEmpty(); i++) {
+          String node = names.remove(random.nextInt(names.size()));
+          for (String pod : tracker.boundLive()) {
+            if (node.equals(tracker.nodeOf(pod))) {
+              tracker.deletedOnPurpose(pod);
+            }
+          }
+          light.delete(node);
+          light.register(node);
+        }
+      }
+    } catch (KubernetesClientException e) {
+      synchronized (errors) {
+        if (errors.size() < 20) {
+          errors.add("churn: " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private BenchReport.Phase measureCeiling(
+      Path kubeconfig, KubernetesClient admin, List<Workload.Shape> shapes, List<String> nodes) throws Exception {
+    say("API ceiling: binding the same %d pods round-robin without scheduling", shapes.size());
+    ClientRequestMetrics metrics = new ClientRequestMetrics();
+    PrometheusRegistry registry = new PrometheusRegistry();
+    metrics.register(registry);
+    try (KubernetesClient binderClient = client(kubeconfig, metrics);
+        CeilingBinder binder = new CeilingBinder(binderClient, nodes, w.nodes().gpusPerNode(), 16);
+        BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
+      tracker.start();
+      ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
+      progress.scheduleAtFixedRate(
+          () -> say("  %s: created %d, bound %d, pending %d", tracker.group(), tracker.createdCount(), tracker.boundCount(), tracker.pending()),
+          5, 5, TimeUnit.SECONDS);
+      PodCreator creator = new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER);
+      Consumer<Pod> offer = binder::offer;
+      creator.createAll(shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, offer);
+      long deadline = tracker.firstCreate() + w.timeout().toNanos();
+      while (tracker.pending() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      progress.shutdownNow();
+      if (binder.failures() > 0) {
+        errors.add(binder.failures() + " ceiling binds failed");
+      }
+      Map<String, Double> requests = new HashMap<>();
+      for (var s : registry.scrape()) {
+        if (s instanceof CounterSnapshot c) {
+          for (var d : c.getDataPoints()) {
+            requests.merge(d.getLabels().get("verb") + " " + d.getLabels().get("resource"), d.getValue(), Double::sum);
+          }
+        }
+      }
+      // The ceiling runs in this JVM, beside the harness; its CPU time is not separable.
+      return phase("API ceiling", tracker, requests, null, null, Map.of());
+    }
+  }
+
+  /** The scheduler's own view of the phase: attempts by result, mean cycle and binding times. */
+  static Map<String, Double> internals(PromText before, PromText after) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (String result : List.of("scheduled", "unschedulable", "error")) {
+      String m = "hami_scheduler_schedule_attempts_total";
+      out.put("attempts." + result, after.sum(m, l -> result.equals(l.get("result"))) - before.sum(m, l -> result.equals(l.get("result"))));
+    }
+    mean(out, "cycleMeanMs", "hami_scheduler_scheduling_attempt_duration_seconds", before, after);
+    mean(out, "bindingMeanMs", "hami_scheduler_binding_duration_seconds", before, after);
+    mean(out, "podE2eMeanMs", "hami_scheduler_pod_scheduling_sli_duration_seconds", before, after);
+    return out;
+  }
+
+  private static void mean(Map<String, Double> out, String key, String histogram, PromText before, PromText after) {
+    double count = after.sum(histogram + "_count") - before.sum(histogram + "_count");
+    double sum = after.sum(histogram + "_sum") - before.sum(histogram + "_sum");
+    if (count > 0) {
+      out.put(key, sum / count * 1000);
+    }
+  }
+
+  /** Requests made between two scrapes, by {@code "verb resource"}. */
+  static Map<String, Double> requestDelta(PromText before, PromText after) {
+    Map<String, Double> out = new HashMap<>();
+    for (PromText.Sample s : after.samples()) {
+      if (s.name().equals(REQUESTS)) {
+        out.merge(s.labels().get("verb") + " " + s.labels().get("resource"), s.value(), Double::sum);
+      }
+    }
+    for (PromText.Sample s : before.samples()) {
+      if (s.name().equals(REQUESTS)) {
+        out.merge(s.labels().get("verb") + " " + s.labels().get("resource"), -s.value(), Double::sum);
+      }
+    }
+    out.values().removeIf(v -> v <= 0);
+    return out;
+  }
+
+  private static BenchReport.Phase phase(
+      String name, BindTracker tracker, Map<String, Double> requests, @Nullable Double cpu, @Nullable Stats heap,
+      Map<String, Double> internals) {
+    long start = tracker.firstCreate();
+    long[] binds = tracker.bindTimes();
+    long last = start;
+    for (long t : binds) {
+      last = Math.max(last, t);
+    }
+    double seconds = Math.max(1e-9, (last - start) / 1e9);
+    int bound = binds.length;
+    Map<String, Double> perPod = new java.util.TreeMap<>();
+    double writes = 0;
+    for (var e : requests.entrySet()) {
+      double v = bound == 0 ? 0 : e.getValue() / bound;
+      perPod.put(e.getKey(), v);
+      if (BenchReport.isWrite(e.getKey())) {
+        writes += v;
+      }
+    }
+    return new BenchReport.Phase(
+        name, tracker.createdCount(), bound, seconds, bound / seconds,
+        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes, cpu, heap, internals);
+  }
+
+  /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */
+  private BenchReport.Baseline hamiBaseline() {
+    Path script = o.root().resolve("test-e2e/bin/build-hami-baseline.sh");
+    String name = "HAMi scheduler (extender)";
+    try {
+      Commands.Result r = Commands.run(List.of("bash", script.toString()), o.root(), Duration.ofMinutes(20));
+      return new BenchReport.Baseline(name, false,
+          "built (" + r.stdout().strip() + ") but running it behind kube-scheduler is not part of this harness", null);
+    } catch (IOException e) {
+      String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+      // The script's own error line, without the runner's "exit code 1 from bash ..." preamble.
+      String detail = msg.lines().filter(l -> l.contains("error:")).reduce((a, b) -> b)
+          .map(l -> l.substring(l.indexOf("error:") + "error:".length()).strip()).orElse(msg.strip());
+      say("HAMi baseline unavailable: %s", detail);
+      return new BenchReport.Baseline(name, false, detail, null);
+    }
+  }
+}

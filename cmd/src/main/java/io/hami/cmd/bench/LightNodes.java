@@ -1,0 +1,279 @@
+package io.hami.cmd.bench;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.hami.cmd.cluster.FakeNode;
+import io.hami.model.Annotations;
+import io.hami.model.device.NodeDevice;
+import io.hami.model.device.NodeDeviceJson;
+import io.hami.model.lock.NodeLock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lightweight GPU nodes in the manner of kwok: Node objects with a register annotation and a
+ * handshake kept alive, no kubelet. For each pod the scheduler binds to one of them, it does what
+ * the device plugin does after Allocate (protocol §4, §8): marks the pod {@code bind-phase=success}
+ * with its devices served, then releases the node lock if the pod holds it.
+ *
+ * <p>It has its own client, so none of its requests count as the scheduler's. Thread-safe: the pod
+ * informer hands work to a small pool, one task per bound pod.
+ */
+final class LightNodes implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LightNodes.class);
+  static final String NODE_PREFIX = "bench-node-";
+  private static final DateTimeFormatter HANDSHAKE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+  private final KubernetesClient client;
+  private final Workload.Nodes spec;
+  private final String namespace;
+  private final ExecutorService pool;
+  private final ScheduledExecutorService timer;
+  private final Set<String> names = ConcurrentHashMap.newKeySet();
+  private final Set<String> served = ConcurrentHashMap.newKeySet();
+  private final AtomicLong released = new AtomicLong();
+  private final AtomicLong errors = new AtomicLong();
+  private SharedIndexInformer<Pod> informer;
+
+  LightNodes(KubernetesClient client, Workload.Nodes spec, String namespace, int threads) {
+    this.client = client;
+    this.spec = spec;
+    this.namespace = namespace;
+    this.pool = Executors.newFixedThreadPool(threads, Daemons.named("light-node"));
+    this.timer = Executors.newSingleThreadScheduledExecutor(Daemons.named("light-node-handshake"));
+  }
+
+  static String nodeName(int i) {
+    return NODE_PREFIX + i;
+  }
+
+  /** Registers every node (in parallel), then starts serving bound pods and the handshake. */
+  void start() throws Exception {
+    List<Future<?>> created = new ArrayList<>();
+    for (int i = 0; i < spec.count(); i++) {
+      String name = nodeName(i);
+      created.add(pool.submit(() -> register(name)));
+    }
+    for (Future<?> f : created) {
+      f.get(5, TimeUnit.MINUTES);
+    }
+    informer = client.pods().inNamespace(namespace).runnableInformer(0);
+    informer.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod pod) {
+            maybeServe(pod);
+          }
+
+          @Override
+          public void onUpdate(Pod oldPod, Pod pod) {
+            maybeServe(pod);
+          }
+
+          @Override
+          public void onDelete(Pod pod, boolean unknown) {
+            served.remove(pod.getMetadata().getUid());
+          }
+        });
+    informer.start().toCompletableFuture().get(2, TimeUnit.MINUTES);
+    long period = spec.handshakeInterval().toMillis();
+    timer.scheduleWithFixedDelay(this::refreshHandshakes, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Creates the node with its annotations, publishes its status and clears the not-ready taint. */
+  void register(String name) {
+    List<NodeDevice> devices = new ArrayList<>();
+    for (int g = 0; g < spec.gpusPerNode(); g++) {
+      devices.add(
+          NodeDevice.of(
+              String.format(Locale.ROOT, "GPU-%s-%02d", name, g), g, spec.splitCount(), spec.gpuMemoryMiB(), 100,
+              "NVIDIA-Tesla T4", 0, NodeDevice.MODE_HAMI_CORE, true));
+    }
+    Map<String, Quantity> capacity =
+        Map.of(
+            "nvidia.com/gpu", new Quantity(Integer.toString(spec.gpusPerNode() * spec.splitCount())),
+            "pods", new Quantity("1000"),
+            "cpu", new Quantity("256"),
+            "memory", new Quantity("2Ti"));
+    Node node =
+        new NodeBuilder(FakeNode.named(name).object())
+            .editMetadata()
+            .withAnnotations(
+                Map.of(
+                    Annotations.NODE_NVIDIA_REGISTER, NodeDeviceJson.encode(devices),
+                    Annotations.NODE_HANDSHAKE, handshake()))
+            .endMetadata()
+            .build();
+    Node created = client.nodes().resource(node).create();
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    created.setStatus(
+        new NodeStatusBuilder()
+            .withCapacity(capacity)
+            .withAllocatable(capacity)
+            .withConditions(
+                new NodeConditionBuilder().withType("Ready").withStatus("True").withReason("KubeletReady")
+                    .withMessage("light node of hami bench cluster").withLastHeartbeatTime(now).withLastTransitionTime(now)
+                    .build())
+            .withAddresses(new NodeAddressBuilder().withType("InternalIP").withAddress("127.0.0.1").build())
+            .withNewNodeInfo()
+            .withArchitecture("amd64").withOperatingSystem("linux").withKubeletVersion("v0.0.0-hami-bench")
+            .withContainerRuntimeVersion("fake://0").withKernelVersion("").withOsImage("fake").withMachineID(name)
+            .withSystemUUID(name).withBootID(name).withKubeProxyVersion("")
+            .endNodeInfo()
+            .build());
+    Node withStatus = client.nodes().resource(created).updateStatus();
+    // Admission taints every new node not-ready; the node lifecycle controller would clear it.
+    client.nodes().resource(withStatus).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"taints\":null}}");
+    names.add(name);
+  }
+
+  /** Deletes a node and, as the pod garbage collector would, the pods bound to it. */
+  void delete(String name) {
+    names.remove(name);
+    client.nodes().withName(name).delete();
+    for (Pod p : informer.getStore().list()) {
+      if (name.equals(p.getSpec().getNodeName())) {
+        client.pods().inNamespace(namespace).withName(p.getMetadata().getName()).withGracePeriod(0).delete();
+      }
+    }
+  }
+
+  private static String handshake() {
+    return "Reported_" + LocalDateTime.now().format(HANDSHAKE_TIME);
+  }
+
+  private void refreshHandshakes() {
+    String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.NODE_HANDSHAKE + "\":\"" + handshake() + "\"}}}";
+    for (String name : List.copyOf(names)) {
+      try {
+        client.nodes().resource(stub(name)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      } catch (KubernetesClientException e) {
+        log.debug("handshake refresh failed node={} error={}", name, e.getMessage());
+      }
+    }
+  }
+
+  private static Node stub(String name) {
+    return new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
+  }
+
+  private void maybeServe(Pod pod) {
+    String node = pod.getSpec().getNodeName();
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    if (node == null || a == null || !names.contains(node) || !"allocating".equals(a.get(Annotations.BIND_PHASE))) {
+      return;
+    }
+    if (served.add(pod.getMetadata().getUid())) {
+      pool.execute(() -> serve(pod, node));
+    }
+  }
+
+  /** What the device plugin does once Allocate has served the pod. */
+  private void serve(Pod pod, String node) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    try {
+      int containers = pod.getSpec().getContainers().size();
+      String patch =
+          "{\"metadata\":{\"annotations\":{\""
+              + Annotations.BIND_PHASE
+              + "\":\"success\",\""
+              + Annotations.VGPU_DEVICES_TO_ALLOCATE
+              + "\":\""
+              + ";".repeat(containers)
+              + "\"}}}";
+      client.pods().resource(pod).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      releaseLock(node, ns, name);
+    } catch (KubernetesClientException e) {
+      errors.incrementAndGet();
+      log.warn("light node {} could not serve pod {}/{}: {}", node, ns, name, e.getMessage());
+    }
+  }
+
+  private void releaseLock(String node, String ns, String pod) {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      Node n = client.nodes().withName(node).get();
+      if (n == null) {
+        return;
+      }
+      Map<String, String> a = n.getMetadata().getAnnotations();
+      String lock = a == null ? null : a.get(Annotations.MUTEX_LOCK);
+      if (lock == null || !NodeLock.releasableBy(lock, ns, pod)) {
+        return;
+      }
+      String patch =
+          "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":null},\"resourceVersion\":\""
+              + n.getMetadata().getResourceVersion() + "\"}}";
+      try {
+        client.nodes().resource(n).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        released.incrementAndGet();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Deletes every node this made (the pods are deleted by the caller). */
+  void deleteAll() {
+    for (String name : List.copyOf(names)) {
+      names.remove(name);
+      try {
+        client.nodes().withName(name).delete();
+      } catch (KubernetesClientException e) {
+        log.warn("could not delete node {}: {}", name, e.getMessage());
+      }
+    }
+  }
+
+  /** Node names now registered. */
+  Set<String> names() {
+    return Set.copyOf(names);
+  }
+
+  long locksReleased() {
+    return released.get();
+  }
+
+  long errors() {
+    return errors.get();
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+    if (informer != null) {
+      informer.close();
+    }
+    pool.shutdownNow();
+  }
+}

@@ -1,0 +1,162 @@
+package io.hami.cmd.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The scheduler under test in its own JVM ({@code java -jar hami.jar scheduler}), so its CPU time
+ * and heap are its own; they and its request counters are read from its {@code /metrics}. Its
+ * metrics port is chosen by the OS and read from its log.
+ */
+final class SchedulerProcess implements AutoCloseable {
+  private static final Pattern PORT = Pattern.compile("serving metrics and health on port (\\d+)");
+
+  private final Process process;
+  private final Path log;
+  private final int port;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private SchedulerProcess(Process process, Path log, int port) {
+    this.process = process;
+    this.log = log;
+    this.port = port;
+  }
+
+  /**
+   * Starts the scheduler and waits until it reports ready.
+   *
+   * @param jar the hami jar
+   * @param config the scheduler configuration file
+   * @param log where its output goes
+   */
+  static SchedulerProcess start(
+      Path jar, Path kubeconfig, Path config, Workload.SchedulerFlags flags, Path log, Duration timeout)
+      throws IOException, InterruptedException {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(java);
+    cmd.add("-Xmx" + flags.heapMiB() + "m");
+    cmd.add("-XX:+UseParallelGC");
+    cmd.add("-jar");
+    cmd.add(jar.toString());
+    cmd.add("scheduler");
+    cmd.add("--kubeconfig=" + kubeconfig);
+    cmd.add("--config=" + config);
+    cmd.add("--leader-elect=false");
+    cmd.add("--metrics-bind-address=127.0.0.1:0");
+    cmd.add("--kube-qps=" + flags.kubeQps());
+    cmd.add("--kube-burst=" + flags.kubeBurst());
+    Files.createDirectories(log.getParent());
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .start();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    int port = -1;
+    try {
+      while (port < 0) {
+        if (!p.isAlive()) {
+          throw new IOException("scheduler exited with code " + p.exitValue() + "; log " + log + ":\n" + tail(log));
+        }
+        Matcher m = PORT.matcher(Files.readString(log, StandardCharsets.UTF_8));
+        if (m.find()) {
+          port = Integer.parseInt(m.group(1));
+        } else {
+          checkDeadline(deadline, log, "its metrics port");
+          Thread.sleep(100);
+        }
+      }
+      SchedulerProcess s = new SchedulerProcess(p, log, port);
+      while (!s.ready()) {
+        if (!p.isAlive()) {
+          throw new IOException("scheduler exited with code " + p.exitValue() + "; log " + log + ":\n" + tail(log));
+        }
+        checkDeadline(deadline, log, "/readyz");
+        Thread.sleep(100);
+      }
+      return s;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      p.destroyForcibly();
+      throw e;
+    }
+  }
+
+  private static void checkDeadline(long deadline, Path log, String what) throws IOException {
+    if (System.nanoTime() > deadline) {
+      throw new IOException("scheduler not ready waiting for " + what + "; log " + log + ":\n" + tail(log));
+    }
+  }
+
+  static String tail(Path log) {
+    try {
+      String s = Files.readString(log, StandardCharsets.UTF_8);
+      return s.length() > 4000 ? s.substring(s.length() - 4000) : s;
+    } catch (IOException e) {
+      return "(unreadable: " + e.getMessage() + ")";
+    }
+  }
+
+  private boolean ready() {
+    try {
+      HttpResponse<String> r = http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** The scheduler's metrics now. */
+  PromText scrape() throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IOException("GET /metrics answered " + r.statusCode());
+    }
+    return PromText.parse(r.body());
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  Path log() {
+    return log;
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() {
+    process.destroy();
+    try {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+  }
+}

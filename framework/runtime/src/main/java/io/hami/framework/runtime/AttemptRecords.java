@@ -1,0 +1,116 @@
+package io.hami.framework.runtime;
+
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
+import io.hami.framework.api.Status;
+import io.hami.model.explain.ScheduleRecord.Failed;
+import io.hami.model.explain.ScheduleRecord.NodeReasons;
+import io.hami.model.explain.ScheduleRecord.ReasonCount;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds what an attempt leaves for {@code hami explain}: the failure record written with the
+ * pod's condition, and the node selection handed to PreBind. Each is one pass over the attempt's
+ * arrays, done on the scheduling thread.
+ */
+final class AttemptRecords {
+  /** Rejected nodes kept in a failure record, fewest reasons first. */
+  static final int CLOSEST = 5;
+
+  static final String PREFILTER_EXCLUDED = "node(s) didn't satisfy plugin(s) PreFilter";
+
+  private AttemptRecords() {}
+
+  /** A Filter failure: per-reason node counts (as in the message) and the closest nodes. */
+  static Failed filterFailure(
+      Instant now,
+      int numAll,
+      @Nullable Status[] statuses,
+      List<NodeInfo> candidates,
+      int count,
+      int excludedByPreFilter) {
+    Map<String, Integer> histogram = new HashMap<>();
+    int[] closest = new int[CLOSEST];
+    int kept = 0;
+    Comparator<Integer> nearer =
+        Comparator.<Integer>comparingInt(i -> statuses[i].reasons().size())
+            .thenComparing(i -> candidates.get(i).name());
+    for (int i = 0; i < count; i++) {
+      Status s = statuses[i];
+      if (s == null) {
+        continue;
+      }
+      for (String r : s.reasons()) {
+        histogram.merge(r, 1, Integer::sum);
+      }
+      // Insertion into a small sorted array: count is large, CLOSEST is tiny.
+      int pos = kept;
+      while (pos > 0 && nearer.compare(i, closest[pos - 1]) < 0) {
+        pos--;
+      }
+      if (pos < CLOSEST) {
+        int end = Math.min(kept, CLOSEST - 1);
+        System.arraycopy(closest, pos, closest, pos + 1, end - pos);
+        closest[pos] = i;
+        kept = Math.min(kept + 1, CLOSEST);
+      }
+    }
+    if (excludedByPreFilter > 0) {
+      histogram.merge(PREFILTER_EXCLUDED, excludedByPreFilter, Integer::sum);
+    }
+    List<NodeReasons> nodes = new ArrayList<>(kept);
+    for (int k = 0; k < kept; k++) {
+      int i = closest[k];
+      nodes.add(new NodeReasons(candidates.get(i).name(), statuses[i].reasons()));
+    }
+    return new Failed(now, "Unschedulable", null, numAll, sorted(histogram), 0, nodes);
+  }
+
+  /**
+   * A failure without per-node results (PreFilter, Reserve, Permit, binding, errors): the message's
+   * reason counted against the nodes it concerns.
+   */
+  static Failed failure(Instant now, String reason, @Nullable String node, int numAll, String why, int nodes) {
+    return new Failed(now, reason, node, numAll, List.of(new ReasonCount(why, nodes)), 0, List.of());
+  }
+
+  private static List<ReasonCount> sorted(Map<String, Integer> histogram) {
+    List<ReasonCount> out = new ArrayList<>(histogram.size());
+    histogram.forEach((r, n) -> out.add(new ReasonCount(r, n)));
+    out.sort(Comparator.comparingInt(ReasonCount::nodes).reversed().thenComparing(ReasonCount::reason));
+    return out;
+  }
+
+  /** The selection after scoring: the chosen node's score and the best {@link NodeSelection#TOP}. */
+  static NodeSelection scored(int evaluated, List<NodeInfo> feasible, long[] total, int best) {
+    int m = feasible.size();
+    int k = Math.min(NodeSelection.TOP, m);
+    int[] top = new int[k];
+    int kept = 0;
+    for (int i = 0; i < m; i++) {
+      int pos = kept;
+      // On a tie the chosen node ranks first, so that it is always listed.
+      while (pos > 0
+          && (total[i] > total[top[pos - 1]] || (total[i] == total[top[pos - 1]] && i == best))) {
+        pos--;
+      }
+      if (pos < k) {
+        int end = Math.min(kept, k - 1);
+        System.arraycopy(top, pos, top, pos + 1, end - pos);
+        top[pos] = i;
+        kept = Math.min(kept + 1, k);
+      }
+    }
+    List<NodeSelection.Candidate> candidates = new ArrayList<>(kept);
+    for (int j = 0; j < kept; j++) {
+      candidates.add(new NodeSelection.Candidate(feasible.get(top[j]).name(), total[top[j]]));
+    }
+    return new NodeSelection(evaluated, m, total[best], candidates);
+  }
+}

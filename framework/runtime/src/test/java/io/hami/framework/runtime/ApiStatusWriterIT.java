@@ -1,0 +1,119 @@
+package io.hami.framework.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.hami.framework.bind.ApiRateLimiter;
+import io.hami.framework.testing.MakePod;
+import io.hami.model.Annotations;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The condition write against fabric8's mock server: one request carries condition and record.
+ * (The CRUD mock drops metadata from status patches, unlike the API server, so the request itself is
+ * inspected.)
+ */
+@EnableKubernetesMockClient
+class ApiStatusWriterIT {
+  private static final String STATUS = "/api/v1/namespaces/default/pods/p/status";
+
+  KubernetesClient client;
+  KubernetesMockServer server;
+
+  private final List<String> requests = new ArrayList<>();
+
+  private ApiStatusWriter writer() {
+    return new ApiStatusWriter(
+        client,
+        new DirectExecutor(),
+        InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
+        ApiRateLimiter.unlimited(),
+        (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
+  }
+
+  @Test
+  void conditionAndRecord_goInOnePatchOfTheStatusSubresource() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    expectPatch(pod);
+
+    writer().podUnschedulable(
+        pod, "Unschedulable", "0/1 nodes are available: 1 CardInsufficientMemory.", "{\"v\":1}");
+
+    assertThat(requests).containsExactly("patch pods/status ok");
+    assertThat(writes()).singleElement().satisfies(w -> {
+      assertThat(w.getMethod()).isEqualTo("PATCH");
+      assertThat(w.getPath()).isEqualTo(STATUS);
+      assertThat(w.getHeader("Content-Type")).startsWith("application/merge-patch+json");
+      assertThat(w.getUtf8Body())
+          .startsWith("{\"metadata\":{\"annotations\":{\"" + Annotations.SCHEDULE_EXPLAIN + "\":\"{\\\"v\\\":1}\"}}")
+          .contains("\"type\":\"PodScheduled\"", "\"reason\":\"Unschedulable\"",
+              "\"message\":\"0/1 nodes are available: 1 CardInsufficientMemory.\"");
+    });
+  }
+
+  @Test
+  void withoutRecord_thePatchLeavesMetadataAlone() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    expectPatch(pod);
+
+    writer().podUnschedulable(pod, "SchedulerError", "boom");
+
+    assertThat(writes()).singleElement().satisfies(w -> assertThat(w.getUtf8Body())
+        .doesNotContain("metadata")
+        .contains("\"reason\":\"SchedulerError\""));
+  }
+
+  private void expectPatch(Pod pod) {
+    server.expect().patch().withPath(STATUS).andReturn(200, pod).once();
+  }
+
+  /** The requests sent so far: the patch alone, no read before it. */
+  private List<RecordedRequest> writes() throws InterruptedException {
+    List<RecordedRequest> out = new ArrayList<>();
+    for (int i = server.getRequestCount(); i > 0; i--) {
+      out.add(server.takeRequest());
+    }
+    return out;
+  }
+
+  /** Runs each write on the calling thread. */
+  private static final class DirectExecutor extends AbstractExecutorService {
+    @Override
+    public void execute(Runnable r) {
+      r.run();
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return false;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return true;
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package io.hami.framework.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeSelection;
+import io.hami.framework.api.NodeSelection.Candidate;
+import io.hami.framework.api.Status;
+import io.hami.framework.cache.SchedulerCache;
+import io.hami.framework.testing.MakeNode;
+import io.hami.model.explain.ScheduleRecord.Failed;
+import io.hami.model.explain.ScheduleRecord.NodeReasons;
+import io.hami.model.explain.ScheduleRecord.ReasonCount;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AttemptRecordsTest {
+  private static final Instant T = Instant.parse("2026-11-29T13:53:11Z");
+
+  private static List<NodeInfo> nodes(int n) {
+    SchedulerCache cache = new SchedulerCache(InstantSource.fixed(T));
+    List<NodeInfo> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String name = String.format("n%02d", i);
+      cache.addNode(MakeNode.named(name).capacity("8", "16Gi", 110).obj());
+      out.add(cache.nodeInfo(name));
+    }
+    return out;
+  }
+
+  @Test
+  void filterFailure_countsReasonsAndKeepsTheNodesWithFewestReasons() {
+    List<NodeInfo> nodes = nodes(8);
+    Status[] statuses = new Status[8];
+    for (int i = 0; i < 8; i++) {
+      statuses[i] = i % 3 == 0
+          ? Status.unschedulable("CardInsufficientMemory")
+          : Status.unschedulable("CardInsufficientMemory", "CardInsufficientCore");
+    }
+    statuses[5] = null; // a node that passed before the attempt stopped looking
+
+    Failed f = AttemptRecords.filterFailure(T, 10, statuses, nodes, 8, 2);
+
+    assertThat(f.reason()).isEqualTo("Unschedulable");
+    assertThat(f.node()).isNull();
+    assertThat(f.nodes()).isEqualTo(10);
+    assertThat(f.reasons()).containsExactly(
+        new ReasonCount("CardInsufficientMemory", 7),
+        new ReasonCount("CardInsufficientCore", 4),
+        new ReasonCount(AttemptRecords.PREFILTER_EXCLUDED, 2));
+    assertThat(f.closest()).extracting(NodeReasons::node).containsExactly("n00", "n03", "n06", "n01", "n02");
+    assertThat(f.closest().get(3).reasons()).containsExactly("CardInsufficientMemory", "CardInsufficientCore");
+  }
+
+  @Test
+  void failure_countsTheWholeMessageOnce() {
+    Failed f = AttemptRecords.failure(T, "Unschedulable", "n1", 3, "node n1 is locked by ns/p", 1);
+
+    assertThat(f.node()).isEqualTo("n1");
+    assertThat(f.reasons()).containsExactly(new ReasonCount("node n1 is locked by ns/p", 1));
+    assertThat(f.closest()).isEmpty();
+  }
+
+  @Test
+  void scored_keepsTheBestCandidates_withTheChosenNodeFirstOnATie() {
+    List<NodeInfo> nodes = nodes(6);
+    long[] total = {50, 90, 70, 90, 90, 10};
+
+    NodeSelection s = AttemptRecords.scored(6, nodes, total, 4);
+
+    assertThat(s.evaluated()).isEqualTo(6);
+    assertThat(s.feasible()).isEqualTo(6);
+    assertThat(s.score()).isEqualTo(90L);
+    assertThat(s.top()).containsExactly(new Candidate("n04", 90), new Candidate("n01", 90), new Candidate("n03", 90));
+  }
+
+  @Test
+  void scored_withFewerNodesThanTheTopSize() {
+    NodeSelection s = AttemptRecords.scored(9, nodes(2), new long[] {3, 8}, 1);
+
+    assertThat(s.top()).containsExactly(new Candidate("n01", 8), new Candidate("n00", 3));
+  }
+}

@@ -1,0 +1,84 @@
+package io.hami.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hami.cmd.HamiCommand;
+import io.hami.cmd.cluster.ControlPlane;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code hami bench cluster} against the real control plane, scaled down: the measurements must be
+ * sane (every pod bound, the scheduler's writes per pod counted, no device over-committed), not
+ * fast. Timings are printed, never asserted.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class BenchClusterE2E {
+  @TempDir static Path dir;
+
+  private static JsonNode run(ControlPlane cp, String workload, String... extra) throws Exception {
+    Path root = ControlPlaneExtension.moduleDir().toAbsolutePath().getParent();
+    Path json = dir.resolve(workload.replace('/', '_') + ".json");
+    StringWriter out = new StringWriter();
+    CommandLine cl = HamiCommand.commandLine();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(out));
+    String[] args = new String[] {
+        "bench", "cluster", "--workload", root.resolve(workload).toString(),
+        "--kubeconfig", cp.kubeconfig().toString(), "--json", json.toString()};
+    String[] all = new String[args.length + extra.length];
+    System.arraycopy(args, 0, all, 0, args.length);
+    System.arraycopy(extra, 0, all, args.length, extra.length);
+    int code = cl.execute(all);
+    System.out.println(out);
+    assertThat(code).as("exit code; output:%n%s", out).isZero();
+    return JsonMapper.builder().build().readTree(Files.readString(json));
+  }
+
+  @Test
+  void basic_scaledDown_bindsEveryPodWithTheHappyPathWrites(ControlPlane cp) throws Exception {
+    JsonNode r = run(cp, "config/bench/basic.yaml", "--nodes", "50", "--pods", "300");
+    JsonNode ours = r.path("ours");
+    assertThat(ours.path("created").asInt()).isEqualTo(300);
+    assertThat(ours.path("bound").asInt()).isEqualTo(300);
+    JsonNode perPod = ours.path("requestsPerPod");
+    // One binding per pod, and the lock and device annotations were written.
+    assertThat(perPod.path("create bindings").asDouble()).isBetween(0.99, 1.01);
+    assertThat(perPod.path("patch pods").asDouble()).isGreaterThanOrEqualTo(1.0);
+    assertThat(perPod.path("patch nodes").asDouble()).isGreaterThanOrEqualTo(1.0);
+    assertThat(ours.path("writesPerPod").asDouble()).isGreaterThanOrEqualTo(3.0);
+    assertThat(ours.path("cpuSeconds").asDouble()).isPositive();
+    assertThat(ours.path("heapMiB").path("max").asDouble()).isPositive();
+    assertThat(ours.path("createToBindMs").path("count").asInt()).isEqualTo(300);
+    assertThat(ours.path("perSecond").path("count").asInt()).isPositive();
+
+    JsonNode ceiling = r.path("ceiling");
+    assertThat(ceiling.path("bound").asInt()).isEqualTo(300);
+    assertThat(ceiling.path("writesPerPod").asDouble()).isBetween(2.99, 3.01);
+    assertThat(r.path("ceilingRatio").asDouble()).isPositive();
+
+    assertThat(r.path("hami").path("available").asBoolean()).isFalse();
+    assertThat(r.path("hami").path("detail").asString()).isNotBlank();
+    assertThat(r.path("checks").path("violations")).isEmpty();
+    assertThat(r.path("checks").path("unbound").asInt()).isZero();
+  }
+
+  @Test
+  void sameNodeBurst_throughTheNodeAgentsAllocate_hasNoMisallocation(ControlPlane cp) throws Exception {
+    JsonNode r = run(cp, "config/bench/same-node-burst.yaml", "--baseline", "none");
+    JsonNode ours = r.path("ours");
+    assertThat(ours.path("bound").asInt()).isEqualTo(100);
+    assertThat(ours.path("created").asInt()).isEqualTo(100);
+    assertThat(r.path("checks").path("violations")).isEmpty();
+    assertThat(r.path("checks").path("errors")).isEmpty();
+    assertThat(r.path("ceiling").isNull() || r.path("ceiling").isMissingNode()).isTrue();
+  }
+}
