@@ -383,6 +383,10 @@ final class ClusterBench {
       String m = "hami_scheduler_schedule_attempts_total";
       out.put("attempts." + result, after.sum(m, l -> result.equals(l.get("result"))) - before.sum(m, l -> result.equals(l.get("result"))));
     }
+    String points = "hami_scheduler_framework_extension_point_duration_seconds_count";
+    out.put("permitWaits",
+        after.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status")))
+            - before.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status"))));
     mean(out, "cycleMeanMs", "hami_scheduler_scheduling_attempt_duration_seconds", before, after);
     mean(out, "bindingMeanMs", "hami_scheduler_binding_duration_seconds", before, after);
     mean(out, "podE2eMeanMs", "hami_scheduler_pod_scheduling_sli_duration_seconds", before, after);
