@@ -85,8 +85,8 @@ final class BenchPods {
     return b.build();
   }
 
-  /** A pod that no node can take: it asks for more memory per GPU than any GPU has. */
-  static Pod unschedulable(String namespace, String name, int gpuMemoryMiB) {
-    return pod(namespace, name, "unschedulable", new Workload.Shape("unschedulable", 1, 1, 1, gpuMemoryMiB + 1, 0));
+  /** A shape no node can take: more memory per GPU than any GPU has. */
+  static Workload.Shape unschedulableShape(int gpuMemoryMiB) {
+    return new Workload.Shape("unschedulable", 1, 1, 1, gpuMemoryMiB + 1, 0);
   }
 }

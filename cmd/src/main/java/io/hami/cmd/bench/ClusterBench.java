@@ -234,7 +234,6 @@ final class ClusterBench {
   /** Samples of the scheduler's metrics taken each second. */
   private static final class Sampler {
     final List<Double> heapMiB = new ArrayList<>();
-    volatile @Nullable PromText last;
   }
 
   private BenchReport.Phase measureOurs(
@@ -255,7 +254,6 @@ final class ClusterBench {
               synchronized (sampler) {
                 sampler.heapMiB.add(t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area"))) / (1 << 20));
               }
-              sampler.last = t;
             } catch (IOException | InterruptedException | RuntimeException e) {
               // a missed sample; the next second tries again
             }
@@ -269,7 +267,7 @@ final class ClusterBench {
       if (u != null) {
         timers.scheduleAtFixedRate(
             () -> creator.createOne("unschedulable-" + unschedN.getAndIncrement(), "unschedulable",
-                new Workload.Shape("unschedulable", 1, 1, 1, w.nodes().gpuMemoryMiB() + 1, 0), unschedTracker, p -> {}),
+                BenchPods.unschedulableShape(w.nodes().gpuMemoryMiB()), unschedTracker, p -> {}),
             u.interval().toMillis(), u.interval().toMillis(), TimeUnit.MILLISECONDS);
       }
       Workload.Churn churn = w.churn();
@@ -385,6 +383,10 @@ final class ClusterBench {
       String m = "hami_scheduler_schedule_attempts_total";
       out.put("attempts." + result, after.sum(m, l -> result.equals(l.get("result"))) - before.sum(m, l -> result.equals(l.get("result"))));
     }
+    String points = "hami_scheduler_framework_extension_point_duration_seconds_count";
+    out.put("permitWaits",
+        after.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status")))
+            - before.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status"))));
     mean(out, "cycleMeanMs", "hami_scheduler_scheduling_attempt_duration_seconds", before, after);
     mean(out, "bindingMeanMs", "hami_scheduler_binding_duration_seconds", before, after);
     mean(out, "podE2eMeanMs", "hami_scheduler_pod_scheduling_sli_duration_seconds", before, after);
@@ -429,16 +431,20 @@ final class ClusterBench {
     int bound = binds.length;
     Map<String, Double> perPod = new java.util.TreeMap<>();
     double writes = 0;
+    double events = 0;
     for (var e : requests.entrySet()) {
       double v = bound == 0 ? 0 : e.getValue() / bound;
       perPod.put(e.getKey(), v);
       if (BenchReport.isWrite(e.getKey())) {
         writes += v;
+        if (e.getKey().endsWith(" events")) {
+          events += v;
+        }
       }
     }
     return new BenchReport.Phase(
         name, tracker.createdCount(), bound, seconds, bound / seconds,
-        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes, cpu, heap, internals);
+        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes, writes - events, cpu, heap, internals);
   }
 
   /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */

@@ -27,11 +27,13 @@ final class SchedulerProcess implements AutoCloseable {
   private final Path log;
   private final int port;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final Thread shutdownHook;
 
-  private SchedulerProcess(Process process, Path log, int port) {
+  private SchedulerProcess(Process process, Path log, int port, Thread shutdownHook) {
     this.process = process;
     this.log = log;
     this.port = port;
+    this.shutdownHook = shutdownHook;
   }
 
   /**
@@ -65,6 +67,9 @@ final class SchedulerProcess implements AutoCloseable {
             .redirectOutput(log.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .start();
+    // A run cut short (Ctrl-C) must not leave the scheduler running.
+    Thread hook = new Thread(p::destroyForcibly, "hami-bench-scheduler-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
     long deadline = System.nanoTime() + timeout.toNanos();
     int port = -1;
     try {
@@ -80,7 +85,7 @@ final class SchedulerProcess implements AutoCloseable {
           Thread.sleep(100);
         }
       }
-      SchedulerProcess s = new SchedulerProcess(p, log, port);
+      SchedulerProcess s = new SchedulerProcess(p, log, port, hook);
       while (!s.ready()) {
         if (!p.isAlive()) {
           throw new IOException("scheduler exited with code " + p.exitValue() + "; log " + log + ":\n" + tail(log));
@@ -91,7 +96,16 @@ final class SchedulerProcess implements AutoCloseable {
       return s;
     } catch (IOException | InterruptedException | RuntimeException e) {
       p.destroyForcibly();
+      removeHook(hook);
       throw e;
+    }
+  }
+
+  private static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook is running or has run
     }
   }
 
@@ -149,6 +163,7 @@ final class SchedulerProcess implements AutoCloseable {
 
   @Override
   public void close() {
+    removeHook(shutdownHook);
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {

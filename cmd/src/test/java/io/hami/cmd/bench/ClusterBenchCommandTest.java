@@ -64,14 +64,14 @@ class ClusterBenchCommandTest {
   void report_markdownAndJsonCarryEveryFigure() {
     BenchReport.Phase ours = new BenchReport.Phase(
         "hami-scheduler", 10, 10, 2.0, 5.0, Stats.of(new double[] {4, 6}), Stats.of(new double[] {10, 20, 30}),
-        Map.of("create pods/binding", 1.0, "patch pods", 1.0, "patch nodes", 1.0, "get nodes", 1.0), 3.0, 1.5,
+        Map.of("create pods/binding", 1.0, "patch pods", 1.0, "patch nodes", 1.0, "get nodes", 1.0), 3.0, 3.0, 1.5,
         Stats.of(new double[] {100, 200}), Map.of("attempts.scheduled", 10.0));
     BenchReport r = new BenchReport(
         "Basic", 2, 10, Map.of("cores", "2"), ours, null, null,
         new BenchReport.Baseline("HAMi scheduler (extender)", false, "403 Forbidden | not available", null),
         new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
     assertThat(r.toMarkdown())
-        .contains("| hami-scheduler | 10/10 | 5.0 | 4 / 6 / 6 | 20 / 30 | 3.00 |")
+        .contains("| hami-scheduler | 10/10 | 5.0 | 4 / 6 / 6 | 20 / 30 | 3.00 (3.00) |")
         .contains("create pods/binding 1.00<br>get nodes 1.00<br>patch nodes 1.00<br>patch pods 1.00")
         .contains("| 1.5 | 150 / 200 |")
         .contains("unavailable: 403 Forbidden \\| not available");

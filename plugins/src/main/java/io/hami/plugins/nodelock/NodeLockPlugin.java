@@ -210,6 +210,10 @@ public final class NodeLockPlugin
   }
 
   static int inPipeline(NodeInfo node) {
+    // A lock on the node counts even when its holder already reads served: the node agent
+    // removes the lock just after, and until then a pod sent here waits at Permit.
+    Map<String, String> na = node.node().getMetadata().getAnnotations();
+    int locked = na != null && na.containsKey(Annotations.MUTEX_LOCK) ? 1 : 0;
     int n = 0;
     for (PodInfo p : node.pods()) {
       if (p.assumed()) {
@@ -221,7 +225,7 @@ public final class NodeLockPlugin
         n++;
       }
     }
-    return n;
+    return Math.max(n, locked);
   }
 
   // Reserve

@@ -15,7 +15,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class NodeLockScoreTest {
 
-  record Case(String name, List<PodInfo> pods, int want) {
+  record Case(String name, List<PodInfo> pods, boolean locked, int want) {
+    Case(String name, List<PodInfo> pods, int want) {
+      this(name, pods, false, want);
+    }
+
     @Override
     public String toString() {
       return name;
@@ -41,13 +45,19 @@ class NodeLockScoreTest {
         new Case("placed, not bound yet", List.of(PodInfo.of(placed).withAssumed(true)), 1),
         new Case("bound, waiting for Allocate", List.of(bound("a", "allocating"), bound("b", "success")), 1),
         new Case("both", List.of(PodInfo.of(placed).withAssumed(true), bound("a", "allocating")), 2),
-        new Case("deleted while allocating", List.of(PodInfo.of(deleted)), 0));
+        new Case("deleted while allocating", List.of(PodInfo.of(deleted)), 0),
+        new Case("served, lock not yet removed", List.of(bound("a", "success")), true, 1),
+        new Case("lock and two in flight", List.of(bound("a", "allocating"), PodInfo.of(placed).withAssumed(true)), true, 2));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void inPipeline_countsPodsThatHoldOrWaitForTheLock(Case c) {
-    NodeInfo node = NodeInfo.of(MakeNode.named("n1").obj(), c.pods());
+    io.fabric8.kubernetes.api.model.Node n = MakeNode.named("n1").obj();
+    if (c.locked()) {
+      n.getMetadata().setAnnotations(java.util.Map.of(Annotations.MUTEX_LOCK, "2026-08-21T08:20:39Z,default,a"));
+    }
+    NodeInfo node = NodeInfo.of(n, c.pods());
     assertThat(NodeLockPlugin.inPipeline(node)).isEqualTo(c.want());
   }
 }

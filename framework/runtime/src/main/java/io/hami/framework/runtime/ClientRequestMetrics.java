@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts every request the scheduler's client sends, by verb, resource and response code, as
@@ -50,7 +51,7 @@ public final class ClientRequestMetrics implements Interceptor {
     record(request.method(), request.uri().getRawPath(), request.uri().getRawQuery(), "error");
   }
 
-  void record(String method, String path, String query, String code) {
+  void record(String method, String path, @Nullable String query, String code) {
     Request r = classify(method, path, query);
     String key = r.verb() + ' ' + r.resource() + ' ' + code;
     CounterDataPoint p = points.get(key);
@@ -67,7 +68,7 @@ public final class ClientRequestMetrics implements Interceptor {
    * Maps an HTTP request to a Kubernetes verb and resource ({@code pods}, {@code pods/binding}):
    * {@code /api/v1/namespaces/ns/pods/p/binding} is a {@code create} of {@code pods/binding}.
    */
-  static Request classify(String method, String path, String query) {
+  static Request classify(String method, String path, @Nullable String query) {
     String[] parts = path.startsWith("/") ? path.substring(1).split("/") : path.split("/");
     int i;
     if (parts.length >= 2 && parts[0].equals("api")) {
