@@ -191,6 +191,18 @@ class NodeAgentIT {
   }
 
   @Test
+  void podWhoseAllocateFails_keepsNoKubeletDevice() {
+    // Eight devices, no lock on the node: the agent cannot tell whose pod this is and refuses.
+    Pod refused = create(MakePod.bound("refused", NODE, GPU0 + ",NVIDIA,3000,50:;").container("main", 8).build());
+    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, refused)).isInstanceOf(StatusRuntimeException.class);
+
+    // Kubelet rejected that pod, so every device is free for the next one.
+    Pod next = create(MakePod.bound("next", NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
+    lock("default", "next");
+    assertThat(kubelet.allocatePod(RESOURCE, next).get("c").getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU1);
+  }
+
+  @Test
   void allocatesInitAndAppContainersInOrder() throws Exception {
     String value = GPU1 + ",NVIDIA,1000,10:;;" + GPU0 + ",NVIDIA,2000,20:" + GPU1 + ",NVIDIA,4000,30:;";
     Pod pod = create(MakePod.bound("p2", NODE, value)

@@ -48,6 +48,7 @@ record BenchReport(
    * @param writesPerPod create, update, patch and delete requests per bound pod
    * @param cpuSeconds CPU time of the binding process during the phase; null when unknown
    * @param heapMiB statistics of the heap in use, sampled each second; null when unknown
+   * @param internals the binder's own figures (attempts by result, mean cycle and binding time)
    */
   record Phase(
       String name,
@@ -60,7 +61,8 @@ record BenchReport(
       Map<String, Double> requestsPerPod,
       double writesPerPod,
       @Nullable Double cpuSeconds,
-      @Nullable Stats heapMiB) {}
+      @Nullable Stats heapMiB,
+      Map<String, Double> internals) {}
 
   /** A baseline that may be unavailable, with the reason. */
   record Baseline(String name, boolean available, String detail, @Nullable Phase result) {}
@@ -106,6 +108,11 @@ record BenchReport(
       b.append("| ").append(hami.name()).append(" | unavailable: ").append(escape(hami.detail())).append(" |||||||||\n");
     }
     b.append('\n');
+    if (!ours.internals().isEmpty()) {
+      List<String> in = new ArrayList<>();
+      new TreeMap<>(ours.internals()).forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
+      b.append("Scheduler internals: ").append(String.join(", ", in)).append("\n\n");
+    }
     if (ceilingRatio != null) {
       b.append(String.format(Locale.ROOT, "ours / ceiling (avg pods/s): **%.2f**%n%n", ceilingRatio));
     }

@@ -300,7 +300,7 @@ final class ClusterBench {
       synchronized (sampler) {
         heap = List.copyOf(sampler.heapMiB);
       }
-      return phase("hami-scheduler", tracker, requests, cpu, Stats.of(heap));
+      return phase("hami-scheduler", tracker, requests, cpu, Stats.of(heap), internals(before, after));
     } finally {
       timers.shutdownNow();
     }
@@ -374,7 +374,28 @@ final class ClusterBench {
         }
       }
       // The ceiling runs in this JVM, beside the harness; its CPU time is not separable.
-      return phase("API ceiling", tracker, requests, null, null);
+      return phase("API ceiling", tracker, requests, null, null, Map.of());
+    }
+  }
+
+  /** The scheduler's own view of the phase: attempts by result, mean cycle and binding times. */
+  static Map<String, Double> internals(PromText before, PromText after) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (String result : List.of("scheduled", "unschedulable", "error")) {
+      String m = "hami_scheduler_schedule_attempts_total";
+      out.put("attempts." + result, after.sum(m, l -> result.equals(l.get("result"))) - before.sum(m, l -> result.equals(l.get("result"))));
+    }
+    mean(out, "cycleMeanMs", "hami_scheduler_scheduling_attempt_duration_seconds", before, after);
+    mean(out, "bindingMeanMs", "hami_scheduler_binding_duration_seconds", before, after);
+    mean(out, "podE2eMeanMs", "hami_scheduler_pod_scheduling_sli_duration_seconds", before, after);
+    return out;
+  }
+
+  private static void mean(Map<String, Double> out, String key, String histogram, PromText before, PromText after) {
+    double count = after.sum(histogram + "_count") - before.sum(histogram + "_count");
+    double sum = after.sum(histogram + "_sum") - before.sum(histogram + "_sum");
+    if (count > 0) {
+      out.put(key, sum / count * 1000);
     }
   }
 
@@ -396,7 +417,8 @@ final class ClusterBench {
   }
 
   private static BenchReport.Phase phase(
-      String name, BindTracker tracker, Map<String, Double> requests, @Nullable Double cpu, @Nullable Stats heap) {
+      String name, BindTracker tracker, Map<String, Double> requests, @Nullable Double cpu, @Nullable Stats heap,
+      Map<String, Double> internals) {
     long start = tracker.firstCreate();
     long[] binds = tracker.bindTimes();
     long last = start;
@@ -416,7 +438,7 @@ final class ClusterBench {
     }
     return new BenchReport.Phase(
         name, tracker.createdCount(), bound, seconds, bound / seconds,
-        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes, cpu, heap);
+        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes, cpu, heap, internals);
   }
 
   /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One fake GPU node: the Node object, a node agent over fake GPUs and a fake kubelet that, like
  * kubelet's device manager, calls Allocate for each pod bound to the node, reports it Running,
- * and finishes the deletion of pods that are being deleted. Like kubelet, it retries its own API
- * writes when the apiserver does not answer. The agent alone can be stopped and started again
+ * and finishes the deletion of pods that are being deleted. A pod whose Allocate fails is rejected
+ * as kubelet rejects it: phase Failed, reason {@code UnexpectedAdmissionError}. Like kubelet, it
+ * retries its own API writes when the apiserver does not answer. The agent alone can be stopped and started again
  * ({@link #stopAgent()}, {@link #startAgent()}), as when its process dies and is restarted.
  */
 public final class GpuNode implements AutoCloseable {
@@ -51,8 +52,8 @@ public final class GpuNode implements AutoCloseable {
   private final ScheduledExecutorService kubeletLoop;
   /** Pods admitted (Allocate answered or failed), by UID. */
   private final Set<String> admitted = ConcurrentHashMap.newKeySet();
-  /** Pods reported Running, by UID. */
-  private final Set<String> running = ConcurrentHashMap.newKeySet();
+  /** Pods reported Running, or Failed at admission, by UID. */
+  private final Set<String> reported = ConcurrentHashMap.newKeySet();
   private final Map<String, Map<String, ContainerAllocateResponse>> allocations = new ConcurrentHashMap<>();
   private final Map<String, String> allocateErrors = new ConcurrentHashMap<>();
 
@@ -220,27 +221,28 @@ public final class GpuNode implements AutoCloseable {
         kubelet.release(uid);
         return;
       }
-      if (running.contains(uid)) {
+      if (reported.contains(uid)) {
         return;
       }
       if (admitted.add(uid) && requestsGpus(pod)) {
         try {
           allocations.put(uid, kubelet.allocatePod(RESOURCE, pod));
         } catch (RuntimeException e) {
-          // Kubelet reports an admission failure on the pod and carries on with the others.
           log.warn("fake kubelet on {}: pod {}/{}: {}", name, ns, podName, e.toString());
           allocateErrors.put(uid, String.valueOf(e.getMessage()));
-          return;
         }
-      }
-      if (allocateErrors.containsKey(uid)) {
-        return;
       }
       Pod current = client.pods().inNamespace(ns).withName(podName).get();
       if (current != null && uid.equals(current.getMetadata().getUid())) {
-        PodLifecycle.markRunning(client, current);
+        String error = allocateErrors.get(uid);
+        if (error == null) {
+          PodLifecycle.markRunning(client, current);
+        } else {
+          // Kubelet rejects the pod at admission and carries on with the others.
+          PodLifecycle.markAdmissionFailed(client, current, "Allocate failed due to " + error + ", which is unexpected");
+        }
       }
-      running.add(uid);
+      reported.add(uid);
     } catch (KubernetesClientException e) {
       if (kubeletLoop.isShutdown() || Thread.currentThread().isInterrupted()) {
         return; // the node is being closed

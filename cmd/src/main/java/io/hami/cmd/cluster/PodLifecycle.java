@@ -107,4 +107,28 @@ public final class PodLifecycle {
                   .build();
             });
   }
+
+  /** The reason kubelet gives a pod it rejects because a device plugin's Allocate failed. */
+  public static final String UNEXPECTED_ADMISSION_ERROR = "UnexpectedAdmissionError";
+
+  /**
+   * Rejects a bound pod at admission as kubelet does when a device plugin's Allocate fails: phase
+   * Failed, reason {@value #UNEXPECTED_ADMISSION_ERROR}, no container started. Returns the pod as
+   * the server now has it.
+   */
+  public static Pod markAdmissionFailed(KubernetesClient client, Pod pod, String message) {
+    return client
+        .pods()
+        .inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName())
+        .editStatus(
+            current ->
+                new PodBuilder(current)
+                    .editOrNewStatus()
+                    .withPhase("Failed")
+                    .withReason(UNEXPECTED_ADMISSION_ERROR)
+                    .withMessage(message)
+                    .endStatus()
+                    .build());
+  }
 }

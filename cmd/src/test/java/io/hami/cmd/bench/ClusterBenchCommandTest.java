@@ -65,7 +65,7 @@ class ClusterBenchCommandTest {
     BenchReport.Phase ours = new BenchReport.Phase(
         "hami-scheduler", 10, 10, 2.0, 5.0, Stats.of(new double[] {4, 6}), Stats.of(new double[] {10, 20, 30}),
         Map.of("create pods/binding", 1.0, "patch pods", 1.0, "patch nodes", 1.0, "get nodes", 1.0), 3.0, 1.5,
-        Stats.of(new double[] {100, 200}));
+        Stats.of(new double[] {100, 200}), Map.of("attempts.scheduled", 10.0));
     BenchReport r = new BenchReport(
         "Basic", 2, 10, Map.of("cores", "2"), ours, null, null,
         new BenchReport.Baseline("HAMi scheduler (extender)", false, "403 Forbidden | not available", null),

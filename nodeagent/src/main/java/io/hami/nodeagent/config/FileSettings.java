@@ -1,5 +1,10 @@
 package io.hami.nodeagent.config;
 
+import io.hami.model.ProtocolError;
+import io.hami.model.config.DeviceConfig;
+import io.hami.model.config.DeviceConfigFile;
+import io.hami.model.config.NvidiaConfig;
+import io.hami.model.config.Validated;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +17,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Node-agent settings from the shared device config file ({@code device-config.yaml}, section
- * {@code nvidia}, spec §6.3) and the per-node override file ({@code config.json}, the
+ * {@code nvidia}, spec §6.3, read by the protocol model) and the per-node override file ({@code config.json}, the
  * {@code nodeconfig} entry whose name is this node). Unset values are null; the command applies
  * them below flags.
  */
@@ -52,21 +57,25 @@ public record FileSettings(
     return a != null ? a : b;
   }
 
-  /** Reads the {@code nvidia} section of a device config file; problems go to {@code errors}. */
+  /**
+   * Reads the {@code nvidia} section of a device config file through the protocol model's parser
+   * (the one the scheduler and webhook use), with the chart defaults for absent keys; every
+   * problem goes to {@code errors} with its path and value.
+   */
   public static FileSettings deviceConfig(Path file, List<String> errors) {
-    JsonNode root = read(file, errors);
-    if (root == null) {
+    Validated<DeviceConfig> v = DeviceConfigFile.load(file);
+    if (v instanceof Validated.Invalid<DeviceConfig> bad) {
+      for (ProtocolError e : bad.errors()) {
+        String value = e.value().isEmpty() || e.field().isEmpty() ? "" : "'" + e.value() + "' ";
+        errors.add(file + ": " + (e.field().isEmpty() ? "" : e.field() + ": ") + value + e.message());
+      }
       return NONE;
     }
-    JsonNode n = root.get("nvidia");
-    if (n == null || n.isNull()) {
-      return NONE;
-    }
-    Fields f = new Fields(file + ": nvidia.", n, errors);
+    NvidiaConfig n = ((Validated.Valid<DeviceConfig>) v).value().nvidia();
     return new FileSettings(
-        f.string("resourceCountName"), f.integer("deviceSplitCount"), f.decimal("deviceMemoryScaling"),
-        f.decimal("deviceCoreScaling"), f.longValue("preConfiguredDeviceMemory"), f.string("libCudaLogLevel"),
-        f.bool("enableNumaTopology"), f.bool("disableCoreLimit"), null, null, List.of(), List.of());
+        n.resourceNames().count(), n.deviceSplitCount(), n.deviceMemoryScaling(), n.deviceCoreScaling(),
+        (long) n.preConfiguredDeviceMemory(), Integer.toString(n.libCudaLogLevel()), n.enableNumaTopology(),
+        n.disableCoreLimit(), null, null, List.of(), List.of());
   }
 
   /** Reads this node's entry of a per-node config file; problems go to {@code errors}. */

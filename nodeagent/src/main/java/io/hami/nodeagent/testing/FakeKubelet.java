@@ -176,7 +176,8 @@ public final class FakeKubelet implements AutoCloseable {
    * Allocates a bound pod as kubelet does: for each container (init containers first) that has a
    * limit on {@code resource}, picks that many unused healthy devices (asking the plugin for its
    * preference when it offers one) and calls Allocate with one container request. Returns the
-   * responses by container name; throws the plugin's gRPC error.
+   * responses by container name; throws the plugin's gRPC error, after freeing the devices picked
+   * for the pod, since kubelet rejects a pod whose allocation failed.
    */
   public Map<String, ContainerAllocateResponse> allocatePod(String resource, Pod pod) {
     Map<String, ContainerAllocateResponse> out = new java.util.LinkedHashMap<>();
@@ -185,15 +186,21 @@ public final class FakeKubelet implements AutoCloseable {
       containers.addAll(pod.getSpec().getInitContainers());
     }
     containers.addAll(pod.getSpec().getContainers());
-    Plugin p = plugin(resource);
-    for (Container c : containers) {
-      int n = requested(c, resource);
-      if (n == 0) {
-        continue;
+    String uid = pod.getMetadata().getUid() == null ? "" : pod.getMetadata().getUid();
+    try {
+      Plugin p = plugin(resource);
+      for (Container c : containers) {
+        int n = requested(c, resource);
+        if (n == 0) {
+          continue;
+        }
+        List<String> ids = pick(p, n, uid);
+        AllocateResponse r = allocate(resource, List.of(ids));
+        out.put(c.getName(), r.getContainerResponses(0));
       }
-      List<String> ids = pick(p, n, pod.getMetadata().getUid());
-      AllocateResponse r = allocate(resource, List.of(ids));
-      out.put(c.getName(), r.getContainerResponses(0));
+    } catch (RuntimeException e) {
+      release(uid);
+      throw e;
     }
     return out;
   }

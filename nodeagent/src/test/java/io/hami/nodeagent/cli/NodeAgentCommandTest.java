@@ -104,7 +104,7 @@ class NodeAgentCommandTest {
 
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().lines()).containsExactlyInAnyOrder(
-        "error: " + yaml + ": nvidia.deviceSplitCount: 'x' is not an integer",
+        "error: " + yaml + ": nvidia.deviceSplitCount: 'x' must be an integer",
         "error: --device-core-scaling: 'z' is not a number");
   }
 

@@ -16,12 +16,15 @@ import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.EventResource;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PermitPlugin;
 import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreBindPlugin;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.ReservePlugin;
+import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
@@ -29,9 +32,9 @@ import io.hami.framework.api.WaitingPod;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.lock.NodeLock;
+import io.hami.plugins.metrics.GpuMetrics;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.VgpuPlugin;
-import io.hami.plugins.metrics.GpuMetrics;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import java.time.Duration;
@@ -58,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * <p>Within this scheduler, pods bound for the same node queue at Permit: the first is allowed,
  * the others wait and are allowed one at a time as soon as the node's lock is seen released (or
  * its holder is gone), so no pod waits for a backoff while the node is free, and pods for other
- * nodes bind meanwhile. PreBind takes the lock with a resourceVersion-guarded patch, replacing a
+ * nodes bind meanwhile. Score prefers nodes with fewer pods between placement and Allocate, so
+ * that binds for different nodes overlap instead of queueing on one lock. PreBind takes the lock with a resourceVersion-guarded patch, replacing a
  * stale lock (expired, holder gone, terminal, finished, or bound elsewhere), never one whose
  * holder is bound and waiting for Allocate. A lock held by another scheduler sends the pod back to
  * the queue; it is re-activated by the lock's removal event.
@@ -72,7 +76,7 @@ import org.slf4j.LoggerFactory;
  * API calls are made outside the monitor.
  */
 public final class NodeLockPlugin
-    implements ReservePlugin, PermitPlugin, PreBindPlugin, EnqueueExtensions {
+    implements ScorePlugin, ReservePlugin, PermitPlugin, PreBindPlugin, EnqueueExtensions {
 
   public static final String NAME = "nodelock";
 
@@ -96,7 +100,19 @@ public final class NodeLockPlugin
     final ArrayDeque<Claim> waiters = new ArrayDeque<>();
     final Map<String, Pod> blocked = new LinkedHashMap<>();
     @Nullable String observed;
+    /**
+     * When the owner was reported served (bind-phase success or failed) while its lock was still
+     * on the node: the node agent removes the lock right after, and that removal hands the node
+     * on. Null otherwise.
+     */
+    @Nullable Instant ownerDoneAt;
   }
+
+  /**
+   * How long a served owner's lock may linger before a new pod may take the node anyway (a node
+   * agent that reported success but never released; PreBind then takes the stale lock over).
+   */
+  static final Duration SERVED_LOCK_GRACE = Duration.ofSeconds(10);
 
   private final FrameworkHandle handle;
   private final NodeLockArgs args;
@@ -177,6 +193,37 @@ public final class NodeLockPlugin
     return slots.computeIfAbsent(node, n -> new Slot());
   }
 
+  // Score
+
+  /**
+   * Prefers nodes with fewer pods in the lock's pipeline: placed but not yet bound, or bound and
+   * not yet served by the node agent. Each of them holds or waits for the node's lock, so a pod
+   * sent there waits for all of them in turn, while a node without any binds at once. Reads only
+   * the snapshot.
+   */
+  @Override
+  public long score(CycleState state, Pod pod, NodeInfo node) {
+    if (!needsLock(state)) {
+      return MAX_NODE_SCORE;
+    }
+    return MAX_NODE_SCORE / (1 + inPipeline(node));
+  }
+
+  static int inPipeline(NodeInfo node) {
+    int n = 0;
+    for (PodInfo p : node.pods()) {
+      if (p.assumed()) {
+        n++;
+        continue;
+      }
+      Map<String, String> a = p.pod().getMetadata().getAnnotations();
+      if (a != null && "allocating".equals(a.get(Annotations.BIND_PHASE)) && !isGone(p.pod())) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   // Reserve
 
   @Override
@@ -235,9 +282,12 @@ public final class NodeLockPlugin
     Claim me = claim(pod);
     synchronized (this) {
       Slot s = slot(nodeName);
-      if (s.owner == null || s.owner.uid().equals(me.uid())) {
+      boolean lingering =
+          s.ownerDoneAt != null && !handle.clock().instant().isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
+      if (s.owner == null || s.owner.uid().equals(me.uid()) || lingering) {
         s.owner = me;
         s.acquired = false;
+        s.ownerDoneAt = null;
         return PermitResult.allow();
       }
       s.waiters.addLast(me);
@@ -261,6 +311,7 @@ public final class NodeLockPlugin
       if (w != null) {
         s.owner = next;
         s.acquired = false;
+        s.ownerDoneAt = null;
         w.allow(NAME);
       }
     }
@@ -334,13 +385,13 @@ public final class NodeLockPlugin
       @Override
       public void onPodUpdate(Pod oldPod, Pod newPod) {
         if (doneWithLock(newPod)) {
-          holderDone(newPod);
+          holderDone(newPod, isGone(newPod));
         }
       }
 
       @Override
       public void onPodDelete(Pod pod) {
-        holderDone(pod);
+        holderDone(pod, true);
       }
     };
   }
@@ -391,8 +442,20 @@ public final class NodeLockPlugin
     activate(wake);
   }
 
-  /** A pod that may hold a lock left or finished: the lock is now stale, let others take it. */
-  private void holderDone(Pod pod) {
+  /** Whether the pod is deleted or terminal, so no node agent will release its lock. */
+  private static boolean isGone(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  /**
+   * A pod that may hold a lock left or finished. When it is gone the lock is stale: the next pod
+   * may take the node now. When it was only served, the node agent releases the lock next; handing
+   * the node on before that removal is seen would make the next pod find the lock still set and
+   * take it over (a read of the holder, an Event and often a conflict), so it waits for {@link
+   * #observe}.
+   */
+  private void holderDone(Pod pod, boolean gone) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     String uid = pod.getMetadata().getUid();
@@ -403,9 +466,15 @@ public final class NodeLockPlugin
         Slot s = e.getValue();
         s.blocked.remove(uid);
         if (s.owner != null && s.acquired && s.owner.uid().equals(uid)) {
-          s.owner = null;
-          s.acquired = false;
-          promote(e.getKey(), s);
+          if (!gone && heldBy(s.observed, ns, name)) {
+            if (s.ownerDoneAt == null) {
+              s.ownerDoneAt = handle.clock().instant();
+            }
+          } else {
+            s.owner = null;
+            s.acquired = false;
+            promote(e.getKey(), s);
+          }
         }
         if (s.observed != null && !s.blocked.isEmpty()) {
           Decoded<NodeLock> d = NodeLock.decode(s.observed);
@@ -421,6 +490,12 @@ public final class NodeLockPlugin
 
   private double seconds(Instant since) {
     return Math.max(0, Duration.between(since, handle.clock().instant()).toNanos() / 1e9);
+  }
+
+  private static boolean heldBy(@Nullable String observed, String ns, String name) {
+    return observed != null
+        && NodeLock.decode(observed) instanceof Decoded.Ok<NodeLock> ok
+        && ok.value().isHeldBy(ns, name);
   }
 
   private void activate(List<Pod> pods) {

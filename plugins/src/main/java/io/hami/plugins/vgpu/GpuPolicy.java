@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The GPU policy ({@code hami.io/gpu-scheduler-policy}): the order in which a node's devices are
@@ -93,7 +94,7 @@ public final class GpuPolicy {
     return new GpuPolicy(v, chain, bound, mutex, topology);
   }
 
-  private static final java.util.Set<String> KNOWN = java.util.Set.of("binpack", "spread", "numa", "mutex", "topology-aware");
+  private static final Set<String> KNOWN = Set.of("binpack", "spread", "numa", "mutex", "topology-aware");
 
   /**
    * The items of {@code value} that {@link #parse} does not know and reads as spread (a single

@@ -55,6 +55,11 @@ final class ModelReaders {
     return node -> readNode(node, vendors, clock, zone);
   }
 
+  /** {@code key="value"}, the value shortened as in protocol errors. */
+  private static String quoted(String key, String value) {
+    return key + "=\"" + io.hami.model.ProtocolError.of(key, value, "").value() + "\"";
+  }
+
   static DeviceUsageIndex.Registered readNode(
       Node node, List<GpuVendor> vendors, InstantSource clock, ZoneId zone) {
     Map<String, String> annos = node.getMetadata().getAnnotations();
@@ -68,7 +73,9 @@ final class ModelReaders {
       Decoded<List<PairScore>> d = PairScoreJson.decode(score);
       if (d instanceof Decoded.Err<List<PairScore>> e) {
         return DeviceUsageIndex.Registered.invalid(
-            "NVIDIA", field(Annotations.NODE_NVIDIA_SCORE, e.error()), Annotations.NODE_NVIDIA_SCORE + ": " + e.error());
+            "NVIDIA",
+            field(Annotations.NODE_NVIDIA_SCORE, e.error()),
+            quoted(Annotations.NODE_NVIDIA_SCORE, score) + ": " + e.error());
       }
       Map<String, Map<String, Integer>> m = new HashMap<>();
       for (PairScore p : d.orElse(List.of())) {
@@ -94,7 +101,8 @@ final class ModelReaders {
       Decoded<List<NodeDevice>> decoded = v.devices(facts);
       if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
         String key = v.capacityRegistered() ? "status.capacity" : v.keys().register();
-        return DeviceUsageIndex.Registered.invalid(v.word(), field(key, e.error()), key + ": " + e.error());
+        String shown = v.capacityRegistered() ? key : quoted(key, annos.getOrDefault(key, ""));
+        return DeviceUsageIndex.Registered.invalid(v.word(), field(key, e.error()), shown + ": " + e.error());
       }
       List<NodeDevice> devices = decoded.orElse(List.of());
       if (devices.isEmpty()) {

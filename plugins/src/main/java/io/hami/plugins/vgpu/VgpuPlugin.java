@@ -49,7 +49,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,7 +137,14 @@ public final class VgpuPlugin
     this.memoryFactors = Map.copyOf(factors);
     this.defaultNodePolicy = NodePolicy.parse(args.nodeSchedulerPolicy());
     this.defaultGpuPolicy = GpuPolicy.parse(args.gpuSchedulerPolicy());
-    this.registrationKeys = ModelReaders.registrationKeys(index.vendors());
+    // Handshake values flip every period on every live node (request, report): requeueing on
+    // each flip would retry every waiting pod all the time. Health changes they cause reach the
+    // pods through the periodic flush of unschedulable pods.
+    java.util.Set<String> keys = new java.util.HashSet<>(ModelReaders.registrationKeys(index.vendors()));
+    for (GpuVendor v : index.vendors()) {
+      keys.remove(v.keys().handshake());
+    }
+    this.registrationKeys = java.util.Set.copyOf(keys);
     this.quotas = quotas;
     GpuMetrics metrics = GpuMetrics.of(handle);
     FitReason[] all = FitReason.values();
@@ -367,8 +376,8 @@ public final class VgpuPlugin
         filter, gpuPolicy, nodePolicy, weights, DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
   }
 
-  private static final java.util.Set<String> GO_BOOLS =
-      java.util.Set.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
+  private static final Set<String> GO_BOOLS =
+      Set.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
 
   /**
    * Reports option annotations whose value HAMi reads leniently (an unknown policy sorts as spread
@@ -381,7 +390,7 @@ public final class VgpuPlugin
       List<String> unknown = GpuPolicy.unknownItems(gp);
       if (!unknown.isEmpty()) {
         warnings.warn(pod, Annotations.GPU_SCHEDULER_POLICY, gp,
-            "unknown policy " + unknown.stream().map(u -> "\"" + u + "\"").collect(java.util.stream.Collectors.joining(", "))
+            "unknown policy " + unknown.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", "))
                 + " (known: binpack, spread, topology-aware, mutex, numa, or a comma chain of them)",
             gp.contains(",") ? "unknown items are ignored" : "devices are ordered as spread");
       }

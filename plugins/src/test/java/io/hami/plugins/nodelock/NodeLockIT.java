@@ -267,6 +267,58 @@ final class NodeLockIT {
   }
 
   @Test
+  void servedHolder_handsTheNodeOnWhenTheAgentReleasesTheLock_notBefore() {
+    Pod a = pod("a");
+    CycleState sa = gpuState();
+    assertThat(bind(plugin, sa, a).isSuccess()).isTrue();
+    Node locked = client.nodes().withName("n1").get();
+    handle.fireNodeUpdate(locked, locked);
+    Pod b = pod("b");
+    CycleState sb = gpuState();
+    plugin.reserve(sb, b, "n1");
+    assertThat(plugin.permit(sb, b, "n1").status().code()).isEqualTo(Code.WAIT);
+    RecordingWaitingPod waiting = new RecordingWaitingPod(b);
+    handle.putWaitingPod("uid-b", waiting);
+
+    // The node agent reports a served first, then removes the lock (protocol 7.5 step 6).
+    Pod served = new io.fabric8.kubernetes.api.model.PodBuilder(a)
+        .editMetadata().addToAnnotations(Annotations.BIND_PHASE, "success").endMetadata().build();
+    handle.firePodUpdate(a, served);
+    assertThat(waiting.allowedBy).isEmpty();
+    Node released = client.nodes().withName("n1").edit(n -> {
+      n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+      return n;
+    });
+    handle.fireNodeUpdate(locked, released);
+    assertThat(waiting.allowedBy).containsExactly(NodeLockPlugin.NAME);
+    assertThat(plugin.preBind(sb, b, "n1").isSuccess()).isTrue();
+    for (StaleCause c : StaleCause.values()) {
+      assertThat(plugin.brokenLocks(c)).as("locks broken for %s", c).isZero();
+    }
+  }
+
+  @Test
+  void servedHolderWhoseLockLingers_letsANewPodTakeTheNodeAfterTheGrace() {
+    Pod a = pod("a");
+    assertThat(bind(plugin, gpuState(), a).isSuccess()).isTrue();
+    Node locked = client.nodes().withName("n1").get();
+    handle.fireNodeUpdate(locked, locked);
+    Pod served = new io.fabric8.kubernetes.api.model.PodBuilder(a)
+        .editMetadata().addToAnnotations(Annotations.BIND_PHASE, "success").endMetadata().build();
+    handle.firePodUpdate(a, served);
+    Pod b = pod("b");
+    CycleState sb = gpuState();
+    plugin.reserve(sb, b, "n1");
+    assertThat(plugin.permit(sb, b, "n1").status().code()).isEqualTo(Code.WAIT);
+    plugin.unreserve(sb, b, "n1");
+
+    ((io.hami.framework.testing.FakeClock) handle.clock()).advance(NodeLockPlugin.SERVED_LOCK_GRACE);
+    CycleState again = gpuState();
+    plugin.reserve(again, b, "n1");
+    assertThat(plugin.permit(again, b, "n1").status().isSuccess()).isTrue();
+  }
+
+  @Test
   void waiterIsAllowedWhenTheHolderIsDeletedBeforeAllocate() {
     Pod a = pod("a");
     CycleState sa = gpuState();

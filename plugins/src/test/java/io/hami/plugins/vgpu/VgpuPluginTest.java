@@ -143,6 +143,7 @@ final class VgpuPluginTest {
     assertThat(r.filterStatuses().get("n1").reasons()).containsExactly("NodeAnnotationInvalid");
     assertThat(handle.events()).hasSize(1);
     assertThat(handle.events().get(0).type().value()).isEqualTo("Warning");
+    assertThat(handle.events().get(0).note()).contains(Annotations.NODE_NVIDIA_REGISTER + "=\"[{\"id\":\"");
     assertThat(plugin.index().invalidNodeEvents()).isEqualTo(1);
 
     handle.fireNodeUpdate(bad, t4Node("n1", 1));
@@ -265,5 +266,21 @@ final class VgpuPluginTest {
     assertThat(st.require(VgpuPlugin.RESERVED).placement().containers().get(0))
         .extracting(DevicePick::id)
         .containsExactly(FakeGpus.uuid("n1", 0), FakeGpus.uuid("n1", 2));
+  }
+
+  @Test
+  void nodeUpdates_requeueOnRegistrationChangesButNotOnHandshakeFlips() {
+    io.hami.framework.api.QueueingHintFunction hint = plugin.eventsToRegister().stream()
+        .filter(e -> e.event().resource() == io.hami.framework.api.EventResource.NODE && e.hint() != null)
+        .findFirst().orElseThrow().hint();
+    Pod pod = MakeGpuPod.named("p").gpus(1).obj();
+    Node requested = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
+        .annotation(Annotations.NODE_HANDSHAKE, "Requesting_2026-08-21 08:20:39").obj();
+    Node reported = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
+        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
+    Node more = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2))
+        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
+    assertThat(hint.hint(pod, requested, reported)).isEqualTo(io.hami.framework.api.QueueingHint.SKIP);
+    assertThat(hint.hint(pod, reported, more)).isEqualTo(io.hami.framework.api.QueueingHint.QUEUE);
   }
 }

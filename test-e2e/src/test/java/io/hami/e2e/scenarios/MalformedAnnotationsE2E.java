@@ -158,7 +158,7 @@ class MalformedAnnotationsE2E {
     GpuNode healthy = node(client, ns.name() + "-healthy", group);
 
     Event warning = awaitWarning(client, "default", broken, "InvalidDeviceAnnotation");
-    assertThat(warning.getMessage()).contains(Annotations.NODE_NVIDIA_REGISTER);
+    assertThat(warning.getMessage()).contains(Annotations.NODE_NVIDIA_REGISTER + "=\"" + GARBAGE_REGISTER + "\"");
     assertThat(warning.getInvolvedObject().getKind()).isEqualTo("Node");
 
     for (int i = 0; i < 3; i++) {

@@ -3,7 +3,19 @@ package io.hami.e2e.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.cmd.cluster.Invariants;
+import io.hami.cmd.cluster.PodLifecycle;
+import io.hami.model.lock.NodeLock;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -31,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * unhealthy (HAMi v2.8+ NVIDIA semantics, protocol §3.3: health follows allocatable, the
  * handshake's 60 s {@code Requesting_} expiry only matters while allocatable stays 0, so there
  * is no timeout to wait for). New pods go elsewhere or wait; pods already running are untouched;
- * when the agent comes back the waiting pod is placed there.
+ * a pod bound just as the agent died is rejected by kubelet, and the node lock it holds is broken
+ * when the agent comes back and the waiting pod is placed there.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class NodeAgentFailureE2E {
@@ -100,6 +113,38 @@ class NodeAgentFailureE2E {
     return (System.nanoTime() - fromNanos) / 1e9;
   }
 
+  /**
+   * Creates a pod for no scheduler and does what a scheduler does in Bind: annotates it for the
+   * first device of {@code node}, takes the node lock for it and posts the Binding.
+   */
+  private static Pod bindBehindTheSchedulersBack(KubernetesClient client, TestNamespace ns, GpuNode node, String name)
+      throws Exception {
+    Pod pod =
+        new PodBuilder(GpuPods.named(name).gpu(1, 4000, 20).on(node.name()).build())
+            .editSpec()
+            .withSchedulerName("e2e-nobody")
+            .endSpec()
+            .build();
+    String uuid = Invariants.registered(client.nodes().withName(node.name()).get()).keySet().iterator().next();
+    String devices = uuid + ",NVIDIA,4000,20:;";
+    String now = Long.toString(System.currentTimeMillis() / 1000);
+    Map<String, String> annos = new LinkedHashMap<>();
+    annos.put(Annotations.VGPU_NODE, node.name());
+    annos.put(Annotations.VGPU_TIME, now);
+    annos.put(Annotations.VGPU_DEVICES_TO_ALLOCATE, devices);
+    annos.put(Annotations.VGPU_DEVICES_ALLOCATED, devices);
+    annos.put(Annotations.BIND_PHASE, "allocating");
+    annos.put(Annotations.BIND_TIME, now);
+    pod.getMetadata().setAnnotations(annos);
+    Pod created = client.pods().inNamespace(ns.name()).resource(pod).create();
+    String lock = NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), name).encode();
+    client.nodes().withName(node.name()).patch(
+        PatchContext.of(PatchType.JSON_MERGE),
+        new NodeBuilder().withNewMetadata().addToAnnotations(Annotations.MUTEX_LOCK, lock).endMetadata().build());
+    PodLifecycle.bind(client, created, node.name());
+    return created;
+  }
+
   @Test
   void deadAgent_takesItsNodeOutOfScheduling_andItsReturnBringsItBack(KubernetesClient client, TestNamespace ns)
       throws Exception {
@@ -142,6 +187,18 @@ class NodeAgentFailureE2E {
     assertThat(stillThere.getStatus().getPhase()).as("a running pod outlives its node agent").isEqualTo("Running");
     assertThat(stillThere.getMetadata().getAnnotations()).containsEntry(Annotations.VGPU_DEVICES_ALLOCATED, beforeDevices);
 
+    // A pod bound to the node just as the agent died, its lock taken: kubelet cannot allocate it and
+    // rejects it, and its lock must not keep the node from the others once the agent is back.
+    Pod orphan = bindBehindTheSchedulersBack(client, ns, a, "orphan");
+    Pod rejected =
+        await()
+            .atMost(PATIENCE)
+            .pollInterval(Duration.ofMillis(50))
+            .until(() -> get(client, ns, "orphan"), p -> "Failed".equals(p.getStatus().getPhase()));
+    assertThat(rejected.getStatus().getReason()).isEqualTo(PodLifecycle.UNEXPECTED_ADMISSION_ERROR);
+    assertThat(a.allocateErrors()).containsOnlyKeys(orphan.getMetadata().getUid());
+    assertThat(a.annotations().get(Annotations.MUTEX_LOCK)).contains(",orphan");
+
     long restarted = System.nanoTime();
     a.startAgent();
     double agentUp = seconds(restarted);
@@ -151,8 +208,20 @@ class NodeAgentFailureE2E {
     assertThat(placed.getSpec().getNodeName()).isEqualTo(a.name());
     assertThat(placed.getMetadata().getAnnotations()).containsEntry(Annotations.VGPU_NODE, a.name());
     assertThat(allocatable(client, a.name())).isEqualTo(10);
-    assertThat(a.allocateErrors()).isEmpty();
+    assertThat(a.allocateErrors()).containsOnlyKeys(orphan.getMetadata().getUid());
     assertThat(b.allocateErrors()).isEmpty();
+    List<Event> takeovers =
+        await()
+            .atMost(PATIENCE)
+            .until(
+                () -> client.v1().events().inNamespace(ns.name()).list().getItems().stream()
+                    .filter(e -> "NodeLockTakenOver".equals(e.getReason()))
+                    .toList(),
+                l -> !l.isEmpty());
+    assertThat(takeovers).singleElement().satisfies(e -> {
+      assertThat(e.getInvolvedObject().getName()).isEqualTo("pinned");
+      assertThat(e.getMessage()).contains("/orphan").contains("holder_terminal");
+    });
     System.out.printf(
         "e2e: node agent failure: allocatable 0 %.2f s after the agent stopped; pod refused %.2f s after creation (%s);"
             + " agent back in %.2f s; waiting pod running on the node %.2f s after the restart began%n",

@@ -41,6 +41,10 @@ public final class Resources {
   private final long ephemeralStorage;
   private final long pods;
   private final ImmutableMap<String, Long> scalars;
+  // The scalars again as two arrays: Filter reads them for every node, and a scan of a few
+  // entries touches less memory than a hash map's table, entries and boxed values.
+  private final String[] scalarNames;
+  private final long[] scalarAmounts;
 
   private Resources(
       long milliCpu,
@@ -53,6 +57,14 @@ public final class Resources {
     this.ephemeralStorage = ephemeralStorage;
     this.pods = pods;
     this.scalars = scalars;
+    this.scalarNames = new String[scalars.size()];
+    this.scalarAmounts = new long[scalars.size()];
+    int i = 0;
+    for (Map.Entry<String, Long> e : scalars.entrySet()) {
+      scalarNames[i] = e.getKey();
+      scalarAmounts[i] = e.getValue();
+      i++;
+    }
   }
 
   public static Resources empty() {
@@ -161,9 +173,27 @@ public final class Resources {
       case PODS:
         return pods;
       default:
-        Long v = scalars.get(name);
-        return v == null ? 0 : v;
+        return scalar(name);
     }
+  }
+
+  private long scalar(String name) {
+    String[] names = scalarNames;
+    if (names.length > 8) {
+      Long v = scalars.get(name);
+      return v == null ? 0 : v;
+    }
+    for (int i = 0; i < names.length; i++) {
+      if (names[i] == name) {
+        return scalarAmounts[i];
+      }
+    }
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return scalarAmounts[i];
+      }
+    }
+    return 0;
   }
 
   public boolean isEmpty() {

@@ -56,6 +56,23 @@ class ResourcesTest {
   }
 
   @Test
+  void get_readsScalarsByNameWhateverTheStringInstance() {
+    Resources few = Resources.builder().add("cpu", 1500).add("nvidia.com/gpu", 2).add("example.com/fpga", 1).build();
+    assertThat(few.get(new String("nvidia.com/gpu"))).isEqualTo(2);
+    assertThat(few.get("example.com/fpga")).isEqualTo(1);
+    assertThat(few.get("cpu")).isEqualTo(1500);
+    assertThat(few.get("example.com/none")).isZero();
+    Resources.Builder b = Resources.builder();
+    for (int i = 0; i < 12; i++) {
+      b.add("example.com/r" + i, i + 1);
+    }
+    Resources many = b.build();
+    assertThat(many.get("example.com/r" + 11)).isEqualTo(12);
+    assertThat(many.get("example.com/r0")).isEqualTo(1);
+    assertThat(many.get("example.com/none")).isZero();
+  }
+
+  @Test
   void nonZero_countsDefaultsForBestEffortContainers() {
     Resources r = Resources.nonZeroForPod(MakePod.named("p").container("a").container("b").cpu("1").obj());
     assertThat(r.milliCpu()).isEqualTo(1100);
