@@ -99,7 +99,7 @@ public final class ExplainPodCommand implements Callable<Integer> {
       out.print(output.equals("json") ? JsonReport.render(e) : TextReport.render(e, now));
       out.flush();
       return 0;
-    } catch (KubernetesClientException e) {
+    } catch (KubernetesClientException | IllegalArgumentException e) {
       err.println("reading pod " + ns + "/" + name + " failed: " + e.getMessage());
       err.flush();
       return EXIT_NOT_FOUND;

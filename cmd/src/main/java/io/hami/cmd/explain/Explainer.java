@@ -73,7 +73,8 @@ final class Explainer {
     for (Optional<Node> n : nodes.values()) {
       String v = n.map(x -> annotations(x.getMetadata().getAnnotations()).get(Annotations.MUTEX_LOCK)).orElse(null);
       NodeLock l = v == null ? null : NodeLock.decode(v).orElse(null);
-      if (l != null && !l.isTimeOnly() && !l.isHeldBy(ns(pod), pod.getMetadata().getName())) {
+      if (l != null && !l.namespace().isEmpty() && !l.name().isEmpty()
+          && !l.isHeldBy(ns(pod), pod.getMetadata().getName())) {
         out.add(l.namespace() + "/" + l.name());
       }
     }
@@ -141,8 +142,8 @@ final class Explainer {
       List<Lock> locks,
       String schedulerName) {
     if (state == State.GONE) {
-      return nodeName == null ? "the pod is " + phase.toLowerCase() + " and was never bound"
-          : "the pod ran on " + nodeName + " and is " + phase.toLowerCase();
+      return nodeName == null ? "the pod is " + phase.toLowerCase(java.util.Locale.ROOT) + " and was never bound"
+          : "the pod ran on " + nodeName + " and is " + phase.toLowerCase(java.util.Locale.ROOT);
     }
     if (state == State.SCHEDULED) {
       String bp = binding.phase();

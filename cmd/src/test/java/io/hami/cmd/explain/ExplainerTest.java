@@ -260,6 +260,16 @@ class ExplainerTest {
   }
 
   @Test
+  void lockNamingNoPod_isNotLookedUp() {
+    Pod pod = bound(pod("team", "p"), "gpu-a").build();
+    Node node = lockedNode("gpu-a", "2026-11-29T13:58:00Z,team,");
+
+    assertThat(Explainer.holdersToRead(pod, Map.of("gpu-a", Optional.of(node)))).isEmpty();
+    Explanation e = Explainer.explain(facts(pod, List.of(), Map.of("gpu-a", Optional.of(node)), Map.of()), NOW);
+    assertThat(e.locks()).singleElement().satisfies(l -> assertThat(l.holder().exists()).isFalse());
+  }
+
+  @Test
   void duration_printsLikeKubectl() {
     assertThat(TextReport.duration(java.time.Duration.ofSeconds(45))).isEqualTo("45s");
     assertThat(TextReport.duration(java.time.Duration.ofSeconds(192))).isEqualTo("3m12s");

@@ -9,6 +9,7 @@ import io.hami.model.device.DeviceIds;
 import io.hami.model.device.NodeDeviceColon;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.device.PairScoreJson;
+import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.handshake.Handshake;
 import io.hami.model.handshake.HandshakeCheck;
 import io.hami.model.lock.NodeLock;
@@ -59,6 +60,10 @@ class DecoderFuzzTest {
           + "\"placement\":{\"start\":0,\"size\":1},\"migUUID\":\"MIG-1\",\"gpuInstanceID\":1,\"computeInstanceID\":0}]",
       "[{\"UUID\":\"npu\",\"temp\":\"vir05_1c_16g\",\"memory\":16384,\"core\":5}]",
       "2026-08-21T16:20:39+08:00,default,gpu-pod-1",
+      "{\"v\":1,\"result\":\"Unschedulable\",\"time\":\"2026-11-29T13:53:11Z\",\"node\":\"n\",\"nodes\":2,"
+          + "\"reasons\":{\"CardInsufficientMemory\":2},\"moreReasons\":1,\"closest\":{\"a\":[\"r\"]}}",
+      "{\"v\":1,\"result\":\"Scheduled\",\"time\":\"2026-11-29T13:53:11Z\",\"node\":\"a\",\"score\":9,"
+          + "\"nodePolicy\":\"binpack\",\"gpuPolicy\":\"spread\",\"feasible\":2,\"evaluated\":2,\"top\":{\"a\":9}}",
       "Requesting_2026-08-21 08:20:39",
       "Reported 2024-01-23 04:30:04.434037031 +0000 UTC m=+1104711.777756895",
       "slot=1,core=2,memory=3",
@@ -86,6 +91,7 @@ class DecoderFuzzTest {
       Map.entry("MigAllocationJson", MigAllocationJson::decode),
       Map.entry("AscendRuntimeInfo", AscendRuntimeInfo::decode),
       Map.entry("NodeLock", NodeLock::decode),
+      Map.entry("ScheduleRecord", ScheduleRecordCodec::decode),
       Map.entry("Handshake", Handshake::parse),
       Map.entry("HandshakeCheck", s -> HandshakeCheck.check(Optional.of(s), NOW, 0)),
       Map.entry("ScoringWeights", ScoringWeights::decode),
