@@ -31,8 +31,14 @@ public final class TextReport {
           t.emptyFragmentationRate(),
           t.targetShapes());
       boolean anyPaper = t.policies().stream().anyMatch(p -> p.paper().isPresent());
-      StringBuilder h1 = new StringBuilder(String.format(Locale.ROOT, "%-12s", ""));
-      StringBuilder h2 = new StringBuilder(String.format(Locale.ROOT, "%-12s", "policy"));
+      // Wide enough for the longest name with its best mark, and never narrower than before.
+      int width = 12;
+      for (PolicySummary p : t.policies()) {
+        width = Math.max(width, p.displayName().length() + 2);
+      }
+      String nameColumn = "%-" + width + "s";
+      StringBuilder h1 = new StringBuilder(String.format(Locale.ROOT, nameColumn, ""));
+      StringBuilder h2 = new StringBuilder(String.format(Locale.ROOT, nameColumn, "policy"));
       for (int x : POINTS) {
         h1.append(String.format(Locale.ROOT, " %-13s", x == POINTS[0] ? "unallocated GPU % at arrived" : ""));
         h2.append(String.format(Locale.ROOT, " %-13s", x + "%"));
@@ -53,7 +59,7 @@ public final class TextReport {
       }
       for (PolicySummary p : t.policies()) {
         StringBuilder row =
-            new StringBuilder(String.format(Locale.ROOT, "%-12s", p.displayName() + (p == best ? " *" : "")));
+            new StringBuilder(String.format(Locale.ROOT, nameColumn, p.displayName() + (p == best ? " *" : "")));
         for (int x : POINTS) {
           row.append(' ').append(cell(p, Curves.Metric.UNALLOCATED_GPU, x));
           if (x == 100 && anyPaper) {

@@ -110,6 +110,26 @@ final class SimulateCommandTest {
   }
 
   @Test
+  void longPolicyNamesKeepTheColumnsAligned(@TempDir Path dir) throws Exception {
+    Path nodes = dir.resolve("nodes.csv");
+    Path pods = dir.resolve("openb_pod_list_tiny.csv");
+    Files.writeString(nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\nn1,8000,8192,1,P100\n");
+    Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        + "p0,1000,100,1,500,\np1,1000,100,1,1000,P100\np2,2000,100,0,0,\n");
+    Run r = run("simulate", "--engine", "framework", "--policy", "hami-binpack,fgd,hami-spread",
+        "--nodes", nodes.toString(), "--pods", pods.toString(), "--seeds", "1");
+    assertThat(r.code()).as(r.err()).isZero();
+    List<String> rows = r.out().lines()
+        .filter(l -> l.startsWith("HAMi") || l.startsWith("FGD") || l.startsWith("policy")).toList();
+    assertThat(rows).hasSize(4);
+    int column = rows.get(0).indexOf("90%");
+    for (String row : rows.subList(1, rows.size())) {
+      // The name (and best mark) fits before the first value column.
+      assertThat(row.substring(0, column).strip()).as(row).matches("(HAMi binpack|HAMi spread|FGD)( \\*)?");
+    }
+  }
+
+  @Test
   void badInputsAreReportedWithExitCode2(@TempDir Path dir) throws Exception {
     Run policy = run("simulate", "--policy", "fgd,firstfit");
     assertThat(policy.code()).isEqualTo(2);
