@@ -6,6 +6,7 @@ import io.hami.framework.api.FrameworkHandle;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -53,7 +55,7 @@ public final class GpuMetrics {
   private static final Map<PrometheusRegistry, GpuMetrics> BY_REGISTRY = new WeakHashMap<>();
 
   private final Counter parseFailures;
-  private final Counter fitFailures;
+  private final List<FitSource> fitSources = new CopyOnWriteArrayList<>();
   private final Counter locksBroken;
   private final Counter lockHeld;
   private final Counter permitWaits;
@@ -68,12 +70,22 @@ public final class GpuMetrics {
             .help("Times a node's device annotations turned unreadable, by vendor and annotation field.")
             .labelNames("vendor", "field", "profile")
             .register(registry);
-    fitFailures =
-        Counter.builder()
-            .name("hami_scheduler_gpu_fit_failures_total")
-            .help("Filter rejections of a node for a GPU pod, by HAMi reason code.")
-            .labelNames("reason", "profile")
-            .register(registry);
+    // Filter runs for every node of every cycle: it counts in plain adders, read at scrape time.
+    CounterWithCallback.builder()
+        .name("hami_scheduler_gpu_fit_failures_total")
+        .help("Filter rejections of a node for a GPU pod, by HAMi reason code.")
+        .labelNames("reason", "profile")
+        .callback(cb -> {
+          for (FitSource f : fitSources) {
+            for (int i = 0; i < f.codes().length; i++) {
+              long n = f.counts()[i].sum();
+              if (n != 0) {
+                cb.call(n, f.codes()[i], f.profile());
+              }
+            }
+          }
+        })
+        .register(registry);
     locksBroken =
         Counter.builder()
             .name("hami_scheduler_node_locks_broken_total")
@@ -149,9 +161,19 @@ public final class GpuMetrics {
     parseFailures.labelValues(vendor, field, profile).inc();
   }
 
-  /** The counter of one reason code, resolved once by the caller and reused on the hot path. */
-  public CounterDataPoint fitFailure(String reason, String profile) {
-    return fitFailures.labelValues(reason, profile);
+  private record FitSource(String profile, String[] codes, LongAdder[] counts) {}
+
+  /**
+   * Adders for a profile's fit failures, one per reason code (same order as {@code codes}); the
+   * caller increments them on the hot path, the registry sums them on scrape.
+   */
+  public LongAdder[] fitFailures(String profile, String[] codes) {
+    LongAdder[] counts = new LongAdder[codes.length];
+    for (int i = 0; i < counts.length; i++) {
+      counts[i] = new LongAdder();
+    }
+    fitSources.add(new FitSource(profile, codes.clone(), counts));
+    return counts;
   }
 
   /** The counter of one stale-lock cause. */

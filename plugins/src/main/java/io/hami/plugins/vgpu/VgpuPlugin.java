@@ -42,7 +42,6 @@ import io.hami.model.pod.PodDevices;
 import io.hami.model.resource.ContainerRequest;
 import io.hami.model.resource.ContainerResources;
 import io.hami.plugins.metrics.GpuMetrics;
-import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -112,7 +111,7 @@ public final class VgpuPlugin
   private final Map<String, GpuPolicy> policies = new ConcurrentHashMap<>();
   private final java.util.Set<String> registrationKeys;
   private final @Nullable NamespaceQuotas quotas;
-  private final CounterDataPoint[] fitFailures;
+  private final java.util.concurrent.atomic.LongAdder[] fitFailures;
   private final Map<String, Integer> memoryFactors;
   private final PodAnnotationWarnings warnings;
 
@@ -146,12 +145,12 @@ public final class VgpuPlugin
     }
     this.registrationKeys = java.util.Set.copyOf(keys);
     this.quotas = quotas;
-    GpuMetrics metrics = GpuMetrics.of(handle);
     FitReason[] all = FitReason.values();
-    this.fitFailures = new CounterDataPoint[all.length];
+    String[] codes = new String[all.length];
     for (FitReason r : all) {
-      fitFailures[r.ordinal()] = metrics.fitFailure(r.code(), handle.schedulerName());
+      codes[r.ordinal()] = r.code();
     }
+    this.fitFailures = GpuMetrics.of(handle).fitFailures(handle.schedulerName(), codes);
     this.warnings = new PodAnnotationWarnings(handle.eventRecorder());
   }
 
@@ -422,7 +421,7 @@ public final class VgpuPlugin
       return Status.success();
     }
     for (long bits = reasons.presence(); bits != 0; bits &= bits - 1) {
-      fitFailures[Long.numberOfTrailingZeros(bits)].inc();
+      fitFailures[Long.numberOfTrailingZeros(bits)].increment();
     }
     if (log.isDebugEnabled()) {
       log.debug("filter rejected pod={} node={} reason={}", pod.getMetadata().getName(), node.name(), reasons.message());
