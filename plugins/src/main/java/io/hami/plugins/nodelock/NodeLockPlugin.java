@@ -181,7 +181,7 @@ public final class NodeLockPlugin
 
   private static boolean needsLock(CycleState state) {
     PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
-    return r != null && !r.requests().appVendors().isEmpty();
+    return r != null && r.requests().hasAppDevices();
   }
 
   private static Claim claim(Pod pod) {

@@ -60,6 +60,16 @@ public record PodRequests(ImmutableList<ImmutableList<VendorRequest>> containers
     return true;
   }
 
+  /** Whether some app container asks for a device (without allocating: called per node). */
+  public boolean hasAppDevices() {
+    for (int i = initCount; i < containers.size(); i++) {
+      if (!containers.get(i).isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The vendors asked for by app containers (the node lock is taken for those). */
   public ImmutableList<String> appVendors() {
     return containers.subList(initCount, containers.size()).stream()
