@@ -114,6 +114,7 @@ final class ClusterBench {
     env.put("podQps", fmt(w.pods().qps()));
     env.put("creatingClients", Integer.toString(w.pods().clients()));
     env.put("schedulerKubeQps", fmt(w.scheduler().kubeQps()));
+    env.put("bindingThreads", Integer.toString(w.scheduler().bindingThreads()));
     env.put("schedulerHeapMiB", Integer.toString(w.scheduler().heapMiB()));
     try (KubernetesClient admin = client(kubeconfig, null);
         KubernetesClient nodeSide = client(kubeconfig, null)) {
@@ -345,7 +346,7 @@ final class ClusterBench {
     PrometheusRegistry registry = new PrometheusRegistry();
     metrics.register(registry);
     try (KubernetesClient binderClient = client(kubeconfig, metrics);
-        CeilingBinder binder = new CeilingBinder(binderClient, nodes, w.nodes().gpusPerNode(), 16);
+        CeilingBinder binder = new CeilingBinder(binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
         BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
       tracker.start();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));

@@ -60,6 +60,7 @@ final class SchedulerProcess implements AutoCloseable {
     cmd.add("--metrics-bind-address=127.0.0.1:0");
     cmd.add("--kube-qps=" + flags.kubeQps());
     cmd.add("--kube-burst=" + flags.kubeBurst());
+    cmd.add("--binding-threads=" + flags.bindingThreads());
     Files.createDirectories(log.getParent());
     Process p =
         new ProcessBuilder(cmd)

@@ -104,8 +104,9 @@ public record Workload(
    * @param kubeQps the scheduler's {@code --kube-qps}
    * @param kubeBurst the scheduler's {@code --kube-burst}
    * @param heapMiB the scheduler's maximum heap
+   * @param bindingThreads the scheduler's {@code --binding-threads}, also the API ceiling's writers
    */
-  public record SchedulerFlags(double kubeQps, int kubeBurst, int heapMiB) {}
+  public record SchedulerFlags(double kubeQps, int kubeBurst, int heapMiB, int bindingThreads) {}
 
   /** The same workload with other node and pod counts (for scaled-down runs). */
   public Workload scaled(int nodeCount, int podCount) {
@@ -153,7 +154,7 @@ public record Workload(
   private static final Set<String> SHAPE = Set.of("name", "weight", "containers", "gpus", "memoryMiB", "cores");
   private static final Set<String> CHURN = Set.of("intervalMillis", "nodes", "pods");
   private static final Set<String> UNSCHED = Set.of("intervalMillis");
-  private static final Set<String> SCHED = Set.of("kubeQps", "kubeBurst", "heapMiB");
+  private static final Set<String> SCHED = Set.of("kubeQps", "kubeBurst", "heapMiB", "bindingThreads");
 
   /** Reads and validates a workload file. */
   public static Workload load(Path file) {
@@ -260,6 +261,7 @@ public record Workload(
     double kubeQps = f.number(s, "scheduler.", "kubeQps", 5000, 1, 1_000_000);
     int kubeBurst = f.integer(s, "scheduler.", "kubeBurst", 10_000, 1, 1_000_000);
     int heap = f.integer(s, "scheduler.", "heapMiB", 1024, 64, 1 << 20);
+    int bindingThreads = f.integer(s, "scheduler.", "bindingThreads", 16, 1, 1024);
     if (s != null) {
       f.known(s, "scheduler.", SCHED);
     }
@@ -279,7 +281,7 @@ public record Workload(
         new Pods(podCount, qps, clients, shapes),
         churn,
         unschedulable,
-        new SchedulerFlags(kubeQps, kubeBurst, heap),
+        new SchedulerFlags(kubeQps, kubeBurst, heap, bindingThreads),
         Duration.ofSeconds(timeout));
   }
 

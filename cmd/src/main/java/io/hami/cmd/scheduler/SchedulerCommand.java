@@ -84,6 +84,12 @@ public final class SchedulerCommand implements Callable<Integer> {
   int kubeBurst;
 
   @Option(
+      names = "--binding-threads",
+      defaultValue = "16",
+      description = "Binding cycles run at once; each spends most of its time waiting on the API (default: ${DEFAULT-VALUE}).")
+  int bindingThreads;
+
+  @Option(
       names = "--device-config-file",
       description = "Device config file (device-config.yaml) for the hosted webhook; built-in defaults when absent.")
   @Nullable Path deviceConfigFile;
@@ -100,6 +106,9 @@ public final class SchedulerCommand implements Callable<Integer> {
     }
     if (kubeBurst < 1) {
       errors.add("--kube-burst: invalid value " + kubeBurst + ": must be at least 1");
+    }
+    if (bindingThreads < 1 || bindingThreads > 1024) {
+      errors.add("--binding-threads: invalid value " + bindingThreads + ": must be between 1 and 1024");
     }
     InetSocketAddress metrics = null;
     try {
@@ -134,7 +143,7 @@ public final class SchedulerCommand implements Callable<Integer> {
                 client,
                 cfg,
                 registry,
-                new SchedulerService.Options(leaderElect, id, metrics, kubeQps, kubeBurst, 16))) {
+                new SchedulerService.Options(leaderElect, id, metrics, kubeQps, kubeBurst, bindingThreads))) {
       requests.register(service.metricsRegistry());
       String schedulerName = cfg.profiles().get(0).schedulerName();
       Optional<WebhookServer> hosted = webhook.build(devices.nvidia(), schedulerName, client, errors);

@@ -49,7 +49,7 @@ class WorkloadTest {
     assertThat(w.pods().shapes()).containsExactly(new Workload.Shape("shape-0", 1, 1, 1, 1024, 0));
     assertThat(w.churn()).isNull();
     assertThat(w.unschedulable()).isNull();
-    assertThat(w.scheduler()).isEqualTo(new Workload.SchedulerFlags(5000, 10_000, 1024));
+    assertThat(w.scheduler()).isEqualTo(new Workload.SchedulerFlags(5000, 10_000, 1024, 16));
     assertThat(w.timeout()).isEqualTo(Duration.ofSeconds(900));
   }
 

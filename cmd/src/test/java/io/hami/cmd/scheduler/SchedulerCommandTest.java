@@ -44,9 +44,16 @@ class SchedulerCommandTest {
 
   @Test
   void badFlags_exitTwo() {
-    Run r = run("scheduler", "--kube-qps", "0", "--kube-burst", "0", "--metrics-bind-address", "nope");
+    Run r =
+        run(
+            "scheduler", "--kube-qps", "0", "--kube-burst", "0", "--metrics-bind-address", "nope",
+            "--binding-threads", "0");
     assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
-    assertThat(r.err()).contains("--kube-qps").contains("--kube-burst").contains("--metrics-bind-address");
+    assertThat(r.err())
+        .contains("--kube-qps")
+        .contains("--kube-burst")
+        .contains("--metrics-bind-address")
+        .contains("--binding-threads: invalid value 0");
   }
 
   @Test
