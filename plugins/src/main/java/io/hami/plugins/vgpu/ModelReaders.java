@@ -133,7 +133,9 @@ final class ModelReaders {
                 d.devmem(),
                 0,
                 d.devcore(),
-                0));
+                0,
+                d.migProfiles(),
+                List.of()));
       }
     }
     return new DeviceUsageIndex.Registered(out.build(), pairs, null);
