@@ -1,5 +1,6 @@
 package io.hami.plugins.vgpu;
 
+import io.hami.model.device.NodeDevice;
 import io.hami.model.device.MigPlacement;
 import static java.util.Objects.requireNonNull;
 
@@ -187,6 +188,11 @@ public final class DeviceUsageIndex {
         List<MigPlacement> held = mig.get(d.id());
         if (held != null) {
           v = v.withMig(v.migProfiles(), held);
+          // A MIG instance on a device the node agent shares through hami-core: the two views of
+          // the device disagree, so nothing more goes there (protocol §8.3).
+          if (!NodeDevice.MODE_MIG.equals(v.mode())) {
+            v = v.withState(false, v.cordoned());
+          }
         }
         if (!unhealthyVendors.isEmpty() && v.healthy() && unhealthyVendors.contains(v.vendor())) {
           v = v.withState(false, v.cordoned());

@@ -91,7 +91,10 @@ final class MigUsageTest {
   final DeviceUsageIndex index =
       new DeviceUsageIndex(
           node -> new DeviceUsageIndex.Registered(
-              ImmutableList.of(MigFitTest.a100("g0").build(), MigFitTest.a100("g1").index(1).build()),
+              ImmutableList.of(
+                  MigFitTest.a100("g0").build(),
+                  MigFitTest.a100("g1").index(1).build(),
+                  Dev.dev("s0").index(2).mem(40960).build()),
               PairScores.NONE,
               null),
           pod -> held.get(pod.getMetadata().getUid()),
@@ -119,5 +122,16 @@ final class MigUsageTest {
     index.deletePod(pod("p1", Map.of()));
     assertThat(index.node("n1").device("g0").migUsed()).isEmpty();
     assertThat(index.node("n1").device("g0").usedSlots()).isZero();
+  }
+
+  @Test
+  void migInstanceOnHamiCoreDeviceMarksItUnhealthy() {
+    index.upsertNode(node("n1"));
+    assertThat(index.node("n1").device("s0").healthy()).isTrue();
+    index.reserve("p1", "n1", placement(List.of(List.of(mig("s0", P2G10, at(0, 2))))).usage());
+    assertThat(index.node("n1").device("s0").healthy()).isFalse();
+    assertThat(index.node("n1").device("g0").healthy()).isTrue();
+    index.unreserve("p1");
+    assertThat(index.node("n1").device("s0").healthy()).isTrue();
   }
 }
