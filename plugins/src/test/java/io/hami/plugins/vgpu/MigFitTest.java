@@ -91,4 +91,24 @@ final class MigFitTest {
       assertThat(picks).containsExactlyElementsOf(c.want());
     }
   }
+
+  @org.junit.jupiter.api.Test
+  void placer_appContainersTakeSeparatePlacementsOnOneGpu() {
+    NodeDevices node = NodeDevices.of("n", List.of(a100("g0").build()));
+    PodRequests reqs = PodRequests.of(List.of(List.of(req(1, 9000)), List.of(req(1, 9000))), 0);
+    Placement p = NodePlacer.standard().place(node, reqs, PodGpuOptions.DEFAULT, null);
+    assertThat(p.fits()).isTrue();
+    assertThat(p.containers()).containsExactly(
+        com.google.common.collect.ImmutableList.of(pick("g0", P2G10, at(0, 2))),
+        com.google.common.collect.ImmutableList.of(pick("g0", P2G10, at(2, 2))));
+    assertThat(p.usage().byDevice().get("g0").mig()).containsExactly(at(0, 2), at(2, 2));
+  }
+
+  @org.junit.jupiter.api.Test
+  void placer_fullGpuRefusesWithMigReason() {
+    NodeDevices node = NodeDevices.of("n", List.of(a100("g0").migUsed(at(0, 8)).build()));
+    Placement p = NodePlacer.standard().place(node, PodRequests.single(req(1, 4000)), PodGpuOptions.DEFAULT, null);
+    assertThat(p.fits()).isFalse();
+    assertThat(p.reasons().message()).isEqualTo("1/1 CardMigTopologyInfeasible");
+  }
 }
