@@ -1,5 +1,7 @@
 package io.hami.plugins.vgpu;
 
+import io.hami.model.device.MigPlacement;
+import io.hami.model.device.MigProfile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -64,8 +66,11 @@ public final class DeviceFitter {
     List<DevicePick> picks = new ArrayList<>(need);
     boolean topology = policy.topologyAware() && need >= 1;
     int prevNuma = Integer.MIN_VALUE;
+    // A MIG device is visited again after a pick, with that instance held, for the next instance.
+    DeviceUsage revisit = null;
     for (int i = sorted.size() - 1; i >= 0; i--) {
-      DeviceUsage d = sorted.get(i);
+      DeviceUsage d = revisit != null ? revisit : sorted.get(i);
+      revisit = null;
       // Earlier picks of this request count toward the quota (at most need - 1 of them).
       QuotaCheck q = quota == QuotaCheck.NONE || picks.isEmpty()
           ? quota
@@ -88,8 +93,13 @@ public final class DeviceFitter {
         reasons.add(refused);
         continue;
       }
-      picks.add(new DevicePick(d.id(), req.vendor(), req.memOn(d.totalMemMiB()), cores));
+      DevicePick pick = pickOn(d, req, cores);
+      picks.add(pick);
       chosen.add(d);
+      if (pick.mig() != null && !(!topology && picks.size() == need)) {
+        revisit = d.plus(1, pick.memMiB(), pick.cores()).plusMig(pick.mig().placement());
+        i++;
+      }
       if (!topology && picks.size() == need) {
         return picks;
       }
@@ -156,7 +166,74 @@ public final class DeviceFitter {
     if (d.totalCores() != 0 && d.usedCores() == d.totalCores() && cores == 0) {
       return FitReason.CARD_COMPUTE_UNITS_EXHAUSTED;
     }
+    if (d.dynamicMig() && migChoice(d, mem) == null) {
+      return FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE;
+    }
     return null;
+  }
+
+  /**
+   * The pick of one device for the request on a device that passed {@link #check}: on a dynamic MIG
+   * device the instance's profile and placement, with the profile's memory and cores as the usage.
+   */
+  static DevicePick pickOn(DeviceUsage d, VendorRequest req, int cores) {
+    int mem = req.memOn(d.totalMemMiB());
+    if (d.dynamicMig()) {
+      DevicePick.Mig mig = migChoice(d, mem);
+      if (mig != null) {
+        MigProfile p = profile(d, mig.profile());
+        return new DevicePick(d.id(), req.vendor(), p.memoryMB(), Math.min(p.core(), 100), mig);
+      }
+    }
+    return new DevicePick(d.id(), req.vendor(), mem, cores);
+  }
+
+  /**
+   * The smallest profile (by memory, then in offered order) with at least {@code memMiB} and a
+   * placement that overlaps none held on the device, with its first such placement; null when none.
+   */
+  static DevicePick.@Nullable Mig migChoice(DeviceUsage d, int memMiB) {
+    MigProfile best = null;
+    MigPlacement bestAt = null;
+    for (MigProfile p : d.migProfiles()) {
+      if (p.memoryMB() < memMiB || (best != null && p.memoryMB() >= best.memoryMB())) {
+        continue;
+      }
+      MigPlacement free = freePlacement(p, d.migUsed());
+      if (free != null) {
+        best = p;
+        bestAt = free;
+      }
+    }
+    return best == null ? null : new DevicePick.Mig(best.name(), bestAt);
+  }
+
+  private static @Nullable MigPlacement freePlacement(MigProfile p, List<MigPlacement> used) {
+    for (MigPlacement at : p.placements()) {
+      if (at.size() <= 0) {
+        continue;
+      }
+      boolean clash = false;
+      for (MigPlacement u : used) {
+        if (at.start() < u.start() + Math.max(u.size(), 1) && u.start() < at.start() + at.size()) {
+          clash = true;
+          break;
+        }
+      }
+      if (!clash) {
+        return at;
+      }
+    }
+    return null;
+  }
+
+  private static MigProfile profile(DeviceUsage d, String name) {
+    for (MigProfile p : d.migProfiles()) {
+      if (p.name().equals(name)) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("no MIG profile " + name + " on " + d.id());
   }
 
   /** Topology-aware choice among more candidates than needed. */

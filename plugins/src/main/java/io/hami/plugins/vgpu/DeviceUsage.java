@@ -2,6 +2,11 @@ package io.hami.plugins.vgpu;
 
 import static java.util.Objects.requireNonNull;
 
+import io.hami.model.device.MigPlacement;
+import io.hami.model.device.MigProfile;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * One device of a node: its capacity from the register annotation and the usage committed to it by
  * pods (bound, annotated or assumed). Immutable; usage changes produce a new value.
@@ -20,6 +25,8 @@ import static java.util.Objects.requireNonNull;
  * @param usedMemMiB memory held by pods in MiB
  * @param totalCores core capacity (100 = one whole card)
  * @param usedCores cores held by pods
+ * @param migProfiles dynamic MIG profiles the device offers (mig mode only; empty otherwise)
+ * @param migUsed MIG placements already held by pods on this device
  */
 public record DeviceUsage(
     String id,
@@ -35,13 +42,57 @@ public record DeviceUsage(
     int totalMemMiB,
     int usedMemMiB,
     int totalCores,
-    int usedCores) {
+    int usedCores,
+    List<MigProfile> migProfiles,
+    List<MigPlacement> migUsed) {
 
   public DeviceUsage {
     requireNonNull(id, "id");
     requireNonNull(vendor, "vendor");
     requireNonNull(type, "type");
     requireNonNull(mode, "mode");
+    migProfiles = List.copyOf(migProfiles);
+    migUsed = List.copyOf(migUsed);
+  }
+
+  /** A device without dynamic MIG profiles. */
+  public DeviceUsage(
+      String id,
+      int index,
+      String vendor,
+      String type,
+      int numa,
+      String mode,
+      boolean healthy,
+      boolean cordoned,
+      int totalSlots,
+      int usedSlots,
+      int totalMemMiB,
+      int usedMemMiB,
+      int totalCores,
+      int usedCores) {
+    this(id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, usedSlots, totalMemMiB,
+        usedMemMiB, totalCores, usedCores, List.of(), List.of());
+  }
+
+  /** Whether the scheduler places dynamic MIG instances on this device (mig mode with profiles). */
+  public boolean dynamicMig() {
+    return "mig".equals(mode) && !migProfiles.isEmpty();
+  }
+
+  /** This device with the given MIG profiles and held placements. */
+  public DeviceUsage withMig(List<MigProfile> profiles, List<MigPlacement> used) {
+    return new DeviceUsage(
+        id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, usedSlots, totalMemMiB,
+        usedMemMiB, totalCores, usedCores, profiles, used);
+  }
+
+  /** This device with one more MIG placement held. */
+  public DeviceUsage plusMig(MigPlacement placement) {
+    List<MigPlacement> more = new ArrayList<>(migUsed.size() + 1);
+    more.addAll(migUsed);
+    more.add(placement);
+    return withMig(migProfiles, more);
   }
 
   /** An idle device with the given capacity. */
@@ -67,21 +118,23 @@ public record DeviceUsage(
         totalMemMiB,
         usedMemMiB + memMiB,
         totalCores,
-        usedCores + cores);
+        usedCores + cores,
+        migProfiles,
+        migUsed);
   }
 
   /** This device with the given usage. */
   public DeviceUsage withUsage(int slots, int memMiB, int cores) {
     return new DeviceUsage(
         id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, slots, totalMemMiB,
-        memMiB, totalCores, cores);
+        memMiB, totalCores, cores, migProfiles, migUsed);
   }
 
   /** This device with another health and cordon state. */
   public DeviceUsage withState(boolean healthy, boolean cordoned) {
     return new DeviceUsage(
         id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, usedSlots, totalMemMiB,
-        usedMemMiB, totalCores, usedCores);
+        usedMemMiB, totalCores, usedCores, migProfiles, migUsed);
   }
 
   public int freeSlots() {

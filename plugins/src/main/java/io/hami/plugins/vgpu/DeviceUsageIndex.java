@@ -1,5 +1,7 @@
 package io.hami.plugins.vgpu;
 
+import io.hami.model.device.NodeDevice;
+import io.hami.model.device.MigPlacement;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
@@ -162,6 +164,8 @@ public final class DeviceUsageIndex {
 
     @GuardedBy("lock")
     final Map<String, int[]> used = new HashMap<>();
+    /** Dynamic MIG placements held per GPU, one element per holding pod. */
+    final Map<String, List<MigPlacement>> mig = new HashMap<>();
 
     /** Vendors the handshake found unhealthy: their devices are offered as unhealthy. */
     @GuardedBy("lock")
@@ -181,6 +185,15 @@ public final class DeviceUsageIndex {
       for (DeviceUsage d : reg) {
         int[] u = used.get(d.id());
         DeviceUsage v = u == null ? d : d.withUsage(u[0], u[1], u[2]);
+        List<MigPlacement> held = mig.get(d.id());
+        if (held != null) {
+          v = v.withMig(v.migProfiles(), held);
+          // A MIG instance on a device the node agent shares through hami-core: the two views of
+          // the device disagree, so nothing more goes there (protocol §8.3).
+          if (!NodeDevice.MODE_MIG.equals(v.mode())) {
+            v = v.withState(false, v.cordoned());
+          }
+        }
         if (!unhealthyVendors.isEmpty() && v.healthy() && unhealthyVendors.contains(v.vendor())) {
           v = v.withState(false, v.cordoned());
         }
@@ -626,6 +639,19 @@ public final class DeviceUsageIndex {
               acc[2] += sign * u.cores();
               if (acc[0] == 0 && acc[1] == 0 && acc[2] == 0) {
                 s.used.remove(id);
+              }
+              if (!u.mig().isEmpty()) {
+                List<MigPlacement> held = s.mig.computeIfAbsent(id, k -> new ArrayList<>());
+                for (MigPlacement at : u.mig()) {
+                  if (sign > 0) {
+                    held.add(at);
+                  } else {
+                    held.remove(at);
+                  }
+                }
+                if (held.isEmpty()) {
+                  s.mig.remove(id);
+                }
               }
             });
     s.publish();

@@ -16,6 +16,7 @@ public enum FitReason {
   CARD_INSUFFICIENT_MEMORY("CardInsufficientMemory"),
   CARD_INSUFFICIENT_CORE("CardInsufficientCore"),
   CARD_COMPUTE_UNITS_EXHAUSTED("CardComputeUnitsExhausted"),
+  CARD_MIG_TOPOLOGY_INFEASIBLE("CardMigTopologyInfeasible"),
   ALLOCATED_CARDS_INSUFFICIENT_REQUEST("AllocatedCardsInsufficientRequest"),
   NODE_INSUFFICIENT_DEVICE("NodeInsufficientDevice"),
   NODE_UNREGISTERED("NodeUnregistered"),

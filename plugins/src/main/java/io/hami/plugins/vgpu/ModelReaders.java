@@ -1,5 +1,9 @@
 package io.hami.plugins.vgpu;
 
+import java.util.ArrayList;
+import io.hami.model.device.MigPlacement;
+import io.hami.model.pod.MigAllocationJson;
+import io.hami.model.pod.MigAllocation;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -133,7 +137,9 @@ final class ModelReaders {
                 d.devmem(),
                 0,
                 d.devcore(),
-                0));
+                0,
+                d.migProfiles(),
+                List.of()));
       }
     }
     return new DeviceUsageIndex.Registered(out.build(), pairs, null);
@@ -233,13 +239,35 @@ final class ModelReaders {
               (id, u) -> usage.merge(
                   id,
                   u,
-                  (a, b) -> new PodUsage.Usage(
-                      a.slots() + b.slots(), a.memMiB() + b.memMiB(), a.cores() + b.cores(), a.vendor())));
+                  PodUsage.Usage::plus));
     }
-    if (usage.isEmpty()) {
+    PodUsage held = new PodUsage(ImmutableMap.copyOf(usage)).withMig(migPlacements(pod, annos, unreadable));
+    if (held.isEmpty()) {
       return null;
     }
-    return new DeviceUsageIndex.Held(node, new PodUsage(ImmutableMap.copyOf(usage)));
+    return new DeviceUsageIndex.Held(node, held);
+  }
+
+  /** The dynamic MIG placements a pod holds, per parent GPU, each placement once (protocol §8.3). */
+  static Map<String, List<MigPlacement>> migPlacements(
+      Pod pod, Map<String, String> annos, UnreadableAllocation unreadable) {
+    String json = annos.get(Annotations.VGPU_MIG_ALLOCATIONS);
+    if (json == null || json.isEmpty()) {
+      return Map.of();
+    }
+    Decoded<List<MigAllocation>> d = MigAllocationJson.decode(json);
+    if (d instanceof Decoded.Err<List<MigAllocation>> e) {
+      unreadable.unreadable(pod, Annotations.VGPU_MIG_ALLOCATIONS, json, e.error().toString());
+      return Map.of();
+    }
+    Map<String, List<MigPlacement>> out = new LinkedHashMap<>();
+    for (MigAllocation a : d.orElse(List.of())) {
+      List<MigPlacement> at = out.computeIfAbsent(a.gpuUuid(), k -> new ArrayList<>());
+      if (!at.contains(a.placement())) {
+        at.add(a.placement());
+      }
+    }
+    return out;
   }
 
   /**

@@ -250,7 +250,7 @@ public final class NodePlacer {
               || (opts.numaBind() && d.numa() != prevNuma)) {
             return null;
           }
-          picks.add(new DevicePick(d.id(), r.vendor(), r.memOn(d.totalMemMiB()), r.clampedCores()));
+          picks.add(DeviceFitter.pickOn(d, r, r.clampedCores()));
         }
         apply(work, picks);
         ctr.addAll(picks);
@@ -319,6 +319,9 @@ public final class NodePlacer {
       for (int i = 0; i < work.length; i++) {
         if (work[i].id().equals(p.id())) {
           work[i] = work[i].plus(1, p.memMiB(), p.cores());
+          if (p.mig() != null) {
+            work[i] = work[i].plusMig(p.mig().placement());
+          }
           break;
         }
       }

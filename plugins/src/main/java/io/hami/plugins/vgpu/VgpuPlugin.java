@@ -1,5 +1,9 @@
 package io.hami.plugins.vgpu;
 
+import java.util.Optional;
+import java.util.HashMap;
+import io.hami.model.pod.MigAllocationJson;
+import io.hami.model.pod.MigAllocation;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
@@ -565,8 +569,30 @@ public final class VgpuPlugin
         out.putAll(v.allocationAnnotations(new PodDevices(containers), now));
       }
     }
+    List<MigAllocation> mig = migAllocations(p);
+    if (!mig.isEmpty()) {
+      out.put(Annotations.VGPU_MIG_ALLOCATIONS, MigAllocationJson.encode(mig));
+    }
     out.put(Annotations.BIND_PHASE, BindPhase.ALLOCATING.wire());
     out.put(Annotations.BIND_TIME, secs);
+    return out;
+  }
+
+  /**
+   * The dynamic MIG instances of a placement (protocol §8.3), scheduler fields only: the device
+   * index is the pick's position within its container's entry of its vendor's annotation.
+   */
+  static List<MigAllocation> migAllocations(Placement p) {
+    List<MigAllocation> out = new ArrayList<>();
+    for (int c = 0; c < p.containers().size(); c++) {
+      Map<String, Integer> position = new HashMap<>();
+      for (DevicePick d : p.containers().get(c)) {
+        int at = position.merge(d.vendor(), 1, Integer::sum) - 1;
+        if (d.mig() != null) {
+          out.add(new MigAllocation(c, at, d.id(), d.mig().profile(), d.mig().placement(), Optional.empty()));
+        }
+      }
+    }
     return out;
   }
 

@@ -1,5 +1,9 @@
 package io.hami.plugins.vgpu;
 
+import io.hami.model.device.MigPlacement;
+import io.hami.model.device.MigProfile;
+import java.util.List;
+
 /** Fluent builder of {@link DeviceUsage} for unit tests; defaults as in protocol §10.9. */
 final class Dev {
   private final String id;
@@ -16,6 +20,8 @@ final class Dev {
   private int usedMem;
   private int cores = 100;
   private int usedCores;
+  private List<MigProfile> migProfiles = List.of();
+  private List<MigPlacement> migUsed = List.of();
 
   private Dev(String id) {
     this.id = id;
@@ -38,9 +44,11 @@ final class Dev {
   Dev usedMem(int v) { usedMem = v; return this; }
   Dev cores(int v) { cores = v; return this; }
   Dev usedCores(int v) { usedCores = v; return this; }
+  Dev migProfiles(MigProfile... v) { mode = "mig"; migProfiles = List.of(v); return this; }
+  Dev migUsed(MigPlacement... v) { migUsed = List.of(v); return this; }
 
   DeviceUsage build() {
     return new DeviceUsage(
-        id, index, vendor, type, numa, mode, healthy, cordoned, count, used, mem, usedMem, cores, usedCores);
+        id, index, vendor, type, numa, mode, healthy, cordoned, count, used, mem, usedMem, cores, usedCores, migProfiles, migUsed);
   }
 }
