@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The shipped RBAC ({@code config/deploy/common}) is enough and not more: the scheduler and a node
  * agent, each on a token of its shipped ServiceAccount, place and allocate a GPU pod without one
- * refused request, and each token is refused what its component has no use for.
+ * refused request, and each token is refused what its component has no use for: the node agent's
+ * admission policies keep it to its own Node and the pods bound to it, and to hami.io/ annotations.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class ShippedRbacE2E {
@@ -218,6 +219,17 @@ class ShippedRbacE2E {
               n.getMetadata().getAnnotations().put("hami.io/e2e", Long.toString(System.nanoTime()));
               return n;
             })));
+    // A pod on the other node, which the agent may read but not change.
+    Pod foreign =
+        admin.pods().inNamespace(ns.name()).resource(GpuPods.named("foreign").gpu(1, 1000, 10).build()).create();
+    PodLifecycle.bind(admin, foreign, otherNode);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertForbidden(() -> agentClient.pods().inNamespace(ns.name()).withName("foreign")
+            .edit(p -> {
+              p.getMetadata().getAnnotations().put(Annotations.BIND_PHASE, Long.toString(System.nanoTime()));
+              return p;
+            })));
     Map<String, Double> warmUp = refused(responses(agentRequests));
 
     Scheduler scheduler = Scheduler.start(schedulerClient);
@@ -298,5 +310,25 @@ class ShippedRbacE2E {
           return n;
         }));
     assertThat(admin.nodes().withName(otherNode).get().getMetadata().getAnnotations()).doesNotContainKey("hami.io/e2e");
+    assertThatThrownBy(() -> agentClient.pods().inNamespace(ns.name()).withName("foreign")
+            .edit(p -> {
+              p.getMetadata().getAnnotations().put(Annotations.BIND_PHASE, "success");
+              return p;
+            }))
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403))
+        .hasMessageContaining("may not change pod 'foreign' of node '" + otherNode + "'");
+    assertThat(admin.pods().inNamespace(ns.name()).withName("foreign").get().getMetadata().getAnnotations())
+        .doesNotContainKey(Annotations.BIND_PHASE);
+    // On its own node's pod, only hami.io/ annotations.
+    assertForbidden(() -> agentClient.pods().inNamespace(ns.name()).withName("rbac")
+        .edit(p -> {
+          p.getMetadata().getAnnotations().put("example.com/not-hami", "x");
+          return p;
+        }));
+    assertForbidden(() -> agentClient.pods().inNamespace(ns.name()).withName("rbac")
+        .edit(p -> {
+          p.getMetadata().setLabels(Map.of("example.com/label", "x"));
+          return p;
+        }));
   }
 }
