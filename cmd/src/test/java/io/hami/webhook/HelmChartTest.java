@@ -123,8 +123,10 @@ class HelmChartTest {
     hw.getClientConfig().setCaBundle(null);
     assertThat(hw).isEqualTo(pw);
 
-    assertThat(find(helm, ValidatingAdmissionPolicy.class, "hami-node-agent-node-updates").getSpec())
-        .isEqualTo(find(plain, ValidatingAdmissionPolicy.class, "hami-node-agent-node-updates").getSpec());
+    for (String name : List.of("hami-node-agent-node-updates", "hami-node-agent-pod-updates")) {
+      assertThat(find(helm, ValidatingAdmissionPolicy.class, name).getSpec())
+          .isEqualTo(find(plain, ValidatingAdmissionPolicy.class, name).getSpec());
+    }
 
     PodSpec hs = find(helm, Deployment.class, "hami-scheduler").getSpec().getTemplate().getSpec();
     PodSpec ps = find(plain, Deployment.class, "hami-scheduler").getSpec().getTemplate().getSpec();

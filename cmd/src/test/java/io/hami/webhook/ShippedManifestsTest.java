@@ -150,12 +150,13 @@ class ShippedManifestsTest {
     List<Doc> d = deploy("gpu");
     assertThat(rules(one(d, ClusterRole.class, "hami-scheduler").getRules())).containsExactlyInAnyOrder(
         "core/pods:get", "core/pods:list", "core/pods:watch", "core/pods:patch",
-        "core/pods/binding:create", "core/pods/status:patch",
+        // the binder posts to namespaces/{ns}/bindings; pods/{name}/binding is its equal
+        "core/bindings:create", "core/pods/binding:create", "core/pods/status:patch",
         "core/nodes:get", "core/nodes:list", "core/nodes:watch", "core/nodes:patch",
         "core/events:create", "core/events:patch", "core/events:update",
         "events.k8s.io/events:create", "events.k8s.io/events:patch", "events.k8s.io/events:update",
-        // the webhook: namespace labels and GPU quotas
-        "core/namespaces:get", "core/resourcequotas:list");
+        // the vgpu plugin's quota informer; the webhook: namespace labels and GPU quotas
+        "core/namespaces:get", "core/resourcequotas:list", "core/resourcequotas:watch");
     assertThat(rules(one(d, Role.class, "hami-scheduler").getRules())).containsExactlyInAnyOrder(
         "coordination.k8s.io/leases:create",
         "coordination.k8s.io/leases[hami-scheduler]:get",
@@ -181,6 +182,19 @@ class ShippedManifestsTest {
         one(d, ValidatingAdmissionPolicyBinding.class, "hami-node-agent-node-updates");
     assertThat(binding.getSpec().getPolicyName()).isEqualTo(policy.getMetadata().getName());
     assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+
+    ValidatingAdmissionPolicy pods = one(d, ValidatingAdmissionPolicy.class, "hami-node-agent-pod-updates");
+    assertThat(pods.getSpec().getFailurePolicy()).isEqualTo("Fail");
+    assertThat(pods.getSpec().getMatchConstraints().getResourceRules().get(0).getResources()).containsExactly("pods");
+    assertThat(pods.getSpec().getMatchConditions().get(0).getExpression())
+        .contains("system:serviceaccount:hami-system:hami-node-agent");
+    assertThat(pods.getSpec().getValidations()).hasSize(3);
+    assertThat(pods.getSpec().getValidations().get(0).getExpression()).contains("oldObject.spec.nodeName");
+    assertThat(pods.getSpec().getValidations().get(1).getExpression()).contains("\"hami.io/\"");
+    ValidatingAdmissionPolicyBinding podsBinding =
+        one(d, ValidatingAdmissionPolicyBinding.class, "hami-node-agent-pod-updates");
+    assertThat(podsBinding.getSpec().getPolicyName()).isEqualTo(pods.getMetadata().getName());
+    assertThat(podsBinding.getSpec().getValidationActions()).containsExactly("Deny");
   }
 
   @Test

@@ -43,6 +43,7 @@ public final class GpuNode implements AutoCloseable {
 
   private final String name;
   private final KubernetesClient client;
+  private final KubernetesClient agentClient;
   private static final Duration API_RETRY = Duration.ofMillis(500);
 
   private final FakeKubelet kubelet;
@@ -61,6 +62,7 @@ public final class GpuNode implements AutoCloseable {
   private GpuNode(
       String name,
       KubernetesClient client,
+      KubernetesClient agentClient,
       FakeKubelet kubelet,
       NodeAgentConfig config,
       List<GpuInfo> gpus,
@@ -69,6 +71,7 @@ public final class GpuNode implements AutoCloseable {
       ScheduledExecutorService kubeletLoop) {
     this.name = name;
     this.client = client;
+    this.agentClient = agentClient;
     this.kubelet = kubelet;
     this.config = config;
     this.gpus = List.copyOf(gpus);
@@ -95,8 +98,19 @@ public final class GpuNode implements AutoCloseable {
   /** As {@link #start(KubernetesClient, Path, String, int, List)} for a node with its own labels. */
   public static GpuNode start(KubernetesClient client, Path dir, FakeNode fake, int splitCount, List<GpuInfo> gpus)
       throws Exception {
-    String name = fake.name();
     fake.register(client);
+    return startRegistered(client, client, dir, fake.name(), splitCount, gpus);
+  }
+
+  /**
+   * As {@link #start(KubernetesClient, Path, String, int, List)} for node {@code name} that is
+   * already registered, with the node agent on its own client (as with the agent's ServiceAccount
+   * token, bound to a pod on the node) and the kubelet on {@code client}. The caller keeps
+   * ownership of {@code agentClient}.
+   */
+  public static GpuNode startRegistered(
+      KubernetesClient client, KubernetesClient agentClient, Path dir, String name, int splitCount, List<GpuInfo> gpus)
+      throws Exception {
     Path deviceDir = dir.resolve(name).resolve("device-plugins");
     FakeKubelet kubelet = FakeKubelet.start(deviceDir, client, name);
     NodeAgentConfig config =
@@ -107,7 +121,13 @@ public final class GpuNode implements AutoCloseable {
             .registerInterval(Duration.ofSeconds(2))
             .registerErrorInterval(Duration.ofSeconds(1))
             .build();
-    NodeAgent agent = startAgent(client, config, gpus, kubelet);
+    NodeAgent agent;
+    try {
+      agent = startAgent(agentClient, config, gpus, kubelet);
+    } catch (Exception e) {
+      kubelet.close();
+      throw e;
+    }
     ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fake-kubelet-" + name);
       t.setDaemon(true);
@@ -115,7 +135,7 @@ public final class GpuNode implements AutoCloseable {
     });
     SharedIndexInformer<Pod> informer =
         client.pods().inAnyNamespace().withField("spec.nodeName", name).runnableInformer(0);
-    GpuNode node = new GpuNode(name, client, kubelet, config, gpus, agent, informer, loop);
+    GpuNode node = new GpuNode(name, client, agentClient, kubelet, config, gpus, agent, informer, loop);
     informer.addEventHandler(node.handler());
     informer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
     return node;
@@ -168,7 +188,7 @@ public final class GpuNode implements AutoCloseable {
     if (agent != null) {
       throw new IllegalStateException("the node agent of " + name + " is running");
     }
-    agent = startAgent(client, config, gpus, kubelet);
+    agent = startAgent(agentClient, config, gpus, kubelet);
   }
 
   public synchronized boolean agentRunning() {
