@@ -20,9 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,27 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
  * Placement policies chosen per pod by annotation, and a node whose register annotation is
  * malformed next to a healthy one.
  */
-@ExtendWith(ControlPlaneExtension.class)
+@ExtendWith({ControlPlaneExtension.class, SchedulerExtension.class})
 class GpuPoliciesE2E {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String GROUP = "e2e.hami.io/group";
 
   @TempDir static Path dir;
-  private static Scheduler scheduler;
   private final List<GpuNode> nodes = new ArrayList<>();
   private final List<String> bareNodes = new ArrayList<>();
-
-  @BeforeAll
-  static void startScheduler(KubernetesClient client) throws Exception {
-    scheduler = Scheduler.start(client);
-  }
-
-  @AfterAll
-  static void stopScheduler() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
-  }
 
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {

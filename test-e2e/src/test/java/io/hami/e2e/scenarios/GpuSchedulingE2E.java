@@ -19,9 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,25 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
  * node agents over fake GPUs answer the fake kubelets' Allocate, and after every scenario the
  * annotations on the nodes used must show no over-committed device.
  */
-@ExtendWith(ControlPlaneExtension.class)
+@ExtendWith({ControlPlaneExtension.class, SchedulerExtension.class})
 class GpuSchedulingE2E {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
 
   @TempDir static Path dir;
-  private static Scheduler scheduler;
   private final List<GpuNode> nodes = new ArrayList<>();
-
-  @BeforeAll
-  static void startScheduler(KubernetesClient client) throws Exception {
-    scheduler = Scheduler.start(client);
-  }
-
-  @AfterAll
-  static void stopScheduler() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
-  }
 
   private GpuNode node(KubernetesClient client, String name, int splitCount, GpuInfo... gpus) throws Exception {
     GpuNode n = GpuNode.start(client, dir, name, splitCount, List.of(gpus));

@@ -23,9 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Warning Event on the node or pod, or the pod's PodScheduled condition) naming the field and the
  * value, the scheduler keeps running, and every other node and pod is unaffected.
  */
-@ExtendWith(ControlPlaneExtension.class)
+@ExtendWith({ControlPlaneExtension.class, SchedulerExtension.class})
 class MalformedAnnotationsE2E {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String GROUP = "e2e.hami.io/group";
@@ -43,21 +41,8 @@ class MalformedAnnotationsE2E {
   private static final String GARBAGE_REGISTER = "[{\"id\":\"GPU-broken\",\"count\":\"ten\"";
 
   @TempDir static Path dir;
-  private static Scheduler scheduler;
   private final List<GpuNode> nodes = new ArrayList<>();
   private final List<String> bareNodes = new ArrayList<>();
-
-  @BeforeAll
-  static void startScheduler(KubernetesClient client) throws Exception {
-    scheduler = Scheduler.start(client);
-  }
-
-  @AfterAll
-  static void stopScheduler() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
-  }
 
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {

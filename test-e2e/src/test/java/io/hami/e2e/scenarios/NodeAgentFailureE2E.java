@@ -30,9 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,26 +44,13 @@ import org.junit.jupiter.api.io.TempDir;
  * a pod bound just as the agent died is rejected by kubelet, and the node lock it holds is broken
  * when the agent comes back and the waiting pod is placed there.
  */
-@ExtendWith(ControlPlaneExtension.class)
+@ExtendWith({ControlPlaneExtension.class, SchedulerExtension.class})
 class NodeAgentFailureE2E {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String GROUP = "e2e.hami.io/agent-failure";
 
   @TempDir static Path dir;
-  private static Scheduler scheduler;
   private final List<GpuNode> nodes = new ArrayList<>();
-
-  @BeforeAll
-  static void startScheduler(KubernetesClient client) throws Exception {
-    scheduler = Scheduler.start(client);
-  }
-
-  @AfterAll
-  static void stopScheduler() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
-  }
 
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {

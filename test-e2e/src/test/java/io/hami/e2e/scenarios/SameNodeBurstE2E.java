@@ -23,9 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * annotation names. Only 4 slots of the 104 stay free, so the scheduler must pack the GPUs while
  * bindings race each other through the node lock. Reports the time from creation to all Running.
  */
-@ExtendWith(ControlPlaneExtension.class)
+@ExtendWith({ControlPlaneExtension.class, SchedulerExtension.class})
 class SameNodeBurstE2E {
   private static final int PODS = 100;
   private static final int GPUS = 8;
@@ -49,20 +47,7 @@ class SameNodeBurstE2E {
   private static final Duration PATIENCE = Duration.ofMinutes(10);
 
   @TempDir static Path dir;
-  private static Scheduler scheduler;
   private final List<GpuNode> nodes = new ArrayList<>();
-
-  @BeforeAll
-  static void startScheduler(KubernetesClient client) throws Exception {
-    scheduler = Scheduler.start(client);
-  }
-
-  @AfterAll
-  static void stopScheduler() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
-  }
 
   @AfterEach
   void checkInvariantsAndStopNodes(KubernetesClient client, TestNamespace ns) throws Exception {

@@ -1,0 +1,41 @@
+package io.hami.e2e.scenarios;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.e2e.ControlPlaneExtension;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Runs the hami-scheduler with the shipped profile, on its own client to the shared control plane,
+ * for the whole test class. Register it after {@link ControlPlaneExtension}.
+ */
+final class SchedulerExtension implements BeforeAllCallback, AfterAllCallback {
+  private static final ExtensionContext.Namespace STORE =
+      ExtensionContext.Namespace.create(SchedulerExtension.class);
+
+  private record Running(KubernetesClient client, Scheduler scheduler) {}
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    KubernetesClient client = ControlPlaneExtension.shared(context).newAdminClient();
+    try {
+      context.getStore(STORE).put(Running.class, new Running(client, Scheduler.start(client)));
+    } catch (Exception e) {
+      client.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    Running r = context.getStore(STORE).remove(Running.class, Running.class);
+    if (r != null) {
+      try {
+        r.scheduler().close();
+      } finally {
+        r.client().close();
+      }
+    }
+  }
+}
