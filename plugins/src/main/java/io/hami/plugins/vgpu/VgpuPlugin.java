@@ -1,9 +1,5 @@
 package io.hami.plugins.vgpu;
 
-import java.util.Optional;
-import java.util.HashMap;
-import io.hami.model.pod.MigAllocationJson;
-import io.hami.model.pod.MigAllocation;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
@@ -42,16 +38,21 @@ import io.hami.model.explain.ScheduleRecord;
 import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.DeviceSelectors;
+import io.hami.model.pod.MigAllocation;
+import io.hami.model.pod.MigAllocationJson;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.resource.ContainerRequest;
 import io.hami.model.resource.ContainerResources;
 import io.hami.plugins.metrics.GpuMetrics;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -113,7 +114,7 @@ public final class VgpuPlugin
   private final NodePolicy defaultNodePolicy;
   private final GpuPolicy defaultGpuPolicy;
   private final Map<String, GpuPolicy> policies = new ConcurrentHashMap<>();
-  private final java.util.Set<String> registrationKeys;
+  private final Set<String> registrationKeys;
   private final @Nullable NamespaceQuotas quotas;
   private final java.util.concurrent.atomic.LongAdder[] fitFailures;
   private final Map<String, Integer> memoryFactors;
@@ -133,7 +134,7 @@ public final class VgpuPlugin
     this.placer = new NodePlacer(args.scoreByVendor(), DeviceFitter.QuotaCheck.NONE);
     this.vendors = args.vendors();
     index.addVendors(vendors);
-    Map<String, Integer> factors = new java.util.HashMap<>();
+    Map<String, Integer> factors = new HashMap<>();
     for (GpuVendor v : vendors) {
       factors.put(v.word(), v.memoryFactor());
     }
@@ -143,11 +144,11 @@ public final class VgpuPlugin
     // Handshake values flip every period on every live node (request, report): requeueing on
     // each flip would retry every waiting pod all the time. Health changes they cause reach the
     // pods through the periodic flush of unschedulable pods.
-    java.util.Set<String> keys = new java.util.HashSet<>(ModelReaders.registrationKeys(index.vendors()));
+    Set<String> keys = new HashSet<>(ModelReaders.registrationKeys(index.vendors()));
     for (GpuVendor v : index.vendors()) {
       keys.remove(v.keys().handshake());
     }
-    this.registrationKeys = java.util.Set.copyOf(keys);
+    this.registrationKeys = Set.copyOf(keys);
     this.quotas = quotas;
     FitReason[] all = FitReason.values();
     String[] codes = new String[all.length];
@@ -364,7 +365,7 @@ public final class VgpuPlugin
               null);
       if (!f.isEmpty()) {
         if (others == null) {
-          others = new java.util.HashMap<>();
+          others = new HashMap<>();
         }
         others.put(v.word(), f);
       }
