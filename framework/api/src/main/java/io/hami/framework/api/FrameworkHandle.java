@@ -51,6 +51,15 @@ public interface FrameworkHandle {
    */
   void addClusterStateListener(ClusterStateListener listener);
 
+  /**
+   * Tells the scheduler that state a plugin keeps for this node outside the {@link NodeInfo} (its
+   * device usage, say) changed: the node's next NodeInfo is a new instance, so that Filter
+   * verdicts ({@link FilterEquivalence}) and {@link NodeLocal} data kept on the old one are not
+   * used for it again. Call it after the new state is visible to readers. A plugin whose Filter
+   * reads such state must call it on every change.
+   */
+  void nodeStateChanged(String nodeName);
+
   /** Returns the pod of {@code uid} if it is waiting at Permit. */
   Optional<WaitingPod> waitingPod(String uid);
 

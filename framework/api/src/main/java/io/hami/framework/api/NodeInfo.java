@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.Taint;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Instances are values: every {@code with*} method returns a new instance and leaves this one
  * untouched, so a NodeInfo handed to a plugin never changes under it. The scheduler cache bumps
  * the generation on every change; plugins may use {@code (name, generation)} as a cache key for
- * state derived from the node.
+ * state derived from the node, or keep it on the instance itself in a {@link NodeLocal} slot.
  */
 public final class NodeInfo {
   private final Node node;
@@ -34,6 +36,9 @@ public final class NodeInfo {
   private final List<Taint> taints;
   private final boolean unschedulable;
   private final Map<String, String> labels;
+  // Derived data kept on this instance (NodeLocal); not part of the value.
+  private final @Nullable Object[] locals = new Object[NodeLocal.MAX];
+  private static final VarHandle LOCAL = MethodHandles.arrayElementVarHandle(Object[].class);
 
   private NodeInfo(
       Node node,
@@ -265,6 +270,21 @@ public final class NodeInfo {
   /** Increases on every change of the node or its pods; unique across nodes of one cache. */
   public long generation() {
     return generation;
+  }
+
+  /** What is kept in {@code slot} on this instance, or null. */
+  @SuppressWarnings("unchecked")
+  public <T> @Nullable T local(NodeLocal<T> slot) {
+    return (T) LOCAL.getAcquire(locals, slot.index);
+  }
+
+  /**
+   * Keeps {@code value} in {@code slot} on this instance (a copy made by a {@code with*} method
+   * starts empty). The value must be derived from this instance only, or be checked by its reader
+   * against whatever else it depends on.
+   */
+  public <T> void setLocal(NodeLocal<T> slot, T value) {
+    LOCAL.setRelease(locals, slot.index, value);
   }
 
   @Override

@@ -301,6 +301,18 @@ public final class SchedulerCache {
     return assumedCount;
   }
 
+  /**
+   * Marks a node changed although neither it nor its pods did: state a plugin keeps for it
+   * elsewhere changed, so the next snapshot holds a new NodeInfo (a new generation). Unknown nodes
+   * are ignored.
+   */
+  public synchronized void touchNode(String name) {
+    NodeItem item = nodes.get(name);
+    if (item != null && item.node != null) {
+      touch(item);
+    }
+  }
+
   /** Returns the current NodeInfo of a node, or null (for tests and diagnostics). */
   public synchronized @Nullable NodeInfo nodeInfo(String name) {
     NodeItem item = nodes.get(name);

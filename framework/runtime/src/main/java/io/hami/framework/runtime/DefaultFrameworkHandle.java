@@ -87,6 +87,11 @@ public final class DefaultFrameworkHandle implements FrameworkHandle {
   }
 
   @Override
+  public void nodeStateChanged(String nodeName) {
+    scheduler.cache().touchNode(nodeName);
+  }
+
+  @Override
   public Optional<WaitingPod> waitingPod(String uid) {
     return Optional.ofNullable(scheduler.waitingPod(uid));
   }

@@ -53,8 +53,9 @@ import org.slf4j.LoggerFactory;
  * exception into an error status naming the plugin (logged once, here), fills in the plugin name
  * of every non-success status, and times the points.
  *
- * <p>Thread-safety: immutable after construction. Filter and Score runners may be called
- * concurrently for different nodes.
+ * <p>Thread-safety: immutable after construction but for the reused Filter verdicts ({@link
+ * FilterVerdicts}), whose pod classes are taken on the scheduling thread. Filter and Score runners
+ * may be called concurrently for different nodes.
  */
 public final class FrameworkRuntime {
   private static final Logger log = LoggerFactory.getLogger(FrameworkRuntime.class);
@@ -77,6 +78,7 @@ public final class FrameworkRuntime {
   private final Map<String, List<ClusterEventWithHint>> registrations;
   private final Map<String, Plugin> plugins;
   private final SchedulerMetrics metrics;
+  private final FilterVerdicts verdicts;
 
   private FrameworkRuntime(
       String profileName,
@@ -91,6 +93,7 @@ public final class FrameworkRuntime {
     this.preEnqueue = arr(byPoint, ExtensionPoint.PRE_ENQUEUE, PreEnqueuePlugin[]::new);
     this.preFilter = arr(byPoint, ExtensionPoint.PRE_FILTER, PreFilterPlugin[]::new);
     this.filter = arr(byPoint, ExtensionPoint.FILTER, FilterPlugin[]::new);
+    this.verdicts = new FilterVerdicts(filter);
     this.postFilter = arr(byPoint, ExtensionPoint.POST_FILTER, PostFilterPlugin[]::new);
     this.preScore = arr(byPoint, ExtensionPoint.PRE_SCORE, PreScorePlugin[]::new);
     this.score = arr(byPoint, ExtensionPoint.SCORE, ScorePlugin[]::new);
@@ -360,6 +363,41 @@ public final class FrameworkRuntime {
     }
     metrics.extensionPoint("PreFilter", result.code().name(), profileName, System.nanoTime() - start);
     return new PreFilterOutcome(result, nodes, skip);
+  }
+
+  /**
+   * The pod's class for reusing Filter verdicts in this cycle (see {@link
+   * io.hami.framework.api.FilterEquivalence}), or null when its verdicts are computed afresh.
+   * Called on the scheduling thread after PreFilter.
+   */
+  FilterVerdicts.@Nullable PodClass filterClass(CycleState state, Pod pod, boolean[] skip) {
+    return verdicts.classOf(state, pod, skip);
+  }
+
+  /**
+   * Runs the Filter plugins on one node, or gives the verdict kept for the pod's class when the
+   * node has not changed since it was computed. Hot path: no allocation when the verdict is kept.
+   *
+   * @param podClass from {@link #filterClass}, or null to run the plugins
+   * @param pluginNanos when not null, per-plugin elapsed time is added into it (sampled cycles)
+   */
+  Status runFilter(
+      CycleState state,
+      Pod pod,
+      NodeInfo node,
+      boolean[] skip,
+      long @Nullable [] pluginNanos,
+      FilterVerdicts.@Nullable PodClass podClass) {
+    if (podClass == null) {
+      return runFilter(state, pod, node, skip, pluginNanos);
+    }
+    Status kept = verdicts.lookup(podClass, node);
+    if (kept != null) {
+      return kept;
+    }
+    Status s = runFilter(state, pod, node, skip, pluginNanos);
+    verdicts.remember(podClass, node, s);
+    return s;
   }
 
   /**

@@ -605,6 +605,7 @@ public final class Scheduler {
     int processed;
     long[] pluginNanos = sample ? new long[fwk.filterPluginCount()] : null;
     AtomicReference<Status> error = new AtomicReference<>();
+    FilterVerdicts.PodClass podClass = fwk.filterClass(state, pod, pre.skipFilter());
     if (!fwk.hasFilterPlugins()) {
       found = Math.min(numToFind, total);
       for (int i = 0; i < found; i++) {
@@ -617,7 +618,7 @@ public final class Scheduler {
       for (int i = 0; i < total && found < numToFind; i++) {
         int idx = (startIdx + i) % total;
         processed++;
-        Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos);
+        Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos, podClass);
         if (s.isSuccess()) {
           feasibleIdx[found++] = idx;
         } else {
@@ -640,7 +641,7 @@ public final class Scheduler {
             }
             int idx = (st + i) % total;
             processedCounter.incrementAndGet();
-            Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos);
+            Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos, podClass);
             if (s.isSuccess()) {
               int k = foundCounter.getAndIncrement();
               if (k < numToFind) {

@@ -41,6 +41,7 @@ public final class FakeHandle implements FrameworkHandle {
   private final List<RecordedEvent> events = new CopyOnWriteArrayList<>();
   private final List<ClusterStateListener> listeners = new CopyOnWriteArrayList<>();
   private final List<Pod> activated = new CopyOnWriteArrayList<>();
+  private final List<String> changedNodes = new CopyOnWriteArrayList<>();
   private final Map<String, WaitingPod> waiting = new ConcurrentHashMap<>();
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private volatile boolean leading = true;
@@ -157,6 +158,16 @@ public final class FakeHandle implements FrameworkHandle {
   @Override
   public void addClusterStateListener(ClusterStateListener listener) {
     listeners.add(listener);
+  }
+
+  @Override
+  public void nodeStateChanged(String nodeName) {
+    changedNodes.add(nodeName);
+  }
+
+  /** The nodes plugins reported through {@link #nodeStateChanged}, in order. */
+  public List<String> changedNodes() {
+    return List.copyOf(changedNodes);
   }
 
   @Override

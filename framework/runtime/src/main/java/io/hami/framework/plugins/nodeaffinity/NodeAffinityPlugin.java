@@ -9,6 +9,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -36,6 +37,7 @@ import java.util.Map;
 public final class NodeAffinityPlugin
     implements PreFilterPlugin,
         FilterPlugin,
+        FilterEquivalence,
         PreScorePlugin,
         ScorePlugin,
         ScoreExtensions,
@@ -86,6 +88,12 @@ public final class NodeAffinityPlugin
     PreFilterState s = state.get(PRE_FILTER);
     RequiredNodeAffinity required = s != null ? s.required() : RequiredNodeAffinity.of(pod);
     return required.matches(node.name(), node.labels()) ? Status.success() : Status.unresolvable(REASON);
+  }
+
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    PreFilterState s = state.get(PRE_FILTER);
+    return s != null ? s.required() : RequiredNodeAffinity.of(pod);
   }
 
   @Override

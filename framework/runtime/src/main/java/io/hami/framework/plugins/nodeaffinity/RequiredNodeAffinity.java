@@ -8,12 +8,14 @@ import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A pod's hard node constraints: {@code spec.nodeSelector} (all must match) and the required
  * node-affinity terms (any term; every expression of a term). Malformed expressions (a {@code
- * Gt} with a non-integer value, an unknown operator) never match.
+ * Gt} with a non-integer value, an unknown operator) never match. Equal when the selector and the
+ * terms are.
  */
 public final class RequiredNodeAffinity {
   private final Map<String, String> nodeSelector;
@@ -37,6 +39,16 @@ public final class RequiredNodeAffinity {
       }
     }
     return new RequiredNodeAffinity(sel == null ? Map.of() : sel, terms);
+  }
+
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return o instanceof RequiredNodeAffinity r && nodeSelector.equals(r.nodeSelector) && Objects.equals(terms, r.terms);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * nodeSelector.hashCode() + Objects.hashCode(terms);
   }
 
   public boolean isEmpty() {

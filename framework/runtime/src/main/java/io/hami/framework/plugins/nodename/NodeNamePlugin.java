@@ -7,6 +7,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -16,7 +17,7 @@ import io.hami.framework.api.Status;
 import java.util.List;
 
 /** Keeps a pod that names a node ({@code spec.nodeName}) off every other node. */
-public final class NodeNamePlugin implements FilterPlugin, EnqueueExtensions {
+public final class NodeNamePlugin implements FilterPlugin, FilterEquivalence, EnqueueExtensions {
   public static final String NAME = "NodeName";
   public static final String REASON = "node(s) didn't match the requested node name";
 
@@ -40,6 +41,12 @@ public final class NodeNamePlugin implements FilterPlugin, EnqueueExtensions {
       return Status.success();
     }
     return Status.unresolvable(REASON);
+  }
+
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    String wanted = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    return wanted == null ? "" : wanted;
   }
 
   @Override

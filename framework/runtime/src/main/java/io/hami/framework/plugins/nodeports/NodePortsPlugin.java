@@ -7,6 +7,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.HostPort;
@@ -23,7 +24,7 @@ import io.hami.framework.api.Status;
 import java.util.List;
 
 /** Rejects nodes where a host port the pod wants is already taken. */
-public final class NodePortsPlugin implements PreFilterPlugin, FilterPlugin, EnqueueExtensions {
+public final class NodePortsPlugin implements PreFilterPlugin, FilterPlugin, FilterEquivalence, EnqueueExtensions {
   public static final String NAME = "NodePorts";
   public static final String REASON = "node(s) didn't have free ports for the requested pod ports";
   private static final StateKey<PortsState> KEY = StateKey.of("PreFilter" + NAME, PortsState.class);
@@ -65,6 +66,12 @@ public final class NodePortsPlugin implements PreFilterPlugin, FilterPlugin, Enq
       }
     }
     return Status.success();
+  }
+
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    PortsState s = state.get(KEY);
+    return s != null ? s.ports() : HostPort.forPod(pod);
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -33,7 +34,7 @@ import java.util.Set;
  * skipping ignored resources; scores nodes by LeastAllocated or MostAllocated.
  */
 public final class NodeResourcesFitPlugin
-    implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+    implements PreFilterPlugin, FilterPlugin, FilterEquivalence, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   public static final String NAME = "NodeResourcesFit";
   private static final StateKey<FitState> PRE_FILTER = StateKey.of("PreFilter" + NAME, FitState.class);
   private static final StateKey<ScoreState> PRE_SCORE = StateKey.of("PreScore" + NAME, ScoreState.class);
@@ -155,6 +156,13 @@ public final class NodeResourcesFitPlugin
       }
     }
     return new FitState(req, List.copyOf(names), List.copyOf(amounts));
+  }
+
+  /** The pod's requests: Filter reads nothing else of the pod. */
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    FitState s = state.get(PRE_FILTER);
+    return s != null ? s.request : handle.podRequests(pod);
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -24,7 +25,7 @@ import java.util.List;
  * Rejects cordoned nodes ({@code spec.unschedulable}) unless the pod tolerates the {@code
  * node.kubernetes.io/unschedulable:NoSchedule} taint.
  */
-public final class NodeUnschedulablePlugin implements FilterPlugin, EnqueueExtensions {
+public final class NodeUnschedulablePlugin implements FilterPlugin, FilterEquivalence, EnqueueExtensions {
   public static final String NAME = "NodeUnschedulable";
   public static final String REASON = "node(s) were unschedulable";
   private static final Taint UNSCHEDULABLE_TAINT =
@@ -52,6 +53,11 @@ public final class NodeUnschedulablePlugin implements FilterPlugin, EnqueueExten
       return Status.success();
     }
     return Status.unresolvable(REASON);
+  }
+
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    return Tolerations.of(pod);
   }
 
   private static boolean isUnschedulable(Node n) {

@@ -10,6 +10,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -32,7 +33,7 @@ import java.util.List;
  * nodes with fewer untolerated PreferNoSchedule taints.
  */
 public final class TaintTolerationPlugin
-    implements FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions {
+    implements FilterPlugin, FilterEquivalence, PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions {
   public static final String NAME = "TaintToleration";
   private static final StateKey<PreScoreState> KEY =
       StateKey.of("PreScore" + NAME, PreScoreState.class);
@@ -63,6 +64,11 @@ public final class TaintTolerationPlugin
     }
     return Status.unresolvable(
         "node(s) had untolerated taint {" + t.getKey() + ": " + nullToEmpty(t.getValue()) + "}");
+  }
+
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    return Tolerations.of(pod);
   }
 
   private static Taint firstUntolerated(Node node, List<Toleration> tolerations) {
