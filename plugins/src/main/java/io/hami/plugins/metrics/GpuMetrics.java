@@ -28,7 +28,8 @@ import java.util.function.Supplier;
  *   <li>{@code hami_scheduler_gpu_annotation_parse_failures_total{vendor,field,profile}}: times a
  *       node's annotations turned unreadable, by the annotation field at fault.
  *   <li>{@code hami_scheduler_gpu_fit_failures_total{reason,profile}}: Filter rejections of a node
- *       by HAMi reason code (one pod rejected by three nodes for memory counts three).
+ *       by HAMi reason code (one pod rejected by three nodes for memory counts three; a verdict the
+ *       framework reuses for a pod of the same class on an unchanged node is not counted again).
  *   <li>{@code hami_scheduler_gpu_node_handshake{state,vendor,profile}}: nodes by handshake state.
  *   <li>{@code hami_scheduler_node_locks_broken_total{cause,profile}}: stale locks taken over.
  *   <li>{@code hami_scheduler_node_lock_held_total{holder,profile}}: lock attempts that found the
@@ -73,7 +74,7 @@ public final class GpuMetrics {
     // Filter runs for every node of every cycle: it counts in plain adders, read at scrape time.
     CounterWithCallback.builder()
         .name("hami_scheduler_gpu_fit_failures_total")
-        .help("Filter rejections of a node for a GPU pod, by HAMi reason code.")
+        .help("Filter evaluations that rejected a node for a GPU pod, by HAMi reason code.")
         .labelNames("reason", "profile")
         .callback(cb -> {
           for (FitSource f : fitSources) {

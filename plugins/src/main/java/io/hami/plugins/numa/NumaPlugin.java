@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -21,7 +22,7 @@ import io.hami.plugins.vgpu.VgpuPlugin;
  * that set {@code nvidia.com/numa-bind} are held to one NUMA node by {@code vgpu} itself. Reads the
  * requests {@code vgpu} PreFilter wrote and the shared {@link DeviceUsageIndex}.
  */
-public final class NumaPlugin implements FilterPlugin, ScorePlugin {
+public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScorePlugin {
   public static final String NAME = "numa";
 
   private final AlignmentPolicy policy;
@@ -58,9 +59,16 @@ public final class NumaPlugin implements FilterPlugin, ScorePlugin {
     if (r == null || !r.requests().multiDevice()) {
       return Status.success();
     }
-    return NumaAlignment.count(index.node(node.name()), r).all()
+    return NumaAlignment.count(index.node(node), r).all()
         ? Status.success()
         : Status.unschedulable("NumaNotFit");
+  }
+
+  /** The requests {@code vgpu} wrote: with the node's devices they decide Filter. */
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
+    return policy != AlignmentPolicy.SINGLE_NUMA_NODE || r == null ? AlignmentPolicy.NONE : r;
   }
 
   @Override
@@ -72,7 +80,7 @@ public final class NumaPlugin implements FilterPlugin, ScorePlugin {
     if (!r.requests().multiDevice()) {
       return MAX_NODE_SCORE;
     }
-    NumaAlignment.Count c = NumaAlignment.count(index.node(node.name()), r);
+    NumaAlignment.Count c = NumaAlignment.count(index.node(node), r);
     return c.multi() == 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE * c.aligned() / c.multi();
   }
 }

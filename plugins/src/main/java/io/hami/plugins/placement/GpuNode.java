@@ -20,6 +20,7 @@ import java.util.List;
  */
 final class GpuNode {
 
+  final Object owner;
   final long generation;
   final long devicesVersion;
   final Object workloadKey;
@@ -29,8 +30,9 @@ final class GpuNode {
   final int devmem;
   final int devcore;
 
-  private GpuNode(long generation, long devicesVersion, Object workloadKey, NodeTable table, String[] ids,
+  private GpuNode(Object owner, long generation, long devicesVersion, Object workloadKey, NodeTable table, String[] ids,
       String type, int devmem, int devcore) {
+    this.owner = owner;
     this.generation = generation;
     this.devicesVersion = devicesVersion;
     this.workloadKey = workloadKey;
@@ -55,32 +57,39 @@ final class GpuNode {
 
   /** The remembered evaluation of the task on this node, or {@link #NOT_MEMOIZED}. */
   long memo(Task t) {
-    Memo m = memo[slot(t)];
-    return m != null && m.cpuMilli == t.cpuMilli() && m.gpuMilli == t.gpuMilli() && m.gpuCount == t.gpuCount()
+    return memo(t.cpuMilli(), t.gpuMilli(), t.gpuCount());
+  }
+
+  /** {@link #memo(Task)} for the task of these amounts, without making it. */
+  long memo(long cpuMilli, int gpuMilli, int gpuCount) {
+    Memo m = memo[slot(cpuMilli, gpuMilli, gpuCount)];
+    return m != null && m.cpuMilli == cpuMilli && m.gpuMilli == gpuMilli && m.gpuCount == gpuCount
         ? m.evaluation
         : NOT_MEMOIZED;
   }
 
   void remember(Task t, long evaluation) {
-    memo[slot(t)] = new Memo(t.cpuMilli(), t.gpuMilli(), t.gpuCount(), evaluation);
+    memo[slot(t.cpuMilli(), t.gpuMilli(), t.gpuCount())] =
+        new Memo(t.cpuMilli(), t.gpuMilli(), t.gpuCount(), evaluation);
   }
 
-  private static int slot(Task t) {
-    long h = (t.cpuMilli() * 31 + t.gpuMilli()) * 31 + t.gpuCount();
+  private static int slot(long cpuMilli, int gpuMilli, int gpuCount) {
+    long h = (cpuMilli * 31 + gpuMilli) * 31 + gpuCount;
     return (int) ((h * 0x9E3779B97F4A7C15L) >>> 59) & (MEMO_SLOTS - 1);
   }
 
-  boolean current(NodeInfo node, NodeDevices devices, Object workload) {
-    return generation == node.generation() && devicesVersion == devices.version() && workloadKey == workload;
+  boolean current(Object plugin, NodeInfo node, NodeDevices devices, Object workload) {
+    return owner == plugin && generation == node.generation() && devicesVersion == devices.version() && workloadKey == workload;
   }
 
   /**
    * Builds the node.
    *
+   * @param owner the plugin whose evaluations it remembers
    * @param workloadFor the target workload per kind of card; cached nodes are rebuilt when it is
    *     replaced
    */
-  static GpuNode of(NodeInfo node, NodeDevices devices, CardWorkloads workloadFor) {
+  static GpuNode of(Object owner, NodeInfo node, NodeDevices devices, CardWorkloads workloadFor) {
     List<DeviceUsage> cards = new ArrayList<>();
     for (DeviceUsage d : devices.devices()) {
       if ("NVIDIA".equals(d.vendor()) && !"mig".equals(d.mode())) {
@@ -116,6 +125,6 @@ final class GpuNode {
     }
     NodeTable table = NodeTable.single(workload, Math.max(cpuLeft, 0), Math.max(memLeft, 0),
         HamiWorkload.NODE_MODEL, free, tags);
-    return new GpuNode(node.generation(), devices.version(), workloadFor, table, ids, type, devmem, devcore);
+    return new GpuNode(owner, node.generation(), devices.version(), workloadFor, table, ids, type, devmem, devcore);
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeLocal;
 import io.hami.framework.api.NodeScores;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PreScorePlugin;
@@ -20,9 +21,7 @@ import io.hami.plugins.vgpu.NodeDevices;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * {@code vgpu} plugin for the GPUs the policy chose: Reserve writes {@link
  * VgpuPlugin#PREFERRED_DEVICES}, so this plugin must come before {@code vgpu} in Reserve.
  *
- * <p>Each node is scored on a compact copy of its state ({@link GpuNode}), cached per node and
- * rebuilt only when the node's generation or its device usage changes. The policy's choice of
+ * <p>Each node is scored on a compact copy of its state ({@link GpuNode}), kept on the node's
+ * {@link NodeInfo} and rebuilt only when the node, its device usage, the workloads or the plugin
+ * scoring it change (plugins of several profiles share the slot). The policy's choice of
  * GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
  * concurrently for different nodes; everything it shares is immutable or concurrent.
  */
@@ -48,7 +48,6 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
   private final Supplier<CardWorkloads> workloads;
   private final @Nullable ShapeListener shapes;
   private final StateKey<Choices> key;
-  private final Map<String, GpuNode> nodes = new ConcurrentHashMap<>();
   private final ThreadLocal<int[]> scratch = ThreadLocal.withInitial(() -> new int[NodeTable.STRIDE]);
   private final SplittableRandom random;
 
@@ -130,24 +129,28 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
 
   private static final long NO_FIT = Long.MIN_VALUE;
 
+  private static final NodeLocal<GpuNode> COMPACT = NodeLocal.create("placement: compact node");
+
   /** The node's compact form, rebuilt only when the node, its devices or the workloads changed. */
   private GpuNode gpuNode(Choices c, NodeInfo node) {
-    NodeDevices devices = index.node(node.name());
-    GpuNode g = nodes.get(node.name());
-    if (g == null || !g.current(node, devices, c.workloads())) {
-      g = GpuNode.of(node, devices, c.workloads());
-      nodes.put(node.name(), g);
+    NodeDevices devices = index.node(node);
+    GpuNode g = node.local(COMPACT);
+    if (g == null || !g.current(this, node, devices, c.workloads())) {
+      g = GpuNode.of(this, node, devices, c.workloads());
+      node.setLocal(COMPACT, g);
     }
     return g;
   }
 
   /** The policy's evaluation of the pod on the node (score and GPUs), or NO_FIT. */
   private long evaluate(Choices c, GpuNode g) {
-    Task task = task(c, g);
-    long e = g.memo(task);
+    HamiShape s = c.shape().shape();
+    int d = s.shareOn(g.devmem, g.devcore);
+    long e = g.memo(s.cpuMilli(), d, d == 0 ? 0 : s.gpus());
     if (e != GpuNode.NOT_MEMOIZED) {
       return e;
     }
+    Task task = task(c, g);
     e = g.table.fitsIgnoringMemory(0, task) ? policy.evaluate(g.table, 0, task, scratch.get()) : NO_FIT;
     g.remember(task, e);
     return e;

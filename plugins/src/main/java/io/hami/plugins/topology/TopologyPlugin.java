@@ -66,7 +66,7 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
     if (r == null || !r.requests().multiDevice()) {
       return 0;
     }
-    NodeDevices nd = index.node(node.name());
+    NodeDevices nd = index.node(node);
     if (nd.pairs() == PairScores.NONE) {
       return 0;
     }

@@ -14,10 +14,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.function.Consumer;
 import java.time.ZoneId;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeLocal;
 import io.hami.model.Annotations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,8 +43,11 @@ import org.jspecify.annotations.Nullable;
  * has not yet shown with their annotations. Entries are keyed by pod UID, so the informer's view
  * of a pod replaces its reservation.
  *
- * <p>Other plugins of the same profile read the views through {@link #node(String)} (for example
- * a fragmentation-aware placement plugin); they must not mutate anything.
+ * <p>Other plugins of the same profile read the views through {@link #node(NodeInfo)} (for
+ * example a fragmentation-aware placement plugin); they must not mutate anything. Each new view
+ * is reported to the scheduler ({@link FrameworkHandle#nodeStateChanged}), so a node's NodeInfo
+ * is replaced whenever its view is, and what is kept on a NodeInfo (Filter verdicts, compact
+ * nodes) stays valid while it lives.
  *
  * <p>Concurrency: mutations (informer events on the cache thread, reserve and unreserve on the
  * scheduling and binding threads) are serialised by one lock and cost O(devices of the node).
@@ -173,6 +179,10 @@ public final class DeviceUsageIndex {
 
     volatile NodeDevices view;
 
+    DeviceUsageIndex index() {
+      return DeviceUsageIndex.this;
+    }
+
     NodeState(String name) {
       this.name = name;
       this.view = new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
@@ -200,6 +210,8 @@ public final class DeviceUsageIndex {
         b.add(v);
       }
       view = new NodeDevices(name, b.build(), registered.pairs(), registered.invalid(), view.version() + 1);
+      // After the view is visible: a NodeInfo made from now on sees it.
+      changed.accept(name);
     }
   }
 
@@ -251,10 +263,14 @@ public final class DeviceUsageIndex {
             },
             ModelReaders.registrationKeys(vendors.get()));
     index.vendors = vendors;
+    index.changed = handle::nodeStateChanged;
     handle.addClusterStateListener(index.listener());
     GpuMetrics.of(handle).addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);
     return index;
   }
+
+  /** Told of each node whose view changed (the scheduler then makes it a new NodeInfo). */
+  private volatile Consumer<String> changed = node -> {};
 
   /** The vendors this index reads, when it reads them through the protocol model. */
   private volatile @Nullable AtomicReference<ImmutableList<GpuVendor>> vendors;
@@ -355,6 +371,27 @@ public final class DeviceUsageIndex {
   public NodeDevices node(String name) {
     NodeState s = nodes.get(name);
     return s != null ? s.view : new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
+  }
+
+  /** {@link #node(String)} for a node of the snapshot, without a lookup by name once it is known. */
+  public NodeDevices node(NodeInfo node) {
+    NodeState s = entry(node);
+    return s != null ? s.view : new NodeDevices(node.name(), ImmutableList.of(), PairScores.NONE, null, 0);
+  }
+
+  // A node's entry is never removed from the index, so the NodeInfo may keep it.
+  private static final NodeLocal<NodeState> ENTRY = NodeLocal.create("vgpu: device usage entry");
+
+  private @Nullable NodeState entry(NodeInfo node) {
+    NodeState s = node.local(ENTRY);
+    if (s != null && s.index() == this) {
+      return s;
+    }
+    s = nodes.get(node.name());
+    if (s != null) {
+      node.setLocal(ENTRY, s);
+    }
+    return s;
   }
 
   /** What a namespace's pods hold, for quotas (protocol §6.8); kept with every pod change. */

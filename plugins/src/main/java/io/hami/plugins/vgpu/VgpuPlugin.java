@@ -17,6 +17,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -81,6 +82,7 @@ import org.slf4j.LoggerFactory;
 public final class VgpuPlugin
     implements PreFilterPlugin,
         FilterPlugin,
+        FilterEquivalence,
         ScorePlugin,
         ReservePlugin,
         PreBindPlugin,
@@ -421,7 +423,7 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
-    FitReasons reasons = placer.feasible(index.node(node.name()), r.requests(), r.options(), quotaOf(pod));
+    FitReasons reasons = placer.feasible(index.node(node), r.requests(), r.options(), quotaOf(pod));
     if (reasons == null) {
       return Status.success();
     }
@@ -433,6 +435,22 @@ public final class VgpuPlugin
     }
     return rejection(reasons);
   }
+
+  /**
+   * The pod's requests and options, which with the node's device view decide Filter (the index
+   * reports every change of a view); none under a namespace quota, whose usage changes with other
+   * nodes' pods.
+   */
+  @Override
+  public @Nullable Object equivalenceClass(CycleState state, Pod pod) {
+    PodDeviceRequests r = state.get(REQUESTS);
+    if (r == null) {
+      return NO_DEVICES;
+    }
+    return quotaOf(pod) == DeviceFitter.QuotaCheck.NONE ? r : null;
+  }
+
+  private static final Object NO_DEVICES = new Object();
 
   // One shared rejection per set of reasons: nodes refused alike (most of a full cluster) then
   // cost no allocation, and the scheduler's summary counts them by identity.
@@ -456,7 +474,7 @@ public final class VgpuPlugin
     if (r == null) {
       return 0;
     }
-    return VgpuScoring.nodeScore(index.node(node.name()).nodeScore(), r.options().nodePolicy());
+    return VgpuScoring.nodeScore(index.node(node).nodeScore(), r.options().nodePolicy());
   }
 
   // Reserve

@@ -18,7 +18,7 @@ class GpuNodeTest {
         DeviceUsage.idle("g0", 0, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100),
         DeviceUsage.idle("g1", 1, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100).plus(1, 8_000, 50)),
         PairScores.NONE, null, 3);
-    return GpuNode.of(info, devices, CardWorkloads.none());
+    return GpuNode.of(GpuNodeTest.class, info, devices, CardWorkloads.none());
   }
 
   @Test
