@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -35,23 +36,25 @@ final class AttemptRecords {
       List<NodeInfo> candidates,
       int count,
       int excludedByPreFilter) {
-    Map<String, Integer> histogram = new HashMap<>();
+    // Plugins reuse one rejection across nodes: count each distinct status, then its reasons.
+    Map<Status, int[]> byStatus = new IdentityHashMap<>();
+    Status last = null;
+    int[] lastCount = null;
     int[] closest = new int[CLOSEST];
     int kept = 0;
-    Comparator<Integer> nearer =
-        Comparator.<Integer>comparingInt(i -> statuses[i].reasons().size())
-            .thenComparing(i -> candidates.get(i).name());
     for (int i = 0; i < count; i++) {
       Status s = statuses[i];
       if (s == null) {
         continue;
       }
-      for (String r : s.reasons()) {
-        histogram.merge(r, 1, Integer::sum);
+      if (s != last) {
+        lastCount = byStatus.computeIfAbsent(s, k -> new int[1]);
+        last = s;
       }
+      lastCount[0]++;
       // Insertion into a small sorted array: count is large, CLOSEST is tiny.
       int pos = kept;
-      while (pos > 0 && nearer.compare(i, closest[pos - 1]) < 0) {
+      while (pos > 0 && nearer(statuses, candidates, i, closest[pos - 1])) {
         pos--;
       }
       if (pos < CLOSEST) {
@@ -61,6 +64,12 @@ final class AttemptRecords {
         kept = Math.min(kept + 1, CLOSEST);
       }
     }
+    Map<String, Integer> histogram = new HashMap<>();
+    byStatus.forEach((s, n) -> {
+      for (String r : s.reasons()) {
+        histogram.merge(r, n[0], Integer::sum);
+      }
+    });
     if (excludedByPreFilter > 0) {
       histogram.merge(PREFILTER_EXCLUDED, excludedByPreFilter, Integer::sum);
     }
@@ -70,6 +79,13 @@ final class AttemptRecords {
       nodes.add(new NodeReasons(candidates.get(i).name(), statuses[i].reasons()));
     }
     return new Failed(now, "Unschedulable", null, numAll, sorted(histogram), 0, nodes);
+  }
+
+  /** Whether node i comes before node j: fewer reasons, then by name. */
+  private static boolean nearer(@Nullable Status[] statuses, List<NodeInfo> candidates, int i, int j) {
+    int a = statuses[i].reasons().size();
+    int b = statuses[j].reasons().size();
+    return a != b ? a < b : candidates.get(i).name().compareTo(candidates.get(j).name()) < 0;
   }
 
   /**
