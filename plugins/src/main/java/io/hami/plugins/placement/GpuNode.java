@@ -21,8 +21,6 @@ import java.util.List;
 final class GpuNode {
 
   final Object owner;
-  final long generation;
-  final long devicesVersion;
   final Object workloadKey;
   final NodeTable table;
   final String[] ids;
@@ -30,11 +28,9 @@ final class GpuNode {
   final int devmem;
   final int devcore;
 
-  private GpuNode(Object owner, long generation, long devicesVersion, Object workloadKey, NodeTable table, String[] ids,
+  private GpuNode(Object owner, Object workloadKey, NodeTable table, String[] ids,
       String type, int devmem, int devcore) {
     this.owner = owner;
-    this.generation = generation;
-    this.devicesVersion = devicesVersion;
     this.workloadKey = workloadKey;
     this.table = table;
     this.ids = ids;
@@ -78,8 +74,13 @@ final class GpuNode {
     return (int) ((h * 0x9E3779B97F4A7C15L) >>> 59) & (MEMO_SLOTS - 1);
   }
 
-  boolean current(Object plugin, NodeInfo node, NodeDevices devices, Object workload) {
-    return owner == plugin && generation == node.generation() && devicesVersion == devices.version() && workloadKey == workload;
+  /**
+   * Whether this compact form, kept on its NodeInfo, is the one {@code plugin} made against {@code
+   * workload}. The node and its devices need no check: the NodeInfo is replaced when either
+   * changes (the device index reports every change).
+   */
+  boolean current(Object plugin, Object workload) {
+    return owner == plugin && workloadKey == workload;
   }
 
   /**
@@ -125,6 +126,6 @@ final class GpuNode {
     }
     NodeTable table = NodeTable.single(workload, Math.max(cpuLeft, 0), Math.max(memLeft, 0),
         HamiWorkload.NODE_MODEL, free, tags);
-    return new GpuNode(owner, node.generation(), devices.version(), workloadFor, table, ids, type, devmem, devcore);
+    return new GpuNode(owner, workloadFor, table, ids, type, devmem, devcore);
   }
 }

@@ -31,8 +31,8 @@ import org.jspecify.annotations.Nullable;
  * VgpuPlugin#PREFERRED_DEVICES}, so this plugin must come before {@code vgpu} in Reserve.
  *
  * <p>Each node is scored on a compact copy of its state ({@link GpuNode}), kept on the node's
- * {@link NodeInfo} and rebuilt only when the node, its device usage, the workloads or the plugin
- * scoring it change (plugins of several profiles share the slot). The policy's choice of
+ * {@link NodeInfo} (which is replaced when the node or its device usage changes) and rebuilt when
+ * the workloads or the plugin scoring it change (plugins of several profiles share the slot). The policy's choice of
  * GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
  * concurrently for different nodes; everything it shares is immutable or concurrent.
  */
@@ -133,10 +133,9 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
 
   /** The node's compact form, rebuilt only when the node, its devices or the workloads changed. */
   private GpuNode gpuNode(Choices c, NodeInfo node) {
-    NodeDevices devices = index.node(node);
     GpuNode g = node.local(COMPACT);
-    if (g == null || !g.current(this, node, devices, c.workloads())) {
-      g = GpuNode.of(this, node, devices, c.workloads());
+    if (g == null || !g.current(this, c.workloads())) {
+      g = GpuNode.of(this, node, index.node(node), c.workloads());
       node.setLocal(COMPACT, g);
     }
     return g;

@@ -3,7 +3,9 @@ package io.hami.framework.cache;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Snapshot;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,7 @@ public final class CacheSnapshot implements Snapshot {
   long generation = -1;
   long membershipVersion = -1;
   int lastUpdateCopied;
+  int @Nullable [] nameRanks;
 
   @Override
   public List<NodeInfo> nodes() {
@@ -36,6 +39,27 @@ public final class CacheSnapshot implements Snapshot {
   @Override
   public int size() {
     return nodes.size();
+  }
+
+  /**
+   * Each position's rank in name order ({@code nameRanks()[i] < nameRanks()[j]} when node i's name
+   * sorts first), made once per change of the node set.
+   */
+  public int[] nameRanks() {
+    int[] r = nameRanks;
+    if (r == null || r.length != nodes.size()) {
+      Integer[] order = new Integer[nodes.size()];
+      for (int i = 0; i < order.length; i++) {
+        order[i] = i;
+      }
+      Arrays.sort(order, Comparator.comparing(i -> nodes.get(i).name()));
+      r = new int[order.length];
+      for (int k = 0; k < order.length; k++) {
+        r[order[k]] = k;
+      }
+      nameRanks = r;
+    }
+    return r;
   }
 
   /** The highest node generation this snapshot reflects. */

@@ -269,6 +269,7 @@ public final class SchedulerCache {
         }
       }
       snapshot.membershipVersion = membershipVersion;
+      snapshot.nameRanks = null;
     }
     snapshot.generation = generation;
     snapshot.lastUpdateCopied = copied;

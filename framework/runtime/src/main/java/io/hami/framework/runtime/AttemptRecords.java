@@ -28,14 +28,19 @@ final class AttemptRecords {
 
   private AttemptRecords() {}
 
-  /** A Filter failure: per-reason node counts (as in the message) and the closest nodes. */
+  /**
+   * A Filter failure: per-reason node counts (as in the message) and the closest nodes.
+   *
+   * @param nameRanks each candidate's rank in name order, or null to compare the names
+   */
   static Failed filterFailure(
       Instant now,
       int numAll,
       @Nullable Status[] statuses,
       List<NodeInfo> candidates,
       int count,
-      int excludedByPreFilter) {
+      int excludedByPreFilter,
+      int @Nullable [] nameRanks) {
     // Plugins reuse one rejection across nodes: count each distinct status, then its reasons.
     Map<Status, int[]> byStatus = new IdentityHashMap<>();
     Status last = null;
@@ -54,7 +59,7 @@ final class AttemptRecords {
       lastCount[0]++;
       // Insertion into a small sorted array: count is large, CLOSEST is tiny.
       int pos = kept;
-      while (pos > 0 && nearer(statuses, candidates, i, closest[pos - 1])) {
+      while (pos > 0 && nearer(statuses, candidates, nameRanks, i, closest[pos - 1])) {
         pos--;
       }
       if (pos < CLOSEST) {
@@ -82,10 +87,16 @@ final class AttemptRecords {
   }
 
   /** Whether node i comes before node j: fewer reasons, then by name. */
-  private static boolean nearer(@Nullable Status[] statuses, List<NodeInfo> candidates, int i, int j) {
+  private static boolean nearer(
+      @Nullable Status[] statuses, List<NodeInfo> candidates, int @Nullable [] nameRanks, int i, int j) {
     int a = statuses[i].reasons().size();
     int b = statuses[j].reasons().size();
-    return a != b ? a < b : candidates.get(i).name().compareTo(candidates.get(j).name()) < 0;
+    if (a != b) {
+      return a < b;
+    }
+    return nameRanks != null
+        ? nameRanks[i] < nameRanks[j]
+        : candidates.get(i).name().compareTo(candidates.get(j).name()) < 0;
   }
 
   /**

@@ -6,7 +6,6 @@ import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.NodeInfo;
-import io.hami.framework.api.NodeLocal;
 import io.hami.framework.api.Status;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,37 +15,34 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reuse of one profile's Filter verdicts ({@link FilterEquivalence}). A pod's class is the list of
- * the classes its Filter plugins give, interned once per cycle; each node keeps, on its {@link
- * NodeInfo} instance, the last verdict per class. A new NodeInfo (the node, its pods or state a
- * plugin keeps for it changed) starts with none.
+ * the classes its Filter plugins give, interned once per cycle. Each class keeps, by position in
+ * the snapshot's node list, the last verdict and the {@link NodeInfo} instance it was computed on;
+ * it stands while that position holds the same instance (the node, its pods and the state plugins
+ * report for it unchanged). Both are flat arrays read in node order, so a kept verdict costs two
+ * sequential reads.
  *
  * <p>Threads: {@link #classOf} runs on the scheduling thread; {@link #lookup} and {@link #remember}
- * run for different nodes concurrently. A node's table holds immutable entries, each checked
- * against the class before use, so a lost write costs a Filter call, never a wrong verdict.
+ * run for different positions concurrently, and a position is touched by one thread per cycle.
+ * The verdict is written before its node, so a verdict is only ever read for the node it was
+ * computed on.
  */
 final class FilterVerdicts {
 
-  private static final NodeLocal<Verdict[]> SLOT = NodeLocal.create("filter verdicts");
+  /** Kept verdicts, over all classes, before every class forgets them (huge clusters, many shapes). */
+  static final int MAX_KEPT = 1 << 22;
 
   /** Classes interned before the table is cleared (clients with endless distinct pods). */
   static final int MAX_CLASSES = 4096;
 
-  /** Verdicts one node keeps at most; classes beyond share slots and evict each other. */
-  static final int NODE_SLOTS = 256;
-
-  /** An interned pod class: compared by identity. */
+  /** An interned pod class and its verdicts by node position. */
   static final class PodClass {
-    final int id;
-
-    private PodClass(int id) {
-      this.id = id;
-    }
+    private NodeInfo[] nodes = new NodeInfo[0];
+    private Status[] verdicts = new Status[0];
   }
-
-  private record Verdict(PodClass podClass, Status status) {}
 
   private final FilterEquivalence @Nullable [] plugins;
   private final Map<List<Object>, PodClass> interned = new HashMap<>();
+  private int kept;
 
   /** Verdict reuse for these Filter plugins; off unless every one implements the interface. */
   FilterVerdicts(FilterPlugin[] filters) {
@@ -68,8 +64,11 @@ final class FilterVerdicts {
     return plugins != null;
   }
 
-  /** The pod's class for this cycle, or null when its verdicts must not be reused. */
-  @Nullable PodClass classOf(CycleState state, Pod pod, boolean[] skip) {
+  /**
+   * The pod's class for this cycle over {@code nodes} positions, or null when its verdicts must not
+   * be reused.
+   */
+  @Nullable PodClass classOf(CycleState state, Pod pod, boolean[] skip, int nodes) {
     if (plugins == null) {
       return null;
     }
@@ -90,50 +89,44 @@ final class FilterVerdicts {
     PodClass pc = interned.get(k);
     if (pc == null) {
       if (interned.size() >= MAX_CLASSES) {
-        interned.clear();
+        forget();
       }
-      pc = new PodClass(interned.size());
+      pc = new PodClass();
       interned.put(k, pc);
     }
+    if (pc.nodes.length < nodes) {
+      if (kept + nodes - pc.nodes.length > MAX_KEPT) {
+        forget();
+        pc = new PodClass();
+        interned.put(k, pc);
+      }
+      kept += nodes - pc.nodes.length;
+      pc.nodes = Arrays.copyOf(pc.nodes, nodes);
+      pc.verdicts = Arrays.copyOf(pc.verdicts, nodes);
+    }
     return pc;
+  }
+
+  private void forget() {
+    interned.clear();
+    kept = 0;
   }
 
   private enum Skipped {
     INSTANCE
   }
 
-  /** The kept verdict for the class on this node instance, or null. */
-  @Nullable Status lookup(PodClass c, NodeInfo node) {
-    Verdict[] slots = node.local(SLOT);
-    if (slots == null) {
-      return null;
-    }
-    Verdict v = slots[c.id & (slots.length - 1)];
-    if (v == null || v.podClass != c) {
-      return null;
-    }
-    return v.status;
+  /** The verdict kept for the class at this position, if it was computed on this node instance. */
+  static @Nullable Status lookup(PodClass c, int position, NodeInfo node) {
+    return c.nodes[position] == node ? c.verdicts[position] : null;
   }
 
-  /** Keeps the verdict computed for the class on this node. */
-  void remember(PodClass c, NodeInfo node, Status status) {
+  /** Keeps the verdict computed for the class on the node at this position. */
+  static void remember(PodClass c, int position, NodeInfo node, Status status) {
     if (status.code() == Code.ERROR) {
       return;
     }
-    Verdict[] slots = node.local(SLOT);
-    int want = Math.min(NODE_SLOTS, Integer.highestOneBit(c.id) << 1);
-    if (slots == null || slots.length < want) {
-      Verdict[] grown = new Verdict[Math.max(16, want)];
-      if (slots != null) {
-        for (Verdict v : slots) {
-          if (v != null) {
-            grown[v.podClass.id & (grown.length - 1)] = v;
-          }
-        }
-      }
-      slots = grown;
-      node.setLocal(SLOT, slots);
-    }
-    slots[c.id & (slots.length - 1)] = new Verdict(c, status);
+    c.verdicts[position] = status;
+    c.nodes[position] = node;
   }
 }

@@ -366,12 +366,12 @@ public final class FrameworkRuntime {
   }
 
   /**
-   * The pod's class for reusing Filter verdicts in this cycle (see {@link
-   * io.hami.framework.api.FilterEquivalence}), or null when its verdicts are computed afresh.
-   * Called on the scheduling thread after PreFilter.
+   * The pod's class for reusing Filter verdicts on the snapshot's {@code nodes} nodes in this cycle
+   * (see {@link io.hami.framework.api.FilterEquivalence}), or null when its verdicts are computed
+   * afresh. Called on the scheduling thread after PreFilter.
    */
-  FilterVerdicts.@Nullable PodClass filterClass(CycleState state, Pod pod, boolean[] skip) {
-    return verdicts.classOf(state, pod, skip);
+  FilterVerdicts.@Nullable PodClass filterClass(CycleState state, Pod pod, boolean[] skip, int nodes) {
+    return verdicts.classOf(state, pod, skip, nodes);
   }
 
   /**
@@ -379,6 +379,7 @@ public final class FrameworkRuntime {
    * node has not changed since it was computed. Hot path: no allocation when the verdict is kept.
    *
    * @param podClass from {@link #filterClass}, or null to run the plugins
+   * @param position the node's index in the snapshot's node list
    * @param pluginNanos when not null, per-plugin elapsed time is added into it (sampled cycles)
    */
   Status runFilter(
@@ -387,16 +388,17 @@ public final class FrameworkRuntime {
       NodeInfo node,
       boolean[] skip,
       long @Nullable [] pluginNanos,
-      FilterVerdicts.@Nullable PodClass podClass) {
+      FilterVerdicts.@Nullable PodClass podClass,
+      int position) {
     if (podClass == null) {
       return runFilter(state, pod, node, skip, pluginNanos);
     }
-    Status kept = verdicts.lookup(podClass, node);
+    Status kept = FilterVerdicts.lookup(podClass, position, node);
     if (kept != null) {
       return kept;
     }
     Status s = runFilter(state, pod, node, skip, pluginNanos);
-    verdicts.remember(podClass, node, s);
+    FilterVerdicts.remember(podClass, position, node, s);
     return s;
   }
 

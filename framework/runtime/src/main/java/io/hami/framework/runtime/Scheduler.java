@@ -605,7 +605,9 @@ public final class Scheduler {
     int processed;
     long[] pluginNanos = sample ? new long[fwk.filterPluginCount()] : null;
     AtomicReference<Status> error = new AtomicReference<>();
-    FilterVerdicts.PodClass podClass = fwk.filterClass(state, pod, pre.skipFilter());
+    // Verdicts are kept by position in the snapshot's node list, so only a scan of the whole list
+    // reuses them.
+    FilterVerdicts.PodClass podClass = rotate ? fwk.filterClass(state, pod, pre.skipFilter(), total) : null;
     if (!fwk.hasFilterPlugins()) {
       found = Math.min(numToFind, total);
       for (int i = 0; i < found; i++) {
@@ -618,7 +620,7 @@ public final class Scheduler {
       for (int i = 0; i < total && found < numToFind; i++) {
         int idx = (startIdx + i) % total;
         processed++;
-        Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos, podClass);
+        Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos, podClass, idx);
         if (s.isSuccess()) {
           feasibleIdx[found++] = idx;
         } else {
@@ -641,7 +643,7 @@ public final class Scheduler {
             }
             int idx = (st + i) % total;
             processedCounter.incrementAndGet();
-            Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos, podClass);
+            Status s = fwk.runFilter(state, pod, candidates.get(idx), pre.skipFilter(), pluginNanos, podClass, idx);
             if (s.isSuccess()) {
               int k = foundCounter.getAndIncrement();
               if (k < numToFind) {
@@ -714,7 +716,8 @@ public final class Scheduler {
       int excluded = pre.nodeNames() != null ? numAll - total : 0;
       a.message = fitErrorMessage(numAll, statuses, total, excluded);
       a.record =
-          AttemptRecords.filterFailure(clock.instant(), numAll, statuses, candidates, total, excluded);
+          AttemptRecords.filterFailure(clock.instant(), numAll, statuses, candidates, total, excluded,
+              candidates == snapshot.nodes() ? snapshot.nameRanks() : null);
       Set<String> rejectors = new HashSet<>();
       Status last = null;
       for (int i = 0; i < total; i++) {

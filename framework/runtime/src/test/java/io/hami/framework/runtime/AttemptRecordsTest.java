@@ -14,6 +14,7 @@ import io.hami.model.explain.ScheduleRecord.ReasonCount;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,7 @@ class AttemptRecordsTest {
     }
     statuses[5] = null; // a node that passed before the attempt stopped looking
 
-    Failed f = AttemptRecords.filterFailure(T, 10, statuses, nodes, 8, 2);
+    Failed f = AttemptRecords.filterFailure(T, 10, statuses, nodes, 8, 2, null);
 
     assertThat(f.reason()).isEqualTo("Unschedulable");
     assertThat(f.node()).isNull();
@@ -53,6 +54,22 @@ class AttemptRecordsTest {
         new ReasonCount(AttemptRecords.PREFILTER_EXCLUDED, 2));
     assertThat(f.closest()).extracting(NodeReasons::node).containsExactly("n00", "n03", "n06", "n01", "n02");
     assertThat(f.closest().get(3).reasons()).containsExactly("CardInsufficientMemory", "CardInsufficientCore");
+  }
+
+  @Test
+  void filterFailure_breaksTiesByNameRankWhenGiven() {
+    // Nodes listed out of name order; the ranks put them back in it.
+    List<NodeInfo> nodes = nodes(4);
+    List<NodeInfo> listed = List.of(nodes.get(2), nodes.get(0), nodes.get(3), nodes.get(1));
+    int[] ranks = {2, 0, 3, 1};
+    Status[] statuses = new Status[4];
+    Arrays.fill(statuses, Status.unschedulable("CardInsufficientMemory"));
+
+    Failed byRank = AttemptRecords.filterFailure(T, 4, statuses, listed, 4, 0, ranks);
+    Failed byName = AttemptRecords.filterFailure(T, 4, statuses, listed, 4, 0, null);
+
+    assertThat(byRank.closest()).extracting(NodeReasons::node).containsExactly("n00", "n01", "n02", "n03");
+    assertThat(byRank).isEqualTo(byName);
   }
 
   @Test
