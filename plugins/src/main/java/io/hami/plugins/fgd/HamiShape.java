@@ -30,7 +30,9 @@ public record HamiShape(int cpuMilli, int gpus, int memMiB, int memPercent, int 
     if (memPercent <= 0 || memPercent > 100) {
       memPercent = PERCENT_UNSET;
     }
-    types = types.stream().map(t -> t.trim().toLowerCase(Locale.ROOT)).filter(t -> !t.isEmpty()).toList();
+    types = types.isEmpty()
+        ? List.of()
+        : types.stream().map(t -> t.trim().toLowerCase(Locale.ROOT)).filter(t -> !t.isEmpty()).toList();
   }
 
   /** A shape with no GPU. */

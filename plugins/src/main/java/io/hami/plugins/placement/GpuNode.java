@@ -16,11 +16,13 @@ import java.util.List;
  * from the scheduler's view of the node (CPU and memory left, the GPU-clustering tags of its pods)
  * and from the device usage index (each NVIDIA card's free share, the smaller of its free memory
  * and free cores fractions). Its state is immutable once built (rebuilt when the node or its
- * devices change), so the evaluations it remembers per task shape stay valid while it lives.
+ * devices change), so evaluations kept for it ({@link ShapeEvaluations}) stay valid while it lives.
  */
 final class GpuNode {
 
   final Object owner;
+  /** The node's slot in its plugin's {@link ShapeEvaluations}, the same across rebuilds. */
+  final int slot;
   final Object workloadKey;
   final NodeTable table;
   final String[] ids;
@@ -28,50 +30,16 @@ final class GpuNode {
   final int devmem;
   final int devcore;
 
-  private GpuNode(Object owner, Object workloadKey, NodeTable table, String[] ids,
+  private GpuNode(Object owner, int slot, Object workloadKey, NodeTable table, String[] ids,
       String type, int devmem, int devcore) {
     this.owner = owner;
+    this.slot = slot;
     this.workloadKey = workloadKey;
     this.table = table;
     this.ids = ids;
     this.type = type;
     this.devmem = devmem;
     this.devcore = devcore;
-  }
-
-  /** {@link #memo}'s answer for a task not evaluated on this node yet. */
-  static final long NOT_MEMOIZED = Long.MIN_VALUE + 1;
-
-  private static final int MEMO_SLOTS = 32;
-
-  /** One remembered evaluation; immutable, so a slot is read whole or not at all. */
-  private record Memo(long cpuMilli, int gpuMilli, int gpuCount, long evaluation) {}
-
-  // Evaluations of the tasks scored on this node since it last changed, by task shape: pods of a
-  // workload share few shapes, so most scores are a lookup. Direct-mapped; a clash evicts.
-  private final Memo[] memo = new Memo[MEMO_SLOTS];
-
-  /** The remembered evaluation of the task on this node, or {@link #NOT_MEMOIZED}. */
-  long memo(Task t) {
-    return memo(t.cpuMilli(), t.gpuMilli(), t.gpuCount());
-  }
-
-  /** {@link #memo(Task)} for the task of these amounts, without making it. */
-  long memo(long cpuMilli, int gpuMilli, int gpuCount) {
-    Memo m = memo[slot(cpuMilli, gpuMilli, gpuCount)];
-    return m != null && m.cpuMilli == cpuMilli && m.gpuMilli == gpuMilli && m.gpuCount == gpuCount
-        ? m.evaluation
-        : NOT_MEMOIZED;
-  }
-
-  void remember(Task t, long evaluation) {
-    memo[slot(t.cpuMilli(), t.gpuMilli(), t.gpuCount())] =
-        new Memo(t.cpuMilli(), t.gpuMilli(), t.gpuCount(), evaluation);
-  }
-
-  private static int slot(long cpuMilli, int gpuMilli, int gpuCount) {
-    long h = (cpuMilli * 31 + gpuMilli) * 31 + gpuCount;
-    return (int) ((h * 0x9E3779B97F4A7C15L) >>> 59) & (MEMO_SLOTS - 1);
   }
 
   /**
@@ -86,11 +54,12 @@ final class GpuNode {
   /**
    * Builds the node.
    *
-   * @param owner the plugin whose evaluations it remembers
+   * @param owner the plugin whose evaluations it keeps
+   * @param slot the node's slot in the owner's evaluations
    * @param workloadFor the target workload per kind of card; cached nodes are rebuilt when it is
    *     replaced
    */
-  static GpuNode of(Object owner, NodeInfo node, NodeDevices devices, CardWorkloads workloadFor) {
+  static GpuNode of(Object owner, int slot, NodeInfo node, NodeDevices devices, CardWorkloads workloadFor) {
     List<DeviceUsage> cards = new ArrayList<>();
     for (DeviceUsage d : devices.devices()) {
       if ("NVIDIA".equals(d.vendor()) && !"mig".equals(d.mode())) {
@@ -126,6 +95,6 @@ final class GpuNode {
     }
     NodeTable table = NodeTable.single(workload, Math.max(cpuLeft, 0), Math.max(memLeft, 0),
         HamiWorkload.NODE_MODEL, free, tags);
-    return new GpuNode(owner, workloadFor, table, ids, type, devmem, devcore);
+    return new GpuNode(owner, slot, workloadFor, table, ids, type, devmem, devcore);
   }
 }

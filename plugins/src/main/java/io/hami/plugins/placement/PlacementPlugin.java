@@ -17,11 +17,13 @@ import io.hami.framework.api.Status;
 import io.hami.plugins.fgd.HamiShape;
 import io.hami.plugins.vgpu.DeviceChoice;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
-import io.hami.plugins.vgpu.NodeDevices;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -92,7 +94,15 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
   }
 
   /** The pod's shape and the target workloads it is scored against. */
-  record Choices(PodShapes.PodShape shape, CardWorkloads workloads) implements StateData {}
+  record Choices(PodShapes.PodShape shape, CardWorkloads workloads, ShapeEvaluations evaluations)
+      implements StateData {}
+
+  /** Shapes whose evaluations are kept before all are dropped (endless distinct requests). */
+  private static final int MAX_SHAPES = 4096;
+
+  private final Map<HamiShape, ShapeEvaluations> byShape = new ConcurrentHashMap<>();
+  private final Map<String, Integer> slots = new ConcurrentHashMap<>();
+  private final AtomicInteger nextSlot = new AtomicInteger();
 
   @Override
   public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
@@ -112,7 +122,12 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     if (shapes != null) {
       shapes.seen(shape.shape());
     }
-    c = new Choices(shape, workloads.get());
+    if (byShape.size() >= MAX_SHAPES) {
+      byShape.clear();
+    }
+    ShapeEvaluations evaluations = byShape.computeIfAbsent(shape.shape(), s -> new ShapeEvaluations());
+    evaluations.ensure(nextSlot.get());
+    c = new Choices(shape, workloads.get(), evaluations);
     state.write(key, c);
     return c;
   }
@@ -135,7 +150,8 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
   private GpuNode gpuNode(Choices c, NodeInfo node) {
     GpuNode g = node.local(COMPACT);
     if (g == null || !g.current(this, c.workloads())) {
-      g = GpuNode.of(this, node, index.node(node), c.workloads());
+      int slot = slots.computeIfAbsent(node.name(), n -> nextSlot.getAndIncrement());
+      g = GpuNode.of(this, slot, node, index.node(node), c.workloads());
       node.setLocal(COMPACT, g);
     }
     return g;
@@ -143,15 +159,13 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
 
   /** The policy's evaluation of the pod on the node (score and GPUs), or NO_FIT. */
   private long evaluate(Choices c, GpuNode g) {
-    HamiShape s = c.shape().shape();
-    int d = s.shareOn(g.devmem, g.devcore);
-    long e = g.memo(s.cpuMilli(), d, d == 0 ? 0 : s.gpus());
-    if (e != GpuNode.NOT_MEMOIZED) {
+    long e = c.evaluations().get(g);
+    if (e != ShapeEvaluations.NOT_KEPT) {
       return e;
     }
     Task task = task(c, g);
     e = g.table.fitsIgnoringMemory(0, task) ? policy.evaluate(g.table, 0, task, scratch.get()) : NO_FIT;
-    g.remember(task, e);
+    c.evaluations().put(g, e);
     return e;
   }
 

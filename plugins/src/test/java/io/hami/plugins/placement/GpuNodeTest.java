@@ -18,7 +18,7 @@ class GpuNodeTest {
         DeviceUsage.idle("g0", 0, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100),
         DeviceUsage.idle("g1", 1, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100).plus(1, 8_000, 50)),
         PairScores.NONE, null, 3);
-    return GpuNode.of(GpuNodeTest.class, info, devices, CardWorkloads.none());
+    return GpuNode.of(GpuNodeTest.class, 3, info, devices, CardWorkloads.none());
   }
 
   @Test
@@ -31,22 +31,22 @@ class GpuNodeTest {
   }
 
   @Test
-  void remembersEvaluationsPerTaskShape() {
+  void keepsEvaluationsPerShapeForTheSameCompactNodeOnly() {
     GpuNode g = node();
-    Task half = new Task(1000, 0, 500, 1, 0, 0);
-    Task sameShapeOtherPod = new Task(1000, 512, 500, 1, 0, 7);
-    Task whole = new Task(1000, 0, 1000, 1, 0, 0);
-    Task moreCpu = new Task(2000, 0, 500, 1, 0, 0);
-    assertThat(g.memo(half)).isEqualTo(GpuNode.NOT_MEMOIZED);
-    g.remember(half, 42L);
-    assertThat(g.memo(half)).isEqualTo(42L);
-    // Memory and shape ids are not part of a policy's evaluation.
-    assertThat(g.memo(sameShapeOtherPod)).isEqualTo(42L);
-    assertThat(g.memo(whole)).isEqualTo(GpuNode.NOT_MEMOIZED);
-    assertThat(g.memo(moreCpu)).isEqualTo(GpuNode.NOT_MEMOIZED);
-    g.remember(whole, Long.MIN_VALUE);
-    assertThat(g.memo(whole)).isEqualTo(Long.MIN_VALUE);
-    // A rebuilt node starts empty: its state may differ.
-    assertThat(node().memo(half)).isEqualTo(GpuNode.NOT_MEMOIZED);
+    ShapeEvaluations half = new ShapeEvaluations();
+    assertThat(half.get(g)).isEqualTo(ShapeEvaluations.NOT_KEPT);
+    // No room for the slot yet: nothing is kept.
+    half.put(g, 42L);
+    assertThat(half.get(g)).isEqualTo(ShapeEvaluations.NOT_KEPT);
+    half.ensure(g.slot + 1);
+    half.put(g, 42L);
+    assertThat(half.get(g)).isEqualTo(42L);
+    half.put(g, Long.MIN_VALUE);
+    assertThat(half.get(g)).isEqualTo(Long.MIN_VALUE);
+    // A rebuilt node, in the same slot, starts empty: its state may differ.
+    assertThat(half.get(node())).isEqualTo(ShapeEvaluations.NOT_KEPT);
+    // Growing keeps what was kept.
+    half.ensure(100);
+    assertThat(half.get(g)).isEqualTo(Long.MIN_VALUE);
   }
 }

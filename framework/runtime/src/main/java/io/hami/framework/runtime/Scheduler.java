@@ -89,6 +89,7 @@ public final class Scheduler {
   private final Map<String, WaitingPodImpl> waitingPods = new ConcurrentHashMap<>();
   private int nextStartNodeIndex;
   private Status[] statusScratch = new Status[0];
+  private int[] feasibleScratch = new int[0];
   private long cycles;
   private Instant lastLeftoverFlush;
   private volatile boolean running;
@@ -600,7 +601,10 @@ public final class Scheduler {
       statusScratch = new Status[total];
     }
     Status[] statuses = statusScratch;
-    int[] feasibleIdx = new int[Math.max(0, numToFind)];
+    if (feasibleScratch.length < numToFind) {
+      feasibleScratch = new int[numToFind];
+    }
+    int[] feasibleIdx = feasibleScratch;
     int found;
     int processed;
     long[] pluginNanos = sample ? new long[fwk.filterPluginCount()] : null;

@@ -27,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks that a node has room for the pod's requests (cpu, memory, ephemeral-storage, the pod
@@ -49,9 +50,11 @@ public final class NodeResourcesFitPlugin
     final String[] scalars;
     final long[] scalarAmounts;
     final Status[] rejections;
+    final Map<List<String>, Status> shared;
 
-    FitState(Resources request, List<String> scalars, List<Long> amounts) {
+    FitState(Resources request, List<String> scalars, List<Long> amounts, Map<List<String>, Status> shared) {
       this.request = request;
+      this.shared = shared;
       this.scalars = scalars.toArray(String[]::new);
       this.scalarAmounts = amounts.stream().mapToLong(Long::longValue).toArray();
       // More than 16 extended resources is unheard of; beyond that rejections are not kept.
@@ -80,7 +83,7 @@ public final class NodeResourcesFitPlugin
             reasons.add(reason(i));
           }
         }
-        s = Status.unschedulable(reasons.toArray(String[]::new)).withPlugin(NAME);
+        s = sharedRejection(shared, reasons);
         if (bits > 0 && bits < rejections.length) {
           rejections[(int) bits] = s;
         }
@@ -90,6 +93,25 @@ public final class NodeResourcesFitPlugin
   }
 
   private record ScoreState(Resources nonZeroRequest) implements StateData {}
+
+  /** Distinct reason lists kept for sharing; past this, rejections are made per pod. */
+  private static final int SHARED_REJECTIONS = 1024;
+
+  // One rejection per list of reasons across pods: verdicts kept for earlier pods then count as
+  // one status in the scheduler's per-reason summary.
+  private final Map<List<String>, Status> sharedRejections = new ConcurrentHashMap<>();
+
+  private static Status sharedRejection(Map<List<String>, Status> shared, List<String> reasons) {
+    Status s = shared.get(reasons);
+    if (s == null) {
+      s = Status.unschedulable(reasons.toArray(String[]::new)).withPlugin(NAME);
+      if (shared.size() < SHARED_REJECTIONS) {
+        Status prev = shared.putIfAbsent(List.copyOf(reasons), s);
+        s = prev != null ? prev : s;
+      }
+    }
+    return s;
+  }
 
   private final FrameworkHandle handle;
   private final Set<String> ignored;
@@ -155,7 +177,7 @@ public final class NodeResourcesFitPlugin
         amounts.add(e.getValue());
       }
     }
-    return new FitState(req, List.copyOf(names), List.copyOf(amounts));
+    return new FitState(req, List.copyOf(names), List.copyOf(amounts), sharedRejections);
   }
 
   /** The pod's requests: Filter reads nothing else of the pod. */

@@ -27,6 +27,8 @@ import io.hami.framework.api.Status;
 import io.hami.framework.plugins.Tolerations;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Filters out nodes with a NoSchedule or NoExecute taint the pod does not tolerate, and prefers
@@ -62,9 +64,22 @@ public final class TaintTolerationPlugin
     if (t == null) {
       return Status.success();
     }
-    return Status.unresolvable(
-        "node(s) had untolerated taint {" + t.getKey() + ": " + nullToEmpty(t.getValue()) + "}");
+    String reason = "node(s) had untolerated taint {" + t.getKey() + ": " + nullToEmpty(t.getValue()) + "}";
+    Status r = rejections.get(reason);
+    if (r == null) {
+      r = Status.unresolvable(reason);
+      if (rejections.size() < SHARED_REJECTIONS) {
+        rejections.putIfAbsent(reason, r);
+      }
+    }
+    return r;
   }
+
+  /** Distinct taints kept for sharing their rejection; past this, rejections are made per call. */
+  private static final int SHARED_REJECTIONS = 1024;
+
+  // One rejection per taint across pods, so that kept verdicts count as one status per reason.
+  private final Map<String, Status> rejections = new ConcurrentHashMap<>();
 
   @Override
   public Object equivalenceClass(CycleState state, Pod pod) {

@@ -161,22 +161,22 @@ public final class InMemoryCluster implements AutoCloseable {
    * name, and the creation time is the cluster's clock.
    */
   public void addPod(Pod pod) {
-    PodBuilder b = new PodBuilder(pod);
     String ns = pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
       uid = UUID.nameUUIDFromBytes((ns + "/" + name).getBytes(StandardCharsets.UTF_8)).toString();
     }
-    b.editMetadata()
-        .withNamespace(ns)
-        .withUid(uid)
-        .withResourceVersion(nextVersion())
-        .withCreationTimestamp(pod.getMetadata().getCreationTimestamp() == null
-            ? clock.instant().toString()
-            : pod.getMetadata().getCreationTimestamp())
-        .endMetadata();
-    Pod p = b.build();
+    // The stored pod has metadata of its own; spec and status are the caller's, as an API server
+    // keeps what it was sent (the caller must not change them afterwards).
+    Pod p = ShallowCopy.of(pod);
+    p.setMetadata(ShallowCopy.of(pod.getMetadata()));
+    p.getMetadata().setNamespace(ns);
+    p.getMetadata().setUid(uid);
+    p.getMetadata().setResourceVersion(nextVersion());
+    if (p.getMetadata().getCreationTimestamp() == null) {
+      p.getMetadata().setCreationTimestamp(now());
+    }
     String key = ns + "/" + name;
     if (pods.containsKey(key)) {
       throw new IllegalArgumentException("pod " + key + " already exists");
@@ -399,7 +399,7 @@ public final class InMemoryCluster implements AutoCloseable {
             .withStatus(status)
             .withReason(reason)
             .withMessage(message)
-            .withLastTransitionTime(clock.instant().toString())
+            .withLastTransitionTime(now())
             .build());
     pod.getStatus().setConditions(conditions);
   }
@@ -410,6 +410,19 @@ public final class InMemoryCluster implements AutoCloseable {
       String obj = regarding.getMetadata().getNamespace() + "/" + regarding.getMetadata().getName();
       events.add(new RecordedEvent(obj, type.value(), reason, note));
     }
+  }
+
+  private @Nullable Instant nowAt;
+  private String nowText = "";
+
+  /** The clock's time as RFC 3339 text, formatted once per instant (the clock moves rarely). */
+  private String now() {
+    Instant t = clock.instant();
+    if (!t.equals(nowAt)) {
+      nowAt = t;
+      nowText = t.toString();
+    }
+    return nowText;
   }
 
   private String nextVersion() {
