@@ -13,6 +13,7 @@ import io.hami.framework.api.Status;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -62,7 +63,9 @@ public final class SchedulingQueue {
   private final Map<String, QueuedPodInfo> unschedulable = new LinkedHashMap<>();
   private final Map<String, QueuedPodInfo> byUid = new HashMap<>();
   private final Map<String, QueuedPodInfo> inFlight = new HashMap<>();
-  private final List<InFlightEvent> inFlightEvents = new ArrayList<>();
+  // In event order, so trimming drops a prefix: binding pods stay in flight for long, and the
+  // events they pin must not be rescanned on every attempt.
+  private final ArrayDeque<InFlightEvent> inFlightEvents = new ArrayDeque<>();
   private long seq;
   private long eventSeq;
   private long schedulingCycle;
@@ -315,8 +318,9 @@ public final class SchedulingQueue {
     for (QueuedPodInfo i : inFlight.values()) {
       oldest = Math.min(oldest, i.popEventSeq);
     }
-    long min = oldest;
-    inFlightEvents.removeIf(e -> e.seq <= min);
+    while (!inFlightEvents.isEmpty() && inFlightEvents.peekFirst().seq <= oldest) {
+      inFlightEvents.pollFirst();
+    }
   }
 
   /**
