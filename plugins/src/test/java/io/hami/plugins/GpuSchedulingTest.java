@@ -3,6 +3,7 @@ package io.hami.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.NodeInfo;
@@ -174,7 +175,7 @@ final class GpuSchedulingTest {
       String other = first.equals("n1") ? "n2" : "n1";
       // The other node kept "fits" for this shape. Another scheduler's pod, annotated but not
       // bound yet, now holds 10000 MiB there: only the device index sees it.
-      Pod foreign = new io.fabric8.kubernetes.api.model.PodBuilder(MakeGpuPod.named("foreign").gpus(1)
+      Pod foreign = new PodBuilder(MakeGpuPod.named("foreign").gpus(1)
           .gpuMemMiB(10000)
           .annotation(Annotations.VGPU_NODE, other)
           .annotation(Annotations.VGPU_DEVICES_ALLOCATED, FakeGpus.uuid(other, 0) + ",NVIDIA,10000,0:;")

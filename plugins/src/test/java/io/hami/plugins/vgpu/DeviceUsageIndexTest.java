@@ -8,6 +8,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.hami.framework.testing.FakeHandle;
+import io.hami.framework.testing.gpu.FakeGpus;
+import io.hami.framework.testing.gpu.MakeGpuNode;
+import io.hami.framework.testing.gpu.MakeGpuPod;
+import io.hami.model.Annotations;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -122,5 +127,25 @@ final class DeviceUsageIndexTest {
     long v = index.node("n1").version();
     index.upsertNode(node("n1", "ok"));
     assertThat(index.node("n1").version()).isEqualTo(v);
+  }
+
+  @Test
+  void everyNewViewIsReportedToTheScheduler() {
+    FakeHandle handle = new FakeHandle();
+    DeviceUsageIndex shared = DeviceUsageIndex.shared(handle);
+    handle.fireNodeAdd(MakeGpuNode.named("n1")
+        .gpus(FakeGpus.t4s("n1", 1)).obj());
+    assertThat(handle.changedNodes()).containsExactly("n1");
+
+    // Another scheduler's pod, annotated for n1 but not bound: only the index sees it.
+    String dev = FakeGpus.uuid("n1", 0);
+    handle.firePodAdd(MakeGpuPod.named("other").gpus(1)
+        .annotation(Annotations.VGPU_NODE, "n1")
+        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,1000,10:;").obj());
+    assertThat(handle.changedNodes()).containsExactly("n1", "n1");
+
+    shared.reserve("p1", "n1", usage(dev, 1, 500, 0));
+    shared.unreserve("p1");
+    assertThat(handle.changedNodes()).containsExactly("n1", "n1", "n1", "n1");
   }
 }
