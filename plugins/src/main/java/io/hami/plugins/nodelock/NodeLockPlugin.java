@@ -17,6 +17,7 @@ import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.EventResource;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeLocal;
 import io.hami.framework.api.PermitPlugin;
 import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.PluginRegistration;
@@ -209,7 +210,20 @@ public final class NodeLockPlugin
     return MAX_NODE_SCORE / (1 + inPipeline(node));
   }
 
+  private static final NodeLocal<Integer> IN_PIPELINE = NodeLocal.create("nodelock: pods in the lock's pipeline");
+
+  /** Pods in the node's lock pipeline, counted once per NodeInfo (it reads nothing else). */
   static int inPipeline(NodeInfo node) {
+    Integer kept = node.local(IN_PIPELINE);
+    if (kept != null) {
+      return kept;
+    }
+    int n = countInPipeline(node);
+    node.setLocal(IN_PIPELINE, n);
+    return n;
+  }
+
+  private static int countInPipeline(NodeInfo node) {
     // A lock on the node counts even when its holder already reads served: the node agent
     // removes the lock just after, and until then a pod sent here waits at Permit.
     Map<String, String> na = node.node().getMetadata().getAnnotations();
