@@ -10,6 +10,7 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -53,7 +54,9 @@ public final class GpuMetrics {
     0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300
   };
 
-  private static final Map<PrometheusRegistry, GpuMetrics> BY_REGISTRY = new WeakHashMap<>();
+  // Weak values too: the metrics' sources reach back to the scheduler and so to its registry; the
+  // registry's own callbacks keep the metrics alive while it is in use.
+  private static final Map<PrometheusRegistry, WeakReference<GpuMetrics>> BY_REGISTRY = new WeakHashMap<>();
 
   private final Counter parseFailures;
   private final List<FitSource> fitSources = new CopyOnWriteArrayList<>();
@@ -153,7 +156,13 @@ public final class GpuMetrics {
   public static GpuMetrics of(PrometheusRegistry registry) {
     requireNonNull(registry, "registry");
     synchronized (BY_REGISTRY) {
-      return BY_REGISTRY.computeIfAbsent(registry, GpuMetrics::new);
+      WeakReference<GpuMetrics> ref = BY_REGISTRY.get(registry);
+      GpuMetrics m = ref == null ? null : ref.get();
+      if (m == null) {
+        m = new GpuMetrics(registry);
+        BY_REGISTRY.put(registry, new WeakReference<>(m));
+      }
+      return m;
     }
   }
 

@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -215,7 +216,9 @@ public final class DeviceUsageIndex {
     }
   }
 
-  private static final Map<FrameworkHandle, DeviceUsageIndex> SHARED = new WeakHashMap<>();
+  // Weak values too: an index reaches its handle (readers, listeners), so a strong value would
+  // keep every scheduler ever built alive. The index lives as long as its plugins and listener.
+  private static final Map<FrameworkHandle, WeakReference<DeviceUsageIndex>> SHARED = new WeakHashMap<>();
 
   /**
    * The index of a profile, created on first use and fed by the profile's cluster events. Every
@@ -224,7 +227,13 @@ public final class DeviceUsageIndex {
    */
   public static DeviceUsageIndex shared(FrameworkHandle handle) {
     synchronized (SHARED) {
-      return SHARED.computeIfAbsent(handle, DeviceUsageIndex::create);
+      WeakReference<DeviceUsageIndex> ref = SHARED.get(handle);
+      DeviceUsageIndex index = ref == null ? null : ref.get();
+      if (index == null) {
+        index = create(handle);
+        SHARED.put(handle, new WeakReference<>(index));
+      }
+      return index;
     }
   }
 
