@@ -21,10 +21,9 @@ import org.jspecify.annotations.Nullable;
  * report for it unchanged). Both are flat arrays read in node order, so a kept verdict costs two
  * sequential reads.
  *
- * <p>Threads: {@link #classOf} runs on the scheduling thread; {@link #lookup} and {@link #remember}
- * run for different positions concurrently, and a position is touched by one thread per cycle.
- * The verdict is written before its node, so a verdict is only ever read for the node it was
- * computed on.
+ * <p>Threads: {@link #classOf} (which may grow a class's arrays) runs on the scheduling thread
+ * before Filter fans out; {@link #lookup} and {@link #remember} run for different positions
+ * concurrently, and a position is touched by one thread per cycle.
  */
 final class FilterVerdicts {
 
@@ -58,10 +57,6 @@ final class FilterVerdicts {
     for (int i = 0; i < filters.length; i++) {
       plugins[i] = (FilterEquivalence) filters[i];
     }
-  }
-
-  boolean enabled() {
-    return plugins != null;
   }
 
   /**
