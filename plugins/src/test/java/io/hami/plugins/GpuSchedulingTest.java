@@ -4,16 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.hami.framework.api.CycleState;
-import io.hami.framework.api.FilterPlugin;
-import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PluginRegistration;
-import io.hami.framework.api.Status;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.local.InMemoryCluster;
+import io.hami.framework.testing.OpaqueFilter;
 import io.hami.framework.testing.gpu.FakeGpus;
 import io.hami.framework.testing.gpu.MakeGpuNode;
 import io.hami.framework.testing.gpu.MakeGpuPod;
@@ -90,19 +87,6 @@ final class GpuSchedulingTest {
     }
   }
 
-  /** A Filter plugin that says nothing of what it reads, so no verdict is reused. */
-  private static final class Opaque implements FilterPlugin {
-    @Override
-    public String name() {
-      return "opaque";
-    }
-
-    @Override
-    public Status filter(CycleState state, Pod pod, NodeInfo node) {
-      return Status.success();
-    }
-  }
-
   /**
    * Random arrivals and departures of a few pod shapes on mixed nodes, with the shipped profile:
    * each pod's node and devices, and each refusal message, as given by the scheduler reusing
@@ -110,7 +94,7 @@ final class GpuSchedulingTest {
    */
   private static List<String> churn(boolean reuse) throws IOException {
     Registry r = registry();
-    r.register(PluginRegistration.of("opaque", h -> new Opaque()));
+    r.register(PluginRegistration.of("opaque", h -> new OpaqueFilter("opaque")));
     String yaml = Files.readString(CONFIG);
     if (!reuse) {
       yaml = yaml.replace("          - name: numa\n", "          - name: numa\n          - name: opaque\n");

@@ -16,6 +16,7 @@ import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.local.InMemoryCluster;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
+import io.hami.framework.testing.OpaqueFilter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -69,19 +70,6 @@ class FilterVerdictsTest {
     }
   }
 
-  /** A Filter plugin that does not say what it reads. */
-  private static final class Opaque implements FilterPlugin {
-    @Override
-    public String name() {
-      return "Opaque";
-    }
-
-    @Override
-    public Status filter(CycleState state, Pod pod, NodeInfo node) {
-      return Status.success();
-    }
-  }
-
   private InMemoryCluster cluster(boolean withOpaque, String... nodes) {
     var registry = BuiltInPlugins.registry();
     Counting counting = new Counting();
@@ -89,7 +77,7 @@ class FilterVerdictsTest {
       handle = h;
       return counting;
     }));
-    registry.register(PluginRegistration.of("Opaque", h -> new Opaque()));
+    registry.register(PluginRegistration.of("Opaque", h -> new OpaqueFilter("Opaque")));
     String yaml = "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n"
         + "- schedulerName: hami-scheduler\n  plugins:\n    filter:\n      enabled:\n"
         + "      - name: Counting\n"
