@@ -34,8 +34,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Each node is scored on a compact copy of its state ({@link GpuNode}), kept on the node's
  * {@link NodeInfo} (which is replaced when the node or its device usage changes) and rebuilt when
- * the workloads or the plugin scoring it change (plugins of several profiles share the slot). The policy's choice of
- * GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
+ * the workloads or the plugin scoring it change (plugins of several profiles share the slot); the
+ * policy's evaluation of each pod shape is kept per node ({@link ShapeEvaluations}). The policy's
+ * choice of GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
  * concurrently for different nodes; everything it shares is immutable or concurrent.
  */
 public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, ScoreExtensions, ReservePlugin {

@@ -385,7 +385,7 @@ public final class DeviceUsageIndex {
   /** {@link #node(String)} for a node of the snapshot, without a lookup by name once it is known. */
   public NodeDevices node(NodeInfo node) {
     NodeState s = entry(node);
-    return s != null ? s.view : new NodeDevices(node.name(), ImmutableList.of(), PairScores.NONE, null, 0);
+    return s != null ? s.view : node(node.name());
   }
 
   // A node's entry is never removed from the index, so the NodeInfo may keep it.

@@ -16,6 +16,7 @@ import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PreFilterPlugin;
 import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.PreScorePlugin;
+import io.hami.framework.api.Rejections;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Snapshot;
@@ -27,7 +28,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks that a node has room for the pod's requests (cpu, memory, ephemeral-storage, the pod
@@ -50,9 +50,9 @@ public final class NodeResourcesFitPlugin
     final String[] scalars;
     final long[] scalarAmounts;
     final Status[] rejections;
-    final Map<List<String>, Status> shared;
+    final Rejections<List<String>> shared;
 
-    FitState(Resources request, List<String> scalars, List<Long> amounts, Map<List<String>, Status> shared) {
+    FitState(Resources request, List<String> scalars, List<Long> amounts, Rejections<List<String>> shared) {
       this.request = request;
       this.shared = shared;
       this.scalars = scalars.toArray(String[]::new);
@@ -83,7 +83,7 @@ public final class NodeResourcesFitPlugin
             reasons.add(reason(i));
           }
         }
-        s = sharedRejection(shared, reasons);
+        s = shared.of(List.copyOf(reasons), r -> Status.unschedulable(r.toArray(String[]::new)).withPlugin(NAME));
         if (bits > 0 && bits < rejections.length) {
           rejections[(int) bits] = s;
         }
@@ -94,24 +94,8 @@ public final class NodeResourcesFitPlugin
 
   private record ScoreState(Resources nonZeroRequest) implements StateData {}
 
-  /** Distinct reason lists kept for sharing; past this, rejections are made per pod. */
-  private static final int SHARED_REJECTIONS = 1024;
-
-  // One rejection per list of reasons across pods: verdicts kept for earlier pods then count as
-  // one status in the scheduler's per-reason summary.
-  private final Map<List<String>, Status> sharedRejections = new ConcurrentHashMap<>();
-
-  private static Status sharedRejection(Map<List<String>, Status> shared, List<String> reasons) {
-    Status s = shared.get(reasons);
-    if (s == null) {
-      s = Status.unschedulable(reasons.toArray(String[]::new)).withPlugin(NAME);
-      if (shared.size() < SHARED_REJECTIONS) {
-        Status prev = shared.putIfAbsent(List.copyOf(reasons), s);
-        s = prev != null ? prev : s;
-      }
-    }
-    return s;
-  }
+  // One rejection per list of reasons across pods (see Rejections).
+  private final Rejections<List<String>> sharedRejections = new Rejections<>();
 
   private final FrameworkHandle handle;
   private final Set<String> ignored;

@@ -18,6 +18,7 @@ import io.hami.framework.api.NodeScores;
 import io.hami.framework.api.Plugin;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PreScorePlugin;
+import io.hami.framework.api.Rejections;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.ScoreExtensions;
 import io.hami.framework.api.ScorePlugin;
@@ -27,8 +28,6 @@ import io.hami.framework.api.Status;
 import io.hami.framework.plugins.Tolerations;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Filters out nodes with a NoSchedule or NoExecute taint the pod does not tolerate, and prefers
@@ -65,21 +64,11 @@ public final class TaintTolerationPlugin
       return Status.success();
     }
     String reason = "node(s) had untolerated taint {" + t.getKey() + ": " + nullToEmpty(t.getValue()) + "}";
-    Status r = rejections.get(reason);
-    if (r == null) {
-      r = Status.unresolvable(reason);
-      if (rejections.size() < SHARED_REJECTIONS) {
-        rejections.putIfAbsent(reason, r);
-      }
-    }
-    return r;
+    return rejections.of(reason, Status::unresolvable);
   }
 
-  /** Distinct taints kept for sharing their rejection; past this, rejections are made per call. */
-  private static final int SHARED_REJECTIONS = 1024;
-
-  // One rejection per taint across pods, so that kept verdicts count as one status per reason.
-  private final Map<String, Status> rejections = new ConcurrentHashMap<>();
+  // One rejection per taint across pods (see Rejections).
+  private final Rejections<String> rejections = new Rejections<>();
 
   @Override
   public Object equivalenceClass(CycleState state, Pod pod) {
