@@ -2,7 +2,7 @@ package io.hami.cmd.cluster;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hami.model.client.KubeClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -345,7 +345,7 @@ public final class ControlPlane implements AutoCloseable {
 
   private static KubernetesClient clientFor(String kubeconfigYaml) {
     Config config = Config.fromKubeconfig(kubeconfigYaml);
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return KubeClients.builder(config).build();
   }
 
   /**

@@ -2,8 +2,8 @@ package io.hami.cmd.explain;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.model.client.KubeClients;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -87,7 +87,7 @@ public final class ExplainPodCommand implements Callable<Integer> {
     if (ns == null) {
       ns = namespace != null ? namespace : config.getNamespace() != null ? config.getNamespace() : "default";
     }
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+    try (KubernetesClient client = KubeClients.builder(config).build()) {
       Optional<PodFacts> facts = new FactsReader(client).read(ns, name);
       if (facts.isEmpty()) {
         err.println("pod " + ns + "/" + name + " not found");

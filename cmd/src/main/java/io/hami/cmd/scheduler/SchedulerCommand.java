@@ -2,7 +2,6 @@ package io.hami.cmd.scheduler;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.hami.cmd.webhook.WebhookOptions;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.ConfigLoader;
@@ -137,7 +136,7 @@ public final class SchedulerCommand implements Callable<Integer> {
     String id = identity == null || identity.isBlank() ? hostName() : identity;
     CountDownLatch closed = new CountDownLatch(1);
     ClientRequestMetrics requests = new ClientRequestMetrics();
-    try (KubernetesClient client = requests.install(new KubernetesClientBuilder().withConfig(clientConfig())).build();
+    try (KubernetesClient client = requests.clientBuilder(clientConfig()).build();
         SchedulerService service =
             new SchedulerService(
                 client,

@@ -2,7 +2,7 @@ package io.hami.cmd.webhook;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hami.model.client.KubeClients;
 import io.hami.model.config.DeviceConfig;
 import io.hami.webhook.BindAddress;
 import io.hami.webhook.WebhookConfig;
@@ -161,7 +161,7 @@ public final class WebhookCommand implements Callable<Integer> {
   private int serve(Settings s, PrintWriter err) {
     KubernetesClient client;
     try {
-      client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
+      client = KubeClients.builder(clientConfig()).build();
     } catch (RuntimeException | IOException e) {
       err.println("hami webhook: cannot configure the Kubernetes client: " + e.getMessage());
       err.flush();

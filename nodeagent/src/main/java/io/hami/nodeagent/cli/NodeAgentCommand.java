@@ -2,7 +2,8 @@ package io.hami.nodeagent.cli;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.hami.model.client.KubeClients;
+import io.hami.model.device.NodeDeviceJson;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.FileSettings;
 import io.hami.nodeagent.config.HealthCheckPolicy;
@@ -16,7 +17,6 @@ import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
 import io.hami.nodeagent.nvml.SysfsNuma;
 import io.hami.nodeagent.publish.RegisterRecords;
-import io.hami.model.device.NodeDeviceJson;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -278,7 +278,7 @@ public final class NodeAgentCommand implements Callable<Integer> {
       Config kc = kubeconfig == null
           ? Config.autoConfigure(null)
           : Config.fromKubeconfig(Files.readString(kubeconfig));
-      client = new KubernetesClientBuilder().withConfig(kc).build();
+      client = KubeClients.builder(kc).build();
     } catch (IOException | RuntimeException e) {
       err.println("error: cannot configure the Kubernetes client: " + e.getMessage());
       err.flush();

@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewB
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hami.cmd.cluster.ControlPlane;
 import io.hami.cmd.cluster.FakeNode;
@@ -91,7 +90,7 @@ class ShippedRbacE2E {
   private static KubernetesClient tokenClient(ControlPlane cp, String token, ClientRequestMetrics requests)
       throws IOException {
     Config config = Config.fromKubeconfig(Kubeconfig.withToken(cp.server(), cp.pki().caPem(), token));
-    return requests.install(new KubernetesClientBuilder().withConfig(config)).build();
+    return requests.clientBuilder(config).build();
   }
 
   private static String token(KubernetesClient admin, String account, @Nullable Pod boundTo) {

@@ -1,10 +1,12 @@
 package io.hami.framework.runtime;
 
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.http.Interceptor;
+import io.hami.model.client.KubeClients;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -31,9 +33,9 @@ public final class ClientRequestMetrics implements Interceptor {
           .build();
   private final ConcurrentMap<String, CounterDataPoint> points = new ConcurrentHashMap<>();
 
-  /** Adds this counter to {@code builder}'s HTTP client. */
-  public KubernetesClientBuilder install(KubernetesClientBuilder builder) {
-    return builder.withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("hami-request-metrics", this));
+  /** A client builder for {@code config} ({@link KubeClients}) whose requests this counts. */
+  public KubernetesClientBuilder clientBuilder(Config config) {
+    return KubeClients.builder(config, b -> b.addOrReplaceInterceptor("hami-request-metrics", this));
   }
 
   public void register(PrometheusRegistry registry) {

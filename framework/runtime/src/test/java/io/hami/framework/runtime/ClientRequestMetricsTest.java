@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -59,7 +58,7 @@ class ClientRequestMetricsTest {
       PrometheusRegistry registry = new PrometheusRegistry();
       metrics.register(registry);
       Config config = mockClient.getConfiguration();
-      try (KubernetesClient client = metrics.install(new KubernetesClientBuilder().withConfig(config)).build()) {
+      try (KubernetesClient client = metrics.clientBuilder(config).build()) {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build()).create();
         Node n1 = client.nodes().withName("n1").get();
         client.nodes().withName("missing").get();
