@@ -46,6 +46,21 @@ public final class HamiCommand implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    atLeastTwoCommonPoolWorkers();
     System.exit(commandLine().execute(args));
+  }
+
+  static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
+  /**
+   * On one or two CPUs the common pool gets a single worker, and CompletableFuture then runs each
+   * async completion on a new thread: the HTTP client's responses started about a hundred threads
+   * a second in a loaded scheduler. Two workers keep them on pooled threads. Must run before
+   * anything touches the pool; an explicit setting is left alone.
+   */
+  static void atLeastTwoCommonPoolWorkers() {
+    if (System.getProperty(COMMON_POOL_PARALLELISM) == null && Runtime.getRuntime().availableProcessors() < 3) {
+      System.setProperty(COMMON_POOL_PARALLELISM, "2");
+    }
   }
 }
