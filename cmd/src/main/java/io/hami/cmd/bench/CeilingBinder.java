@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.model.Annotations;
+import io.hami.model.client.PatchTargets;
 import io.hami.model.lock.NodeLock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -89,7 +90,7 @@ final class CeilingBinder implements AutoCloseable {
       if (!lock(node, ns, name)) {
         continue;
       }
-      client.pods().resource(pod).patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(podPatch(pod, node)));
+      client.pods().resource(PatchTargets.pod(pod)).patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(podPatch(pod, node)));
       client.bindings().inNamespace(ns).resource(
           new BindingBuilder()
               .withNewMetadata().withName(name).withNamespace(ns).withUid(pod.getMetadata().getUid()).endMetadata()
@@ -114,7 +115,7 @@ final class CeilingBinder implements AutoCloseable {
         "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":\"" + value + "\"},\"resourceVersion\":\""
             + n.getMetadata().getResourceVersion() + "\"}}";
     try {
-      client.nodes().resource(n).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {

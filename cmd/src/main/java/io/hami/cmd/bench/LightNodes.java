@@ -1,8 +1,8 @@
 package io.hami.cmd.bench;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -15,13 +15,14 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.cmd.cluster.FakeNode;
 import io.hami.model.Annotations;
+import io.hami.model.client.PatchTargets;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.lock.NodeLock;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -173,15 +174,11 @@ final class LightNodes implements AutoCloseable {
     String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.NODE_HANDSHAKE + "\":\"" + handshake() + "\"}}}";
     for (String name : List.copyOf(names)) {
       try {
-        client.nodes().resource(stub(name)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client.nodes().resource(PatchTargets.node(name)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       } catch (KubernetesClientException e) {
         log.debug("handshake refresh failed node={} error={}", name, e.getMessage());
       }
     }
-  }
-
-  private static Node stub(String name) {
-    return new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
   }
 
   private void maybeServe(Pod pod) {
@@ -209,7 +206,7 @@ final class LightNodes implements AutoCloseable {
               + "\":\""
               + ";".repeat(containers)
               + "\"}}}";
-      client.pods().resource(pod).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      client.pods().resource(PatchTargets.pod(pod)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       releaseLock(node, ns, name);
     } catch (KubernetesClientException e) {
       errors.incrementAndGet();
@@ -232,7 +229,7 @@ final class LightNodes implements AutoCloseable {
           "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":null},\"resourceVersion\":\""
               + n.getMetadata().getResourceVersion() + "\"}}";
       try {
-        client.nodes().resource(n).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         released.incrementAndGet();
         return;
       } catch (KubernetesClientException e) {

@@ -8,6 +8,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.model.Annotations;
+import io.hami.model.BindPhase;
+import io.hami.model.client.PatchTargets;
+import io.hami.model.lock.NodeLock;
+import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.PodDevicesCodec;
+import io.hami.model.vendor.VendorKeys;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateResponse;
@@ -16,14 +24,7 @@ import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationReques
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationResponse;
-import io.hami.model.Annotations;
-import io.hami.model.BindPhase;
-import io.hami.model.pod.ContainerDevice;
-import io.hami.model.lock.NodeLock;
-import io.hami.model.pod.PodDevices;
-import io.hami.model.vendor.VendorKeys;
 import io.hami.nodeagent.publish.MergePatch;
-import io.hami.model.pod.PodDevicesCodec;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -261,7 +262,7 @@ public final class Allocator {
       release.put(Annotations.MUTEX_LOCK, null);
       String patch = MergePatch.annotations(release, node.getMetadata().getResourceVersion());
       try {
-        client.nodes().withName(config.nodeName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client.nodes().resource(PatchTargets.node(config.nodeName())).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         return;
       } catch (KubernetesClientException e) {
         if (attempt >= 5) {
@@ -274,7 +275,7 @@ public final class Allocator {
   }
 
   private void patchPod(Pod pod, Map<String, @Nullable String> annotations) {
-    client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+    client.pods().resource(PatchTargets.pod(pod))
         .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.annotations(annotations, null));
   }
 

@@ -5,14 +5,15 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.model.Annotations;
+import io.hami.model.client.PatchTargets;
+import io.hami.model.device.NodeDeviceJson;
+import io.hami.model.handshake.Handshake;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
-import io.hami.model.Annotations;
-import io.hami.model.handshake.Handshake;
-import io.hami.model.device.NodeDeviceJson;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -114,7 +115,7 @@ public final class NodeRegistrar extends AbstractScheduledService {
     }
     client
         .nodes()
-        .withName(config.nodeName())
+        .resource(PatchTargets.node(config.nodeName()))
         .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.annotations(patch, null));
     log.info("node annotations patched node={} keys={}", config.nodeName(), patch.keySet());
     return Outcome.PATCHED;

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.model.Annotations;
+import io.hami.model.client.PatchTargets;
 import io.hami.model.lock.NodeLock;
 import java.time.InstantSource;
 import java.time.ZoneId;
@@ -132,8 +133,7 @@ public final class NodeLockClient {
       json(b, resourceVersion);
     }
     b.append("}}");
-    // resource(node), not withName(..): a patch by name alone makes the client GET the node again.
-    client.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
+    client.nodes().resource(PatchTargets.node(node.getMetadata().getName())).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
   }
 
   private static StringBuilder json(StringBuilder b, String s) {

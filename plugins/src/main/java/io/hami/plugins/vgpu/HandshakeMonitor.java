@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.framework.api.ClusterStateListener;
+import io.hami.model.client.PatchTargets;
 import io.hami.model.handshake.Handshake;
 import io.hami.model.handshake.HandshakeCheck;
 import io.hami.model.handshake.HealthVerdict;
@@ -162,7 +163,7 @@ public final class HandshakeMonitor {
       b.append("},\"resourceVersion\":");
       json(b, rv).append("}}");
       try {
-        client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
+        client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
         return true;
       } catch (KubernetesClientException e) {
         if (e.getCode() == 409 || e.getCode() == 404) {

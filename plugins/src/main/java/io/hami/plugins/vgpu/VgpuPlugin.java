@@ -35,6 +35,7 @@ import io.hami.framework.api.Status;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.Decoded;
+import io.hami.model.client.PatchTargets;
 import io.hami.model.explain.ScheduleRecord;
 import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.pod.ContainerDevice;
@@ -523,10 +524,9 @@ public final class VgpuPlugin
             "metadata",
             Map.of("annotations", annos, "labels", Map.of(Annotations.VGPU_NODE, nodeName)));
     try {
-      // resource(pod), not withName(..): a patch by name alone makes the client GET the pod first.
       client
           .pods()
-          .resource(pod)
+          .resource(PatchTargets.pod(pod))
           .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
       return Status.success();
     } catch (KubernetesClientException e) {

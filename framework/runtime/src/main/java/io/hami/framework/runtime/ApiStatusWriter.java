@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
 import io.hami.model.Annotations;
+import io.hami.model.client.PatchTargets;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -85,10 +86,9 @@ public final class ApiStatusWriter implements StatusWriter {
           () -> {
             try {
               limiter.acquire();
-              // resource(pod), not withName(..): a patch by name alone makes the client GET the pod first.
               client
                   .pods()
-                  .resource(pod)
+                  .resource(PatchTargets.pod(pod))
                   .subresource("status")
                   .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
               observer.request("patch", "pods/status", "ok");
