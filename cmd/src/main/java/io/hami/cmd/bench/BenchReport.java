@@ -46,7 +46,8 @@ record BenchReport(
    * @param createToBindMs statistics of create-to-bind latency
    * @param requestsPerPod requests by {@code "verb resource"} per bound pod (client-side)
    * @param writesPerPod create, update, patch and delete requests per bound pod
-   * @param bindingWritesPerPod the same without Events (asynchronous, off the binding path)
+   * @param bindingWritesPerPod the same without Events (asynchronous, off the binding path) and
+   *     without node handshake patches (per node and period, not per pod)
    * @param cpuSeconds CPU time of the binding process during the phase; null when unknown
    * @param heapMiB statistics of the heap in use, sampled each second; null when unknown
    * @param internals the binder's own figures (attempts by result, mean cycle and binding time)
@@ -98,7 +99,7 @@ record BenchReport(
     StringBuilder b = new StringBuilder();
     b.append("### hami bench cluster: ").append(workload).append(" (").append(nodes).append(" nodes, ")
         .append(pods).append(" pods)\n\n");
-    b.append("| binder | bound | pods/s (avg) | pods/s per-second p50 / p90 / p99 | create→bind p50 / p99 ms | writes/pod (without events) | requests/pod by verb | CPU s | heap MiB avg / max |\n");
+    b.append("| binder | bound | pods/s (avg) | pods/s per-second p50 / p90 / p99 | create→bind p50 / p99 ms | writes/pod (binding path: without events and handshakes) | requests/pod by verb | CPU s | heap MiB avg / max |\n");
     b.append("|---|---|---|---|---|---|---|---|---|\n");
     row(b, ours);
     if (ceiling != null) {

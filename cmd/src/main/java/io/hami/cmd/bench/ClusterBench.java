@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hami.cmd.cluster.Commands;
 import io.hami.cmd.cluster.ControlPlane;
@@ -13,6 +12,7 @@ import io.hami.cmd.cluster.ControlPlaneOptions;
 import io.hami.cmd.cluster.GpuNode;
 import io.hami.cmd.cluster.Invariants;
 import io.hami.framework.runtime.ClientRequestMetrics;
+import io.hami.model.client.KubeClients;
 import io.hami.nodeagent.nvml.GpuInfo;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -49,6 +49,8 @@ final class ClusterBench {
   static final String NAMESPACE = "hami-bench";
   static final String CEILING_SCHEDULER = "hami-bench-ceiling";
   private static final String REQUESTS = ClientRequestMetrics.NAME;
+  /** Node handshake patches: per node and period, not per pod, so not on the binding path. */
+  private static final String HANDSHAKE_WRITES = "hami_scheduler_gpu_handshake_writes_total";
 
   /**
    * @param workload what to run
@@ -102,8 +104,7 @@ final class ClusterBench {
   private static KubernetesClient client(Path kubeconfig, @Nullable ClientRequestMetrics metrics) throws IOException {
     Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig, StandardCharsets.UTF_8), kubeconfig.toString());
     config.setRequestTimeout(60_000);
-    KubernetesClientBuilder b = new KubernetesClientBuilder().withConfig(config);
-    return (metrics == null ? b : metrics.install(b)).build();
+    return (metrics == null ? KubeClients.builder(config) : metrics.clientBuilder(config)).build();
   }
 
   private BenchReport runOn(Path kubeconfig, Path work) throws Exception {
@@ -152,6 +153,7 @@ final class ClusterBench {
             SchedulerProcess.start(
                 o.jar(), kubeconfig, o.root().resolve("config/scheduler/scheduler-config.yaml"), w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"), Duration.ofMinutes(3))) {
+          warmUp(admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {});
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
           say("checking invariants on %d nodes", nodeNames.size());
           violations = Invariants.check(admin, nodeNames);
@@ -232,6 +234,33 @@ final class ClusterBench {
     }
   }
 
+  /**
+   * Binds the workload's warm-up pods (another draw of its shapes) through the scheduler named
+   * {@code schedulerName}, or through {@code offer} when that is the harness's own binder, then
+   * deletes them: what is measured next runs warm, as a long-running scheduler does.
+   */
+  private void warmUp(KubernetesClient admin, String schedulerName, String group, Consumer<Pod> offer)
+      throws Exception {
+    int n = w.pods().warmup();
+    if (n == 0) {
+      return;
+    }
+    say("warming up with %d pods (%s)", n, group);
+    List<Workload.Shape> shapes = new BenchPods(w.pods()).draw(n, 7);
+    try (BindTracker tracker = new BindTracker(admin, NAMESPACE, group, System::nanoTime)) {
+      tracker.start();
+      new PodCreator(admin, NAMESPACE, schedulerName).createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer);
+      long deadline = tracker.firstCreate() + w.timeout().toNanos();
+      while (tracker.pending() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      if (tracker.pending() > 0) {
+        errors.add(group + ": " + tracker.pending() + " of " + n + " warm-up pods not bound in time");
+      }
+    }
+    deletePods(admin);
+  }
+
   /** Samples of the scheduler's metrics taken each second. */
   private static final class Sampler {
     final List<Double> heapMiB = new ArrayList<>();
@@ -294,12 +323,13 @@ final class ClusterBench {
       unsched[0] = unschedTracker.createdCount();
       unsched[1] = unschedTracker.boundCount();
       Map<String, Double> requests = requestDelta(before, after);
+      double handshakeWrites = after.sum(HANDSHAKE_WRITES) - before.sum(HANDSHAKE_WRITES);
       double cpu = after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
       List<Double> heap;
       synchronized (sampler) {
         heap = List.copyOf(sampler.heapMiB);
       }
-      return phase("hami-scheduler", tracker, requests, cpu, Stats.of(heap), internals(before, after));
+      return phase("hami-scheduler", tracker, requests, handshakeWrites, cpu, Stats.of(heap), internals(before, after));
     } finally {
       timers.shutdownNow();
     }
@@ -348,6 +378,8 @@ final class ClusterBench {
     try (KubernetesClient binderClient = client(kubeconfig, metrics);
         CeilingBinder binder = new CeilingBinder(binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
         BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
+      warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer);
+      Map<String, Double> warm = counts(registry);
       tracker.start();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
       progress.scheduleAtFixedRate(
@@ -364,17 +396,25 @@ final class ClusterBench {
       if (binder.failures() > 0) {
         errors.add(binder.failures() + " ceiling binds failed");
       }
-      Map<String, Double> requests = new HashMap<>();
-      for (var s : registry.scrape()) {
-        if (s instanceof CounterSnapshot c) {
-          for (var d : c.getDataPoints()) {
-            requests.merge(d.getLabels().get("verb") + " " + d.getLabels().get("resource"), d.getValue(), Double::sum);
-          }
+      Map<String, Double> requests = counts(registry);
+      warm.forEach((k, v) -> requests.merge(k, -v, Double::sum));
+      requests.values().removeIf(v -> v <= 0);
+      // The ceiling runs in this JVM, beside the harness; its CPU time is not separable.
+      return phase("API ceiling", tracker, requests, 0, null, null, Map.of());
+    }
+  }
+
+  /** Requests counted so far, by {@code "verb resource"}. */
+  private static Map<String, Double> counts(PrometheusRegistry registry) {
+    Map<String, Double> out = new HashMap<>();
+    for (var s : registry.scrape()) {
+      if (s instanceof CounterSnapshot c) {
+        for (var d : c.getDataPoints()) {
+          out.merge(d.getLabels().get("verb") + " " + d.getLabels().get("resource"), d.getValue(), Double::sum);
         }
       }
-      // The ceiling runs in this JVM, beside the harness; its CPU time is not separable.
-      return phase("API ceiling", tracker, requests, null, null, Map.of());
     }
+    return out;
   }
 
   /** The scheduler's own view of the phase: attempts by result, mean cycle and binding times. */
@@ -385,9 +425,12 @@ final class ClusterBench {
       out.put("attempts." + result, after.sum(m, l -> result.equals(l.get("result"))) - before.sum(m, l -> result.equals(l.get("result"))));
     }
     String points = "hami_scheduler_framework_extension_point_duration_seconds_count";
+    String handshakes = HANDSHAKE_WRITES;
+    out.put("handshakeWrites", after.sum(handshakes) - before.sum(handshakes));
     out.put("permitWaits",
         after.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status")))
             - before.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status"))));
+    mean(out, "permitWaitMeanMs", "hami_scheduler_node_lock_permit_wait_duration_seconds", before, after);
     mean(out, "cycleMeanMs", "hami_scheduler_scheduling_attempt_duration_seconds", before, after);
     mean(out, "bindingMeanMs", "hami_scheduler_binding_duration_seconds", before, after);
     mean(out, "podE2eMeanMs", "hami_scheduler_pod_scheduling_sli_duration_seconds", before, after);
@@ -420,8 +463,8 @@ final class ClusterBench {
   }
 
   private static BenchReport.Phase phase(
-      String name, BindTracker tracker, Map<String, Double> requests, @Nullable Double cpu, @Nullable Stats heap,
-      Map<String, Double> internals) {
+      String name, BindTracker tracker, Map<String, Double> requests, double handshakeWrites, @Nullable Double cpu,
+      @Nullable Stats heap, Map<String, Double> internals) {
     long start = tracker.firstCreate();
     long[] binds = tracker.bindTimes();
     long last = start;
@@ -445,7 +488,8 @@ final class ClusterBench {
     }
     return new BenchReport.Phase(
         name, tracker.createdCount(), bound, seconds, bound / seconds,
-        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes, writes - events, cpu, heap, internals);
+        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes,
+        writes - events - (bound == 0 ? 0 : handshakeWrites / bound), cpu, heap, internals);
   }
 
   /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */

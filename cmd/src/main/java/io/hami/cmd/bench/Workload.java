@@ -76,8 +76,11 @@ public record Workload(
    * @param qps pods created per second
    * @param clients concurrent creating clients
    * @param shapes the pod shapes, drawn by weight
+   * @param warmup pods bound and deleted before measuring, through the scheduler and again
+   *     through the API ceiling, so that both are measured warm (JIT-compiled, connections open),
+   *     as a long-running scheduler runs; 0 for none
    */
-  public record Pods(int count, double qps, int clients, List<Shape> shapes) {
+  public record Pods(int count, double qps, int clients, List<Shape> shapes, int warmup) {
     public Pods {
       shapes = List.copyOf(shapes);
     }
@@ -108,12 +111,15 @@ public record Workload(
    */
   public record SchedulerFlags(double kubeQps, int kubeBurst, int heapMiB, int bindingThreads) {}
 
-  /** The same workload with other node and pod counts (for scaled-down runs). */
+  /**
+   * The same workload with other node and pod counts (for scaled-down runs); the warm-up is at
+   * most the measured count.
+   */
   public Workload scaled(int nodeCount, int podCount) {
     return new Workload(
         name,
         new Nodes(nodeCount, nodes.gpusPerNode(), nodes.gpuMemoryMiB(), nodes.splitCount(), nodes.kind(), nodes.handshakeInterval()),
-        new Pods(podCount, pods.qps(), pods.clients(), pods.shapes()),
+        new Pods(podCount, pods.qps(), pods.clients(), pods.shapes(), Math.min(pods.warmup(), podCount)),
         churn,
         unschedulable,
         scheduler,
@@ -150,7 +156,7 @@ public record Workload(
   private static final YAMLMapper YAML = YAMLMapper.builder().build();
   private static final Set<String> TOP = Set.of("name", "nodes", "pods", "churn", "unschedulable", "scheduler", "timeoutSeconds");
   private static final Set<String> NODES = Set.of("count", "gpusPerNode", "gpuMemoryMiB", "splitCount", "kind", "handshakeIntervalSeconds");
-  private static final Set<String> PODS = Set.of("count", "qps", "clients", "shapes");
+  private static final Set<String> PODS = Set.of("count", "qps", "clients", "shapes", "warmup");
   private static final Set<String> SHAPE = Set.of("name", "weight", "containers", "gpus", "memoryMiB", "cores");
   private static final Set<String> CHURN = Set.of("intervalMillis", "nodes", "pods");
   private static final Set<String> UNSCHED = Set.of("intervalMillis");
@@ -206,6 +212,7 @@ public record Workload(
     int podCount = f.integer(p, "pods.", "count", null, 1, 10_000_000);
     double qps = f.number(p, "pods.", "qps", 500, 0.1, 100_000);
     int clients = f.integer(p, "pods.", "clients", 8, 1, 256);
+    int warmup = f.integer(p, "pods.", "warmup", 0, 0, 1_000_000);
     f.known(p, "pods.", PODS);
     List<Shape> shapes = new ArrayList<>();
     JsonNode shapesNode = p == null ? null : p.get("shapes");
@@ -278,7 +285,7 @@ public record Workload(
     return new Workload(
         requireNonNull(name),
         new Nodes(nodeCount, gpus, gpuMem, split, kind, Duration.ofSeconds(handshake)),
-        new Pods(podCount, qps, clients, shapes),
+        new Pods(podCount, qps, clients, shapes, warmup),
         churn,
         unschedulable,
         new SchedulerFlags(kubeQps, kubeBurst, heap, bindingThreads),

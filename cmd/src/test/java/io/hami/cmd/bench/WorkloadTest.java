@@ -46,6 +46,7 @@ class WorkloadTest {
     assertThat(w.nodes()).isEqualTo(new Workload.Nodes(3, 8, 16_384, 10, Workload.NodeKind.LIGHT, Duration.ofSeconds(30)));
     assertThat(w.pods().qps()).isEqualTo(500);
     assertThat(w.pods().clients()).isEqualTo(8);
+    assertThat(w.pods().warmup()).isZero();
     assertThat(w.pods().shapes()).containsExactly(new Workload.Shape("shape-0", 1, 1, 1, 1024, 0));
     assertThat(w.churn()).isNull();
     assertThat(w.unschedulable()).isNull();
@@ -55,10 +56,17 @@ class WorkloadTest {
 
   @Test
   void scaled_keepsEverythingButTheCounts() {
-    Workload w = Workload.parse(MINIMAL, "t").scaled(50, 300);
+    Workload w = Workload.parse(MINIMAL.replace("count: 10\n", "count: 10\n  warmup: 200\n"), "t").scaled(50, 300);
     assertThat(w.nodes().count()).isEqualTo(50);
     assertThat(w.pods().count()).isEqualTo(300);
+    assertThat(w.pods().warmup()).isEqualTo(200);
     assertThat(w.pods().shapes()).hasSize(1);
+  }
+
+  @Test
+  void scaled_warmsUpWithAtMostTheMeasuredCount() {
+    Workload w = Workload.parse(MINIMAL.replace("count: 10\n", "count: 10\n  warmup: 1000\n"), "t").scaled(50, 300);
+    assertThat(w.pods().warmup()).isEqualTo(300);
   }
 
   record Invalid(String name, String yaml, List<String> errors) {
@@ -85,6 +93,10 @@ class WorkloadTest {
             MINIMAL.replace("{memoryMiB: 1024}", "{memoryMiB: 99999, gpus: 9}"),
             List.of("pods.shapes[0].gpus: invalid value 9: exceeds nodes.gpusPerNode 8",
                 "pods.shapes[0].memoryMiB: invalid value 99999: exceeds nodes.gpuMemoryMiB 16384")),
+        new Invalid(
+            "negative warm-up",
+            MINIMAL.replace("count: 10\n", "count: 10\n  warmup: -1\n"),
+            List.of("pods.warmup: invalid value -1: must be in 0..1000000")),
         new Invalid(
             "shape without memory",
             MINIMAL.replace("{memoryMiB: 1024}", "{gpus: 1}"),

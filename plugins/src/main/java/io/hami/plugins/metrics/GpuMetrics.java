@@ -32,6 +32,8 @@ import java.util.function.Supplier;
  *       by HAMi reason code (one pod rejected by three nodes for memory counts three; a verdict the
  *       framework reuses for a pod of the same class on an unchanged node is not counted again).
  *   <li>{@code hami_scheduler_gpu_node_handshake{state,vendor,profile}}: nodes by handshake state.
+ *   <li>{@code hami_scheduler_gpu_handshake_writes_total{profile}}: handshake patches sent to nodes
+ *       (per node and period, whatever the pods do).
  *   <li>{@code hami_scheduler_node_locks_broken_total{cause,profile}}: stale locks taken over.
  *   <li>{@code hami_scheduler_node_lock_held_total{holder,profile}}: lock attempts that found the
  *       node locked, by another pod of this scheduler (Permit) or by someone else (the node's lock).
@@ -64,6 +66,7 @@ public final class GpuMetrics {
   private final Counter lockHeld;
   private final Counter permitWaits;
   private final Histogram permitWait;
+  private final Counter handshakeWrites;
   private final List<Source> unreadable = new CopyOnWriteArrayList<>();
   private final List<Source> handshakes = new CopyOnWriteArrayList<>();
 
@@ -115,6 +118,12 @@ public final class GpuMetrics {
             .labelNames("result", "profile")
             .classicUpperBounds(WAIT_BUCKETS)
             .classicOnly()
+            .register(registry);
+    handshakeWrites =
+        Counter.builder()
+            .name("hami_scheduler_gpu_handshake_writes_total")
+            .help("Handshake patches sent to nodes.")
+            .labelNames("profile")
             .register(registry);
     GaugeWithCallback.builder()
         .name("hami_scheduler_gpu_unreadable_nodes")
@@ -194,6 +203,10 @@ public final class GpuMetrics {
   /** The counter of lock attempts that met a held lock; holder is {@code permit} or {@code node}. */
   public CounterDataPoint lockHeld(String holder, String profile) {
     return lockHeld.labelValues(holder, profile);
+  }
+
+  public CounterDataPoint handshakeWrites(String profile) {
+    return handshakeWrites.labelValues(profile);
   }
 
   public CounterDataPoint permitWaits(String profile) {

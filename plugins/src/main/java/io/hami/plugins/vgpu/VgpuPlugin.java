@@ -186,12 +186,17 @@ public final class VgpuPlugin
     synchronized (HANDSHAKES) {
       HandshakeMonitor m = HANDSHAKES.get(client);
       if (m == null) {
+        HandshakeMonitor.Writer api = HandshakeMonitor.apiWriter(client);
+        io.prometheus.metrics.core.datapoints.CounterDataPoint writes = GpuMetrics.of(handle).handshakeWrites(handle.schedulerName());
         m = new HandshakeMonitor(
             DeviceUsageIndex.shared(handle).vendors(),
             handle.clock(),
             java.time.ZoneId.systemDefault(),
             java.time.Duration.ofSeconds(args.handshakePeriodSeconds()),
-            HandshakeMonitor.apiWriter(client));
+            (node, rv, annotations) -> {
+              writes.inc();
+              return api.write(node, rv, annotations);
+            });
         handle.addClusterStateListener(m.listener());
         GpuMetrics.of(handle).addHandshakes(handle.schedulerName(), m::counts);
         java.util.concurrent.ScheduledExecutorService ex =
