@@ -12,17 +12,28 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 
 /**
- * A parallelizer over a fixed pool of {@code parallelism - 1} daemon threads plus the calling
- * thread. Work is handed out in chunks of about {@code sqrt(pieces)} indexes, as kube-scheduler
- * does, so that small jobs stay on the caller. Closing it stops the pool.
+ * A parallelizer over a fixed pool of daemon threads plus the calling thread. Work is handed out
+ * in chunks of about {@code sqrt(pieces)} indexes, as kube-scheduler does, so that small jobs stay
+ * on the caller. At most as many threads work on a job as the JVM has CPUs (a CPU-bound job gains
+ * nothing from more, and each extra helper is a wake-up the caller waits for), and the caller
+ * waits for the chunks to be done, not for every helper to have started: on a busy machine a
+ * helper the OS has not run yet finds nothing left and costs the caller nothing. Closing it stops
+ * the pool.
  */
 public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
   private final int parallelism;
+  private final int workers;
   private final ExecutorService pool;
 
   public DefaultParallelizer(int parallelism) {
+    this(parallelism, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** For tests: {@code cpus} stands for the JVM's available processors. */
+  DefaultParallelizer(int parallelism, int cpus) {
     checkArgument(parallelism >= 1, "parallelism %s must be at least 1", parallelism);
     this.parallelism = parallelism;
+    this.workers = Math.max(1, Math.min(parallelism, cpus));
     AtomicInteger n = new AtomicInteger();
     ThreadFactory tf =
         r -> {
@@ -30,7 +41,7 @@ public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
           t.setDaemon(true);
           return t;
         };
-    this.pool = parallelism > 1 ? Executors.newFixedThreadPool(parallelism - 1, tf) : null;
+    this.pool = workers > 1 ? Executors.newFixedThreadPool(workers - 1, tf) : null;
   }
 
   @Override
@@ -45,8 +56,8 @@ public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
     }
     int chunk = Math.max(1, (int) Math.sqrt(pieces));
     int chunks = (pieces + chunk - 1) / chunk;
-    int workers = Math.min(parallelism, chunks);
-    if (workers <= 1 || pool == null) {
+    int helpers = Math.min(workers, chunks) - 1;
+    if (helpers <= 0 || pool == null) {
       for (int i = 0; i < pieces; i++) {
         work.accept(i);
       }
@@ -54,6 +65,7 @@ public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
     }
     AtomicInteger next = new AtomicInteger();
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    CountDownLatch done = new CountDownLatch(chunks);
     Runnable loop =
         () -> {
           int c;
@@ -66,19 +78,13 @@ public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
               }
             } catch (RuntimeException e) {
               failure.compareAndSet(null, e);
-            }
-          }
-        };
-    CountDownLatch done = new CountDownLatch(workers - 1);
-    for (int w = 1; w < workers; w++) {
-      pool.execute(
-          () -> {
-            try {
-              loop.run();
             } finally {
               done.countDown();
             }
-          });
+          }
+        };
+    for (int w = 0; w < helpers; w++) {
+      pool.execute(loop);
     }
     loop.run();
     try {
