@@ -58,6 +58,29 @@ public final class NodeLockClient {
    *     the conflicts outlast the attempts
    */
   public Result acquire(String node, String namespace, String name) {
+    return acquire(node, namespace, name, null);
+  }
+
+  /**
+   * As {@link #acquire(String, String, String)}, trying first with {@code seen}, the node as the
+   * scheduler's informer last saw it, when it shows no lock: the patch then needs no read, and a
+   * node changed since fails it with a conflict, after which the node is read as usual. A lock
+   * seen there is never trusted (it may be gone by now); the node is read instead.
+   */
+  public Result acquire(String node, String namespace, String name, @Nullable Node seen) {
+    if (seen != null
+        && seen.getMetadata().getResourceVersion() != null
+        && !annotations(seen).containsKey(Annotations.MUTEX_LOCK)) {
+      String lock = NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
+      try {
+        patchLock(seen, lock);
+        return new Result.Acquired(null);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 && e.getCode() != 404) {
+          throw e;
+        }
+      }
+    }
     KubernetesClientException last = null;
     for (int i = 0; i < attempts; i++) {
       Node n = client.nodes().withName(node).get();

@@ -122,6 +122,9 @@ public final class NodeLockPlugin
   @GuardedBy("this")
   private final Map<String, Slot> slots = new HashMap<>();
 
+  /** Each node as the informer last delivered it, for a lock patch without a read first. */
+  private final Map<String, Node> seen = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** When each pod queued at Permit began to wait, by UID. */
   @GuardedBy("this")
   private final Map<String, Instant> waitingSince = new HashMap<>();
@@ -345,7 +348,7 @@ public final class NodeLockPlugin
     Claim me = claim(pod);
     NodeLockClient.Result r;
     try {
-      r = client.acquire(nodeName, me.namespace(), me.name());
+      r = client.acquire(nodeName, me.namespace(), me.name(), seen.get(nodeName));
     } catch (KubernetesClientException e) {
       return Status.error(e);
     }
@@ -392,6 +395,7 @@ public final class NodeLockPlugin
 
       @Override
       public void onNodeDelete(Node node) {
+        seen.remove(node.getMetadata().getName());
         List<Pod> wake;
         synchronized (NodeLockPlugin.this) {
           Slot s = slots.remove(node.getMetadata().getName());
@@ -427,6 +431,7 @@ public final class NodeLockPlugin
 
   private void observe(Node node) {
     String name = node.getMetadata().getName();
+    seen.put(name, node);
     Map<String, String> a = node.getMetadata().getAnnotations();
     String value = a == null ? null : a.get(Annotations.MUTEX_LOCK);
     List<Pod> wake = List.of();
