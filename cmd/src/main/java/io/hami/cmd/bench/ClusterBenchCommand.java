@@ -53,6 +53,9 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Option(names = "--pods", description = "Override the workload's pod count (for scaled-down runs).")
   @Nullable Integer pods;
 
+  @Option(names = "--qps", description = "Override the workload's pod creation rate (pods per second).")
+  @Nullable Double qps;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -72,6 +75,11 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       err.flush();
       return 2;
     }
+    if (qps != null && !(qps >= 0.1 && qps <= 100_000)) {
+      err.println("--qps: invalid value " + qps + ": must be in 0.1..100000");
+      err.flush();
+      return 2;
+    }
     if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
       err.println("--kubeconfig: cannot read " + kubeconfig);
       err.flush();
@@ -88,6 +96,9 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     }
     if (nodes != null || pods != null) {
       w = w.scaled(nodes == null ? w.nodes().count() : nodes, pods == null ? w.pods().count() : pods);
+    }
+    if (qps != null) {
+      w = w.withQps(qps);
     }
     Optional<Path> root = repoRoot(System.getenv(HOME_ENV), Path.of("").toAbsolutePath(), codeLocation());
     if (root.isEmpty()) {

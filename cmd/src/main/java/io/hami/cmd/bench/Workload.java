@@ -126,6 +126,13 @@ public record Workload(
         timeout);
   }
 
+  /** The same workload with pods created at {@code qps} per second. */
+  public Workload withQps(double qps) {
+    return new Workload(
+        name, nodes, new Pods(pods.count(), qps, pods.clients(), pods.shapes(), pods.warmup()), churn, unschedulable,
+        scheduler, timeout);
+  }
+
   /** GPU capacity the pods need, in GPUs, as a share of what the nodes have (1.0: full). */
   public double expectedGpuUse() {
     double perPod = 0;

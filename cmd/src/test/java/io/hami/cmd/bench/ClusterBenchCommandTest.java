@@ -34,6 +34,13 @@ class ClusterBenchCommandTest {
   }
 
   @Test
+  void badQps_isAConfigError() {
+    String[] r = run("bench", "cluster", "--workload", "x.yaml", "--qps", "0");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--qps: invalid value 0.0: must be in 0.1..100000");
+  }
+
+  @Test
   void invalidWorkload_listsEveryErrorAndExits2(@TempDir Path dir) throws IOException {
     Path w = dir.resolve("w.yaml");
     Files.writeString(w, "name: X\nnodes: {count: -1}\npods: {count: 1, shapes: [{gpus: 1}]}\n");

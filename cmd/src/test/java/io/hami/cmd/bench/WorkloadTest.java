@@ -64,6 +64,15 @@ class WorkloadTest {
   }
 
   @Test
+  void withQps_changesOnlyTheRate() {
+    Workload w = Workload.parse(MINIMAL, "t");
+    Workload slow = w.withQps(20);
+    assertThat(slow.pods().qps()).isEqualTo(20);
+    assertThat(slow.pods().count()).isEqualTo(w.pods().count());
+    assertThat(slow.nodes()).isEqualTo(w.nodes());
+  }
+
+  @Test
   void scaled_warmsUpWithAtMostTheMeasuredCount() {
     Workload w = Workload.parse(MINIMAL.replace("count: 10\n", "count: 10\n  warmup: 1000\n"), "t").scaled(50, 300);
     assertThat(w.pods().warmup()).isEqualTo(300);
