@@ -35,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -153,7 +154,7 @@ final class ClusterBench {
             SchedulerProcess.start(
                 o.jar(), kubeconfig, o.root().resolve("config/scheduler/scheduler-config.yaml"), w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"), Duration.ofMinutes(3))) {
-          warmUp(admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {});
+          warmUp(admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {}, scheduler::isAlive);
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
           say("checking invariants on %d nodes", nodeNames.size());
           violations = Invariants.check(admin, nodeNames);
@@ -239,7 +240,8 @@ final class ClusterBench {
    * {@code schedulerName}, or through {@code offer} when that is the harness's own binder, then
    * deletes them: what is measured next runs warm, as a long-running scheduler does.
    */
-  private void warmUp(KubernetesClient admin, String schedulerName, String group, Consumer<Pod> offer)
+  private void warmUp(
+      KubernetesClient admin, String schedulerName, String group, Consumer<Pod> offer, BooleanSupplier alive)
       throws Exception {
     int n = w.pods().warmup();
     if (n == 0) {
@@ -250,15 +252,44 @@ final class ClusterBench {
     try (BindTracker tracker = new BindTracker(admin, NAMESPACE, group, System::nanoTime)) {
       tracker.start();
       new PodCreator(admin, NAMESPACE, schedulerName).createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer);
-      long deadline = tracker.firstCreate() + w.timeout().toNanos();
-      while (tracker.pending() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
-      if (tracker.pending() > 0) {
-        errors.add(group + ": " + tracker.pending() + " of " + n + " warm-up pods not bound in time");
+      String stopped = awaitBound(tracker, alive);
+      if (stopped != null) {
+        errors.add(group + ": " + tracker.pending() + " of " + n + " warm-up pods unbound (" + stopped + ")");
       }
     }
     deletePods(admin);
+  }
+
+  /** How long no pod may bind while others wait before a phase stops waiting for them. */
+  static final Duration STALL = Duration.ofSeconds(60);
+
+  /**
+   * Waits until every created pod of {@code tracker} is bound. Returns null then, or why it stopped
+   * earlier: the workload's timeout, the binder gone, or no bind for {@link #STALL} (pods that fit
+   * nowhere would otherwise hold the run until the timeout).
+   */
+  private @Nullable String awaitBound(BindTracker tracker, BooleanSupplier alive) throws InterruptedException {
+    long deadline = tracker.firstCreate() + w.timeout().toNanos();
+    int last = tracker.boundCount();
+    long lastChange = System.nanoTime();
+    while (tracker.pending() > 0) {
+      long now = System.nanoTime();
+      if (now >= deadline) {
+        return "timed out after " + w.timeout().toSeconds() + " s";
+      }
+      if (!alive.getAsBoolean()) {
+        return "the binder exited";
+      }
+      int bound = tracker.boundCount();
+      if (bound != last) {
+        last = bound;
+        lastChange = now;
+      } else if (now - lastChange > STALL.toNanos()) {
+        return "no pod bound for " + STALL.toSeconds() + " s";
+      }
+      Thread.sleep(50);
+    }
+    return null;
   }
 
   /** Samples of the scheduler's metrics taken each second. */
@@ -310,9 +341,9 @@ final class ClusterBench {
       }
       say("creating %d pods at %s/s with %d clients", shapes.size(), fmt(w.pods().qps()), w.pods().clients());
       creator.createAll(shapes, "hami", w.pods().qps(), w.pods().clients(), tracker, p -> {});
-      long deadline = tracker.firstCreate() + w.timeout().toNanos();
-      while (tracker.pending() > 0 && System.nanoTime() < deadline && scheduler.isAlive()) {
-        Thread.sleep(50);
+      String stopped = awaitBound(tracker, scheduler::isAlive);
+      if (stopped != null) {
+        errors.add(tracker.pending() + " measured pods unbound (" + stopped + ")");
       }
       timers.shutdownNow();
       timers.awaitTermination(10, TimeUnit.SECONDS);
@@ -378,7 +409,7 @@ final class ClusterBench {
     try (KubernetesClient binderClient = client(kubeconfig, metrics);
         CeilingBinder binder = new CeilingBinder(binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
         BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
-      warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer);
+      warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer, () -> true);
       Map<String, Double> warm = counts(registry);
       tracker.start();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
@@ -388,9 +419,9 @@ final class ClusterBench {
       PodCreator creator = new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER);
       Consumer<Pod> offer = binder::offer;
       creator.createAll(shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, offer);
-      long deadline = tracker.firstCreate() + w.timeout().toNanos();
-      while (tracker.pending() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(50);
+      String stopped = awaitBound(tracker, () -> true);
+      if (stopped != null) {
+        errors.add("API ceiling: " + tracker.pending() + " pods unbound (" + stopped + ")");
       }
       progress.shutdownNow();
       if (binder.failures() > 0) {
