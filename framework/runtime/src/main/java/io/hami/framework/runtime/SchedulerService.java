@@ -118,6 +118,9 @@ public final class SchedulerService implements AutoCloseable {
             .eventRecorder(
                 new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler"))
             .bindingExecutor(bindingPool)
+            // Running and one queued per binding thread: the scheduling thread stays close to
+            // what binding can absorb (see Scheduler.awaitBindingRoom).
+            .maxBindingsInFlight(2 * options.bindingThreads())
             .build();
     metricsRef[0] = scheduler.metrics();
   }
