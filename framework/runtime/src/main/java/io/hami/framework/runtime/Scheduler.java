@@ -480,7 +480,14 @@ public final class Scheduler {
       handleFailure(info, reserved, reserved.message(), pluginSet(reserved), nanos, nodeName, null);
       return;
     }
+    // Registered before Permit runs: a plugin may allow the pod from another thread between its
+    // WAIT and the end of Permit (WaitingPodImpl keeps that allow).
+    WaitingPodImpl waiting = new WaitingPodImpl(pod, nodeName);
+    waitingPods.put(info.uid(), waiting);
     FrameworkRuntime.PermitOutcome permit = fwk.runPermit(state, pod, nodeName);
+    if (permit.status().code() != Code.WAIT) {
+      waitingPods.remove(info.uid());
+    }
     if (!permit.status().isSuccess() && permit.status().code() != Code.WAIT) {
       fwk.runUnreserve(state, pod, nodeName);
       cache.forgetPod(pod);
@@ -490,16 +497,14 @@ public final class Scheduler {
           info, permit.status(), permit.status().message(), pluginSet(permit.status()), nanos, nodeName, null);
       return;
     }
-    WaitingPodImpl waiting = null;
+    WaitingPodImpl w = null;
     if (permit.status().code() == Code.WAIT) {
-      waiting =
-          new WaitingPodImpl(pod, nodeName, permit.waitingPlugins(), clock.instant().plus(permit.timeout()));
-      waitingPods.put(info.uid(), waiting);
+      waiting.settle(permit.waitingPlugins(), clock.instant().plus(permit.timeout()));
+      w = waiting;
     }
     long nanos = System.nanoTime() - start;
     metrics.attempt("scheduled", fwk.profileName(), nanos);
     observer.scheduled(pod, nodeName, nanos);
-    WaitingPodImpl w = waiting;
     if (w == null) {
       submitBinding(() -> bindingCycle(fwk, state, info, nodeName, Status.success()));
     } else {

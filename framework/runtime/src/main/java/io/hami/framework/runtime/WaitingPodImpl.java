@@ -7,21 +7,50 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
-/** A pod held at Permit; completes when every waiting plugin allowed it, or on reject/timeout. */
+/**
+ * A pod held at Permit; completes when every waiting plugin allowed it, or on reject/timeout.
+ *
+ * <p>It is registered before the Permit plugins run, so that a plugin's other thread can allow the
+ * pod between a plugin's WAIT and the end of Permit (the node lock hands the node on from the
+ * informer thread): such an allow is kept and counted once {@link #settle} names the waiting
+ * plugins. Before that, the pod has no deadline.
+ */
 final class WaitingPodImpl implements WaitingPod {
   private final Pod pod;
   private final String nodeName;
-  private final Instant deadline;
   // @GuardedBy("this")
-  private final Set<String> pending;
+  private @Nullable Set<String> pending;
+  // @GuardedBy("this")
+  private final Set<String> allowedEarly = new HashSet<>();
+  private volatile Instant deadline = Instant.MAX;
   private final CompletableFuture<Status> result = new CompletableFuture<>();
 
-  WaitingPodImpl(Pod pod, String nodeName, Set<String> plugins, Instant deadline) {
+  WaitingPodImpl(Pod pod, String nodeName) {
     this.pod = pod;
     this.nodeName = nodeName;
-    this.pending = new HashSet<>(plugins);
+  }
+
+  /** For a pod whose Permit already asked {@code plugins} to wait. */
+  WaitingPodImpl(Pod pod, String nodeName, Set<String> plugins, Instant deadline) {
+    this(pod, nodeName);
+    settle(plugins, deadline);
+  }
+
+  /** Permit ended with {@code plugins} waiting: allows already given count, the deadline starts. */
+  void settle(Set<String> plugins, Instant deadline) {
+    boolean done;
+    synchronized (this) {
+      Set<String> p = new HashSet<>(plugins);
+      p.removeAll(allowedEarly);
+      pending = p;
+      done = p.isEmpty();
+    }
     this.deadline = deadline;
+    if (done) {
+      result.complete(Status.success());
+    }
   }
 
   @Override
@@ -36,13 +65,17 @@ final class WaitingPodImpl implements WaitingPod {
 
   @Override
   public synchronized Set<String> pendingPlugins() {
-    return Set.copyOf(pending);
+    return pending == null ? Set.of() : Set.copyOf(pending);
   }
 
   @Override
   public void allow(String pluginName) {
     boolean done;
     synchronized (this) {
+      if (pending == null) {
+        allowedEarly.add(pluginName);
+        return;
+      }
       pending.remove(pluginName);
       done = pending.isEmpty();
     }
