@@ -160,7 +160,9 @@ public final class Invariants {
           if (!seen.add(u.uuid())) {
             violations.add(id + ": device " + u.uuid() + " appears twice in one container");
           }
-          if (!devicesByNode.get(node).containsKey(u.uuid())) {
+          Map<String, Registered> registered = devicesByNode.get(node);
+          // A node that is gone was reported above; its pods are the garbage collector's.
+          if (registered != null && !registered.containsKey(u.uuid())) {
             violations.add(id + ": device " + u.uuid() + " is not registered on " + node);
           }
           uuidNode.put(u.uuid(), node);
