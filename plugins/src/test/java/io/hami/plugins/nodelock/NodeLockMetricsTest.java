@@ -1,6 +1,7 @@
 package io.hami.plugins.nodelock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
@@ -45,7 +46,7 @@ final class NodeLockMetricsTest {
   @ParameterizedTest
   @MethodSource("causes")
   void brokenLocks_areCountedByCause(StaleCause cause) {
-    when(client.acquire(anyString(), anyString(), anyString()))
+    when(client.acquire(anyString(), anyString(), anyString(), any()))
         .thenReturn(new NodeLockClient.Result.Acquired(new LockDecision.Stale(cause, "default/h")));
     Pod p = pod("a");
     CycleState s = reserved(p);
@@ -58,7 +59,7 @@ final class NodeLockMetricsTest {
 
   @Test
   void lockHeldOnTheNode_isCounted() {
-    when(client.acquire(anyString(), anyString(), anyString()))
+    when(client.acquire(anyString(), anyString(), anyString(), any()))
         .thenReturn(new NodeLockClient.Result.Held("other/pod", "2026-08-21T08:20:00Z"));
     Pod p = pod("a");
     CycleState s = reserved(p);
