@@ -461,8 +461,7 @@ final class ClusterBench {
       out.put("attempts." + result, after.sum(m, l -> result.equals(l.get("result"))) - before.sum(m, l -> result.equals(l.get("result"))));
     }
     String points = "hami_scheduler_framework_extension_point_duration_seconds_count";
-    String handshakes = HANDSHAKE_WRITES;
-    out.put("handshakeWrites", after.sum(handshakes) - before.sum(handshakes));
+    out.put("handshakeWrites", after.sum(HANDSHAKE_WRITES) - before.sum(HANDSHAKE_WRITES));
     out.put("permitWaits",
         after.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status")))
             - before.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status"))));

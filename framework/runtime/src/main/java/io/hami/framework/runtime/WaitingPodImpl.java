@@ -32,12 +32,6 @@ final class WaitingPodImpl implements WaitingPod {
     this.nodeName = nodeName;
   }
 
-  /** For a pod whose Permit already asked {@code plugins} to wait. */
-  WaitingPodImpl(Pod pod, String nodeName, Set<String> plugins, Instant deadline) {
-    this(pod, nodeName);
-    settle(plugins, deadline);
-  }
-
   /** Permit ended with {@code plugins} waiting: allows already given count, the deadline starts. */
   void settle(Set<String> plugins, Instant deadline) {
     boolean done;
