@@ -1,0 +1,98 @@
+package io.hami.cmd.cluster.kubelet;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.hami.model.Annotations;
+import io.hami.model.BindPhase;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** A pod as the scheduler leaves it after Bind: annotated, bound to the node, pending. */
+public final class MakePod {
+  private final String name;
+  private String namespace = "default";
+  private String node = "gpu-node-1";
+  private final Map<String, String> annotations = new LinkedHashMap<>();
+  private final List<io.fabric8.kubernetes.api.model.Container> init = new ArrayList<>();
+  private final List<io.fabric8.kubernetes.api.model.Container> app = new ArrayList<>();
+  private String phase = "Pending";
+
+  private MakePod(String name) {
+    this.name = name;
+  }
+
+  /** A pod bound to {@code node}, bind-phase allocating, with the given to-allocate value. */
+  public static MakePod bound(String name, String node, String toAllocate) {
+    MakePod p = new MakePod(name);
+    p.node = node;
+    p.annotations.put(Annotations.VGPU_NODE, node);
+    p.annotations.put(Annotations.BIND_PHASE, BindPhase.ALLOCATING.wire());
+    p.annotations.put(Annotations.BIND_TIME, "1705054796");
+    p.annotations.put(Annotations.VGPU_DEVICES_TO_ALLOCATE, toAllocate);
+    p.annotations.put(Annotations.VGPU_DEVICES_ALLOCATED, toAllocate);
+    return p;
+  }
+
+  public MakePod namespace(String ns) {
+    namespace = ns;
+    return this;
+  }
+
+  public MakePod annotation(String k, String v) {
+    annotations.put(k, v);
+    return this;
+  }
+
+  public MakePod without(String k) {
+    annotations.remove(k);
+    return this;
+  }
+
+  public MakePod phase(String p) {
+    phase = p;
+    return this;
+  }
+
+  public MakePod container(String cname, int gpus, EnvVar... env) {
+    app.add(container(cname, gpus, List.of(env)));
+    return this;
+  }
+
+  public MakePod initContainer(String cname, int gpus) {
+    init.add(container(cname, gpus, List.of()));
+    return this;
+  }
+
+  private static io.fabric8.kubernetes.api.model.Container container(String cname, int gpus, List<EnvVar> env) {
+    ContainerBuilder b = new ContainerBuilder().withName(cname).withImage("cuda").withEnv(env);
+    if (gpus > 0) {
+      b.withNewResources().addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus))).endResources();
+    }
+    return b.build();
+  }
+
+  public Pod build() {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .withUid(UUID.nameUUIDFromBytes((namespace + "/" + name).getBytes()).toString())
+        .withAnnotations(annotations)
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName(node)
+        .withInitContainers(init)
+        .withContainers(app)
+        .endSpec()
+        .withNewStatus()
+        .withPhase(phase)
+        .endStatus()
+        .build();
+  }
+}

@@ -1,4 +1,0 @@
-@NullMarked
-package io.hami.nodeagent.testing;
-
-import org.jspecify.annotations.NullMarked;
