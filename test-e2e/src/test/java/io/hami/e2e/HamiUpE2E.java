@@ -137,8 +137,8 @@ class HamiUpE2E {
 
   @Test
   void hamiUp_asACommand_printsTheKubeconfig_andStopsCleanlyOnSigterm() throws Exception {
-    Path jar = home().root().resolve("cmd/target/hami.jar");
-    assumeTrue(Files.isRegularFile(jar), jar + " is built by the cmd module's package phase");
+    Path jar = home().root().resolve("cmd/cli/target/hami.jar");
+    assumeTrue(Files.isRegularFile(jar), jar + " is built by the cmd/cli module's package phase");
     Path workDir = tmp.resolve("cmd");
     ProcessBuilder pb =
         new ProcessBuilder(

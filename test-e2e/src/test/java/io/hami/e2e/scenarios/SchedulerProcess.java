@@ -42,12 +42,12 @@ final class SchedulerProcess implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(reaper);
   }
 
-  /** The shaded jar built by the cmd module ({@code cmd/target/hami.jar}). */
+  /** The shaded jar built by the cmd/cli module ({@code cmd/cli/target/hami.jar}). */
   static Path jar() {
-    Path jar = ControlPlaneExtension.moduleDir().toAbsolutePath().getParent().resolve("cmd/target/hami.jar");
+    Path jar = ControlPlaneExtension.moduleDir().toAbsolutePath().getParent().resolve("cmd/cli/target/hami.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
-          jar + " is missing: build it first with `mvn -B -pl cmd -am package -DskipTests` (CI builds it in `mvn -B verify`)");
+          jar + " is missing: build it first with `mvn -B -pl cmd/cli -am package -DskipTests` (CI builds it in `mvn -B verify`)");
     }
     return jar;
   }

@@ -108,7 +108,7 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     }
     Path jar = schedulerJar(root.get());
     if (!Files.isRegularFile(jar)) {
-      err.println("scheduler jar " + jar + " not found; build it with: mvn -B -q -pl cmd -am package -DskipTests");
+      err.println("scheduler jar " + jar + " not found; build it with: mvn -B -q -pl cmd/cli -am package -DskipTests");
       err.flush();
       return 2;
     }
