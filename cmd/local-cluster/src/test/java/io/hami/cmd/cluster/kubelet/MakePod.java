@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /** A pod as the scheduler leaves it after Bind: annotated, bound to the node, pending. */
-public final class MakePod {
+final class MakePod {
   private final String name;
   private String namespace = "default";
   private String node = "gpu-node-1";
