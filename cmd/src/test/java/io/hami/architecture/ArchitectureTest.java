@@ -12,10 +12,10 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * The layering of the modules, checked on the main classes of all of them (tests are not
- * imported). The intended direction of dependencies: framework api <- framework runtime <-
- * plugins <- commands, and model <- plugins, node agent, commands. The framework knows nothing of
- * GPUs or the wire model.
+ * The layering of the modules, checked on the main classes of all of them (tests are not imported).
+ * The intended direction of dependencies: framework api <- framework runtime <- plugins <-
+ * commands, and model <- plugins, node agent, commands. The framework knows nothing of GPUs or the
+ * wire model.
  */
 @AnalyzeClasses(packages = "io.hami", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -58,7 +58,8 @@ class ArchitectureTest {
               "io.hami.cmd..",
               "io.hami.webhook..",
               "io.hami.sim..")
-          .because("the framework is a generic scheduler; GPU knowledge lives in model and plugins");
+          .because(
+              "the framework is a generic scheduler; GPU knowledge lives in model and plugins");
 
   @ArchTest
   static final ArchRule frameworkApiDependsOnNoRuntime =

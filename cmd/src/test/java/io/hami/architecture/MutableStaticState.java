@@ -15,12 +15,12 @@ import java.util.Map;
  * declared type must not be a mutable collection.
  *
  * <p>ArchUnit sees the declared type of a field, not the object stored in it, so the check is on
- * the declared type, and it errs on the safe side: {@code static final Map<K, V> M = Map.of(..)}
- * is reported although the map happens to be immutable, because nothing stops the next change
- * from putting a {@code HashMap} there. Declaring the Guava immutable type ({@code ImmutableMap},
- * {@code ImmutableList}, ...) states the immutability in the type and passes. What is not caught:
- * arrays, and mutable objects of other types (an {@code AtomicInteger} counter, a cache); those
- * are rare enough to leave to review.
+ * the declared type, and it errs on the safe side: {@code static final Map<K, V> M = Map.of(..)} is
+ * reported although the map happens to be immutable, because nothing stops the next change from
+ * putting a {@code HashMap} there. Declaring the Guava immutable type ({@code ImmutableMap}, {@code
+ * ImmutableList}, ...) states the immutability in the type and passes. What is not caught: arrays,
+ * and mutable objects of other types (an {@code AtomicInteger} counter, a cache); those are rare
+ * enough to leave to review.
  */
 final class MutableStaticState {
   private MutableStaticState() {}

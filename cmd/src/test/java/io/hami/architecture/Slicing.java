@@ -9,9 +9,9 @@ final class Slicing {
   private Slicing() {}
 
   /**
-   * One slice per package directly under {@code root} (with its subpackages), plus one for
-   * {@code root} itself. {@code matching("root.(*)..")} would leave out the classes in {@code root}
-   * and so miss a cycle between it and a subpackage.
+   * One slice per package directly under {@code root} (with its subpackages), plus one for {@code
+   * root} itself. {@code matching("root.(*)..")} would leave out the classes in {@code root} and so
+   * miss a cycle between it and a subpackage.
    */
   static SliceAssignment packagesDirectlyUnder(String root) {
     return new SliceAssignment() {
