@@ -83,7 +83,7 @@ public final class NodeAgent {
       Supplier<String> cacheNames,
       BiFunction<KubernetesClient, String, List<Pod>> podsOnNode) {
     public static Tuning defaults() {
-      return new Tuning(Duration.ofMillis(5000), Duration.ofSeconds(5),
+      return new Tuning(Duration.ofSeconds(5), Duration.ofSeconds(5),
           () -> UUID.randomUUID().toString(), NodeAgent::podsOnNode);
     }
   }

@@ -59,15 +59,14 @@ final class Flags {
     if (v == null || v.isBlank()) {
       return null;
     }
-    switch (v.trim().toLowerCase(Locale.ROOT)) {
-      case "true", "1", "t", "yes":
-        return true;
-      case "false", "0", "f", "no":
-        return false;
-      default:
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "true", "1", "t", "yes" -> true;
+      case "false", "0", "f", "no" -> false;
+      default -> {
         errors.add(flag + ": '" + v + "' is not true or false");
-        return null;
-    }
+        yield null;
+      }
+    };
   }
 
   /** Go-style ({@code 30s}, {@code 500ms}, {@code 1m30s}) or ISO-8601 ({@code PT30S}). */

@@ -1,5 +1,6 @@
 package io.hami.nodeagent.config;
 
+import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -56,7 +57,7 @@ public record HealthCheckPolicy(boolean enabled, ImmutableSet<Long> ignoredXids)
   private static List<String> items(@Nullable String value) {
     List<String> out = new ArrayList<>();
     if (value != null) {
-      for (String s : value.split(",")) {
+      for (String s : Splitter.on(',').split(value)) {
         if (!s.isBlank()) {
           out.add(s.trim());
         }

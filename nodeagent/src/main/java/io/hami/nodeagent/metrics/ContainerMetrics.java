@@ -67,7 +67,7 @@ public final class ContainerMetrics {
           long now = clock.instant().getEpochSecond();
           for (Sample s : scrape.get()) {
             if (s.region().lastKernelTime() > 0) {
-              cb.call(Math.max(0, now - s.region().lastKernelTime()), s.namespace(), s.pod(), s.container());
+              cb.call((double) Math.max(0, now - s.region().lastKernelTime()), s.namespace(), s.pod(), s.container());
             }
           }
         })

@@ -1,5 +1,6 @@
 package io.hami.nodeagent.nvml;
 
+import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ public final class FakeGpuSpec {
     if (spec.isBlank()) {
       throw new IllegalArgumentException("empty fake GPU spec");
     }
-    for (String group : spec.split("\\+")) {
+    for (String group : Splitter.on('+').split(spec)) {
       Matcher m = GROUP.matcher(group.trim());
       if (!m.matches()) {
         throw new IllegalArgumentException(
@@ -46,7 +47,7 @@ public final class FakeGpuSpec {
       }
       int numaFirst = 0;
       int numaLast = 0;
-      for (String opt : m.group(5).split(",")) {
+      for (String opt : Splitter.on(',').split(m.group(5))) {
         if (opt.isEmpty()) {
           continue;
         }

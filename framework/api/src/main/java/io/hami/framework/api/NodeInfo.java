@@ -180,9 +180,9 @@ public final class NodeInfo {
     ImmutableList<HostPort> ports = usedPorts;
     if (!removed.hostPorts().isEmpty()) {
       ImmutableList.Builder<HostPort> pb = ImmutableList.builder();
-      for (PodInfo p : pods) {
-        if (p != removed) {
-          pb.addAll(p.hostPorts());
+      for (int j = 0; j < pods.size(); j++) {
+        if (j != i) {
+          pb.addAll(pods.get(j).hostPorts());
         }
       }
       ports = pb.build();

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * @param <T> the kept type
  */
+// T is not stored here: it types what NodeInfo.local and setLocal keep in the slot.
+@SuppressWarnings("UnusedTypeParameter")
 public final class NodeLocal<T> {
 
   /** The number of slots a process may create. */

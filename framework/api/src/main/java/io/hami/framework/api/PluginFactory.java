@@ -10,6 +10,8 @@ package io.hami.framework.api;
 public interface PluginFactory<A extends PluginArgs> {
 
   /**
+   * Creates the plugin from its validated arguments.
+   *
    * @throws IllegalArgumentException for a combination of arguments that validation could not
    *     catch; the message names the field
    */

@@ -13,6 +13,8 @@ import java.util.Map;
 public interface PostFilterPlugin extends Plugin {
 
   /**
+   * Reacts to every evaluated node having rejected the pod.
+   *
    * @param filteredNodeStatuses the rejection of each node that was evaluated, by node name
    */
   PostFilterResult postFilter(CycleState state, Pod pod, Map<String, Status> filteredNodeStatuses);

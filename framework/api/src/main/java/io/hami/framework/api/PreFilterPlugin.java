@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 public interface PreFilterPlugin extends Plugin {
 
   /**
+   * Prepares the Filter state of this cycle for the pod.
+   *
    * @param state the cycle state to write into
    * @param pod the pod being scheduled
    * @param snapshot the cycle's snapshot

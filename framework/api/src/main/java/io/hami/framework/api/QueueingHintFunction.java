@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 public interface QueueingHintFunction {
 
   /**
+   * Says whether the event may make the rejected pod schedulable.
+   *
    * @param pod the rejected pod
    * @param oldObj the object before the event (null for an add)
    * @param newObj the object after the event (null for a delete)

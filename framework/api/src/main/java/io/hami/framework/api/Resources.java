@@ -163,20 +163,17 @@ public final class Resources {
 
   /** Returns the amount of {@code name} in its canonical unit (millicores for cpu). */
   public long get(String name) {
-    switch (name) {
-      case CPU:
-        return milliCpu;
-      case MEMORY:
-        return memory;
-      case EPHEMERAL_STORAGE:
-        return ephemeralStorage;
-      case PODS:
-        return pods;
-      default:
-        return scalar(name);
-    }
+    return switch (name) {
+      case CPU -> milliCpu;
+      case MEMORY -> memory;
+      case EPHEMERAL_STORAGE -> ephemeralStorage;
+      case PODS -> pods;
+      default -> scalar(name);
+    };
   }
 
+  // Names are mostly the same interned constants, so identity is tried first, then equals.
+  @SuppressWarnings("ReferenceEquality")
   private long scalar(String name) {
     String[] names = scalarNames;
     if (names.length > 8) {
@@ -221,10 +218,9 @@ public final class Resources {
     if (this == o) {
       return true;
     }
-    if (!(o instanceof Resources)) {
+    if (!(o instanceof Resources r)) {
       return false;
     }
-    Resources r = (Resources) o;
     return milliCpu == r.milliCpu
         && memory == r.memory
         && ephemeralStorage == r.ephemeralStorage
@@ -264,23 +260,16 @@ public final class Resources {
     /** Sets or adds {@code amount} (canonical unit) of {@code name}. */
     public Builder add(String name, long amount) {
       switch (name) {
-        case CPU:
-          milliCpu += amount;
-          break;
-        case MEMORY:
-          memory += amount;
-          break;
-        case EPHEMERAL_STORAGE:
-          ephemeralStorage += amount;
-          break;
-        case PODS:
-          pods += amount;
-          break;
-        default:
+        case CPU -> milliCpu += amount;
+        case MEMORY -> memory += amount;
+        case EPHEMERAL_STORAGE -> ephemeralStorage += amount;
+        case PODS -> pods += amount;
+        default -> {
           if (scalars == null) {
             scalars = new HashMap<>();
           }
           scalars.merge(name, amount, Long::sum);
+        }
       }
       return this;
     }

@@ -3,14 +3,14 @@ package io.hami.framework.testing;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock that moves only when told to. Thread-safe. */
 public final class FakeClock implements InstantSource {
-  private final AtomicReference<Instant> now;
+  // Volatile read for instant(), writes under the lock: never null, unlike AtomicReference.get().
+  private volatile Instant now;
 
   public FakeClock(Instant start) {
-    this.now = new AtomicReference<>(start);
+    this.now = start;
   }
 
   /** Starts at 2026-01-01T00:00:00Z. */
@@ -20,16 +20,16 @@ public final class FakeClock implements InstantSource {
 
   @Override
   public Instant instant() {
-    return now.get();
+    return now;
   }
 
-  public FakeClock advance(Duration d) {
-    now.updateAndGet(t -> t.plus(d));
+  public synchronized FakeClock advance(Duration d) {
+    now = now.plus(d);
     return this;
   }
 
-  public FakeClock set(Instant t) {
-    now.set(t);
+  public synchronized FakeClock set(Instant t) {
+    now = t;
     return this;
   }
 }

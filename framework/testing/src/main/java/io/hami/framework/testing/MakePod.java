@@ -13,11 +13,13 @@ import io.fabric8.kubernetes.api.model.PreferredSchedulingTermBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fluent pod fixture: {@code MakePod.named("p").cpu("500m").memory("1Gi").obj()}. Each call to
@@ -28,7 +30,7 @@ public final class MakePod {
   private final PodBuilder builder;
   private final List<ContainerBuilder> containers = new ArrayList<>();
   private final List<ContainerBuilder> initContainers = new ArrayList<>();
-  private ContainerBuilder current;
+  private @Nullable ContainerBuilder current;
   private final List<NodeSelectorTerm> requiredTerms = new ArrayList<>();
   private final List<io.fabric8.kubernetes.api.model.PreferredSchedulingTerm> preferredTerms =
       new ArrayList<>();
@@ -41,7 +43,7 @@ public final class MakePod {
             .withNewMetadata()
             .withName(name)
             .withNamespace("default")
-            .withUid(UUID.nameUUIDFromBytes(("default/" + name).getBytes()).toString())
+            .withUid(UUID.nameUUIDFromBytes(("default/" + name).getBytes(StandardCharsets.UTF_8)).toString())
             .withResourceVersion("1")
             .withCreationTimestamp("2026-01-01T00:00:00Z")
             .endMetadata()
@@ -111,9 +113,15 @@ public final class MakePod {
 
   /** Adds a container named {@code name}; later container-level calls apply to it. */
   public MakePod container(String name) {
-    current = new ContainerBuilder().withName(name).withImage("registry.invalid/app:1");
-    containers.add(current);
+    addContainer(name);
     return this;
+  }
+
+  private ContainerBuilder addContainer(String name) {
+    ContainerBuilder c = new ContainerBuilder().withName(name).withImage("registry.invalid/app:1");
+    containers.add(c);
+    current = c;
+    return c;
   }
 
   /** Adds an init container; {@code sidecar} makes it restartable (restartPolicy Always). */
@@ -127,10 +135,8 @@ public final class MakePod {
   }
 
   private ContainerBuilder current() {
-    if (current == null) {
-      container("c0");
-    }
-    return current;
+    ContainerBuilder c = current;
+    return c != null ? c : addContainer("c0");
   }
 
   /** Sets a request on the current container. */

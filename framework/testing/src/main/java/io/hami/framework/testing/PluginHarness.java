@@ -89,8 +89,8 @@ public final class PluginHarness {
     Set<String> skipFilter = new HashSet<>();
     Set<String> allowed = null;
     for (Plugin p : plugins) {
-      if (p instanceof PreFilterPlugin) {
-        PreFilterResult r = ((PreFilterPlugin) p).preFilter(state, pod, snapshot);
+      if (p instanceof PreFilterPlugin preFilter) {
+        PreFilterResult r = preFilter.preFilter(state, pod, snapshot);
         Status s = r.status().withPlugin(p.name());
         if (s.isSkip()) {
           skipFilter.add(p.name());
@@ -117,8 +117,8 @@ public final class PluginHarness {
       }
       Status s = Status.success();
       for (Plugin p : plugins) {
-        if (p instanceof FilterPlugin && !skipFilter.contains(p.name())) {
-          s = ((FilterPlugin) p).filter(state, pod, n).withPlugin(p.name());
+        if (p instanceof FilterPlugin filter && !skipFilter.contains(p.name())) {
+          s = filter.filter(state, pod, n).withPlugin(p.name());
           if (!s.isSuccess()) {
             break;
           }
@@ -134,8 +134,8 @@ public final class PluginHarness {
     feasible.forEach(n -> totals.put(n.name(), 0L));
     Set<String> skipScore = new HashSet<>();
     for (Plugin p : plugins) {
-      if (p instanceof PreScorePlugin && !feasible.isEmpty()) {
-        Status s = ((PreScorePlugin) p).preScore(state, pod, feasible);
+      if (p instanceof PreScorePlugin preScore && !feasible.isEmpty()) {
+        Status s = preScore.preScore(state, pod, feasible);
         if (s.isSkip()) {
           skipScore.add(p.name());
         } else if (!s.isSuccess()) {
@@ -144,16 +144,18 @@ public final class PluginHarness {
       }
     }
     for (Plugin p : plugins) {
-      if (!(p instanceof ScorePlugin) || skipScore.contains(p.name()) || feasible.isEmpty()) {
+      if (!(p instanceof ScorePlugin scorer)
+          || skipScore.contains(p.name())
+          || feasible.isEmpty()) {
         continue;
       }
       long[] raw = new long[feasible.size()];
       for (int i = 0; i < raw.length; i++) {
-        raw[i] = ((ScorePlugin) p).score(state, pod, feasible.get(i));
+        raw[i] = scorer.score(state, pod, feasible.get(i));
       }
       NodeScores scores = new NodeScores(feasible, raw);
-      if (p instanceof ScoreExtensions) {
-        Status s = ((ScoreExtensions) p).normalizeScore(state, pod, scores);
+      if (p instanceof ScoreExtensions extensions) {
+        Status s = extensions.normalizeScore(state, pod, scores);
         if (!s.isSuccess()) {
           throw new IllegalStateException("NormalizeScore of " + p.name() + " failed: " + s);
         }
@@ -166,7 +168,7 @@ public final class PluginHarness {
     String best = null;
     long bestScore = Long.MIN_VALUE;
     for (NodeInfo n : feasible) {
-      long s = totals.get(n.name());
+      long s = totals.getOrDefault(n.name(), 0L);
       if (s > bestScore) {
         best = n.name();
         bestScore = s;
@@ -184,8 +186,8 @@ public final class PluginHarness {
   /** Runs every Reserve plugin; on the first failure unreserves all of them in reverse order. */
   public Status reserve(CycleState state, Pod pod, String nodeName) {
     for (Plugin p : plugins) {
-      if (p instanceof ReservePlugin) {
-        Status s = ((ReservePlugin) p).reserve(state, pod, nodeName).withPlugin(p.name());
+      if (p instanceof ReservePlugin reserve) {
+        Status s = reserve.reserve(state, pod, nodeName).withPlugin(p.name());
         if (!s.isSuccess()) {
           unreserve(state, pod, nodeName);
           return s;
@@ -207,8 +209,8 @@ public final class PluginHarness {
   /** Runs every Permit plugin and returns the first non-allow result, or allow. */
   public PermitResult permit(CycleState state, Pod pod, String nodeName) {
     for (Plugin p : plugins) {
-      if (p instanceof PermitPlugin) {
-        PermitResult r = ((PermitPlugin) p).permit(state, pod, nodeName);
+      if (p instanceof PermitPlugin permit) {
+        PermitResult r = permit.permit(state, pod, nodeName);
         if (!r.status().isSuccess()) {
           return r;
         }
@@ -220,8 +222,8 @@ public final class PluginHarness {
   /** Runs every PreBind plugin and returns the first failure, or success. */
   public Status preBind(CycleState state, Pod pod, String nodeName) {
     for (Plugin p : plugins) {
-      if (p instanceof PreBindPlugin) {
-        Status s = ((PreBindPlugin) p).preBind(state, pod, nodeName).withPlugin(p.name());
+      if (p instanceof PreBindPlugin preBind) {
+        Status s = preBind.preBind(state, pod, nodeName).withPlugin(p.name());
         if (!s.isSuccess() && !s.isSkip()) {
           return s;
         }
