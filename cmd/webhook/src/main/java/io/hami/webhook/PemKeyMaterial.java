@@ -22,7 +22,6 @@ import org.bouncycastle.openssl.PEMEncryptedKeyPair;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
-import org.bouncycastle.util.encoders.DecoderException;
 import org.bouncycastle.util.io.pem.PemObject;
 import org.bouncycastle.util.io.pem.PemObjectParser;
 import org.jspecify.annotations.Nullable;
@@ -181,8 +180,9 @@ final class PemKeyMaterial {
     @Nullable PemObject next() throws IOException {
       try {
         return readPemObject();
-      } catch (DecoderException e) {
-        throw new IOException(name + ": PEM body is not valid base64", e);
+      } catch (IOException e) {
+        // Such as "malformed PEM data: unable to decode base64 string".
+        throw new IOException(name + ": " + e.getMessage(), e);
       }
     }
 

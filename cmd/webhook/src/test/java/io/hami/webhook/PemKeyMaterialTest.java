@@ -65,6 +65,9 @@ class PemKeyMaterialTest {
         new Pair("truncated EC key", resource("ec.crt"),
             text("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n"), null, 0,
             "unsupported or malformed private key"),
+        new Pair("certificate body not base64", text(
+            "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n"),
+            resource("rsa-pkcs8.key"), null, 0, "cert.pem: malformed PEM data"),
         new Pair("corrupt certificate", text(
             "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"),
             resource("rsa-pkcs8.key"), null, 0, "certificate 1 is not valid X.509"));
