@@ -2,25 +2,29 @@ package io.hami.webhook;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.openssl.PEMEncryptedKeyPair;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+import org.bouncycastle.util.io.pem.PemObject;
+import org.bouncycastle.util.io.pem.PemObjectParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A certificate chain and its private key read from PEM files, as Kubernetes TLS secrets and
@@ -29,9 +33,6 @@ import javax.net.ssl.X509ExtendedKeyManager;
  */
 final class PemKeyMaterial {
 
-  private static final Pattern BLOCK =
-      Pattern.compile(
-          "-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]*?)-----END \\1-----", Pattern.DOTALL);
   private static final char[] NO_PASSWORD = new char[0];
 
   private final List<X509Certificate> chain;
@@ -96,17 +97,19 @@ final class PemKeyMaterial {
     } catch (CertificateException e) {
       throw new IllegalStateException(e);
     }
-    Matcher m = BLOCK.matcher(new String(pem, StandardCharsets.US_ASCII));
-    while (m.find()) {
-      if (!m.group(1).equals("CERTIFICATE")) {
-        continue;
-      }
-      byte[] der = decodeBase64(m.group(2), name);
-      try {
-        certs.add((X509Certificate) factory.generateCertificate(new ByteArrayInputStream(der)));
-      } catch (CertificateException e) {
-        throw new IOException(name + ": certificate " + (certs.size() + 1) + " is not valid X.509: "
-            + e.getMessage(), e);
+    try (Blocks blocks = new Blocks(pem, name)) {
+      for (PemObject block = blocks.next(); block != null; block = blocks.next()) {
+        if (!block.getType().equals(PEMParser.TYPE_CERTIFICATE)) {
+          continue;
+        }
+        try {
+          certs.add(
+              (X509Certificate)
+                  factory.generateCertificate(new ByteArrayInputStream(block.getContent())));
+        } catch (CertificateException e) {
+          throw new IOException(name + ": certificate " + (certs.size() + 1) + " is not valid X.509: "
+              + e.getMessage(), e);
+        }
       }
     }
     if (certs.isEmpty()) {
@@ -116,44 +119,79 @@ final class PemKeyMaterial {
   }
 
   private static PrivateKey parseKey(byte[] pem, String name) throws IOException {
-    Matcher m = BLOCK.matcher(new String(pem, StandardCharsets.US_ASCII));
-    while (m.find()) {
-      String type = m.group(1);
-      byte[] der = decodeBase64(m.group(2), name);
-      switch (type) {
-        case "PRIVATE KEY":
-          return pkcs8(der, name);
-        case "RSA PRIVATE KEY":
-          return pkcs8(Der.wrapPkcs1Rsa(der), name);
-        case "EC PRIVATE KEY":
-          return pkcs8(Der.wrapSec1Ec(der, name), name);
-        case "ENCRYPTED PRIVATE KEY":
-          throw new IOException(name + ": encrypted private keys are not supported");
-        default:
-          // Skip other blocks, such as EC PARAMETERS that openssl writes before the key.
+    try (Blocks blocks = new Blocks(pem, name)) {
+      for (PemObject block = blocks.next(); block != null; block = blocks.next()) {
+        switch (block.getType()) {
+          case PEMParser.TYPE_PRIVATE_KEY:
+          case PEMParser.TYPE_RSA_PRIVATE_KEY:
+          case PEMParser.TYPE_EC_PRIVATE_KEY:
+            return toKey(blocks.parse(block), name);
+          case PEMParser.TYPE_ENCRYPTED_PRIVATE_KEY:
+            throw encrypted(name);
+          default:
+            // Skip other blocks, such as EC PARAMETERS that openssl writes before the key.
+        }
       }
     }
     throw new IOException(
         name + ": no PEM block 'PRIVATE KEY', 'RSA PRIVATE KEY' or 'EC PRIVATE KEY' found");
   }
 
-  private static PrivateKey pkcs8(byte[] der, String name) throws IOException {
-    IOException last = null;
-    for (String algorithm : List.of("RSA", "EC", "Ed25519", "Ed448")) {
-      try {
-        return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
-      } catch (GeneralSecurityException e) {
-        last = new IOException(name + ": unsupported or malformed private key", e);
-      }
+  /** PKCS#8 comes as {@link PrivateKeyInfo}, PKCS#1 and SEC1 as a {@link PEMKeyPair}. */
+  private static PrivateKey toKey(@Nullable Object parsed, String name) throws IOException {
+    PrivateKeyInfo info;
+    if (parsed instanceof PrivateKeyInfo pkcs8) {
+      info = pkcs8;
+    } else if (parsed instanceof PEMKeyPair pair) {
+      info = pair.getPrivateKeyInfo();
+    } else if (parsed instanceof PEMEncryptedKeyPair) {
+      // An openssl traditional key with a Proc-Type: 4,ENCRYPTED header.
+      throw encrypted(name);
+    } else {
+      throw malformed(name, null);
     }
-    throw last;
+    try {
+      return new JcaPEMKeyConverter().getPrivateKey(info);
+    } catch (IOException | RuntimeException e) {
+      throw malformed(name, e);
+    }
   }
 
-  private static byte[] decodeBase64(String body, String name) throws IOException {
-    try {
-      return Base64.getMimeDecoder().decode(body.replaceAll("\\s", ""));
-    } catch (IllegalArgumentException e) {
-      throw new IOException(name + ": PEM body is not valid base64", e);
+  private static IOException encrypted(String name) {
+    return new IOException(name + ": encrypted private keys are not supported");
+  }
+
+  private static IOException malformed(String name, @Nullable Exception cause) {
+    return new IOException(name + ": unsupported or malformed private key", cause);
+  }
+
+  /**
+   * PEM blocks in order. The type of a block is known before it is parsed, so that blocks of
+   * other types are skipped rather than refused, and encrypted keys are refused unread.
+   */
+  private static final class Blocks extends PEMParser {
+    private final String name;
+
+    Blocks(byte[] pem, String name) {
+      super(new InputStreamReader(new ByteArrayInputStream(pem), StandardCharsets.US_ASCII));
+      this.name = name;
+    }
+
+    @Nullable PemObject next() throws IOException {
+      try {
+        return readPemObject();
+      } catch (IOException e) {
+        // Such as "malformed PEM data: unable to decode base64 string".
+        throw new IOException(name + ": " + e.getMessage(), e);
+      }
+    }
+
+    @Nullable Object parse(PemObject block) throws IOException {
+      try {
+        return ((PemObjectParser) parsers.get(block.getType())).parseObject(block);
+      } catch (IOException | RuntimeException e) {
+        throw malformed(name, e);
+      }
     }
   }
 

@@ -54,12 +54,20 @@ class PemKeyMaterialTest {
         new Pair("encrypted key", rsaCrt,
             text("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"),
             null, 0, "encrypted private keys are not supported"),
+        new Pair("encrypted traditional key", rsaCrt,
+            text("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n"
+                + "DEK-Info: AES-128-CBC,00112233445566778899AABBCCDDEEFF\n\nAAAA\n"
+                + "-----END RSA PRIVATE KEY-----\n"),
+            null, 0, "encrypted private keys are not supported"),
         new Pair("garbage key body", rsaCrt,
             text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), null, 0,
             "unsupported or malformed private key"),
         new Pair("truncated EC key", resource("ec.crt"),
             text("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n"), null, 0,
-            "malformed DER"),
+            "unsupported or malformed private key"),
+        new Pair("certificate body not base64", text(
+            "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n"),
+            resource("rsa-pkcs8.key"), null, 0, "cert.pem: malformed PEM data"),
         new Pair("corrupt certificate", text(
             "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"),
             resource("rsa-pkcs8.key"), null, 0, "certificate 1 is not valid X.509"));

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * A throw-away certificate authority for one control plane, made with the {@code openssl} CLI
- * when it is installed and with the JDK alone otherwise ({@link Backend}). Serving certificates for components that the apiserver calls (webhooks) and client certificates
+ * when it is installed and in process with BouncyCastle otherwise ({@link Backend}). Serving certificates for components that the apiserver calls (webhooks) and client certificates
  * for users are issued from the same CA, so one {@code caBundle} trusts them all.
  */
 public final class Pki {
