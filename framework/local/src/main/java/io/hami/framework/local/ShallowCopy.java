@@ -1,4 +1,4 @@
-package io.hami.framework.runtime.local;
+package io.hami.framework.local;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;

@@ -1,4 +1,4 @@
-package io.hami.framework.runtime.local;
+package io.hami.framework.local;
 
 import java.time.Duration;
 import java.time.Instant;

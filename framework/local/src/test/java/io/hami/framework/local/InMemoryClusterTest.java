@@ -1,4 +1,4 @@
-package io.hami.framework.runtime.local;
+package io.hami.framework.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

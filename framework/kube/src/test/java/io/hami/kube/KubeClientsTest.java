@@ -1,4 +1,4 @@
-package io.hami.model.client;
+package io.hami.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;

@@ -1,4 +1,4 @@
-package io.hami.framework.runtime.local;
+package io.hami.framework.local;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;

@@ -13,7 +13,7 @@ import io.hami.framework.api.Status;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
-import io.hami.framework.runtime.local.InMemoryCluster;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
 import io.hami.framework.testing.OpaqueFilter;

@@ -11,7 +11,7 @@ import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
-import io.hami.framework.runtime.local.InMemoryCluster;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
 import java.time.Duration;

@@ -17,7 +17,7 @@ import io.hami.framework.api.Status;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
-import io.hami.framework.runtime.local.InMemoryCluster;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
 import java.util.ArrayList;
@@ -255,44 +255,6 @@ class SchedulerTest {
         List.of(new NodeSelection.Candidate("b", 120), new NodeSelection.Candidate("a", 100),
             new NodeSelection.Candidate("c", 0))));
     assertThat(seen.get(1)).isEqualTo(new NodeSelection(3, 1, null, List.of()));
-  }
-
-  @Test
-  void numFeasibleNodesToFind_followsAdaptivePercentageWithFloorOf100() {
-    assertThat(Scheduler.numFeasibleNodesToFind(0, 50)).isEqualTo(50);
-    assertThat(Scheduler.numFeasibleNodesToFind(0, 500)).isEqualTo(230);
-    assertThat(Scheduler.numFeasibleNodesToFind(0, 5000)).isEqualTo(500);
-    assertThat(Scheduler.numFeasibleNodesToFind(0, 100_000)).isEqualTo(5000);
-    assertThat(Scheduler.numFeasibleNodesToFind(1, 5000)).isEqualTo(100);
-    assertThat(Scheduler.numFeasibleNodesToFind(100, 5000)).isEqualTo(5000);
-  }
-
-  @Test
-  void fitErrorMessage_countsReasonsLargestFirst() {
-    Status[] statuses = new Status[5000];
-    for (int i = 0; i < 4000; i++) {
-      statuses[i] = Status.unschedulable("CardInsufficientMemory");
-    }
-    for (int i = 4000; i < 5000; i++) {
-      statuses[i] = Status.unresolvable("node(s) were unschedulable");
-    }
-    assertThat(Scheduler.fitErrorMessage(5000, statuses, 5000, 0))
-        .isEqualTo(
-            "0/5000 nodes are available: 4000 CardInsufficientMemory, 1000 node(s) were unschedulable.");
-  }
-
-  @Test
-  void fitErrorMessage_countsSharedStatusesOncePerNode() {
-    Status shared = Status.unschedulable("Insufficient cpu", "Insufficient memory").withPlugin("NodeResourcesFit");
-    Status other = Status.unschedulable("Insufficient cpu").withPlugin("NodeResourcesFit");
-    Status[] statuses = new Status[10];
-    for (int i = 0; i < 10; i++) {
-      statuses[i] = i % 3 == 0 ? other : shared;
-    }
-    statuses[5] = null;
-    assertThat(Scheduler.fitErrorMessage(10, statuses, 10, 2))
-        .isEqualTo("0/10 nodes are available: 9 Insufficient cpu, 5 Insufficient memory,"
-            + " 2 node(s) didn't satisfy plugin(s) PreFilter.");
   }
 
   @Test

@@ -3,6 +3,6 @@
  * queue and scheduling code, with an in-memory binder. For simulation, benchmarks and tests.
  */
 @NullMarked
-package io.hami.framework.runtime.local;
+package io.hami.framework.local;
 
 import org.jspecify.annotations.NullMarked;

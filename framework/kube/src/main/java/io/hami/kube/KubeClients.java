@@ -1,4 +1,4 @@
-package io.hami.model.client;
+package io.hami.kube;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;

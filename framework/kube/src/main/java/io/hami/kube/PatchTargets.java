@@ -1,4 +1,4 @@
-package io.hami.model.client;
+package io.hami.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
