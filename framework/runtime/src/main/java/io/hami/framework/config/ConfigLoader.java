@@ -3,7 +3,6 @@ package io.hami.framework.config;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
 import io.hami.framework.api.PluginRegistration;
-import io.hami.framework.runtime.Registry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,10 +54,10 @@ public final class ConfigLoader {
   private static final Set<String> REF_FIELDS = Set.of("name", "weight");
   private static final Set<String> PLUGIN_CONFIG_FIELDS = Set.of("name", "args");
 
-  private final Registry registry;
+  private final PluginCatalog registry;
   private final YAMLMapper mapper;
 
-  public ConfigLoader(Registry registry) {
+  public ConfigLoader(PluginCatalog registry) {
     this.registry = registry;
     this.mapper =
         YAMLMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
