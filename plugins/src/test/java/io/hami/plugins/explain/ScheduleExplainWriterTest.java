@@ -23,7 +23,7 @@ class ScheduleExplainWriterTest {
   private static final Instant T = Instant.parse("2026-11-29T13:53:11Z");
 
   @Test
-  void failed_writesTheDiagnosisAsTheScheduleExplainRecord() {
+  void failed_writesTheDiagnosisAsTheScheduleExplainRecord() throws Exception {
     Diagnosis d = new Diagnosis(T, "Unschedulable", null, 3,
         List.of(new FailedAttempt.ReasonCount("CardInsufficientMemory", 2)),
         List.of(new FailedAttempt.NodeReasons("n1", List.of("CardInsufficientMemory"))));
