@@ -69,40 +69,7 @@ public final class InMemoryCluster implements AutoCloseable {
       ownedParallelizer = null;
       parallelizer = Parallelizer.sequential();
     }
-    SchedulingObserver user = b.observer;
-    SchedulingObserver recorder =
-        new SchedulingObserver() {
-          @Override
-          public void scheduled(Pod pod, String nodeName, long decisionNanos) {
-            PodOutcome o = outcomes.get(key(pod));
-            outcomes.put(
-                key(pod),
-                new PodOutcome(key(pod), null, null, attemptsOf(o) + 1, decisionNanos));
-            user.scheduled(pod, nodeName, decisionNanos);
-          }
-
-          @Override
-          public void failed(Pod pod, Status status, String message, long decisionNanos) {
-            PodOutcome o = outcomes.get(key(pod));
-            outcomes.put(
-                key(pod), new PodOutcome(key(pod), null, message, attemptsOf(o) + 1, decisionNanos));
-            user.failed(pod, status, message, decisionNanos);
-          }
-
-          @Override
-          public void bound(Pod pod, String nodeName) {
-            PodOutcome o = outcomes.get(key(pod));
-            outcomes.put(
-                key(pod),
-                new PodOutcome(key(pod), nodeName, null, attemptsOf(o), o == null ? 0 : o.decisionNanos()));
-            user.bound(pod, nodeName);
-          }
-
-          @Override
-          public void bindingFailed(Pod pod, String nodeName, Status status) {
-            user.bindingFailed(pod, nodeName, status);
-          }
-        };
+    SchedulingObserver recorder = outcomeRecorder(b.observer);
     this.scheduler =
         Scheduler.builder(b.config.withParallelism(Math.max(1, b.parallelism)), b.registry)
             .clock(clock)
@@ -114,6 +81,42 @@ public final class InMemoryCluster implements AutoCloseable {
             .tieBreakSeed(b.seed)
             .observer(recorder)
             .build();
+  }
+
+  /** Records each pod's outcome, then passes the call on to {@code user}. */
+  private SchedulingObserver outcomeRecorder(SchedulingObserver user) {
+    return new SchedulingObserver() {
+      @Override
+      public void scheduled(Pod pod, String nodeName, long decisionNanos) {
+        PodOutcome o = outcomes.get(key(pod));
+        outcomes.put(
+            key(pod),
+            new PodOutcome(key(pod), null, null, attemptsOf(o) + 1, decisionNanos));
+        user.scheduled(pod, nodeName, decisionNanos);
+      }
+
+      @Override
+      public void failed(Pod pod, Status status, String message, long decisionNanos) {
+        PodOutcome o = outcomes.get(key(pod));
+        outcomes.put(
+            key(pod), new PodOutcome(key(pod), null, message, attemptsOf(o) + 1, decisionNanos));
+        user.failed(pod, status, message, decisionNanos);
+      }
+
+      @Override
+      public void bound(Pod pod, String nodeName) {
+        PodOutcome o = outcomes.get(key(pod));
+        outcomes.put(
+            key(pod),
+            new PodOutcome(key(pod), nodeName, null, attemptsOf(o), o == null ? 0 : o.decisionNanos()));
+        user.bound(pod, nodeName);
+      }
+
+      @Override
+      public void bindingFailed(Pod pod, String nodeName, Status status) {
+        user.bindingFailed(pod, nodeName, status);
+      }
+    };
   }
 
   private static int attemptsOf(@Nullable PodOutcome o) {

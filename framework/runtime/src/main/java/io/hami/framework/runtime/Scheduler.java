@@ -17,6 +17,7 @@ import io.hami.framework.cache.SchedulerCache;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.ProfileConfig;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.queue.QueueTimeouts;
 import io.hami.framework.queue.QueuedPodInfo;
 import io.hami.framework.queue.SchedulingQueue;
 import java.time.Duration;
@@ -158,9 +159,8 @@ public final class Scheduler {
         this::preEnqueuePlugins,
         regs,
         clock,
-        config.podInitialBackoff(),
-        config.podMaxBackoff(),
-        config.podMaxInUnschedulablePods());
+        new QueueTimeouts(
+            config.podInitialBackoff(), config.podMaxBackoff(), config.podMaxInUnschedulablePods()));
   }
 
   private ClusterEventHandler newEventHandler(SchedulingQueue q) {
