@@ -1,4 +1,4 @@
-package io.hami.framework.plugins;
+package io.hami.framework.plugins.helper;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
