@@ -3,6 +3,7 @@ package io.hami.framework.config;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
 import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.queue.QueueTimeouts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,7 +134,7 @@ public final class ConfigLoader {
 
     List<ProfileConfig> profiles = profiles(root.get("profiles"), d.profiles(), errors);
     return new SchedulerConfiguration(
-        parallelism, percentage, initial, max, unsched, ttl, le, profiles);
+        parallelism, percentage, new QueueTimeouts(initial, max, unsched), ttl, le, profiles);
   }
 
   private static void checkTypeMeta(JsonNode root, FieldErrors errors) {

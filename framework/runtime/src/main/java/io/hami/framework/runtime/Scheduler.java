@@ -17,7 +17,6 @@ import io.hami.framework.cache.SchedulerCache;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.ProfileConfig;
 import io.hami.framework.config.SchedulerConfiguration;
-import io.hami.framework.queue.QueueTimeouts;
 import io.hami.framework.queue.QueuedPodInfo;
 import io.hami.framework.queue.SchedulingQueue;
 import java.time.Duration;
@@ -159,8 +158,7 @@ public final class Scheduler {
         this::preEnqueuePlugins,
         regs,
         clock,
-        new QueueTimeouts(
-            config.podInitialBackoff(), config.podMaxBackoff(), config.podMaxInUnschedulablePods()));
+        config.queueTimeouts());
   }
 
   private ClusterEventHandler newEventHandler(SchedulingQueue q) {
