@@ -2,7 +2,7 @@ package io.hami.nodeagent.cli;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.hami.model.client.KubeClients;
+import io.hami.kube.KubeClients;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.FileSettings;

@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
-import io.hami.model.client.PatchTargets;
+import io.hami.kube.PatchTargets;
 import io.hami.model.lock.NodeLock;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.PodDevices;

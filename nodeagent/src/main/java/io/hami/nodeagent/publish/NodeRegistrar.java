@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.model.Annotations;
-import io.hami.model.client.PatchTargets;
+import io.hami.kube.PatchTargets;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.handshake.Handshake;
 import io.hami.nodeagent.config.NodeAgentConfig;

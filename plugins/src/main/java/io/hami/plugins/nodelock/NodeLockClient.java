@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.model.Annotations;
-import io.hami.model.client.PatchTargets;
+import io.hami.kube.PatchTargets;
 import io.hami.model.lock.NodeLock;
 import java.time.InstantSource;
 import java.time.ZoneId;

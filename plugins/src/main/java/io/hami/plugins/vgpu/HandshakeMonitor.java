@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.framework.api.ClusterStateListener;
-import io.hami.model.client.PatchTargets;
+import io.hami.kube.PatchTargets;
 import io.hami.model.handshake.Handshake;
 import io.hami.model.handshake.HandshakeCheck;
 import io.hami.model.handshake.HealthVerdict;

@@ -35,7 +35,7 @@ import io.hami.framework.api.Status;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.Decoded;
-import io.hami.model.client.PatchTargets;
+import io.hami.kube.PatchTargets;
 import io.hami.model.explain.ScheduleRecord;
 import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.pod.ContainerDevice;
@@ -45,6 +45,7 @@ import io.hami.model.pod.MigAllocationJson;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.resource.ContainerRequest;
 import io.hami.model.resource.ContainerResources;
+import io.hami.plugins.explain.ScheduleExplainWriter;
 import io.hami.plugins.metrics.GpuMetrics;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -170,6 +171,8 @@ public final class VgpuPlugin
     NamespaceQuotas quotas = null;
     KubernetesClient client = handle.client().orElse(null);
     DeviceUsageIndex index = DeviceUsageIndex.shared(handle, args.vendors());
+    // The profile that records placements for hami explain records its failures too.
+    handle.addAttemptObserver(ScheduleExplainWriter.INSTANCE);
     if (client != null) {
       quotas = NamespaceQuotas.of(args.vendors());
       client.resourceQuotas().inAnyNamespace().inform(quotas.handler());

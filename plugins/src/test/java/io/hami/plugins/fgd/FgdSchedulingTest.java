@@ -6,7 +6,7 @@ import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.Registry;
-import io.hami.framework.runtime.local.InMemoryCluster;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.testing.gpu.FakeGpus;
 import io.hami.framework.testing.gpu.MakeGpuNode;
 import io.hami.framework.testing.gpu.MakeGpuPod;

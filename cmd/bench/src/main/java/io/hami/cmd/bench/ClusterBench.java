@@ -12,7 +12,7 @@ import io.hami.cmd.cluster.ControlPlaneOptions;
 import io.hami.cmd.cluster.GpuNode;
 import io.hami.cmd.cluster.Invariants;
 import io.hami.framework.runtime.ClientRequestMetrics;
-import io.hami.model.client.KubeClients;
+import io.hami.kube.KubeClients;
 import io.hami.nodeagent.nvml.GpuInfo;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;

@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.cmd.cluster.FakeNode;
 import io.hami.model.Annotations;
-import io.hami.model.client.PatchTargets;
+import io.hami.kube.PatchTargets;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.lock.NodeLock;

@@ -9,7 +9,7 @@ import io.hami.framework.api.Status;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulingObserver;
-import io.hami.framework.runtime.local.InMemoryCluster;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.model.Annotations;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.device.NodeDeviceJson;

@@ -3,7 +3,7 @@ package io.hami.cmd.explain;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.hami.model.client.KubeClients;
+import io.hami.kube.KubeClients;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.hami.cmd.cluster;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.hami.model.client.KubeClients;
+import io.hami.kube.KubeClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

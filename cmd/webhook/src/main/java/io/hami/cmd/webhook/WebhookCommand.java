@@ -2,7 +2,7 @@ package io.hami.cmd.webhook;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.hami.model.client.KubeClients;
+import io.hami.kube.KubeClients;
 import io.hami.model.config.DeviceConfig;
 import io.hami.webhook.BindAddress;
 import io.hami.webhook.WebhookConfig;

@@ -60,6 +60,21 @@ public interface FrameworkHandle {
    */
   void nodeStateChanged(String nodeName);
 
+  /**
+   * Registers an observer of this profile's failed attempts. Call it from the plugin's factory.
+   * The default ignores it, for handles that write no pod status.
+   */
+  default void addAttemptObserver(AttemptObserver observer) {}
+
+  /**
+   * Binds {@code pod} to {@code nodeName} the way the scheduler was set up to: {@code pods/binding}
+   * against a cluster, the store of an in-memory one. Called on a binding thread; may block.
+   * Returns success or an error status. The default binds nothing and says so.
+   */
+  default Status bind(Pod pod, String nodeName) {
+    return Status.error("this handle has no binder");
+  }
+
   /** Returns the pod of {@code uid} if it is waiting at Permit. */
   Optional<WaitingPod> waitingPod(String uid);
 

@@ -40,21 +40,21 @@ public final class NodeInfo {
   private final @Nullable Object[] locals = new Object[NodeLocal.MAX];
   private static final VarHandle LOCAL = MethodHandles.arrayElementVarHandle(Object[].class);
 
-  private NodeInfo(
-      Node node,
-      Resources allocatable,
+  /** The pods on a node and what they add up to; unpacked into the NodeInfo's own fields. */
+  private record Usage(
       ImmutableList<PodInfo> pods,
       Resources requested,
       Resources nonZeroRequested,
-      ImmutableList<HostPort> usedPorts,
-      long generation) {
+      ImmutableList<HostPort> usedPorts) {}
+
+  private NodeInfo(Node node, Resources allocatable, Usage usage, long generation) {
     this.node = node;
     this.name = node.getMetadata().getName();
     this.allocatable = allocatable;
-    this.pods = pods;
-    this.requested = requested;
-    this.nonZeroRequested = nonZeroRequested;
-    this.usedPorts = usedPorts;
+    this.pods = usage.pods();
+    this.requested = usage.requested();
+    this.nonZeroRequested = usage.nonZeroRequested();
+    this.usedPorts = usage.usedPorts();
     this.generation = generation;
     // Copied out of the Node so that Filter does not chase pointers through it for every node.
     List<Taint> t = node.getSpec() == null ? null : node.getSpec().getTaints();
@@ -78,10 +78,7 @@ public final class NodeInfo {
     return new NodeInfo(
         node,
         allocatableOf(node),
-        ImmutableList.of(),
-        Resources.empty(),
-        Resources.empty(),
-        ImmutableList.of(),
+        new Usage(ImmutableList.of(), Resources.empty(), Resources.empty(), ImmutableList.of()),
         0);
   }
 
@@ -106,10 +103,7 @@ public final class NodeInfo {
     return new NodeInfo(
         node,
         empty.allocatable,
-        ImmutableList.copyOf(pods),
-        req.build(),
-        nonZero.build(),
-        ports.build(),
+        new Usage(ImmutableList.copyOf(pods), req.build(), nonZero.build(), ports.build()),
         0);
   }
 
@@ -132,14 +126,7 @@ public final class NodeInfo {
 
   /** Returns a copy holding {@code newNode} (same name) with the same pods. */
   public NodeInfo withNode(Node newNode) {
-    return new NodeInfo(
-        newNode,
-        allocatableOf(newNode),
-        pods,
-        requested,
-        nonZeroRequested,
-        usedPorts,
-        generation);
+    return new NodeInfo(newNode, allocatableOf(newNode), usage(), generation);
   }
 
   /** Returns a copy with {@code pod} added; a pod with the same UID is replaced. */
@@ -157,10 +144,11 @@ public final class NodeInfo {
     return new NodeInfo(
         node,
         allocatable,
-        newPods,
-        base.requested.plus(pod.requests()),
-        base.nonZeroRequested.plus(pod.nonZeroRequests()),
-        ports,
+        new Usage(
+            newPods,
+            base.requested.plus(pod.requests()),
+            base.nonZeroRequested.plus(pod.nonZeroRequests()),
+            ports),
         generation);
   }
 
@@ -190,17 +178,21 @@ public final class NodeInfo {
     return new NodeInfo(
         node,
         allocatable,
-        b.build(),
-        requested.minus(removed.requests()),
-        nonZeroRequested.minus(removed.nonZeroRequests()),
-        ports,
+        new Usage(
+            b.build(),
+            requested.minus(removed.requests()),
+            nonZeroRequested.minus(removed.nonZeroRequests()),
+            ports),
         generation);
   }
 
   /** Returns a copy with the given generation. */
   public NodeInfo withGeneration(long newGeneration) {
-    return new NodeInfo(
-        node, allocatable, pods, requested, nonZeroRequested, usedPorts, newGeneration);
+    return new NodeInfo(node, allocatable, usage(), newGeneration);
+  }
+
+  private Usage usage() {
+    return new Usage(pods, requested, nonZeroRequested, usedPorts);
   }
 
   private int podIndex(String uid) {

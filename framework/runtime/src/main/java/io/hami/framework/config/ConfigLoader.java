@@ -3,7 +3,7 @@ package io.hami.framework.config;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
 import io.hami.framework.api.PluginRegistration;
-import io.hami.framework.runtime.Registry;
+import io.hami.framework.queue.QueueTimeouts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,10 +55,10 @@ public final class ConfigLoader {
   private static final Set<String> REF_FIELDS = Set.of("name", "weight");
   private static final Set<String> PLUGIN_CONFIG_FIELDS = Set.of("name", "args");
 
-  private final Registry registry;
+  private final PluginCatalog registry;
   private final YAMLMapper mapper;
 
-  public ConfigLoader(Registry registry) {
+  public ConfigLoader(PluginCatalog registry) {
     this.registry = registry;
     this.mapper =
         YAMLMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
@@ -107,19 +107,7 @@ public final class ConfigLoader {
     if (!checkObject(root, "", TOP_FIELDS, errors)) {
       return d;
     }
-    String apiVersion = string(root, "apiVersion", null, errors);
-    if (apiVersion == null) {
-      errors.required("apiVersion");
-    } else if (!SchedulerConfiguration.API_VERSION.equals(apiVersion)) {
-      errors.invalid(
-          "apiVersion", apiVersion, "must be " + SchedulerConfiguration.API_VERSION);
-    }
-    String kind = string(root, "kind", null, errors);
-    if (kind == null) {
-      errors.required("kind");
-    } else if (!SchedulerConfiguration.KIND.equals(kind)) {
-      errors.invalid("kind", kind, "must be " + SchedulerConfiguration.KIND);
-    }
+    checkTypeMeta(root, errors);
     int parallelism = integer(root, "parallelism", d.parallelism(), errors);
     if (parallelism < 1) {
       errors.invalid("parallelism", parallelism, "must be at least 1");
@@ -144,10 +132,32 @@ public final class ConfigLoader {
     Duration ttl = seconds(root, "assumedPodTtlSeconds", d.assumedPodTtl(), errors, true);
     LeaderElectionConfig le = leaderElection(root.get("leaderElection"), errors);
 
+    List<ProfileConfig> profiles = profiles(root.get("profiles"), d.profiles(), errors);
+    return new SchedulerConfiguration(
+        parallelism, percentage, new QueueTimeouts(initial, max, unsched), ttl, le, profiles);
+  }
+
+  private static void checkTypeMeta(JsonNode root, FieldErrors errors) {
+    String apiVersion = string(root, "apiVersion", null, errors);
+    if (apiVersion == null) {
+      errors.required("apiVersion");
+    } else if (!SchedulerConfiguration.API_VERSION.equals(apiVersion)) {
+      errors.invalid(
+          "apiVersion", apiVersion, "must be " + SchedulerConfiguration.API_VERSION);
+    }
+    String kind = string(root, "kind", null, errors);
+    if (kind == null) {
+      errors.required("kind");
+    } else if (!SchedulerConfiguration.KIND.equals(kind)) {
+      errors.invalid("kind", kind, "must be " + SchedulerConfiguration.KIND);
+    }
+  }
+
+  private List<ProfileConfig> profiles(
+      @Nullable JsonNode ps, List<ProfileConfig> defaults, FieldErrors errors) {
     List<ProfileConfig> profiles = new ArrayList<>();
-    JsonNode ps = root.get("profiles");
     if (ps == null || ps.isNull()) {
-      profiles.addAll(d.profiles());
+      profiles.addAll(defaults);
     } else if (!ps.isArray()) {
       errors.invalid("profiles", ps.getNodeType(), "must be a list");
     } else if (ps.isEmpty()) {
@@ -165,8 +175,7 @@ public final class ConfigLoader {
         }
       }
     }
-    return new SchedulerConfiguration(
-        parallelism, percentage, initial, max, unsched, ttl, le, profiles);
+    return profiles;
   }
 
   private LeaderElectionConfig leaderElection(@Nullable JsonNode n, FieldErrors errors) {
@@ -220,63 +229,76 @@ public final class ConfigLoader {
       percentage = integer(n, "percentageOfNodesToScore", 0, e);
       checkPercentage(percentage, "percentageOfNodesToScore", e);
     }
-    PluginSet multiPoint = PluginSet.empty();
     Map<ExtensionPoint, PluginSet> points = new EnumMap<>(ExtensionPoint.class);
-    JsonNode plugins = n.get("plugins");
-    if (plugins != null && !plugins.isNull()) {
-      FieldErrors pe = e.child("plugins");
-      Set<String> allowed = new HashSet<>();
-      allowed.add("multiPoint");
-      for (ExtensionPoint p : ExtensionPoint.values()) {
-        allowed.add(p.yamlName());
-      }
-      if (checkObject(plugins, "", allowed, pe)) {
-        JsonNode mp = plugins.get("multiPoint");
-        if (mp != null && !mp.isNull()) {
-          multiPoint = pluginSet(mp, pe.child("multiPoint"), true);
-        }
-        for (ExtensionPoint p : ExtensionPoint.values()) {
-          JsonNode s = plugins.get(p.yamlName());
-          if (s != null && !s.isNull()) {
-            points.put(p, pluginSet(s, pe.child(p.yamlName()), p == ExtensionPoint.SCORE));
-          }
-        }
-      }
-    }
-    Map<String, PluginArgs> args = new LinkedHashMap<>();
-    JsonNode pcs = n.get("pluginConfig");
-    if (pcs != null && !pcs.isNull()) {
-      if (!pcs.isArray()) {
-        e.invalid("pluginConfig", pcs.getNodeType(), "must be a list");
-      } else {
-        for (int i = 0; i < pcs.size(); i++) {
-          FieldErrors ce = e.child("pluginConfig[" + i + "]");
-          JsonNode pc = pcs.get(i);
-          if (!checkObject(pc, "", PLUGIN_CONFIG_FIELDS, ce)) {
-            continue;
-          }
-          String pluginName = string(pc, "name", null, ce);
-          if (pluginName == null) {
-            ce.required("name");
-            continue;
-          }
-          PluginRegistration<?> reg = registry.get(pluginName).orElse(null);
-          if (reg == null) {
-            ce.invalid("name", pluginName, "no plugin registered with this name");
-            continue;
-          }
-          if (args.containsKey(pluginName)) {
-            ce.invalid("name", pluginName, "duplicate pluginConfig entry");
-            continue;
-          }
-          PluginArgs a = decodeArgs(reg, pc.get("args"), ce.child("args"));
-          if (a != null) {
-            args.put(pluginName, a);
-          }
-        }
-      }
-    }
+    PluginSet multiPoint = plugins(n.get("plugins"), e, points);
+    Map<String, PluginArgs> args = pluginConfig(n.get("pluginConfig"), e);
     return new ProfileConfig(name, percentage, multiPoint, points, args);
+  }
+
+  /** Decodes a profile's {@code plugins}: returns the multi-point set, puts the per-point ones. */
+  private PluginSet plugins(
+      @Nullable JsonNode plugins, FieldErrors e, Map<ExtensionPoint, PluginSet> points) {
+    PluginSet multiPoint = PluginSet.empty();
+    if (plugins == null || plugins.isNull()) {
+      return multiPoint;
+    }
+    FieldErrors pe = e.child("plugins");
+    Set<String> allowed = new HashSet<>();
+    allowed.add("multiPoint");
+    for (ExtensionPoint p : ExtensionPoint.values()) {
+      allowed.add(p.yamlName());
+    }
+    if (checkObject(plugins, "", allowed, pe)) {
+      JsonNode mp = plugins.get("multiPoint");
+      if (mp != null && !mp.isNull()) {
+        multiPoint = pluginSet(mp, pe.child("multiPoint"), true);
+      }
+      for (ExtensionPoint p : ExtensionPoint.values()) {
+        JsonNode s = plugins.get(p.yamlName());
+        if (s != null && !s.isNull()) {
+          points.put(p, pluginSet(s, pe.child(p.yamlName()), p == ExtensionPoint.SCORE));
+        }
+      }
+    }
+    return multiPoint;
+  }
+
+  /** Decodes a profile's {@code pluginConfig}: each named plugin's typed arguments. */
+  private Map<String, PluginArgs> pluginConfig(@Nullable JsonNode pcs, FieldErrors e) {
+    Map<String, PluginArgs> args = new LinkedHashMap<>();
+    if (pcs == null || pcs.isNull()) {
+      return args;
+    }
+    if (!pcs.isArray()) {
+      e.invalid("pluginConfig", pcs.getNodeType(), "must be a list");
+      return args;
+    }
+    for (int i = 0; i < pcs.size(); i++) {
+      FieldErrors ce = e.child("pluginConfig[" + i + "]");
+      JsonNode pc = pcs.get(i);
+      if (!checkObject(pc, "", PLUGIN_CONFIG_FIELDS, ce)) {
+        continue;
+      }
+      String pluginName = string(pc, "name", null, ce);
+      if (pluginName == null) {
+        ce.required("name");
+        continue;
+      }
+      PluginRegistration<?> reg = registry.get(pluginName).orElse(null);
+      if (reg == null) {
+        ce.invalid("name", pluginName, "no plugin registered with this name");
+        continue;
+      }
+      if (args.containsKey(pluginName)) {
+        ce.invalid("name", pluginName, "duplicate pluginConfig entry");
+        continue;
+      }
+      PluginArgs a = decodeArgs(reg, pc.get("args"), ce.child("args"));
+      if (a != null) {
+        args.put(pluginName, a);
+      }
+    }
+    return args;
   }
 
   private @Nullable PluginArgs decodeArgs(

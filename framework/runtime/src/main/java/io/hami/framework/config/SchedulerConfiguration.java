@@ -1,5 +1,6 @@
 package io.hami.framework.config;
 
+import io.hami.framework.queue.QueueTimeouts;
 import java.time.Duration;
 import java.util.List;
 
@@ -11,10 +12,8 @@ import java.util.List;
  * @param parallelism the bound on Filter/Score fan-out threads (default 16)
  * @param percentageOfNodesToScore 0 for adaptive (50% minus 1% per 125 nodes, at least 5%);
  *     otherwise 1..100; never fewer than 100 nodes
- * @param podInitialBackoff first backoff after a failed attempt (default 1 s)
- * @param podMaxBackoff backoff ceiling (default 10 s)
- * @param podMaxInUnschedulablePods how long a pod waits for an event before a retry anyway
- *     (default 5 min)
+ * @param queueTimeouts the first backoff after a failed attempt (default 1 s), the backoff ceiling
+ *     (default 10 s) and how long a pod waits for an event before a retry anyway (default 5 min)
  * @param assumedPodTtl how long an assumed, bound pod may wait for the informer to confirm it
  *     before the cache forgets it; zero means never (default)
  * @param leaderElection the Lease settings
@@ -23,9 +22,7 @@ import java.util.List;
 public record SchedulerConfiguration(
     int parallelism,
     int percentageOfNodesToScore,
-    Duration podInitialBackoff,
-    Duration podMaxBackoff,
-    Duration podMaxInUnschedulablePods,
+    QueueTimeouts queueTimeouts,
     Duration assumedPodTtl,
     LeaderElectionConfig leaderElection,
     List<ProfileConfig> profiles) {
@@ -43,21 +40,32 @@ public record SchedulerConfiguration(
     return new SchedulerConfiguration(
         16,
         0,
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(10),
-        Duration.ofMinutes(5),
+        new QueueTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMinutes(5)),
         Duration.ZERO,
         LeaderElectionConfig.defaults(),
         List.of(ProfileConfig.defaults(DEFAULT_SCHEDULER_NAME)));
+  }
+
+  /** First backoff after a failed attempt. */
+  public Duration podInitialBackoff() {
+    return queueTimeouts.initialBackoff();
+  }
+
+  /** Backoff ceiling. */
+  public Duration podMaxBackoff() {
+    return queueTimeouts.maxBackoff();
+  }
+
+  /** How long a pod waits for an event before a retry anyway. */
+  public Duration podMaxInUnschedulablePods() {
+    return queueTimeouts.maxInUnschedulable();
   }
 
   public SchedulerConfiguration withProfiles(List<ProfileConfig> newProfiles) {
     return new SchedulerConfiguration(
         parallelism,
         percentageOfNodesToScore,
-        podInitialBackoff,
-        podMaxBackoff,
-        podMaxInUnschedulablePods,
+        queueTimeouts,
         assumedPodTtl,
         leaderElection,
         newProfiles);
@@ -67,9 +75,7 @@ public record SchedulerConfiguration(
     return new SchedulerConfiguration(
         newParallelism,
         percentageOfNodesToScore,
-        podInitialBackoff,
-        podMaxBackoff,
-        podMaxInUnschedulablePods,
+        queueTimeouts,
         assumedPodTtl,
         leaderElection,
         profiles);

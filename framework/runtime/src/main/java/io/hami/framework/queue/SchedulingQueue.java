@@ -85,13 +85,11 @@ public final class SchedulingQueue {
       Function<Pod, List<PreEnqueuePlugin>> preEnqueue,
       Map<String, List<ClusterEventWithHint>> registrations,
       InstantSource clock,
-      Duration initialBackoff,
-      Duration maxBackoff,
-      Duration maxInUnschedulable) {
+      QueueTimeouts timeouts) {
     this.clock = requireNonNull(clock);
-    this.initialBackoff = initialBackoff;
-    this.maxBackoff = maxBackoff;
-    this.maxInUnschedulable = maxInUnschedulable;
+    this.initialBackoff = timeouts.initialBackoff();
+    this.maxBackoff = timeouts.maxBackoff();
+    this.maxInUnschedulable = timeouts.maxInUnschedulable();
     this.preEnqueue = preEnqueue;
     this.registrations = Map.copyOf(registrations);
     Comparator<QueuedPodInfo> bySort = sort::compare;

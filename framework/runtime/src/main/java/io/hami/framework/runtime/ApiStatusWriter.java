@@ -9,24 +9,22 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
-import io.hami.model.Annotations;
-import io.hami.model.client.PatchTargets;
+import io.hami.kube.PatchTargets;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes {@code PodScheduled=False} through a JSON merge patch of the pod's status subresource.
  * The patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned
- * ones yet), so it needs no read. The attempt's record ({@code hami.io/schedule-explain}) rides in
+ * ones yet), so it needs no read. The annotations the attempt observers ask for ride in
  * the same patch: the pods/status strategy keeps metadata changes other than ownerReferences and
- * deletionTimestamp, so the record costs no request of its own. Runs on its own executor; when the
+ * deletionTimestamp, so they cost no request of their own. Runs on its own executor; when the
  * executor's queue is full the write is dropped and retried on the pod's next failure.
  */
 public final class ApiStatusWriter implements StatusWriter {
@@ -53,11 +51,12 @@ public final class ApiStatusWriter implements StatusWriter {
 
   @Override
   public void podUnschedulable(Pod pod, String reason, String message) {
-    podUnschedulable(pod, reason, message, null);
+    podUnschedulable(pod, reason, message, Map.of());
   }
 
   @Override
-  public void podUnschedulable(Pod pod, String reason, String message, @Nullable String record) {
+  public void podUnschedulable(
+      Pod pod, String reason, String message, Map<String, String> annotations) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     List<Object> conditions = new ArrayList<>();
@@ -76,8 +75,8 @@ public final class ApiStatusWriter implements StatusWriter {
             "message", message,
             "lastTransitionTime", clock.instant().toString()));
     Map<String, Object> body = new LinkedHashMap<>();
-    if (record != null) {
-      body.put("metadata", Map.of("annotations", Map.of(Annotations.SCHEDULE_EXPLAIN, record)));
+    if (!annotations.isEmpty()) {
+      body.put("metadata", Map.of("annotations", annotations));
     }
     body.put("status", Map.of("conditions", conditions));
     String patch = Serialization.asJson(body);

@@ -1,11 +1,11 @@
 package io.hami.framework.runtime;
 
+import io.hami.framework.api.FailedAttempt.Diagnosis;
+import io.hami.framework.api.FailedAttempt.NodeReasons;
+import io.hami.framework.api.FailedAttempt.ReasonCount;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.Status;
-import io.hami.model.explain.ScheduleRecord.Failed;
-import io.hami.model.explain.ScheduleRecord.NodeReasons;
-import io.hami.model.explain.ScheduleRecord.ReasonCount;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,12 +16,12 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Builds what an attempt leaves for {@code hami explain}: the failure record written with the
- * pod's condition, and the node selection handed to PreBind. Each is one pass over the attempt's
+ * Builds what an attempt leaves for those who explain it: the failure's diagnosis handed to the
+ * attempt observers, and the node selection handed to PreBind. Each is one pass over the attempt's
  * arrays, done on the scheduling thread.
  */
 final class AttemptRecords {
-  /** Rejected nodes kept in a failure record, fewest reasons first. */
+  /** Rejected nodes kept in a diagnosis, fewest reasons first. */
   static final int CLOSEST = 5;
 
   static final String PREFILTER_EXCLUDED = "node(s) didn't satisfy plugin(s) PreFilter";
@@ -31,16 +31,17 @@ final class AttemptRecords {
   /**
    * A Filter failure: per-reason node counts (as in the message) and the closest nodes.
    *
+   * @param statuses per candidate position, the rejecting status or null
    * @param nameRanks each candidate's rank in name order, or null to compare the names
    */
-  static Failed filterFailure(
+  static Diagnosis filterFailure(
       Instant now,
       int numAll,
       @Nullable Status[] statuses,
       List<NodeInfo> candidates,
-      int count,
       int excludedByPreFilter,
       int @Nullable [] nameRanks) {
+    int count = candidates.size();
     // Plugins reuse one rejection across nodes: count each distinct status, then its reasons.
     Map<Status, int[]> byStatus = new IdentityHashMap<>();
     Status last = null;
@@ -83,7 +84,7 @@ final class AttemptRecords {
       int i = closest[k];
       nodes.add(new NodeReasons(candidates.get(i).name(), statuses[i].reasons()));
     }
-    return new Failed(now, "Unschedulable", null, numAll, sorted(histogram), 0, nodes);
+    return new Diagnosis(now, "Unschedulable", null, numAll, sorted(histogram), nodes);
   }
 
   /** Whether node i comes before node j: fewer reasons, then by name. */
@@ -103,8 +104,8 @@ final class AttemptRecords {
    * A failure without per-node results (PreFilter, Reserve, Permit, binding, errors): the message's
    * reason counted against the nodes it concerns.
    */
-  static Failed failure(Instant now, String reason, @Nullable String node, int numAll, String why, int nodes) {
-    return new Failed(now, reason, node, numAll, List.of(new ReasonCount(why, nodes)), 0, List.of());
+  static Diagnosis failure(Instant now, String reason, @Nullable String node, int numAll, String why, int nodes) {
+    return new Diagnosis(now, reason, node, numAll, List.of(new ReasonCount(why, nodes)), List.of());
   }
 
   private static List<ReasonCount> sorted(Map<String, Integer> histogram) {

@@ -2,23 +2,21 @@ package io.hami.framework.runtime;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.framework.api.AttemptObserver;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.Status;
 import io.hami.framework.api.WaitingPod;
-import io.hami.framework.bind.Binder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.Optional;
 
-/**
- * The runtime's {@link FrameworkHandle}, one per profile, backed by its {@link Scheduler}. Also
- * gives runtime plugins (the default binder) the scheduler's {@link Binder}.
- */
+/** The runtime's {@link FrameworkHandle}, one per profile, backed by its {@link Scheduler}. */
 public final class DefaultFrameworkHandle implements FrameworkHandle {
   private final String schedulerName;
   private final Scheduler scheduler;
@@ -26,24 +24,6 @@ public final class DefaultFrameworkHandle implements FrameworkHandle {
   DefaultFrameworkHandle(String schedulerName, Scheduler scheduler) {
     this.schedulerName = schedulerName;
     this.scheduler = scheduler;
-  }
-
-  /**
-   * Returns the binder behind {@code handle}: the scheduler's when it is the runtime's handle,
-   * otherwise one posting {@code pods/binding} through the handle's client.
-   *
-   * @throws IllegalArgumentException when neither is available
-   */
-  public static Binder binderOf(FrameworkHandle handle) {
-    if (handle instanceof DefaultFrameworkHandle) {
-      return ((DefaultFrameworkHandle) handle).scheduler.binder();
-    }
-    KubernetesClient client =
-        handle
-            .client()
-            .orElseThrow(
-                () -> new IllegalArgumentException("no binder: the handle has no client"));
-    return Binder.apiBinder(client, (v, r, o) -> {});
   }
 
   @Override
@@ -89,6 +69,16 @@ public final class DefaultFrameworkHandle implements FrameworkHandle {
   @Override
   public void nodeStateChanged(String nodeName) {
     scheduler.cache().touchNode(nodeName);
+  }
+
+  @Override
+  public void addAttemptObserver(AttemptObserver observer) {
+    scheduler.addAttemptObserver(schedulerName, observer);
+  }
+
+  @Override
+  public Status bind(Pod pod, String nodeName) {
+    return scheduler.binder().bind(pod, nodeName);
   }
 
   @Override

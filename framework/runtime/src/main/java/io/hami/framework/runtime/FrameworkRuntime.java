@@ -144,7 +144,27 @@ public final class FrameworkRuntime {
       SchedulerMetrics metrics,
       FieldErrors errors) {
     int before = errors.messages().size();
-    // The multi-point list: defaults not disabled, then the profile's own.
+    Map<String, PluginRef> multi = multiPoint(profile, registry);
+    Map<String, Plugin> instances = createPlugins(profile, registry, handle, multi, errors);
+    Map<ExtensionPoint, List<Plugin>> byPoint = new EnumMap<>(ExtensionPoint.class);
+    Map<String, Integer> weights = new LinkedHashMap<>();
+    for (ExtensionPoint point : ExtensionPoint.values()) {
+      byPoint.put(point, pluginsAt(point, profile, multi, instances, weights, errors));
+    }
+    checkRequiredPoints(byPoint, errors);
+    if (errors.messages().size() != before) {
+      return null;
+    }
+    int pct =
+        profile.percentageOfNodesToScore() != null
+            ? profile.percentageOfNodesToScore()
+            : globalPercentage;
+    return new FrameworkRuntime(
+        profile.schedulerName(), pct, byPoint, weights, instances, metrics);
+  }
+
+  /** The multi-point list: defaults not disabled, then the profile's own. */
+  private static Map<String, PluginRef> multiPoint(ProfileConfig profile, Registry registry) {
     Map<String, PluginRef> multi = new LinkedHashMap<>();
     PluginSet mp = profile.multiPoint();
     for (PluginRef d : DefaultPlugins.MULTI_POINT) {
@@ -156,6 +176,16 @@ public final class FrameworkRuntime {
       multi.remove(r.name());
       multi.put(r.name(), r);
     }
+    return multi;
+  }
+
+  /** Creates each plugin the profile names, once, with its arguments. */
+  private static Map<String, Plugin> createPlugins(
+      ProfileConfig profile,
+      Registry registry,
+      FrameworkHandle handle,
+      Map<String, PluginRef> multi,
+      FieldErrors errors) {
     Set<String> needed = new HashSet<>(multi.keySet());
     for (ExtensionPoint p : ExtensionPoint.values()) {
       for (PluginRef r : profile.at(p).enabled()) {
@@ -176,44 +206,58 @@ public final class FrameworkRuntime {
         errors.add("pluginConfig[" + name + "]", "cannot create plugin: " + e.getMessage());
       }
     }
-    Map<ExtensionPoint, List<Plugin>> byPoint = new EnumMap<>(ExtensionPoint.class);
-    Map<String, Integer> weights = new LinkedHashMap<>();
-    for (ExtensionPoint point : ExtensionPoint.values()) {
-      PluginSet set = profile.at(point);
-      Map<String, PluginRef> list = new LinkedHashMap<>();
-      for (PluginRef r : multi.values()) {
-        Plugin p = instances.get(r.name());
-        if (p != null && point.isImplementedBy(p) && !set.disables(r.name())) {
-          list.put(r.name(), r);
-        }
-      }
-      for (int i = 0; i < set.enabled().size(); i++) {
-        PluginRef r = set.enabled().get(i);
-        Plugin p = instances.get(r.name());
-        if (p == null) {
-          continue;
-        }
-        if (!point.isImplementedBy(p)) {
-          errors.invalid(
-              "plugins." + point.yamlName() + ".enabled[" + i + "].name",
-              r.name(),
-              "plugin does not implement " + point.type().getSimpleName());
-          continue;
-        }
-        list.remove(r.name());
+    return instances;
+  }
+
+  /**
+   * The plugins that run at {@code point}, in order: the multi-point ones that implement it and
+   * are not disabled there, then the point's own list. Records score weights into {@code weights}.
+   */
+  private static List<Plugin> pluginsAt(
+      ExtensionPoint point,
+      ProfileConfig profile,
+      Map<String, PluginRef> multi,
+      Map<String, Plugin> instances,
+      Map<String, Integer> weights,
+      FieldErrors errors) {
+    PluginSet set = profile.at(point);
+    Map<String, PluginRef> list = new LinkedHashMap<>();
+    for (PluginRef r : multi.values()) {
+      Plugin p = instances.get(r.name());
+      if (p != null && point.isImplementedBy(p) && !set.disables(r.name())) {
         list.put(r.name(), r);
       }
-      List<Plugin> ps = new ArrayList<>();
-      for (PluginRef r : list.values()) {
-        ps.add(instances.get(r.name()));
-        if (point == ExtensionPoint.SCORE) {
-          PluginRef m = multi.get(r.name());
-          Integer w = r.weight() != null ? r.weight() : m != null ? m.weight() : null;
-          weights.put(r.name(), w == null ? 1 : w);
-        }
-      }
-      byPoint.put(point, ps);
     }
+    for (int i = 0; i < set.enabled().size(); i++) {
+      PluginRef r = set.enabled().get(i);
+      Plugin p = instances.get(r.name());
+      if (p == null) {
+        continue;
+      }
+      if (!point.isImplementedBy(p)) {
+        errors.invalid(
+            "plugins." + point.yamlName() + ".enabled[" + i + "].name",
+            r.name(),
+            "plugin does not implement " + point.type().getSimpleName());
+        continue;
+      }
+      list.remove(r.name());
+      list.put(r.name(), r);
+    }
+    List<Plugin> ps = new ArrayList<>();
+    for (PluginRef r : list.values()) {
+      ps.add(instances.get(r.name()));
+      if (point == ExtensionPoint.SCORE) {
+        PluginRef m = multi.get(r.name());
+        Integer w = r.weight() != null ? r.weight() : m != null ? m.weight() : null;
+        weights.put(r.name(), w == null ? 1 : w);
+      }
+    }
+    return ps;
+  }
+
+  private static void checkRequiredPoints(
+      Map<ExtensionPoint, List<Plugin>> byPoint, FieldErrors errors) {
     if (byPoint.get(ExtensionPoint.QUEUE_SORT).size() != 1) {
       errors.add(
           "plugins.queueSort",
@@ -223,15 +267,6 @@ public final class FrameworkRuntime {
     if (byPoint.get(ExtensionPoint.BIND).isEmpty()) {
       errors.add("plugins.bind", "at least one Bind plugin must be enabled");
     }
-    if (errors.messages().size() != before) {
-      return null;
-    }
-    int pct =
-        profile.percentageOfNodesToScore() != null
-            ? profile.percentageOfNodesToScore()
-            : globalPercentage;
-    return new FrameworkRuntime(
-        profile.schedulerName(), pct, byPoint, weights, instances, metrics);
   }
 
   private static List<String> orderedNames(
@@ -378,26 +413,20 @@ public final class FrameworkRuntime {
    * Runs the Filter plugins on one node, or gives the verdict kept for the pod's class when the
    * node has not changed since it was computed. Hot path: no allocation when the verdict is kept.
    *
-   * @param podClass from {@link #filterClass}, or null to run the plugins
+   * @param in the cycle's pod, state and skips; its podClass (from {@link #filterClass}) null to
+   *     run the plugins
    * @param position the node's index in the snapshot's node list
-   * @param pluginNanos when not null, per-plugin elapsed time is added into it (sampled cycles)
    */
-  Status runFilter(
-      CycleState state,
-      Pod pod,
-      NodeInfo node,
-      boolean[] skip,
-      long @Nullable [] pluginNanos,
-      FilterVerdicts.@Nullable PodClass podClass,
-      int position) {
+  Status runFilter(FilterInput in, NodeInfo node, int position) {
+    FilterVerdicts.PodClass podClass = in.podClass;
     if (podClass == null) {
-      return runFilter(state, pod, node, skip, pluginNanos);
+      return runFilter(in.state, in.pod, node, in.skip, in.pluginNanos);
     }
     Status kept = FilterVerdicts.lookup(podClass, position, node);
     if (kept != null) {
       return kept;
     }
-    Status s = runFilter(state, pod, node, skip, pluginNanos);
+    Status s = runFilter(in.state, in.pod, node, in.skip, in.pluginNanos);
     FilterVerdicts.remember(podClass, position, node, s);
     return s;
   }

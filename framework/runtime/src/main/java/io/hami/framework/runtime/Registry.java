@@ -3,6 +3,7 @@ package io.hami.framework.runtime;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.config.PluginCatalog;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,7 +15,7 @@ import java.util.Set;
  * (the command that starts the scheduler); a duplicate name fails fast. Not thread-safe while
  * being filled; read-only afterwards.
  */
-public final class Registry {
+public final class Registry implements PluginCatalog {
   private final Map<String, PluginRegistration<?>> byName = new LinkedHashMap<>();
 
   /** Adds a plugin. @throws IllegalArgumentException if the name is taken */
@@ -24,10 +25,12 @@ public final class Registry {
     return this;
   }
 
+  @Override
   public Optional<PluginRegistration<?>> get(String name) {
     return Optional.ofNullable(byName.get(name));
   }
 
+  @Override
   public boolean contains(String name) {
     return byName.containsKey(name);
   }

@@ -42,45 +42,30 @@ public final class SchedulerMetrics {
             .labelNames("result", "profile")
             .build();
     attemptDuration =
-        Histogram.builder()
-            .name("hami_scheduler_scheduling_attempt_duration_seconds")
-            .help("Decision latency: from pop to the end of the scheduling cycle.")
-            .labelNames("result", "profile")
-            .classicUpperBounds(LATENCY_BUCKETS)
-            .classicOnly()
-            .build();
+        latency(
+            "hami_scheduler_scheduling_attempt_duration_seconds",
+            "Decision latency: from pop to the end of the scheduling cycle.",
+            "result", "profile");
     e2eDuration =
-        Histogram.builder()
-            .name("hami_scheduler_pod_scheduling_sli_duration_seconds")
-            .help("From the pod's first enqueue to its successful binding, across attempts.")
-            .labelNames("profile")
-            .classicUpperBounds(LATENCY_BUCKETS)
-            .classicOnly()
-            .build();
+        latency(
+            "hami_scheduler_pod_scheduling_sli_duration_seconds",
+            "From the pod's first enqueue to its successful binding, across attempts.",
+            "profile");
     extensionPointDuration =
-        Histogram.builder()
-            .name("hami_scheduler_framework_extension_point_duration_seconds")
-            .help("Time spent in each extension point, all plugins together.")
-            .labelNames("extension_point", "status", "profile")
-            .classicUpperBounds(LATENCY_BUCKETS)
-            .classicOnly()
-            .build();
+        latency(
+            "hami_scheduler_framework_extension_point_duration_seconds",
+            "Time spent in each extension point, all plugins together.",
+            "extension_point", "status", "profile");
     pluginDuration =
-        Histogram.builder()
-            .name("hami_scheduler_plugin_execution_duration_seconds")
-            .help("Time spent in each plugin per extension point (sampled cycles).")
-            .labelNames("plugin", "extension_point", "status")
-            .classicUpperBounds(LATENCY_BUCKETS)
-            .classicOnly()
-            .build();
+        latency(
+            "hami_scheduler_plugin_execution_duration_seconds",
+            "Time spent in each plugin per extension point (sampled cycles).",
+            "plugin", "extension_point", "status");
     bindingDuration =
-        Histogram.builder()
-            .name("hami_scheduler_binding_duration_seconds")
-            .help("Binding cycle latency: Permit wait, PreBind, Bind and PostBind.")
-            .labelNames("result")
-            .classicUpperBounds(LATENCY_BUCKETS)
-            .classicOnly()
-            .build();
+        latency(
+            "hami_scheduler_binding_duration_seconds",
+            "Binding cycle latency: Permit wait, PreBind, Bind and PostBind.",
+            "result");
     apiRequests =
         Counter.builder()
             .name("hami_scheduler_api_requests_total")
@@ -101,6 +86,17 @@ public final class SchedulerMetrics {
     registry.register(bindingDuration);
     registry.register(apiRequests);
     registry.register(events);
+  }
+
+  /** A latency histogram in seconds with the shared buckets. */
+  private static Histogram latency(String name, String help, String... labels) {
+    return Histogram.builder()
+        .name(name)
+        .help(help)
+        .labelNames(labels)
+        .classicUpperBounds(LATENCY_BUCKETS)
+        .classicOnly()
+        .build();
   }
 
   public PrometheusRegistry registry() {

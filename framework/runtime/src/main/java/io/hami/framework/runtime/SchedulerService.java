@@ -119,7 +119,7 @@ public final class SchedulerService implements AutoCloseable {
                 new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler"))
             .bindingExecutor(bindingPool)
             // Running and one queued per binding thread: the scheduling thread stays close to
-            // what binding can absorb (see Scheduler.awaitBindingRoom).
+            // what binding can absorb (see BindingCycle.awaitRoom).
             .maxBindingsInFlight(2 * options.bindingThreads())
             .build();
     metricsRef[0] = scheduler.metrics();
@@ -165,40 +165,61 @@ public final class SchedulerService implements AutoCloseable {
    * @throws IllegalStateException if the informers do not sync in time
    */
   public void start(Duration syncTimeout) throws IOException {
-    if (options.metricsAddress() != null) {
-      JvmMetrics.builder().register(registry);
-      InetSocketAddress a = options.metricsAddress();
-      http =
-          HTTPServer.builder()
-              .inetAddress(a.getAddress())
-              .port(a.getPort())
-              .registry(registry)
-              .defaultHandler(
-                  exchange -> {
-                    String path = exchange.getRequestURI().getPath();
-                    int code;
-                    String body;
-                    if ("/healthz".equals(path)) {
-                      code = terminated.isDone() ? 500 : 200;
-                      body = code == 200 ? "ok" : "stopped";
-                    } else if ("/readyz".equals(path)) {
-                      code = synced ? 200 : 503;
-                      body = synced ? "ok" : "informers not synced";
-                    } else {
-                      code = 404;
-                      body = "not found";
-                    }
-                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-                    exchange.sendResponseHeaders(code, bytes.length);
-                    try (OutputStream os = exchange.getResponseBody()) {
-                      os.write(bytes);
-                    }
-                  })
-              .buildAndStart();
-      log.info("serving metrics and health on port {}", http.getPort());
+    InetSocketAddress metricsAddress = options.metricsAddress();
+    if (metricsAddress != null) {
+      serveMetrics(metricsAddress);
     }
+    startInformers(syncTimeout);
+    synced = true;
+    timer.scheduleWithFixedDelay(this::tickSafely, 1, 1, TimeUnit.SECONDS);
+    if (options.leaderElect()) {
+      campaign();
+    } else {
+      startLoop();
+    }
+  }
+
+  /** Serves {@code /metrics}, {@code /healthz} and {@code /readyz}. */
+  private void serveMetrics(InetSocketAddress a) throws IOException {
+    JvmMetrics.builder().register(registry);
+    http =
+        HTTPServer.builder()
+            .inetAddress(a.getAddress())
+            .port(a.getPort())
+            .registry(registry)
+            .defaultHandler(
+                exchange -> {
+                  String path = exchange.getRequestURI().getPath();
+                  int code;
+                  String body;
+                  if ("/healthz".equals(path)) {
+                    code = terminated.isDone() ? 500 : 200;
+                    body = code == 200 ? "ok" : "stopped";
+                  } else if ("/readyz".equals(path)) {
+                    code = synced ? 200 : 503;
+                    body = synced ? "ok" : "informers not synced";
+                  } else {
+                    code = 404;
+                    body = "not found";
+                  }
+                  byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                  exchange.sendResponseHeaders(code, bytes.length);
+                  try (OutputStream os = exchange.getResponseBody()) {
+                    os.write(bytes);
+                  }
+                })
+            .buildAndStart();
+    log.info("serving metrics and health on port {}", http.getPort());
+  }
+
+  /**
+   * Starts the node and pod informers and waits up to {@code syncTimeout} until their handlers
+   * have seen the initial listing.
+   */
+  private void startInformers(Duration syncTimeout) {
     ClusterEventHandler handler = scheduler.eventHandler();
-    nodeInformer = client.nodes().runnableInformer(0);
+    SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
+    this.nodeInformer = nodeInformer;
     nodeInformer.addEventHandler(
         new ResourceEventHandler<Node>() {
           @Override
@@ -220,7 +241,8 @@ public final class SchedulerService implements AutoCloseable {
             handler.onNodeDelete(obj);
           }
         });
-    podInformer = client.pods().inAnyNamespace().runnableInformer(0);
+    SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
+    this.podInformer = podInformer;
     podInformer.addEventHandler(
         new ResourceEventHandler<Pod>() {
           @Override
@@ -251,8 +273,10 @@ public final class SchedulerService implements AutoCloseable {
     }
     // The stores are synced; wait until the handlers have also seen the initial listing, so
     // the first cycle does not run against a half-filled cache.
-    int nodes = nodeInformer.getStore().list().size();
-    int pods = podInformer.getStore().list().size();
+    awaitHandlers(nodeInformer.getStore().list().size(), podInformer.getStore().list().size(), syncTimeout);
+  }
+
+  private void awaitHandlers(int nodes, int pods, Duration syncTimeout) {
     long deadline = System.nanoTime() + syncTimeout.toNanos();
     while (nodeAdds.get() < nodes || podAdds.get() < pods) {
       if (System.nanoTime() > deadline) {
@@ -265,38 +289,36 @@ public final class SchedulerService implements AutoCloseable {
         throw new IllegalStateException("interrupted while waiting for informers", e);
       }
     }
-    synced = true;
-    timer.scheduleWithFixedDelay(this::tickSafely, 1, 1, TimeUnit.SECONDS);
-    if (options.leaderElect()) {
-      LeaderElectionConfig le = config.leaderElection();
-      LeaderElector elector =
-          client
-              .leaderElector()
-              .withConfig(
-                  new LeaderElectionConfigBuilder()
-                      .withName(le.leaseName())
-                      .withLock(new LeaseLock(le.leaseNamespace(), le.leaseName(), options.identity()))
-                      .withLeaseDuration(le.leaseDuration())
-                      .withRenewDeadline(le.renewDeadline())
-                      .withRetryPeriod(le.retryPeriod())
-                      .withReleaseOnCancel(true)
-                      .withLeaderCallbacks(
-                          new LeaderCallbacks(
-                              this::startLoop,
-                              () -> {
-                                if (leading) {
-                                  log.error("lost the lease {}; stopping", le.leaseName());
-                                  terminated.complete(1);
-                                }
-                              },
-                              id -> log.info("leader is now {}", id)))
-                      .build())
-              .build();
-      election = elector.start();
-      log.info("waiting to lead lease {}/{} as {}", le.leaseNamespace(), le.leaseName(), options.identity());
-    } else {
-      startLoop();
-    }
+  }
+
+  /** Starts the loop once this replica wins the lease; stops the process if it loses it. */
+  private void campaign() {
+    LeaderElectionConfig le = config.leaderElection();
+    LeaderElector elector =
+        client
+            .leaderElector()
+            .withConfig(
+                new LeaderElectionConfigBuilder()
+                    .withName(le.leaseName())
+                    .withLock(new LeaseLock(le.leaseNamespace(), le.leaseName(), options.identity()))
+                    .withLeaseDuration(le.leaseDuration())
+                    .withRenewDeadline(le.renewDeadline())
+                    .withRetryPeriod(le.retryPeriod())
+                    .withReleaseOnCancel(true)
+                    .withLeaderCallbacks(
+                        new LeaderCallbacks(
+                            this::startLoop,
+                            () -> {
+                              if (leading) {
+                                log.error("lost the lease {}; stopping", le.leaseName());
+                                terminated.complete(1);
+                              }
+                            },
+                            id -> log.info("leader is now {}", id)))
+                    .build())
+            .build();
+    election = elector.start();
+    log.info("waiting to lead lease {}/{} as {}", le.leaseNamespace(), le.leaseName(), options.identity());
   }
 
   private void tickSafely() {

@@ -1,7 +1,7 @@
 package io.hami.framework.runtime;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import org.jspecify.annotations.Nullable;
+import java.util.Map;
 
 /**
  * Writes a pod's {@code PodScheduled=False} condition. Implementations are asynchronous: the
@@ -17,13 +17,13 @@ public interface StatusWriter {
   void podUnschedulable(Pod pod, String reason, String message);
 
   /**
-   * Like {@link #podUnschedulable(Pod, String, String)}, with the attempt's record for {@code
-   * hami.io/schedule-explain}, which an implementation that writes to the API carries in the same
-   * request. The default drops the record.
+   * Like {@link #podUnschedulable(Pod, String, String)}, with annotations about the attempt (from
+   * the attempt observers), which an implementation that writes to the API carries in the same
+   * request. The default drops them.
    *
-   * @param record the encoded record, or null to leave the annotation as it is
+   * @param annotations to set on the pod; empty to leave its annotations as they are
    */
-  default void podUnschedulable(Pod pod, String reason, String message, @Nullable String record) {
+  default void podUnschedulable(Pod pod, String reason, String message, Map<String, String> annotations) {
     podUnschedulable(pod, reason, message);
   }
 }

@@ -32,9 +32,7 @@ class SchedulingQueueTest {
         pod -> gates,
         regs,
         clock,
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(10),
-        Duration.ofMinutes(5));
+        new QueueTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMinutes(5)));
   }
 
   private static final Map<String, List<ClusterEventWithHint>> FIT_ON_BIG_NODE =

@@ -9,11 +9,11 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.testing.MakePod;
-import io.hami.model.Annotations;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 @EnableKubernetesMockClient
 class ApiStatusWriterIT {
+  private static final String RECORD = "example.io/attempt-record";
+
   private static final String STATUS = "/api/v1/namespaces/default/pods/p/status";
 
   KubernetesClient client;
@@ -42,12 +44,13 @@ class ApiStatusWriterIT {
   }
 
   @Test
-  void conditionAndRecord_goInOnePatchOfTheStatusSubresource() throws Exception {
+  void conditionAndAnnotations_goInOnePatchOfTheStatusSubresource() throws Exception {
     Pod pod = MakePod.named("p").obj();
     expectPatch(pod);
 
     writer().podUnschedulable(
-        pod, "Unschedulable", "0/1 nodes are available: 1 CardInsufficientMemory.", "{\"v\":1}");
+        pod, "Unschedulable", "0/1 nodes are available: 1 CardInsufficientMemory.",
+        Map.of(RECORD, "{\"v\":1}"));
 
     assertThat(requests).containsExactly("patch pods/status ok");
     assertThat(writes()).singleElement().satisfies(w -> {
@@ -55,14 +58,14 @@ class ApiStatusWriterIT {
       assertThat(w.getPath()).isEqualTo(STATUS);
       assertThat(w.getHeader("Content-Type")).startsWith("application/merge-patch+json");
       assertThat(w.getUtf8Body())
-          .startsWith("{\"metadata\":{\"annotations\":{\"" + Annotations.SCHEDULE_EXPLAIN + "\":\"{\\\"v\\\":1}\"}}")
+          .startsWith("{\"metadata\":{\"annotations\":{\"" + RECORD + "\":\"{\\\"v\\\":1}\"}}")
           .contains("\"type\":\"PodScheduled\"", "\"reason\":\"Unschedulable\"",
               "\"message\":\"0/1 nodes are available: 1 CardInsufficientMemory.\"");
     });
   }
 
   @Test
-  void withoutRecord_thePatchLeavesMetadataAlone() throws Exception {
+  void withoutAnnotations_thePatchLeavesMetadataAlone() throws Exception {
     Pod pod = MakePod.named("p").obj();
     expectPatch(pod);
 

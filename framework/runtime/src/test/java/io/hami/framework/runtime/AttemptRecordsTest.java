@@ -2,15 +2,15 @@ package io.hami.framework.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hami.framework.api.FailedAttempt.Diagnosis;
+import io.hami.framework.api.FailedAttempt.NodeReasons;
+import io.hami.framework.api.FailedAttempt.ReasonCount;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.NodeSelection.Candidate;
 import io.hami.framework.api.Status;
 import io.hami.framework.cache.SchedulerCache;
 import io.hami.framework.testing.MakeNode;
-import io.hami.model.explain.ScheduleRecord.Failed;
-import io.hami.model.explain.ScheduleRecord.NodeReasons;
-import io.hami.model.explain.ScheduleRecord.ReasonCount;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -43,7 +43,7 @@ class AttemptRecordsTest {
     }
     statuses[5] = null; // a node that passed before the attempt stopped looking
 
-    Failed f = AttemptRecords.filterFailure(T, 10, statuses, nodes, 8, 2, null);
+    Diagnosis f = AttemptRecords.filterFailure(T, 10, statuses, nodes, 2, null);
 
     assertThat(f.reason()).isEqualTo("Unschedulable");
     assertThat(f.node()).isNull();
@@ -65,8 +65,8 @@ class AttemptRecordsTest {
     Status[] statuses = new Status[4];
     Arrays.fill(statuses, Status.unschedulable("CardInsufficientMemory"));
 
-    Failed byRank = AttemptRecords.filterFailure(T, 4, statuses, listed, 4, 0, ranks);
-    Failed byName = AttemptRecords.filterFailure(T, 4, statuses, listed, 4, 0, null);
+    Diagnosis byRank = AttemptRecords.filterFailure(T, 4, statuses, listed, 0, ranks);
+    Diagnosis byName = AttemptRecords.filterFailure(T, 4, statuses, listed, 0, null);
 
     assertThat(byRank.closest()).extracting(NodeReasons::node).containsExactly("n00", "n01", "n02", "n03");
     assertThat(byRank).isEqualTo(byName);
@@ -74,7 +74,7 @@ class AttemptRecordsTest {
 
   @Test
   void failure_countsTheWholeMessageOnce() {
-    Failed f = AttemptRecords.failure(T, "Unschedulable", "n1", 3, "node n1 is locked by ns/p", 1);
+    Diagnosis f = AttemptRecords.failure(T, "Unschedulable", "n1", 3, "node n1 is locked by ns/p", 1);
 
     assertThat(f.node()).isEqualTo("n1");
     assertThat(f.reasons()).containsExactly(new ReasonCount("node n1 is locked by ns/p", 1));

@@ -22,9 +22,7 @@ class LeaderElectionIT {
     return new SchedulerConfiguration(
         2,
         d.percentageOfNodesToScore(),
-        d.podInitialBackoff(),
-        d.podMaxBackoff(),
-        d.podMaxInUnschedulablePods(),
+        d.queueTimeouts(),
         d.assumedPodTtl(),
         new LeaderElectionConfig(
             "default", "hami-scheduler", Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500)),

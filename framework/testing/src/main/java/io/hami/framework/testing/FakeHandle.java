@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.framework.api.AttemptObserver;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FrameworkHandle;
@@ -41,6 +42,7 @@ public final class FakeHandle implements FrameworkHandle {
   private final List<RecordedEvent> events = new CopyOnWriteArrayList<>();
   private final List<ClusterStateListener> listeners = new CopyOnWriteArrayList<>();
   private final List<Pod> activated = new CopyOnWriteArrayList<>();
+  private final List<AttemptObserver> attemptObservers = new CopyOnWriteArrayList<>();
   private final List<String> changedNodes = new CopyOnWriteArrayList<>();
   private final Map<String, WaitingPod> waiting = new ConcurrentHashMap<>();
   private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -81,6 +83,11 @@ public final class FakeHandle implements FrameworkHandle {
 
   public List<RecordedEvent> events() {
     return List.copyOf(events);
+  }
+
+  /** The attempt observers plugins registered. */
+  public List<AttemptObserver> attemptObservers() {
+    return List.copyOf(attemptObservers);
   }
 
   public List<Pod> activated() {
@@ -173,6 +180,11 @@ public final class FakeHandle implements FrameworkHandle {
   @Override
   public Optional<WaitingPod> waitingPod(String uid) {
     return Optional.ofNullable(waiting.get(uid));
+  }
+
+  @Override
+  public void addAttemptObserver(AttemptObserver observer) {
+    attemptObservers.add(observer);
   }
 
   @Override

@@ -87,6 +87,38 @@ public final class PluginHarness {
   public Result run(Pod pod) {
     CycleState state = new CycleState();
     Set<String> skipFilter = new HashSet<>();
+    PreFilterRun pre = preFilter(state, pod, skipFilter);
+    if (!pre.status().isSuccess()) {
+      return new Result(state, pre.status(), Map.of(), List.of(), Map.of(), null);
+    }
+    Map<String, Status> rejected = new LinkedHashMap<>();
+    List<NodeInfo> feasible = filter(state, pod, new FilterRun(pre.allowed(), skipFilter), rejected);
+    Map<String, Long> totals = score(state, pod, feasible);
+    String best = null;
+    long bestScore = Long.MIN_VALUE;
+    for (NodeInfo n : feasible) {
+      long s = totals.getOrDefault(n.name(), 0L);
+      if (s > bestScore) {
+        best = n.name();
+        bestScore = s;
+      }
+    }
+    return new Result(
+        state,
+        Status.success(),
+        rejected,
+        feasible.stream().map(NodeInfo::name).toList(),
+        totals,
+        best);
+  }
+
+  /** PreFilter's verdict and the nodes it allows (null: all). */
+  private record PreFilterRun(Status status, @Nullable Set<String> allowed) {}
+
+  /** What Filter runs with: the nodes PreFilter allows (null: all) and the plugins to skip. */
+  private record FilterRun(@Nullable Set<String> allowed, Set<String> skip) {}
+
+  private PreFilterRun preFilter(CycleState state, Pod pod, Set<String> skipFilter) {
     Set<String> allowed = null;
     for (Plugin p : plugins) {
       if (p instanceof PreFilterPlugin preFilter) {
@@ -97,7 +129,7 @@ public final class PluginHarness {
           continue;
         }
         if (!s.isSuccess()) {
-          return new Result(state, s, Map.of(), List.of(), Map.of(), null);
+          return new PreFilterRun(s, null);
         }
         if (r.nodeNames() != null) {
           if (allowed == null) {
@@ -108,8 +140,14 @@ public final class PluginHarness {
         }
       }
     }
-    Map<String, Status> rejected = new LinkedHashMap<>();
+    return new PreFilterRun(Status.success(), allowed);
+  }
+
+  /** Returns the feasible nodes in snapshot order; puts each rejection into {@code rejected}. */
+  private List<NodeInfo> filter(
+      CycleState state, Pod pod, FilterRun run, Map<String, Status> rejected) {
     List<NodeInfo> feasible = new ArrayList<>();
+    Set<String> allowed = run.allowed();
     for (NodeInfo n : snapshot.nodes()) {
       if (allowed != null && !allowed.contains(n.name())) {
         rejected.put(n.name(), Status.unresolvable("node(s) didn't satisfy plugin(s) PreFilter"));
@@ -117,7 +155,7 @@ public final class PluginHarness {
       }
       Status s = Status.success();
       for (Plugin p : plugins) {
-        if (p instanceof FilterPlugin filter && !skipFilter.contains(p.name())) {
+        if (p instanceof FilterPlugin filter && !run.skip().contains(p.name())) {
           s = filter.filter(state, pod, n).withPlugin(p.name());
           if (!s.isSuccess()) {
             break;
@@ -130,6 +168,11 @@ public final class PluginHarness {
         rejected.put(n.name(), s);
       }
     }
+    return feasible;
+  }
+
+  /** PreScore, Score and NormalizeScore: the weighted total per feasible node. */
+  private Map<String, Long> score(CycleState state, Pod pod, List<NodeInfo> feasible) {
     Map<String, Long> totals = new LinkedHashMap<>();
     feasible.forEach(n -> totals.put(n.name(), 0L));
     Set<String> skipScore = new HashSet<>();
@@ -144,9 +187,7 @@ public final class PluginHarness {
       }
     }
     for (Plugin p : plugins) {
-      if (!(p instanceof ScorePlugin scorer)
-          || skipScore.contains(p.name())
-          || feasible.isEmpty()) {
+      if (!(p instanceof ScorePlugin scorer) || skipScore.contains(p.name()) || feasible.isEmpty()) {
         continue;
       }
       long[] raw = new long[feasible.size()];
@@ -165,22 +206,7 @@ public final class PluginHarness {
         totals.merge(scores.nodeName(i), scores.get(i) * w, Long::sum);
       }
     }
-    String best = null;
-    long bestScore = Long.MIN_VALUE;
-    for (NodeInfo n : feasible) {
-      long s = totals.getOrDefault(n.name(), 0L);
-      if (s > bestScore) {
-        best = n.name();
-        bestScore = s;
-      }
-    }
-    return new Result(
-        state,
-        Status.success(),
-        rejected,
-        feasible.stream().map(NodeInfo::name).toList(),
-        totals,
-        best);
+    return totals;
   }
 
   /** Runs every Reserve plugin; on the first failure unreserves all of them in reverse order. */

@@ -8,11 +8,10 @@ import io.hami.framework.api.Plugin;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.Status;
 import io.hami.framework.bind.Binder;
-import io.hami.framework.runtime.DefaultFrameworkHandle;
 
 /**
- * Binds through the scheduler's {@link Binder}: {@code pods/binding} against a cluster, or the
- * in-memory cluster's store.
+ * Binds through the scheduler's {@link Binder} ({@link FrameworkHandle#bind}): {@code pods/binding}
+ * against a cluster, or the in-memory cluster's store.
  */
 public final class DefaultBinderPlugin implements BindPlugin {
   public static final String NAME = "DefaultBinder";
@@ -24,7 +23,7 @@ public final class DefaultBinderPlugin implements BindPlugin {
   }
 
   public static Plugin create(FrameworkHandle handle) {
-    return new DefaultBinderPlugin(DefaultFrameworkHandle.binderOf(handle));
+    return new DefaultBinderPlugin(handle::bind);
   }
 
   public static PluginRegistration<?> registration() {

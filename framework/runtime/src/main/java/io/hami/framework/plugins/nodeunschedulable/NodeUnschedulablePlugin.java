@@ -18,7 +18,7 @@ import io.hami.framework.api.Plugin;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.Status;
-import io.hami.framework.plugins.Tolerations;
+import io.hami.framework.plugins.helper.Tolerations;
 import java.util.List;
 
 /**

@@ -25,7 +25,7 @@ import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
-import io.hami.framework.plugins.Tolerations;
+import io.hami.framework.plugins.helper.Tolerations;
 import java.util.ArrayList;
 import java.util.List;
 

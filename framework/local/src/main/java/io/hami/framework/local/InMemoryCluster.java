@@ -1,0 +1,493 @@
+package io.hami.framework.local;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.Parallelizer;
+import io.hami.framework.api.Status;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.runtime.DefaultParallelizer;
+import io.hami.framework.runtime.Registry;
+import io.hami.framework.runtime.Scheduler;
+import io.hami.framework.runtime.SchedulingObserver;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A cluster held in memory and scheduled by the production code path: nodes and pods go through
+ * the same event handler, cache, queue and scheduling cycle as informer events do, and the
+ * default binder writes into this cluster's store, which reports the bound pod back as an
+ * update (as the API server's watch would).
+ *
+ * <p>Determinism: with the default parallelism of 1 the scheduling cycle is sequential, binding
+ * runs inline, UIDs and resourceVersions are derived from names and counters, and time is a
+ * {@link ManualClock}; score ties go to the first node in insertion order unless a seed is set,
+ * in which case they are broken by a generator seeded with it. Two runs with the same inputs give
+ * the same placements.
+ *
+ * <p>Not thread-safe: drive it from one thread.
+ */
+public final class InMemoryCluster implements AutoCloseable {
+
+  /** An Event recorded by the in-memory recorder. */
+  public record RecordedEvent(String object, String type, String reason, String note) {}
+
+  private final ManualClock clock;
+  private final Scheduler scheduler;
+  private final @Nullable DefaultParallelizer ownedParallelizer;
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+  private final Map<String, Pod> pods = new LinkedHashMap<>();
+  private final Map<String, PodOutcome> outcomes = new LinkedHashMap<>();
+  private final List<RecordedEvent> events = new ArrayList<>();
+  private final boolean recordEvents;
+  private long resourceVersion;
+  // Kept in step with pods so drain() stays O(1) per call on large replays.
+  private int boundPods;
+
+  private InMemoryCluster(Builder b) {
+    this.clock = new ManualClock(b.start);
+    this.recordEvents = b.recordEvents;
+    Parallelizer parallelizer;
+    if (b.parallelism > 1) {
+      ownedParallelizer = new DefaultParallelizer(b.parallelism);
+      parallelizer = ownedParallelizer;
+    } else {
+      ownedParallelizer = null;
+      parallelizer = Parallelizer.sequential();
+    }
+    SchedulingObserver recorder = outcomeRecorder(b.observer);
+    this.scheduler =
+        Scheduler.builder(b.config.withParallelism(Math.max(1, b.parallelism)), b.registry)
+            .clock(clock)
+            .parallelizer(parallelizer)
+            .binder(this::bind)
+            .statusWriter(this::writeCondition)
+            .eventRecorder(this::recordEvent)
+            .bindingExecutor(Runnable::run)
+            .tieBreakSeed(b.seed)
+            .observer(recorder)
+            .build();
+  }
+
+  /** Records each pod's outcome, then passes the call on to {@code user}. */
+  private SchedulingObserver outcomeRecorder(SchedulingObserver user) {
+    return new SchedulingObserver() {
+      @Override
+      public void scheduled(Pod pod, String nodeName, long decisionNanos) {
+        PodOutcome o = outcomes.get(key(pod));
+        outcomes.put(
+            key(pod),
+            new PodOutcome(key(pod), null, null, attemptsOf(o) + 1, decisionNanos));
+        user.scheduled(pod, nodeName, decisionNanos);
+      }
+
+      @Override
+      public void failed(Pod pod, Status status, String message, long decisionNanos) {
+        PodOutcome o = outcomes.get(key(pod));
+        outcomes.put(
+            key(pod), new PodOutcome(key(pod), null, message, attemptsOf(o) + 1, decisionNanos));
+        user.failed(pod, status, message, decisionNanos);
+      }
+
+      @Override
+      public void bound(Pod pod, String nodeName) {
+        PodOutcome o = outcomes.get(key(pod));
+        outcomes.put(
+            key(pod),
+            new PodOutcome(key(pod), nodeName, null, attemptsOf(o), o == null ? 0 : o.decisionNanos()));
+        user.bound(pod, nodeName);
+      }
+
+      @Override
+      public void bindingFailed(Pod pod, String nodeName, Status status) {
+        user.bindingFailed(pod, nodeName, status);
+      }
+    };
+  }
+
+  private static int attemptsOf(@Nullable PodOutcome o) {
+    return o == null ? 0 : o.attempts();
+  }
+
+  public static Builder builder(Registry registry) {
+    return new Builder(registry);
+  }
+
+  // ---- cluster changes
+
+  /** Adds a node (a copy is stored, with a fresh resourceVersion). */
+  public void addNode(Node node) {
+    Node n = new NodeBuilder(node).editMetadata().withResourceVersion(nextVersion()).endMetadata().build();
+    String name = n.getMetadata().getName();
+    if (nodes.containsKey(name)) {
+      throw new IllegalArgumentException("node " + name + " already exists");
+    }
+    nodes.put(name, n);
+    scheduler.eventHandler().onNodeAdd(n);
+  }
+
+  /** Replaces a node; its name must exist. */
+  public void updateNode(Node node) {
+    String name = node.getMetadata().getName();
+    Node old = nodes.get(name);
+    if (old == null) {
+      throw new IllegalArgumentException("node " + name + " does not exist");
+    }
+    Node n = new NodeBuilder(node).editMetadata().withResourceVersion(nextVersion()).endMetadata().build();
+    nodes.put(name, n);
+    scheduler.eventHandler().onNodeUpdate(old, n);
+  }
+
+  public void deleteNode(String name) {
+    Node old = nodes.remove(name);
+    if (old != null) {
+      scheduler.eventHandler().onNodeDelete(old);
+    }
+  }
+
+  /**
+   * Adds a pod. A missing namespace becomes {@code default}, a missing UID is derived from the
+   * name, and the creation time is the cluster's clock.
+   */
+  public void addPod(Pod pod) {
+    String ns = pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    String uid = pod.getMetadata().getUid();
+    if (uid == null) {
+      uid = UUID.nameUUIDFromBytes((ns + "/" + name).getBytes(StandardCharsets.UTF_8)).toString();
+    }
+    // The stored pod has metadata of its own; spec and status are the caller's, as an API server
+    // keeps what it was sent (the caller must not change them afterwards).
+    Pod p = ShallowCopy.of(pod);
+    p.setMetadata(ShallowCopy.of(pod.getMetadata()));
+    p.getMetadata().setNamespace(ns);
+    p.getMetadata().setUid(uid);
+    p.getMetadata().setResourceVersion(nextVersion());
+    if (p.getMetadata().getCreationTimestamp() == null) {
+      p.getMetadata().setCreationTimestamp(now());
+    }
+    String key = ns + "/" + name;
+    if (pods.containsKey(key)) {
+      throw new IllegalArgumentException("pod " + key + " already exists");
+    }
+    storePod(key, p);
+    scheduler.eventHandler().onPodAdd(p);
+  }
+
+  /** Replaces a pod (same namespace and name). */
+  public void updatePod(Pod pod) {
+    String key = key(pod);
+    Pod old = pods.get(key);
+    if (old == null) {
+      throw new IllegalArgumentException("pod " + key + " does not exist");
+    }
+    Pod p =
+        new PodBuilder(pod)
+            .editMetadata()
+            .withUid(old.getMetadata().getUid())
+            .withResourceVersion(nextVersion())
+            .endMetadata()
+            .build();
+    storePod(key, p);
+    scheduler.eventHandler().onPodUpdate(old, p);
+  }
+
+  public void deletePod(String namespace, String name) {
+    Pod old = pods.remove(namespace + "/" + name);
+    if (old != null) {
+      if (isBound(old)) {
+        boundPods--;
+      }
+      outcomes.remove(namespace + "/" + name);
+      scheduler.eventHandler().onPodDelete(old);
+    }
+  }
+
+  // ---- running
+
+  /** The result of {@link #drain}. */
+  public record DrainResult(int attempts, int bound, int pending, Duration simulatedTime) {}
+
+  /**
+   * Schedules until no pod can make progress: pops and schedules every active pod, and while pods
+   * are backing off moves the clock to the next backoff expiry. Pods waiting for a cluster event
+   * stay pending. A pod that keeps failing with errors is retried at most {@code maxRetries}
+   * times in one call.
+   */
+  public DrainResult drain(int maxRetries) {
+    Instant start = clock.instant();
+    int attempts = 0;
+    int boundBefore = boundCount();
+    int rounds = 0;
+    while (true) {
+      while (scheduler.scheduleNext()) {
+        attempts++;
+      }
+      Optional<Instant> next = scheduler.queue().nextBackoffExpiry();
+      if (next.isEmpty() || rounds++ >= maxRetries) {
+        break;
+      }
+      clock.advanceTo(next.get());
+      scheduler.tick();
+    }
+    return new DrainResult(
+        attempts,
+        boundCount() - boundBefore,
+        pendingCount(),
+        Duration.between(start, clock.instant()));
+  }
+
+  /** {@link #drain(int)} with up to 10 backoff rounds. */
+  public DrainResult drain() {
+    return drain(10);
+  }
+
+  /**
+   * Moves the clock forward by {@code d} in one-second steps, running the periodic work
+   * (backoff flush, the unschedulable flush every 30 s) and scheduling what becomes active.
+   */
+  public void advance(Duration d) {
+    Instant end = clock.instant().plus(d);
+    while (clock.instant().isBefore(end)) {
+      Instant step = clock.instant().plusSeconds(1);
+      clock.advanceTo(step.isAfter(end) ? end : step);
+      scheduler.tick();
+      while (scheduler.scheduleNext()) {
+        // keep going
+      }
+    }
+  }
+
+  // ---- results
+
+  public Optional<PodOutcome> outcome(String namespace, String name) {
+    return Optional.ofNullable(outcomes.get(namespace + "/" + name));
+  }
+
+  /** Every pod's outcome, in the order pods were first attempted. */
+  public Map<String, PodOutcome> outcomes() {
+    return java.util.Collections.unmodifiableMap(outcomes);
+  }
+
+  public Optional<Pod> pod(String namespace, String name) {
+    return Optional.ofNullable(pods.get(namespace + "/" + name));
+  }
+
+  public Collection<Pod> pods() {
+    return java.util.Collections.unmodifiableCollection(pods.values());
+  }
+
+  public Collection<Node> nodes() {
+    return java.util.Collections.unmodifiableCollection(nodes.values());
+  }
+
+  public List<RecordedEvent> events() {
+    return List.copyOf(events);
+  }
+
+  public int boundCount() {
+    return boundPods;
+  }
+
+  private void storePod(String key, Pod pod) {
+    Pod old = pods.put(key, pod);
+    if (old != null && isBound(old)) {
+      boundPods--;
+    }
+    if (isBound(pod)) {
+      boundPods++;
+    }
+  }
+
+  private static boolean isBound(Pod p) {
+    return p.getSpec() != null && p.getSpec().getNodeName() != null;
+  }
+
+  public int pendingCount() {
+    return pods.size() - boundCount();
+  }
+
+  public ManualClock clock() {
+    return clock;
+  }
+
+  /** The scheduler behind this cluster (metrics, queue and cache for inspection). */
+  public Scheduler scheduler() {
+    return scheduler;
+  }
+
+  @Override
+  public void close() {
+    if (ownedParallelizer != null) {
+      ownedParallelizer.close();
+    }
+  }
+
+  // ---- the in-memory API server
+
+  private Status bind(Pod pod, String nodeName) {
+    String key = key(pod);
+    Pod current = pods.get(key);
+    if (current == null || !current.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
+      return Status.error("pod " + key + " not found");
+    }
+    if (current.getSpec().getNodeName() != null) {
+      return Status.error("pod " + key + " is already assigned to " + current.getSpec().getNodeName());
+    }
+    if (!nodes.containsKey(nodeName)) {
+      return Status.error("node " + nodeName + " not found");
+    }
+    Pod bound = newVersion(current);
+    bound.setSpec(ShallowCopy.of(current.getSpec()));
+    bound.getSpec().setNodeName(nodeName);
+    setCondition(bound, "True", null, null);
+    storePod(key, bound);
+    scheduler.eventHandler().onPodUpdate(current, bound);
+    return Status.success();
+  }
+
+  private void writeCondition(Pod pod, String reason, String message) {
+    String key = key(pod);
+    Pod current = pods.get(key);
+    if (current == null || current.getSpec().getNodeName() != null) {
+      return;
+    }
+    Pod updated = newVersion(current);
+    setCondition(updated, "False", reason, message);
+    storePod(key, updated);
+    scheduler.eventHandler().onPodUpdate(current, updated);
+  }
+
+  /** A new version of {@code pod}: copied metadata (new resourceVersion) and status. */
+  private Pod newVersion(Pod pod) {
+    Pod p = ShallowCopy.of(pod);
+    p.setMetadata(ShallowCopy.of(pod.getMetadata()));
+    p.getMetadata().setResourceVersion(nextVersion());
+    p.setStatus(
+        pod.getStatus() == null
+            ? new io.fabric8.kubernetes.api.model.PodStatus()
+            : ShallowCopy.of(pod.getStatus()));
+    return p;
+  }
+
+  private void setCondition(Pod pod, String status, @Nullable String reason, @Nullable String message) {
+    if (pod.getStatus() == null) {
+      pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+    }
+    List<PodCondition> conditions = new ArrayList<>();
+    if (pod.getStatus().getConditions() != null) {
+      for (PodCondition c : pod.getStatus().getConditions()) {
+        if (!"PodScheduled".equals(c.getType())) {
+          conditions.add(c);
+        }
+      }
+    }
+    conditions.add(
+        new PodConditionBuilder()
+            .withType("PodScheduled")
+            .withStatus(status)
+            .withReason(reason)
+            .withMessage(message)
+            .withLastTransitionTime(now())
+            .build());
+    pod.getStatus().setConditions(conditions);
+  }
+
+  private void recordEvent(
+      HasMetadata regarding, EventRecorder.Type type, String reason, String action, String note) {
+    if (recordEvents) {
+      String obj = regarding.getMetadata().getNamespace() + "/" + regarding.getMetadata().getName();
+      events.add(new RecordedEvent(obj, type.value(), reason, note));
+    }
+  }
+
+  private @Nullable Instant nowAt;
+  private String nowText = "";
+
+  /** The clock's time as RFC 3339 text, formatted once per instant (the clock moves rarely). */
+  private String now() {
+    Instant t = clock.instant();
+    if (!t.equals(nowAt)) {
+      nowAt = t;
+      nowText = t.toString();
+    }
+    return nowText;
+  }
+
+  private String nextVersion() {
+    return Long.toString(++resourceVersion);
+  }
+
+  private static String key(Pod pod) {
+    String ns = pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
+    return ns + "/" + pod.getMetadata().getName();
+  }
+
+  /** Configures an in-memory cluster. */
+  public static final class Builder {
+    private final Registry registry;
+    private SchedulerConfiguration config = SchedulerConfiguration.defaults();
+    private int parallelism = 1;
+    private @Nullable Long seed;
+    private Instant start = Instant.parse("2026-01-01T00:00:00Z");
+    private SchedulingObserver observer = SchedulingObserver.none();
+    private boolean recordEvents = true;
+
+    private Builder(Registry registry) {
+      this.registry = registry;
+    }
+
+    /** The scheduler configuration (profiles, plugins, backoff); its parallelism is ignored. */
+    public Builder config(SchedulerConfiguration c) {
+      this.config = c;
+      return this;
+    }
+
+    /** Filter/Score fan-out threads; 1 (default) keeps every run reproducible. */
+    public Builder parallelism(int p) {
+      this.parallelism = p;
+      return this;
+    }
+
+    /** Breaks score ties with a generator seeded by {@code s}; null: first node wins. */
+    public Builder seed(@Nullable Long s) {
+      this.seed = s;
+      return this;
+    }
+
+    public Builder startTime(Instant t) {
+      this.start = t;
+      return this;
+    }
+
+    public Builder observer(SchedulingObserver o) {
+      this.observer = o;
+      return this;
+    }
+
+    /** Whether to keep Events in memory (default true; benchmarks turn it off). */
+    public Builder recordEvents(boolean r) {
+      this.recordEvents = r;
+      return this;
+    }
+
+    /** @throws io.hami.framework.config.ConfigException for an invalid profile */
+    public InMemoryCluster build() {
+      return new InMemoryCluster(this);
+    }
+  }
+}

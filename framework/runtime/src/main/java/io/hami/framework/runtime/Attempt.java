@@ -1,0 +1,38 @@
+package io.hami.framework.runtime;
+
+import io.hami.framework.api.FailedAttempt.Diagnosis;
+import io.hami.framework.api.NodeSelection;
+import io.hami.framework.api.Status;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one attempt came to: the chosen node, or why there was none. Filled by the scheduling
+ * cycle and read by the failure handler; confined to one thread at a time.
+ */
+final class Attempt {
+  /** The chosen node; on a failure after the choice (Reserve, Permit, binding), the node it was for. */
+  @Nullable String node;
+
+  Status status = Status.success();
+  String message = "";
+  Set<String> rejectors = Set.of();
+  /** Per-node Filter statuses for PostFilter; set only when the profile has PostFilter plugins. */
+  @Nullable Map<String, Status> nodeStatuses;
+  /** Nodes Filter ran on. */
+  int evaluated;
+  @Nullable NodeSelection selection;
+  /** The Filter failure's diagnosis; null to derive one from the status. */
+  @Nullable Diagnosis diagnosis;
+
+  /** A failure of a step after {@code node} was chosen. */
+  static Attempt failedAt(String node, Status status, String message) {
+    Attempt a = new Attempt();
+    a.node = node;
+    a.status = status;
+    a.message = message;
+    a.rejectors = FitErrors.plugins(status);
+    return a;
+  }
+}

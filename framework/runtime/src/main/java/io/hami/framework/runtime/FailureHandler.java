@@ -1,0 +1,100 @@
+package io.hami.framework.runtime;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.hami.framework.api.AttemptObserver;
+import io.hami.framework.api.Code;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.FailedAttempt;
+import io.hami.framework.api.FailedAttempt.Diagnosis;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.queue.QueuedPodInfo;
+import io.hami.framework.queue.SchedulingQueue;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Handles a failed attempt: requeues the pod and, when the message changed, writes its {@code
+ * PodScheduled=False} condition, the annotations the profile's {@link AttemptObserver}s ask for
+ * (in the same request, so as fresh as the message and at no extra cost) and a Warning Event.
+ *
+ * <p>Concurrency: called on the scheduling thread and on binding threads. Observers are registered
+ * while the profiles are built, before any attempt.
+ */
+final class FailureHandler {
+  private final SchedulingQueue queue;
+  private final Snapshot snapshot;
+  private final InstantSource clock;
+  private final StatusWriter statusWriter;
+  private final EventRecorder eventRecorder;
+  private final SchedulingObserver observer;
+  private final Map<String, List<AttemptObserver>> attemptObservers;
+
+  FailureHandler(
+      Scheduler scheduler, StatusWriter statusWriter, Map<String, List<AttemptObserver>> attemptObservers) {
+    this.queue = scheduler.queue();
+    this.snapshot = scheduler.snapshot();
+    this.clock = scheduler.clock();
+    this.eventRecorder = scheduler.eventRecorder();
+    this.observer = scheduler.observer();
+    this.statusWriter = statusWriter;
+    this.attemptObservers = attemptObservers;
+  }
+
+  /** @param nanos how long the scheduling cycle ran (0 for a binding failure) */
+  void handle(QueuedPodInfo info, Attempt a, long nanos) {
+    Pod pod = info.pod();
+    queue.requeue(info, a.status, a.rejectors);
+    observer.failed(pod, a.status, a.message, nanos);
+    if (a.message.equals(info.lastFailureMessage()) || conditionSays(pod, a.message)) {
+      return;
+    }
+    info.setLastFailureMessage(a.message);
+    String reason = a.status.code() == Code.ERROR ? "SchedulerError" : "Unschedulable";
+    statusWriter.podUnschedulable(pod, reason, a.message, annotations(pod, reason, a));
+    eventRecorder.record(pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", a.message);
+  }
+
+  private Map<String, String> annotations(Pod pod, String reason, Attempt a) {
+    List<AttemptObserver> observers = attemptObservers.get(pod.getSpec().getSchedulerName());
+    if (observers == null || observers.isEmpty()) {
+      return Map.of();
+    }
+    FailedAttempt attempt = new FailedAttempt(pod, a.status, a.message, diagnosis(reason, a));
+    if (observers.size() == 1) {
+      return observers.get(0).failed(attempt);
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (AttemptObserver o : observers) {
+      out.putAll(o.failed(attempt));
+    }
+    return out;
+  }
+
+  /** The Filter failure's diagnosis, or one derived from the status for any other failure. */
+  private Diagnosis diagnosis(String reason, Attempt a) {
+    if (a.diagnosis != null) {
+      return a.diagnosis;
+    }
+    String why = a.status.message().isEmpty() ? a.message : a.status.message();
+    int numAll = snapshot.nodes().size();
+    return AttemptRecords.failure(
+        clock.instant(), reason, a.node, numAll, why, a.node == null ? numAll : 1);
+  }
+
+  private static boolean conditionSays(Pod pod, String message) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return false;
+    }
+    for (PodCondition c : pod.getStatus().getConditions()) {
+      if ("PodScheduled".equals(c.getType())
+          && "False".equals(c.getStatus())
+          && message.equals(c.getMessage())) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,115 @@
+package io.hami.framework.runtime;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.Parallelizer;
+import io.hami.framework.api.Status;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs PreScore, Score and NormalizeScore over the feasible nodes and picks the best. Used by the
+ * scheduling thread only; Score calls fan out over the parallelizer.
+ */
+final class NodeScorer {
+  private final Parallelizer parallelizer;
+  private final SchedulerMetrics metrics;
+  private final @Nullable Random tieBreak;
+
+  /** @param tieBreak breaks score ties at random when given; otherwise the first node wins */
+  NodeScorer(Parallelizer parallelizer, SchedulerMetrics metrics, @Nullable Random tieBreak) {
+    this.parallelizer = parallelizer;
+    this.metrics = metrics;
+    this.tieBreak = tieBreak;
+  }
+
+  /**
+   * Scores {@code feasible} and sets the attempt's node and selection; returns null, or the
+   * status of the plugin that failed.
+   */
+  @Nullable Status prioritizeAndSelect(PodCycle c, List<NodeInfo> feasible, Attempt a) {
+    FrameworkRuntime fwk = c.fwk();
+    boolean[] skip = new boolean[fwk.scorePluginCount()];
+    Status pre = fwk.runPreScore(c.state(), c.pod(), feasible, skip);
+    if (pre != null) {
+      return pre;
+    }
+    long scoreStart = System.nanoTime();
+    long[] total = new long[feasible.size()];
+    Status error = score(c, feasible, skip, total);
+    metrics.extensionPoint(
+        "Score", error != null ? "Error" : "Success", fwk.profileName(), System.nanoTime() - scoreStart);
+    if (error != null) {
+      return error;
+    }
+    int best = selectHost(total);
+    a.node = feasible.get(best).name();
+    a.selection = AttemptRecords.scored(a.evaluated, feasible, total, best);
+    return null;
+  }
+
+  /** Adds each scoring plugin's weighted, normalized score into {@code total}. */
+  private @Nullable Status score(PodCycle c, List<NodeInfo> feasible, boolean[] skip, long[] total) {
+    FrameworkRuntime fwk = c.fwk();
+    CycleState state = c.state();
+    Pod pod = c.pod();
+    int plugins = skip.length;
+    int m = feasible.size();
+    long[][] raw = new long[plugins][];
+    for (int p = 0; p < plugins; p++) {
+      raw[p] = skip[p] ? null : new long[m];
+    }
+    AtomicReference<Status> error = new AtomicReference<>();
+    parallelizer.until(
+        m,
+        i -> {
+          NodeInfo node = feasible.get(i);
+          for (int p = 0; p < plugins; p++) {
+            if (raw[p] == null) {
+              continue;
+            }
+            try {
+              raw[p][i] = fwk.runScore(p, state, pod, node);
+            } catch (RuntimeException e) {
+              error.compareAndSet(null, fwk.scoreError(p, pod, e));
+            }
+          }
+        });
+    if (error.get() != null) {
+      return error.get();
+    }
+    for (int p = 0; p < plugins; p++) {
+      if (raw[p] == null) {
+        continue;
+      }
+      Status s = fwk.normalizeAndWeigh(p, state, pod, feasible, raw[p]);
+      if (s != null) {
+        return s;
+      }
+      for (int i = 0; i < m; i++) {
+        total[i] += raw[p][i];
+      }
+    }
+    return null;
+  }
+
+  private int selectHost(long[] total) {
+    int best = 0;
+    int ties = 1;
+    for (int i = 1; i < total.length; i++) {
+      if (total[i] > total[best]) {
+        best = i;
+        ties = 1;
+      } else if (total[i] == total[best] && tieBreak != null) {
+        ties++;
+        if (tieBreak.nextInt(ties) == 0) {
+          best = i;
+        }
+      }
+    }
+    return best;
+  }
+}

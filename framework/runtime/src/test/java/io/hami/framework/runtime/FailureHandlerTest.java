@@ -1,0 +1,122 @@
+package io.hami.framework.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.FailedAttempt;
+import io.hami.framework.api.FilterPlugin;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.Status;
+import io.hami.framework.config.ConfigLoader;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.plugins.BuiltInPlugins;
+import io.hami.framework.testing.MakeNode;
+import io.hami.framework.testing.MakePod;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** A failed attempt's condition carries what the profile's attempt observers ask for. */
+class FailureHandlerTest {
+  private static final String KEY = "example.io/attempt";
+
+  /** One condition write. */
+  record Write(String reason, String message, Map<String, String> annotations) {}
+
+  /** Rejects every node; its factory registers an observer that keeps and sums up the attempt. */
+  static final class Full implements FilterPlugin {
+    static final List<FailedAttempt> SEEN = new CopyOnWriteArrayList<>();
+
+    @Override
+    public String name() {
+      return "Full";
+    }
+
+    @Override
+    public Status filter(CycleState state, Pod pod, NodeInfo node) {
+      return Status.unschedulable("node is full");
+    }
+  }
+
+  private static Scheduler scheduler(String profileYaml, List<Write> writes) {
+    Registry registry = BuiltInPlugins.registry();
+    registry.register(
+        PluginRegistration.of(
+            "Full",
+            handle -> {
+              handle.addAttemptObserver(
+                  a -> {
+                    Full.SEEN.add(a);
+                    var d = a.diagnosis();
+                    return Map.of(KEY, d.reasons().get(0).reason() + " x" + d.reasons().get(0).nodes());
+                  });
+              return new Full();
+            }));
+    SchedulerConfiguration cfg =
+        new ConfigLoader(registry)
+            .parse("apiVersion: hami.io/v1\nkind: SchedulerConfiguration\n" + profileYaml, "test");
+    return Scheduler.builder(cfg, registry)
+        .statusWriter(
+            new StatusWriter() {
+              @Override
+              public void podUnschedulable(Pod pod, String reason, String message) {
+                podUnschedulable(pod, reason, message, Map.of());
+              }
+
+              @Override
+              public void podUnschedulable(
+                  Pod pod, String reason, String message, Map<String, String> annotations) {
+                writes.add(new Write(reason, message, annotations));
+              }
+            })
+        .build();
+  }
+
+  @Test
+  void aFilterFailure_writesTheObserversAnnotationsWithTheCondition() {
+    Full.SEEN.clear();
+    List<Write> writes = new CopyOnWriteArrayList<>();
+    Scheduler s =
+        scheduler(
+            "profiles:\n- schedulerName: hami-scheduler\n  plugins:\n    multiPoint:\n"
+                + "      enabled:\n      - name: Full\n",
+            writes);
+    s.eventHandler().onNodeAdd(MakeNode.named("n1").capacity("8", "16Gi", 110).obj());
+    s.eventHandler().onNodeAdd(MakeNode.named("n2").capacity("8", "16Gi", 110).obj());
+    s.eventHandler().onPodAdd(MakePod.named("p").uid("u1").obj());
+
+    assertThat(s.scheduleNext()).isTrue();
+
+    assertThat(writes)
+        .containsExactly(
+            new Write(
+                "Unschedulable",
+                "0/2 nodes are available: 2 node is full.",
+                Map.of(KEY, "node is full x2")));
+    FailedAttempt seen = Full.SEEN.get(0);
+    assertThat(seen.pod().getMetadata().getName()).isEqualTo("p");
+    assertThat(seen.diagnosis().nodes()).isEqualTo(2);
+    assertThat(seen.diagnosis().closest())
+        .extracting(FailedAttempt.NodeReasons::node)
+        .containsExactly("n1", "n2");
+  }
+
+  @Test
+  void aProfileWithoutObservers_writesNoAnnotations() {
+    List<Write> writes = new CopyOnWriteArrayList<>();
+    Scheduler s = scheduler("profiles:\n- schedulerName: hami-scheduler\n", writes);
+    s.eventHandler().onPodAdd(MakePod.named("p").uid("u1").obj());
+
+    assertThat(s.scheduleNext()).isTrue();
+
+    assertThat(writes)
+        .containsExactly(
+            new Write(
+                "Unschedulable",
+                "0/0 nodes are available: no nodes available to schedule pods.",
+                Map.of()));
+  }
+}
