@@ -9,7 +9,7 @@ import io.hami.framework.runtime.local.InMemoryCluster;
 import io.hami.framework.runtime.local.PodOutcome;
 import io.hami.plugins.GpuPlugins;
 import io.hami.plugins.fgd.FgdArgs;
-import io.hami.plugins.fgd.FgdPlugin;
+import io.hami.plugins.placement.FgdPlugin;
 import io.hami.plugins.fgd.DeviceShare;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.plugins.placement.NodeTable;

@@ -25,6 +25,6 @@ public final class GpuPlugins {
         NumaPlugin.registration(),
         TopologyPlugin.registration(),
         io.hami.plugins.placement.PlacementPlugin.registration(),
-        io.hami.plugins.fgd.FgdPlugin.registration());
+        io.hami.plugins.placement.FgdPlugin.registration());
   }
 }

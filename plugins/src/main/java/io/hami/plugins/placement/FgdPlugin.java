@@ -1,10 +1,11 @@
-package io.hami.plugins.fgd;
+package io.hami.plugins.placement;
 
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.PluginRegistration;
-import io.hami.plugins.placement.CardWorkloads;
-import io.hami.plugins.placement.PaperPolicy;
-import io.hami.plugins.placement.PlacementPlugin;
+import io.hami.plugins.fgd.FgdArgs;
+import io.hami.plugins.fgd.HamiWorkload;
+import io.hami.plugins.fgd.RecentShapes;
+import io.hami.plugins.fgd.TargetWorkloadFile;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
 import java.io.IOException;
 import java.nio.file.Path;
