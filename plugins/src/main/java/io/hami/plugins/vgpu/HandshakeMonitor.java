@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.framework.api.ClusterStateListener;
+import io.hami.model.JsonStrings;
 import io.hami.model.client.PatchTargets;
 import io.hami.model.handshake.Handshake;
 import io.hami.model.handshake.HandshakeCheck;
@@ -153,15 +154,15 @@ public final class HandshakeMonitor {
           b.append(',');
         }
         first = false;
-        json(b, e.getKey()).append(':');
+        JsonStrings.append(b, e.getKey()).append(':');
         if (e.getValue() == null) {
           b.append("null");
         } else {
-          json(b, e.getValue());
+          JsonStrings.append(b, e.getValue());
         }
       }
       b.append("},\"resourceVersion\":");
-      json(b, rv).append("}}");
+      JsonStrings.append(b, rv).append("}}");
       try {
         client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
         return true;
@@ -172,21 +173,6 @@ public final class HandshakeMonitor {
         throw e;
       }
     };
-  }
-
-  private static StringBuilder json(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.append('"');
   }
 
   /**
