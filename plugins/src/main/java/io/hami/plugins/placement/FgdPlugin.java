@@ -7,6 +7,7 @@ import io.hami.plugins.fgd.HamiWorkload;
 import io.hami.plugins.fgd.RecentShapes;
 import io.hami.plugins.fgd.TargetWorkloadFile;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
+import io.hami.plugins.vgpu.SharedGpuState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.Supplier;
@@ -24,8 +25,8 @@ public final class FgdPlugin {
 
   private FgdPlugin() {}
 
-  public static PlacementPlugin create(FgdArgs args, FrameworkHandle handle) {
-    DeviceUsageIndex index = DeviceUsageIndex.shared(handle);
+  public static PlacementPlugin create(FgdArgs args, FrameworkHandle handle, SharedGpuState shared) {
+    DeviceUsageIndex index = shared.index(handle);
     if (!args.targetWorkloadFile().isBlank()) {
       HamiWorkload fixed;
       try {
@@ -60,8 +61,9 @@ public final class FgdPlugin {
     return new PlacementPlugin(NAME, PaperPolicy.FGD, handle, index, () -> cards, null, 0);
   }
 
-  public static PluginRegistration<FgdArgs> registration() {
-    return PluginRegistration.of(NAME, FgdArgs.class, FgdArgs.DEFAULTS, FgdPlugin::create);
+  public static PluginRegistration<FgdArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(
+        NAME, FgdArgs.class, FgdArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
   }
 
 }

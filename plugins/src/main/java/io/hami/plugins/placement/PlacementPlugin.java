@@ -17,6 +17,7 @@ import io.hami.framework.api.Status;
 import io.hami.plugins.fgd.HamiShape;
 import io.hami.plugins.vgpu.DeviceChoice;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,14 +80,15 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     this.random = new SplittableRandom(seed);
   }
 
-  public static PlacementPlugin create(PlacementArgs args, FrameworkHandle handle) {
+  public static PlacementPlugin create(PlacementArgs args, FrameworkHandle handle, SharedGpuState shared) {
     PaperPolicy p = PaperPolicy.byName(args.policy()).orElseThrow(
         () -> new IllegalArgumentException("args.policy: unknown policy " + args.policy()));
-    return new PlacementPlugin(NAME, p, handle, DeviceUsageIndex.shared(handle), CardWorkloads::none, null, args.seed());
+    return new PlacementPlugin(NAME, p, handle, shared.index(handle), CardWorkloads::none, null, args.seed());
   }
 
-  public static PluginRegistration<PlacementArgs> registration() {
-    return PluginRegistration.of(NAME, PlacementArgs.class, PlacementArgs.DEFAULTS, PlacementPlugin::create);
+  public static PluginRegistration<PlacementArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(
+        NAME, PlacementArgs.class, PlacementArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
   }
 
   @Override

@@ -6,7 +6,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.function.Consumer;
 import java.time.ZoneId;
 import io.hami.framework.api.ClusterStateListener;
@@ -216,39 +214,8 @@ public final class DeviceUsageIndex {
     }
   }
 
-  // Weak values too: an index reaches its handle (readers, listeners), so a strong value would
-  // keep every scheduler ever built alive. The index lives as long as its plugins and listener.
-  private static final Map<FrameworkHandle, WeakReference<DeviceUsageIndex>> SHARED = new WeakHashMap<>();
-
-  /**
-   * The index of a profile, created on first use and fed by the profile's cluster events. Every
-   * plugin of the profile that calls this with its handle gets the same instance; call it from a
-   * plugin factory so that the initial listing is delivered.
-   */
-  public static DeviceUsageIndex shared(FrameworkHandle handle) {
-    synchronized (SHARED) {
-      WeakReference<DeviceUsageIndex> ref = SHARED.get(handle);
-      DeviceUsageIndex index = ref == null ? null : ref.get();
-      if (index == null) {
-        index = create(handle);
-        SHARED.put(handle, new WeakReference<>(index));
-      }
-      return index;
-    }
-  }
-
-  /**
-   * {@link #shared(FrameworkHandle)}, also reading the given vendors' registrations and
-   * allocations (a plugin that places more vendors than the defaults calls this from its factory,
-   * before the informers deliver anything).
-   */
-  public static DeviceUsageIndex shared(FrameworkHandle handle, List<GpuVendor> vendors) {
-    DeviceUsageIndex index = shared(handle);
-    index.addVendors(vendors);
-    return index;
-  }
-
-  private static DeviceUsageIndex create(FrameworkHandle handle) {
+  /** A new index fed by the profile's cluster events; {@link SharedGpuState} makes one per profile. */
+  static DeviceUsageIndex create(FrameworkHandle handle, GpuMetrics metrics) {
     AtomicReference<ImmutableList<GpuVendor>> vendors = new AtomicReference<>(GpuVendors.accounted());
     ZoneId zone = ZoneId.systemDefault();
     PodAnnotationWarnings podWarnings = new PodAnnotationWarnings(handle.eventRecorder());
@@ -264,7 +231,7 @@ public final class DeviceUsageIndex {
               String message = String.valueOf(r.invalid());
               log.warn("node device annotations unreadable node={} vendor={} field={} error={}",
                   node.getMetadata().getName(), r.invalidVendor(), r.invalidField(), message);
-              GpuMetrics.of(handle).parseFailure(r.invalidVendor(), r.invalidField(), handle.schedulerName());
+              metrics.parseFailure(r.invalidVendor(), r.invalidField(), handle.schedulerName());
               handle
                   .eventRecorder()
                   .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
@@ -274,7 +241,7 @@ public final class DeviceUsageIndex {
     index.vendors = vendors;
     index.changed = handle::nodeStateChanged;
     handle.addClusterStateListener(index.listener());
-    GpuMetrics.of(handle).addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);
+    metrics.addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);
     return index;
   }
 

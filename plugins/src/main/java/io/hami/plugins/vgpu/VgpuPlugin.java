@@ -123,14 +123,15 @@ public final class VgpuPlugin
   private final Map<String, Integer> memoryFactors;
   private final PodAnnotationWarnings warnings;
 
-  VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index) {
-    this(args, handle, index, null);
-  }
-
   /**
    * @param quotas namespace GPU quotas (protocol §6.8), or null for none
    */
-  VgpuPlugin(VgpuArgs args, FrameworkHandle handle, DeviceUsageIndex index, @Nullable NamespaceQuotas quotas) {
+  VgpuPlugin(
+      VgpuArgs args,
+      FrameworkHandle handle,
+      DeviceUsageIndex index,
+      GpuMetrics metrics,
+      @Nullable NamespaceQuotas quotas) {
     this.args = requireNonNull(args, "args");
     this.handle = requireNonNull(handle, "handle");
     this.index = requireNonNull(index, "index");
@@ -158,7 +159,7 @@ public final class VgpuPlugin
     for (FitReason r : all) {
       codes[r.ordinal()] = r.code();
     }
-    this.fitFailures = GpuMetrics.of(handle).fitFailures(handle.schedulerName(), codes);
+    this.fitFailures = metrics.fitFailures(handle.schedulerName(), codes);
     this.warnings = new PodAnnotationWarnings(handle.eventRecorder());
   }
 
@@ -166,51 +167,45 @@ public final class VgpuPlugin
    * Factory for the registry. With an API client, quotas come from a ResourceQuota informer and
    * the node handshake runs in the background (one per client, shared by the profiles).
    */
-  public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle) {
+  public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle, SharedGpuState shared) {
     NamespaceQuotas quotas = null;
     KubernetesClient client = handle.client().orElse(null);
-    DeviceUsageIndex index = DeviceUsageIndex.shared(handle, args.vendors());
+    DeviceUsageIndex index = shared.index(handle, args.vendors());
     if (client != null) {
       quotas = NamespaceQuotas.of(args.vendors());
       client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
       if (args.handshakePeriodSeconds() > 0) {
-        handshake(client, handle, args).addIndex(index);
+        shared.handshake(client, () -> startHandshake(client, handle, args, shared)).addIndex(index);
       }
     }
-    return new VgpuPlugin(args, handle, index, quotas);
+    return new VgpuPlugin(args, handle, index, shared.metrics(handle), quotas);
   }
 
-  private static final Map<KubernetesClient, HandshakeMonitor> HANDSHAKES = new java.util.WeakHashMap<>();
-
-  private static HandshakeMonitor handshake(KubernetesClient client, FrameworkHandle handle, VgpuArgs args) {
-    synchronized (HANDSHAKES) {
-      HandshakeMonitor m = HANDSHAKES.get(client);
-      if (m == null) {
-        HandshakeMonitor.Writer api = HandshakeMonitor.apiWriter(client);
-        io.prometheus.metrics.core.datapoints.CounterDataPoint writes = GpuMetrics.of(handle).handshakeWrites(handle.schedulerName());
-        m = new HandshakeMonitor(
-            DeviceUsageIndex.shared(handle).vendors(),
-            handle.clock(),
-            java.time.ZoneId.systemDefault(),
-            java.time.Duration.ofSeconds(args.handshakePeriodSeconds()),
-            (node, rv, annotations) -> {
-              writes.inc();
-              return api.write(node, rv, annotations);
+  private static HandshakeMonitor startHandshake(
+      KubernetesClient client, FrameworkHandle handle, VgpuArgs args, SharedGpuState shared) {
+    HandshakeMonitor.Writer api = HandshakeMonitor.apiWriter(client);
+    GpuMetrics metrics = shared.metrics(handle);
+    io.prometheus.metrics.core.datapoints.CounterDataPoint writes = metrics.handshakeWrites(handle.schedulerName());
+    HandshakeMonitor m = new HandshakeMonitor(
+        shared.index(handle).vendors(),
+        handle.clock(),
+        java.time.ZoneId.systemDefault(),
+        java.time.Duration.ofSeconds(args.handshakePeriodSeconds()),
+        (node, rv, annotations) -> {
+          writes.inc();
+          return api.write(node, rv, annotations);
+        });
+    handle.addClusterStateListener(m.listener());
+    metrics.addHandshakes(handle.schedulerName(), m::counts);
+    java.util.concurrent.ScheduledExecutorService ex =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "hami-gpu-handshake");
+              t.setDaemon(true);
+              return t;
             });
-        handle.addClusterStateListener(m.listener());
-        GpuMetrics.of(handle).addHandshakes(handle.schedulerName(), m::counts);
-        java.util.concurrent.ScheduledExecutorService ex =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-                r -> {
-                  Thread t = new Thread(r, "hami-gpu-handshake");
-                  t.setDaemon(true);
-                  return t;
-                });
-        m.start(ex, handle::leading);
-        HANDSHAKES.put(client, m);
-      }
-      return m;
-    }
+    m.start(ex, handle::leading);
+    return m;
   }
 
   /** The pod namespace's quotas against what the namespace holds on each vendor, or no check. */
@@ -236,8 +231,9 @@ public final class VgpuPlugin
   }
 
   /** Registry entry. */
-  public static PluginRegistration<VgpuArgs> registration() {
-    return PluginRegistration.of(NAME, VgpuArgs.class, VgpuArgs.DEFAULTS, VgpuPlugin::create);
+  public static PluginRegistration<VgpuArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(
+        NAME, VgpuArgs.class, VgpuArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
   }
 
   @Override

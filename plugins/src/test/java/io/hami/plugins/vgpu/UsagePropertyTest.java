@@ -38,7 +38,7 @@ final class UsagePropertyTest {
   static final int EVENTS = 12_000;
 
   final FakeHandle handle = new FakeHandle();
-  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
   final Random rnd = new Random(20261129L);
   final Map<String, Node> nodes = new LinkedHashMap<>();
   final List<NodeInfo> infos = new ArrayList<>();

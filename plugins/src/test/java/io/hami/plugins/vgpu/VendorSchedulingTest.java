@@ -185,7 +185,7 @@ final class VendorSchedulingTest {
     Path config = dir.resolve("device-config.yaml");
     Files.writeString(config, DEVICE_CONFIG);
     handle = new FakeHandle("hami-scheduler", new io.hami.framework.testing.FakeClock(NOW));
-    plugin = VgpuPlugin.create(args(config), handle);
+    plugin = VgpuPlugin.create(args(config), handle, new SharedGpuState());
     List<Node> nodes = List.of(nvidiaNode(), mluNode(), iluvatarNode(), ascendNode(), hygonNode());
     nodes.forEach(handle::fireNodeAdd);
     harness = PluginHarness.create().plugin(plugin).nodes(nodes.stream().map(NodeInfo::of).toArray(NodeInfo[]::new));

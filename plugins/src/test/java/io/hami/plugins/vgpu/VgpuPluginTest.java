@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 final class VgpuPluginTest {
 
   final FakeHandle handle = new FakeHandle();
-  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
 
   PluginHarness harness(Node... nodes) {
     for (Node n : nodes) {
