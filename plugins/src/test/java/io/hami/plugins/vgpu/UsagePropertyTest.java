@@ -134,7 +134,7 @@ final class UsagePropertyTest {
     String node = feasible.get(rnd.nextInt(feasible.size()));
     check(plugin.reserve(state, pod, node).isSuccess(), "reserve after filter on %s", node);
     Placement p = state.require(VgpuPlugin.RESERVED).placement();
-    Map<String, String> annos = new LinkedHashMap<>(VgpuPlugin.bindingAnnotations(p, 1));
+    Map<String, String> annos = new LinkedHashMap<>(BindingAnnotations.of(p, 1));
     if (rnd.nextInt(10) == 0) {
       // Sometimes binding fails before the annotations are written.
       plugin.unreserve(state, pod, node);
