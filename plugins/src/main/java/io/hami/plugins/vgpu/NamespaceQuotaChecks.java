@@ -38,7 +38,7 @@ final class NamespaceQuotaChecks {
     if (limits.isEmpty()) {
       return DeviceFitter.QuotaCheck.NONE;
     }
-    DeviceUsageIndex.NamespaceUsage u = index.namespace(ns);
+    NamespaceUsage u = index.namespace(ns);
     ImmutableMap.Builder<String, NamespaceQuota.VendorQuota> b = ImmutableMap.builder();
     limits.forEach(
         (vendor, l) ->
