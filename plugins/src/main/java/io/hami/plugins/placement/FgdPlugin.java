@@ -52,13 +52,15 @@ public final class FgdPlugin {
         return cards;
       }
     };
-    return new PlacementPlugin(NAME, PaperPolicy.FGD, handle, index, current, recent::add, 0);
+    return new PlacementPlugin(
+        NAME, PaperPolicy.FGD, handle, index, new PlacementPlugin.Workloads(current, recent::add), 0);
   }
 
   /** An FGD plugin with a fixed target workload (as the simulator uses the trace's). */
   public static PlacementPlugin withWorkload(HamiWorkload workload, FrameworkHandle handle, DeviceUsageIndex index) {
     CardWorkloads cards = CardWorkloads.of(workload);
-    return new PlacementPlugin(NAME, PaperPolicy.FGD, handle, index, () -> cards, null, 0);
+    return new PlacementPlugin(
+        NAME, PaperPolicy.FGD, handle, index, new PlacementPlugin.Workloads(() -> cards, null), 0);
   }
 
   public static PluginRegistration<FgdArgs> registration(SharedGpuState shared) {
