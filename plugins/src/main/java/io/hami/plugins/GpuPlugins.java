@@ -4,6 +4,7 @@ import io.hami.framework.api.PluginRegistration;
 import io.hami.plugins.nodelock.NodeLockPlugin;
 import io.hami.plugins.numa.NumaPlugin;
 import io.hami.plugins.topology.TopologyPlugin;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.List;
 
@@ -18,13 +19,22 @@ import java.util.List;
 public final class GpuPlugins {
   private GpuPlugins() {}
 
+  /** The registrations of one scheduler, sharing a new {@link SharedGpuState}. */
   public static List<PluginRegistration<?>> registrations() {
+    return registrations(new SharedGpuState());
+  }
+
+  /**
+   * The registrations of one scheduler, sharing {@code shared} (for a caller that registers
+   * plugins of its own over the same device usage index).
+   */
+  public static List<PluginRegistration<?>> registrations(SharedGpuState shared) {
     return List.of(
-        VgpuPlugin.registration(),
-        NodeLockPlugin.registration(),
-        NumaPlugin.registration(),
-        TopologyPlugin.registration(),
-        io.hami.plugins.placement.PlacementPlugin.registration(),
-        io.hami.plugins.fgd.FgdPlugin.registration());
+        VgpuPlugin.registration(shared),
+        NodeLockPlugin.registration(shared),
+        NumaPlugin.registration(shared),
+        TopologyPlugin.registration(shared),
+        io.hami.plugins.placement.PlacementPlugin.registration(shared),
+        io.hami.plugins.placement.FgdPlugin.registration(shared));
   }
 }

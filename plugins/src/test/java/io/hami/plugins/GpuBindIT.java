@@ -1,5 +1,6 @@
 package io.hami.plugins;
 
+import io.hami.plugins.vgpu.SharedGpuState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -42,8 +43,9 @@ final class GpuBindIT {
   void gpuPod_getsLockThenAllAnnotationsAndLabelInOnePatch() throws Exception {
     Instant now = Instant.parse("2026-08-21T08:20:39Z");
     FakeHandle handle = new FakeHandle("hami-scheduler", new FakeClock(now)).withClient(client);
-    VgpuPlugin vgpu = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
-    NodeLockPlugin lock = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle);
+    SharedGpuState shared = new SharedGpuState();
+    VgpuPlugin vgpu = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, shared);
+    NodeLockPlugin lock = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle, shared);
 
     Node node = client.nodes().resource(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2)).obj())
         .createOr(NonDeletingOperation::update);

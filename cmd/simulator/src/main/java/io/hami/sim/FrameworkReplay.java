@@ -9,14 +9,14 @@ import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.local.PodOutcome;
 import io.hami.plugins.GpuPlugins;
 import io.hami.plugins.fgd.FgdArgs;
-import io.hami.plugins.fgd.FgdPlugin;
+import io.hami.plugins.placement.FgdPlugin;
 import io.hami.plugins.fgd.DeviceShare;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.plugins.placement.NodeTable;
 import io.hami.plugins.placement.Task;
 import io.hami.plugins.vgpu.DeviceUsage;
-import io.hami.plugins.vgpu.DeviceUsageIndex;
 import io.hami.plugins.vgpu.NodeDevices;
+import io.hami.plugins.vgpu.SharedGpuState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -79,10 +79,11 @@ public final class FrameworkReplay {
     Bound last = new Bound();
     Registry registry = BuiltInPlugins.registry();
     // The trace's own target workload replaces the fgd plugin's configured one.
-    GpuPlugins.registrations().stream().filter(r -> !r.name().equals(FgdPlugin.NAME)).forEach(registry::register);
+    SharedGpuState gpuState = new SharedGpuState();
+    GpuPlugins.registrations(gpuState).stream().filter(r -> !r.name().equals(FgdPlugin.NAME)).forEach(registry::register);
     registry.register(PluginRegistration.of(FgdPlugin.NAME, FgdArgs.class, FgdArgs.DEFAULTS,
-        (args, h) -> FgdPlugin.withWorkload(trace.hamiWorkload(), h, DeviceUsageIndex.shared(h))));
-    registry.register(SimProbe.registration((pod, node, devices) -> {
+        (args, h) -> FgdPlugin.withWorkload(trace.hamiWorkload(), h, gpuState.index(h))));
+    registry.register(SimProbe.registration(gpuState, (pod, node, devices) -> {
       last.node = node;
       last.devices = devices;
     }));

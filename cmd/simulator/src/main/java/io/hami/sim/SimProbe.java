@@ -7,6 +7,7 @@ import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PostBindPlugin;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
 import io.hami.plugins.vgpu.NodeDevices;
+import io.hami.plugins.vgpu.SharedGpuState;
 
 /**
  * Reports each binding with the node's device usage as the {@code vgpu} plugin accounts it, so
@@ -30,8 +31,8 @@ final class SimProbe implements PostBindPlugin {
     this.listener = listener;
   }
 
-  static PluginRegistration<?> registration(Listener listener) {
-    return PluginRegistration.of(NAME, (FrameworkHandle h) -> new SimProbe(DeviceUsageIndex.shared(h), listener));
+  static PluginRegistration<?> registration(SharedGpuState gpuState, Listener listener) {
+    return PluginRegistration.of(NAME, (FrameworkHandle h) -> new SimProbe(gpuState.index(h), listener));
   }
 
   @Override

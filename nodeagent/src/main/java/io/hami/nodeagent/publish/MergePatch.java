@@ -1,5 +1,6 @@
 package io.hami.nodeagent.publish;
 
+import io.hami.model.JsonStrings;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -20,34 +21,12 @@ public final class MergePatch {
       }
       first = false;
       String v = e.getValue();
-      b.append(quote(e.getKey())).append(':').append(v == null ? "null" : quote(v));
+      b.append(JsonStrings.quote(e.getKey())).append(':').append(v == null ? "null" : JsonStrings.quote(v));
     }
     b.append('}');
     if (resourceVersion != null) {
-      b.append(",\"resourceVersion\":").append(quote(resourceVersion));
+      b.append(",\"resourceVersion\":").append(JsonStrings.quote(resourceVersion));
     }
     return b.append("}}").toString();
-  }
-
-  public static String quote(String s) {
-    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
   }
 }

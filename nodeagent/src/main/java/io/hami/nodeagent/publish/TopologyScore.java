@@ -1,6 +1,7 @@
 package io.hami.nodeagent.publish;
 
 import io.hami.nodeagent.health.Gpu;
+import io.hami.model.JsonStrings;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ public final class TopologyScore {
         b.append(',');
       }
       firstGpu = false;
-      b.append("{\"uuid\":").append(MergePatch.quote(g.uuid())).append(",\"score\":{");
+      b.append("{\"uuid\":").append(JsonStrings.quote(g.uuid())).append(",\"score\":{");
       // Go writes map keys sorted.
       boolean first = true;
       for (Pair p :
@@ -64,7 +65,7 @@ public final class TopologyScore {
           b.append(',');
         }
         first = false;
-        b.append(MergePatch.quote(p.to())).append(':').append(p.score());
+        b.append(JsonStrings.quote(p.to())).append(':').append(p.score());
       }
       b.append("}}");
     }

@@ -2,7 +2,6 @@ package io.hami.plugins.metrics;
 
 import static java.util.Objects.requireNonNull;
 
-import io.hami.framework.api.FrameworkHandle;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -10,10 +9,8 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -58,7 +55,6 @@ public final class GpuMetrics {
 
   // Weak values too: the metrics' sources reach back to the scheduler and so to its registry; the
   // registry's own callbacks keep the metrics alive while it is in use.
-  private static final Map<PrometheusRegistry, WeakReference<GpuMetrics>> BY_REGISTRY = new WeakHashMap<>();
 
   private final Counter parseFailures;
   private final List<FitSource> fitSources = new CopyOnWriteArrayList<>();
@@ -70,7 +66,8 @@ public final class GpuMetrics {
   private final List<Source> unreadable = new CopyOnWriteArrayList<>();
   private final List<Source> handshakes = new CopyOnWriteArrayList<>();
 
-  private GpuMetrics(PrometheusRegistry registry) {
+  /** Registers the metrics on {@code registry}; once per registry (two would clash). */
+  public GpuMetrics(PrometheusRegistry registry) {
     parseFailures =
         Counter.builder()
             .name("hami_scheduler_gpu_annotation_parse_failures_total")
@@ -153,25 +150,6 @@ public final class GpuMetrics {
                 all[labels.size()] = s.profile();
                 sink.accept(all, n);
               });
-    }
-  }
-
-  /** The metrics of the registry the handle's scheduler serves. */
-  public static GpuMetrics of(FrameworkHandle handle) {
-    return of(handle.metricsRegistry());
-  }
-
-  /** The metrics of {@code registry}, registered on first use. */
-  public static GpuMetrics of(PrometheusRegistry registry) {
-    requireNonNull(registry, "registry");
-    synchronized (BY_REGISTRY) {
-      WeakReference<GpuMetrics> ref = BY_REGISTRY.get(registry);
-      GpuMetrics m = ref == null ? null : ref.get();
-      if (m == null) {
-        m = new GpuMetrics(registry);
-        BY_REGISTRY.put(registry, new WeakReference<>(m));
-      }
-      return m;
     }
   }
 

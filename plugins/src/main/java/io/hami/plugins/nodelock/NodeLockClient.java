@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
+import io.hami.model.JsonStrings;
 import io.hami.model.lock.NodeLock;
 import java.time.InstantSource;
 import java.time.ZoneId;
@@ -144,38 +145,19 @@ public final class NodeLockClient {
   private void patchLock(Node node, @Nullable String value) {
     String resourceVersion = node.getMetadata().getResourceVersion();
     StringBuilder b = new StringBuilder(160).append("{\"metadata\":{\"annotations\":{");
-    json(b, Annotations.MUTEX_LOCK).append(':');
+    JsonStrings.append(b, Annotations.MUTEX_LOCK).append(':');
     if (value == null) {
       b.append("null");
     } else {
-      json(b, value);
+      JsonStrings.append(b, value);
     }
     b.append('}');
     if (resourceVersion != null) {
       b.append(",\"resourceVersion\":");
-      json(b, resourceVersion);
+      JsonStrings.append(b, resourceVersion);
     }
     b.append("}}");
     client.nodes().resource(PatchTargets.node(node.getMetadata().getName())).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
-  }
-
-  private static StringBuilder json(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"');
   }
 
   private static Map<String, String> annotations(Node n) {

@@ -35,6 +35,7 @@ import io.hami.model.Decoded;
 import io.hami.model.lock.NodeLock;
 import io.hami.plugins.metrics.GpuMetrics;
 import io.hami.plugins.vgpu.PodDeviceRequests;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
@@ -136,11 +137,10 @@ public final class NodeLockPlugin
   private final DistributionDataPoint waitAllowed;
   private final DistributionDataPoint waitRejected;
 
-  NodeLockPlugin(NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client) {
+  NodeLockPlugin(NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client, GpuMetrics m) {
     this.args = requireNonNull(args, "args");
     this.handle = requireNonNull(handle, "handle");
     this.client = client;
-    GpuMetrics m = GpuMetrics.of(handle);
     String profile = handle.schedulerName();
     for (StaleCause c : StaleCause.values()) {
       broken.put(c, m.lockBroken(c.label(), profile));
@@ -153,19 +153,20 @@ public final class NodeLockPlugin
   }
 
   /** Factory for the registry. */
-  public static NodeLockPlugin create(NodeLockArgs args, FrameworkHandle handle) {
+  public static NodeLockPlugin create(NodeLockArgs args, FrameworkHandle handle, SharedGpuState shared) {
     NodeLockClient c =
         handle
             .client()
             .map(k -> new NodeLockClient(k, new LockArbiter(args.lockTimeout()), handle.clock(), ZoneId.systemDefault(), args.patchAttempts()))
             .orElse(null);
-    NodeLockPlugin p = new NodeLockPlugin(args, handle, c);
+    NodeLockPlugin p = new NodeLockPlugin(args, handle, c, shared.metrics(handle));
     handle.addClusterStateListener(p.listener());
     return p;
   }
 
-  public static PluginRegistration<NodeLockArgs> registration() {
-    return PluginRegistration.of(NAME, NodeLockArgs.class, NodeLockArgs.DEFAULTS, NodeLockPlugin::create);
+  public static PluginRegistration<NodeLockArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(
+        NAME, NodeLockArgs.class, NodeLockArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Status;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
 import io.hami.plugins.vgpu.PodDeviceRequests;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
 
 /**
@@ -33,16 +34,17 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
     this.index = requireNonNull(index, "index");
   }
 
-  public static NumaPlugin create(NumaArgs args, FrameworkHandle handle) {
+  public static NumaPlugin create(NumaArgs args, FrameworkHandle handle, SharedGpuState shared) {
     AlignmentPolicy p = AlignmentPolicy.parse(args.policy());
     if (p == null) {
       throw new IllegalArgumentException("policy: unknown NUMA alignment policy " + args.policy());
     }
-    return new NumaPlugin(p, DeviceUsageIndex.shared(handle));
+    return new NumaPlugin(p, shared.index(handle));
   }
 
-  public static PluginRegistration<NumaArgs> registration() {
-    return PluginRegistration.of(NAME, NumaArgs.class, NumaArgs.DEFAULTS, NumaPlugin::create);
+  public static PluginRegistration<NumaArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(
+        NAME, NumaArgs.class, NumaArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
   }
 
   @Override

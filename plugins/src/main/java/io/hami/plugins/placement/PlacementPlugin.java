@@ -17,6 +17,7 @@ import io.hami.framework.api.Status;
 import io.hami.plugins.fgd.HamiShape;
 import io.hami.plugins.vgpu.DeviceChoice;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,32 +62,46 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
   }
 
   /**
+   * What a policy scores against: the target workload per kind of card, and who learns it.
+   *
+   * @param current the current target workload per kind of card (read once per pod)
+   * @param shapes told of each pod's shape before scoring, or null
+   */
+  public record Workloads(Supplier<CardWorkloads> current, @Nullable ShapeListener shapes) {
+
+    /** No target workload (the baselines). */
+    public static Workloads none() {
+      return new Workloads(CardWorkloads::none, null);
+    }
+  }
+
+  /**
    * @param name the plugin's registered name
    * @param policy the policy scoring nodes
-   * @param workloads the current target workload per kind of card (read once per pod)
-   * @param shapes told of each pod's shape before scoring, or null
+   * @param workloads what the policy scores against
    * @param seed seed of Random-fit's draws
    */
   public PlacementPlugin(String name, PlacementPolicy policy, FrameworkHandle handle, DeviceUsageIndex index,
-      Supplier<CardWorkloads> workloads, @Nullable ShapeListener shapes, long seed) {
+      Workloads workloads, long seed) {
     this.name = name;
     this.policy = policy;
     this.handle = handle;
     this.index = index;
-    this.workloads = workloads;
-    this.shapes = shapes;
+    this.workloads = workloads.current();
+    this.shapes = workloads.shapes();
     this.key = StateKey.of("PreScore" + name, Choices.class);
     this.random = new SplittableRandom(seed);
   }
 
-  public static PlacementPlugin create(PlacementArgs args, FrameworkHandle handle) {
+  public static PlacementPlugin create(PlacementArgs args, FrameworkHandle handle, SharedGpuState shared) {
     PaperPolicy p = PaperPolicy.byName(args.policy()).orElseThrow(
         () -> new IllegalArgumentException("args.policy: unknown policy " + args.policy()));
-    return new PlacementPlugin(NAME, p, handle, DeviceUsageIndex.shared(handle), CardWorkloads::none, null, args.seed());
+    return new PlacementPlugin(NAME, p, handle, shared.index(handle), Workloads.none(), args.seed());
   }
 
-  public static PluginRegistration<PlacementArgs> registration() {
-    return PluginRegistration.of(NAME, PlacementArgs.class, PlacementArgs.DEFAULTS, PlacementPlugin::create);
+  public static PluginRegistration<PlacementArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(
+        NAME, PlacementArgs.class, PlacementArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
   }
 
   @Override

@@ -20,6 +20,7 @@ import io.hami.plugins.vgpu.DeviceUsageIndex;
 import io.hami.plugins.vgpu.NodeDevices;
 import io.hami.plugins.vgpu.PairScores;
 import io.hami.plugins.vgpu.PodDeviceRequests;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VendorRequest;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
@@ -47,12 +48,12 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
     this.index = requireNonNull(index, "index");
   }
 
-  public static TopologyPlugin create(FrameworkHandle handle) {
-    return new TopologyPlugin(DeviceUsageIndex.shared(handle));
+  public static TopologyPlugin create(FrameworkHandle handle, SharedGpuState shared) {
+    return new TopologyPlugin(shared.index(handle));
   }
 
-  public static PluginRegistration<io.hami.framework.api.NoArgs> registration() {
-    return PluginRegistration.of(NAME, TopologyPlugin::create);
+  public static PluginRegistration<io.hami.framework.api.NoArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(NAME, handle -> create(handle, shared));
   }
 
   @Override

@@ -6,7 +6,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -14,21 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.function.Consumer;
-import java.time.ZoneId;
 import io.hami.framework.api.ClusterStateListener;
-import io.hami.framework.api.EventRecorder;
-import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeLocal;
-import io.hami.model.Annotations;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import io.hami.plugins.metrics.GpuMetrics;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -127,39 +118,6 @@ public final class DeviceUsageIndex {
 
   private record PodEntry(String node, @Nullable String namespace, PodUsage usage, boolean assumed) {}
 
-  /**
-   * Committed memory and cores of one namespace's pods, summed over their devices per vendor
-   * (quotas limit each vendor's own resources).
-   */
-  public record NamespaceUsage(com.google.common.collect.ImmutableMap<String, Totals> byVendor) {
-    public static final NamespaceUsage NONE = new NamespaceUsage(com.google.common.collect.ImmutableMap.of());
-
-    /** One vendor's totals. */
-    public record Totals(long memMiB, long cores) {}
-
-    public long memMiB(String vendor) {
-      Totals t = byVendor.get(vendor);
-      return t == null ? 0 : t.memMiB();
-    }
-
-    public long cores(String vendor) {
-      Totals t = byVendor.get(vendor);
-      return t == null ? 0 : t.cores();
-    }
-
-    NamespaceUsage plus(String vendor, long mem, long cores) {
-      Map<String, Totals> m = new HashMap<>(byVendor);
-      Totals t = m.getOrDefault(vendor, new Totals(0, 0));
-      Totals n = new Totals(t.memMiB() + mem, t.cores() + cores);
-      if (n.memMiB() == 0 && n.cores() == 0) {
-        m.remove(vendor);
-      } else {
-        m.put(vendor, n);
-      }
-      return new NamespaceUsage(com.google.common.collect.ImmutableMap.copyOf(m));
-    }
-  }
-
   private final class NodeState {
     final String name;
 
@@ -216,73 +174,17 @@ public final class DeviceUsageIndex {
     }
   }
 
-  // Weak values too: an index reaches its handle (readers, listeners), so a strong value would
-  // keep every scheduler ever built alive. The index lives as long as its plugins and listener.
-  private static final Map<FrameworkHandle, WeakReference<DeviceUsageIndex>> SHARED = new WeakHashMap<>();
-
-  /**
-   * The index of a profile, created on first use and fed by the profile's cluster events. Every
-   * plugin of the profile that calls this with its handle gets the same instance; call it from a
-   * plugin factory so that the initial listing is delivered.
-   */
-  public static DeviceUsageIndex shared(FrameworkHandle handle) {
-    synchronized (SHARED) {
-      WeakReference<DeviceUsageIndex> ref = SHARED.get(handle);
-      DeviceUsageIndex index = ref == null ? null : ref.get();
-      if (index == null) {
-        index = create(handle);
-        SHARED.put(handle, new WeakReference<>(index));
-      }
-      return index;
-    }
-  }
-
-  /**
-   * {@link #shared(FrameworkHandle)}, also reading the given vendors' registrations and
-   * allocations (a plugin that places more vendors than the defaults calls this from its factory,
-   * before the informers deliver anything).
-   */
-  public static DeviceUsageIndex shared(FrameworkHandle handle, List<GpuVendor> vendors) {
-    DeviceUsageIndex index = shared(handle);
-    index.addVendors(vendors);
-    return index;
-  }
-
-  private static DeviceUsageIndex create(FrameworkHandle handle) {
-    AtomicReference<ImmutableList<GpuVendor>> vendors = new AtomicReference<>(GpuVendors.accounted());
-    ZoneId zone = ZoneId.systemDefault();
-    PodAnnotationWarnings podWarnings = new PodAnnotationWarnings(handle.eventRecorder());
-    ModelReaders.UnreadableAllocation unreadable =
-        (pod, key, value, error) -> podWarnings.warn(pod, key, value, error,
-            "its devices on node " + pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)
-                + " are not counted, so they may be given to other pods");
-    DeviceUsageIndex index =
-        new DeviceUsageIndex(
-            node -> ModelReaders.readNode(node, vendors.get(), handle.clock(), zone),
-            pod -> ModelReaders.readPod(pod, vendors.get(), unreadable),
-            (node, r) -> {
-              String message = String.valueOf(r.invalid());
-              log.warn("node device annotations unreadable node={} vendor={} field={} error={}",
-                  node.getMetadata().getName(), r.invalidVendor(), r.invalidField(), message);
-              GpuMetrics.of(handle).parseFailure(r.invalidVendor(), r.invalidField(), handle.schedulerName());
-              handle
-                  .eventRecorder()
-                  .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
-                      "device annotations cannot be read, node skipped for GPU pods: " + message);
-            },
-            ModelReaders.registrationKeys(vendors.get()));
-    index.vendors = vendors;
-    index.changed = handle::nodeStateChanged;
-    handle.addClusterStateListener(index.listener());
-    GpuMetrics.of(handle).addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);
-    return index;
-  }
-
   /** Told of each node whose view changed (the scheduler then makes it a new NodeInfo). */
   private volatile Consumer<String> changed = node -> {};
 
   /** The vendors this index reads, when it reads them through the protocol model. */
   private volatile @Nullable AtomicReference<ImmutableList<GpuVendor>> vendors;
+
+  /** Reads through {@code vendors}, which {@link #addVendors} extends, and reports changes. */
+  void wire(AtomicReference<ImmutableList<GpuVendor>> vendors, Consumer<String> changed) {
+    this.vendors = vendors;
+    this.changed = changed;
+  }
 
   /** Reads these vendors too (replacing a default vendor of the same keyword). */
   public void addVendors(List<GpuVendor> more) {
@@ -338,7 +240,6 @@ public final class DeviceUsageIndex {
     };
   }
 
-  private static final Logger log = LoggerFactory.getLogger(DeviceUsageIndex.class);
 
   private final Object lock = new Object();
   private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();

@@ -8,10 +8,14 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.FrameworkHandle;
 import io.hami.kube.PatchTargets;
+import io.hami.model.JsonStrings;
 import io.hami.model.handshake.Handshake;
 import io.hami.model.handshake.HandshakeCheck;
 import io.hami.model.handshake.HealthVerdict;
+import io.hami.plugins.metrics.GpuMetrics;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -26,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -143,6 +148,33 @@ public final class HandshakeMonitor {
     }
   }
 
+  /**
+   * A monitor that writes through {@code client}, counted in {@code metrics}, listening to the
+   * handle's cluster events and running every {@code period} on a daemon thread while the
+   * handle's scheduler leads.
+   */
+  static HandshakeMonitor started(
+      KubernetesClient client, FrameworkHandle handle, List<GpuVendor> vendors, Duration period, GpuMetrics metrics) {
+    Writer api = apiWriter(client);
+    CounterDataPoint writes = metrics.handshakeWrites(handle.schedulerName());
+    HandshakeMonitor m = new HandshakeMonitor(vendors, handle.clock(), ZoneId.systemDefault(), period,
+        (node, rv, annotations) -> {
+          writes.inc();
+          return api.write(node, rv, annotations);
+        });
+    handle.addClusterStateListener(m.listener());
+    metrics.addHandshakes(handle.schedulerName(), m::counts);
+    ScheduledExecutorService ex =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "hami-gpu-handshake");
+              t.setDaemon(true);
+              return t;
+            });
+    m.start(ex, handle::leading);
+    return m;
+  }
+
   /** A writer that patches through the API client. */
   public static Writer apiWriter(KubernetesClient client) {
     return (node, rv, annotations) -> {
@@ -153,15 +185,15 @@ public final class HandshakeMonitor {
           b.append(',');
         }
         first = false;
-        json(b, e.getKey()).append(':');
+        JsonStrings.append(b, e.getKey()).append(':');
         if (e.getValue() == null) {
           b.append("null");
         } else {
-          json(b, e.getValue());
+          JsonStrings.append(b, e.getValue());
         }
       }
       b.append("},\"resourceVersion\":");
-      json(b, rv).append("}}");
+      JsonStrings.append(b, rv).append("}}");
       try {
         client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
         return true;
@@ -172,21 +204,6 @@ public final class HandshakeMonitor {
         throw e;
       }
     };
-  }
-
-  private static StringBuilder json(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.append('"');
   }
 
   /**

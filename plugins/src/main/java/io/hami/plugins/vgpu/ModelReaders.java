@@ -81,11 +81,7 @@ final class ModelReaders {
             field(Annotations.NODE_NVIDIA_SCORE, e.error()),
             quoted(Annotations.NODE_NVIDIA_SCORE, score) + ": " + e.error());
       }
-      Map<String, Map<String, Integer>> m = new HashMap<>();
-      for (PairScore p : d.orElse(List.of())) {
-        m.put(p.uuid(), p.score());
-      }
-      pairs = PairScores.of(m);
+      pairs = pairScores(d.orElse(List.of()));
     }
     ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
     io.hami.model.vendor.NodeFacts facts = null;
@@ -122,27 +118,39 @@ final class ModelReaders {
               // A device plugin that left kubelet (allocatable 0) cannot admit pods.
               && allocatable != 0;
       for (NodeDevice d : devices) {
-        out.add(
-            new io.hami.plugins.vgpu.DeviceUsage(
-                d.id(),
-                d.index(),
-                v.word(),
-                d.type(),
-                d.numa(),
-                d.mode().isEmpty() ? NodeDevice.MODE_HAMI_CORE : d.mode(),
-                d.health() && nodeHealthy,
-                cordon.contains(d.id()),
-                d.count(),
-                0,
-                d.devmem(),
-                0,
-                d.devcore(),
-                0,
-                d.migProfiles(),
-                List.of()));
+        out.add(usage(d, v, d.health() && nodeHealthy, cordon.contains(d.id())));
       }
     }
     return new DeviceUsageIndex.Registered(out.build(), pairs, null);
+  }
+
+  private static PairScores pairScores(List<PairScore> scores) {
+    Map<String, Map<String, Integer>> m = new HashMap<>();
+    for (PairScore p : scores) {
+      m.put(p.uuid(), p.score());
+    }
+    return PairScores.of(m);
+  }
+
+  /** A registered device, nothing used yet. */
+  private static DeviceUsage usage(NodeDevice d, GpuVendor v, boolean healthy, boolean cordoned) {
+    return new DeviceUsage(
+        d.id(),
+        d.index(),
+        v.word(),
+        d.type(),
+        d.numa(),
+        d.mode().isEmpty() ? NodeDevice.MODE_HAMI_CORE : d.mode(),
+        healthy,
+        cordoned,
+        d.count(),
+        0,
+        d.devmem(),
+        0,
+        d.devcore(),
+        0,
+        d.migProfiles(),
+        List.of());
   }
 
   /**

@@ -13,6 +13,7 @@ import io.hami.model.explain.ScheduleRecord.NodeReasons;
 import io.hami.model.explain.ScheduleRecord.ReasonCount;
 import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.plugins.vgpu.VgpuArgs;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.time.Instant;
 import java.util.List;
@@ -54,7 +55,7 @@ class ScheduleExplainWriterTest {
   void theVgpuPlugin_registersTheWriterWithItsProfile() {
     FakeHandle handle = new FakeHandle();
 
-    VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+    VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
 
     assertThat(handle.attemptObservers()).containsExactly(ScheduleExplainWriter.INSTANCE);
   }

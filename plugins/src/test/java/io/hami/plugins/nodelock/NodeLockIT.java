@@ -1,5 +1,6 @@
 package io.hami.plugins.nodelock;
 
+import io.hami.plugins.vgpu.SharedGpuState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -52,7 +53,7 @@ final class NodeLockIT {
   @BeforeEach
   void setUp() {
     handle = newHandle();
-    plugin = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle);
+    plugin = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle, new SharedGpuState());
     client.nodes().withName("n1").delete();
     client.pods().inNamespace("default").delete();
     // createOr: a slow mock server can make the client retry a create that already succeeded.
@@ -339,7 +340,7 @@ final class NodeLockIT {
   @Test
   void twoSchedulers_neverBothHoldTheLock() throws Exception {
     FakeHandle otherHandle = newHandle();
-    NodeLockPlugin other = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, otherHandle);
+    NodeLockPlugin other = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, otherHandle, new SharedGpuState());
     // Each holder exists and is being bound, so neither lock is stale for the other.
     client.pods().inNamespace("default").resource(pod("a")).createOr(NonDeletingOperation::update);
     client.pods().inNamespace("default").resource(pod("b")).createOr(NonDeletingOperation::update);

@@ -1,5 +1,6 @@
 package io.hami.plugins.nodelock;
 
+import io.hami.plugins.metrics.GpuMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -26,7 +27,7 @@ final class NodeLockMetricsTest {
 
   final FakeHandle handle = new FakeHandle("hami-scheduler", new FakeClock(Instant.parse("2026-08-21T08:20:39Z")));
   final NodeLockClient client = mock(NodeLockClient.class);
-  final NodeLockPlugin plugin = new NodeLockPlugin(NodeLockArgs.DEFAULTS, handle, client);
+  final NodeLockPlugin plugin = new NodeLockPlugin(NodeLockArgs.DEFAULTS, handle, client, new GpuMetrics(handle.metricsRegistry()));
   final PrometheusRegistry registry = handle.metricsRegistry();
 
   static Pod pod(String name) {

@@ -1,5 +1,6 @@
 package io.hami.plugins.numa;
 
+import io.hami.plugins.vgpu.SharedGpuState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.Test;
 final class NumaPluginTest {
 
   final FakeHandle handle = new FakeHandle();
-  final VgpuPlugin vgpu = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+  final SharedGpuState shared = new SharedGpuState();
+  final VgpuPlugin vgpu = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, shared);
 
   // split: one GPU per NUMA node; packed: both GPUs on NUMA node 0.
   final Node split = MakeGpuNode.named("split").gpus(List.of(FakeGpus.t4("split", 0, 0), FakeGpus.t4("split", 1, 1))).obj();
@@ -28,7 +30,7 @@ final class NumaPluginTest {
     handle.fireNodeAdd(packed);
     return PluginHarness.create()
         .plugin(vgpu)
-        .plugin(NumaPlugin.create(new NumaArgs(policy), handle))
+        .plugin(NumaPlugin.create(new NumaArgs(policy), handle, shared))
         .nodes(NodeInfo.of(split), NodeInfo.of(packed));
   }
 

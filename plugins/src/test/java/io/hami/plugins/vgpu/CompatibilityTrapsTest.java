@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 final class CompatibilityTrapsTest {
 
   final FakeHandle handle = new FakeHandle();
-  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
 
   NodeDevices add(Node n) {
     handle.fireNodeAdd(n);

@@ -132,7 +132,7 @@ final class DeviceUsageIndexTest {
   @Test
   void everyNewViewIsReportedToTheScheduler() {
     FakeHandle handle = new FakeHandle();
-    DeviceUsageIndex shared = DeviceUsageIndex.shared(handle);
+    DeviceUsageIndex shared = new SharedGpuState().index(handle);
     handle.fireNodeAdd(MakeGpuNode.named("n1")
         .gpus(FakeGpus.t4s("n1", 1)).obj());
     assertThat(handle.changedNodes()).containsExactly("n1");

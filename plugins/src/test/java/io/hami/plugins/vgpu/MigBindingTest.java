@@ -50,7 +50,7 @@ final class MigBindingTest {
     ImmutableList<ImmutableList<DevicePick>> containers =
         c.containers().stream().map(ImmutableList::copyOf).collect(ImmutableList.toImmutableList());
     Placement p = new Placement("node-a", containers, PodUsage.collapse(containers, 0, false), null);
-    Map<String, String> annos = VgpuPlugin.bindingAnnotations(p, 1_705_054_796L);
+    Map<String, String> annos = BindingAnnotations.of(p, 1_705_054_796L);
     assertThat(annos.get(Annotations.VGPU_MIG_ALLOCATIONS)).isEqualTo(c.want());
     assertThat(annos).containsKey(Annotations.VGPU_DEVICES_ALLOCATED);
   }

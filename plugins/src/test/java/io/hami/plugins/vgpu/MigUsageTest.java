@@ -63,7 +63,7 @@ final class MigUsageTest {
   @MethodSource("cases")
   void annotationsReadBack(Case c) {
     Placement p = placement(c.containers());
-    Map<String, String> annos = VgpuPlugin.bindingAnnotations(p, 1_705_054_796L);
+    Map<String, String> annos = BindingAnnotations.of(p, 1_705_054_796L);
     DeviceUsageIndex.Held held = ModelReaders.readPod(pod("p1", annos), GpuVendors.accounted());
     assertThat(held).isNotNull();
     Map<String, List<MigPlacement>> got = new HashMap<>();
@@ -76,7 +76,7 @@ final class MigUsageTest {
   @Test
   void unreadableMigAllocationsWarnAndKeepDeviceUsage() {
     Placement p = placement(List.of(List.of(mig("g0", P2G10, at(2, 2)))));
-    Map<String, String> annos = new HashMap<>(VgpuPlugin.bindingAnnotations(p, 1_705_054_796L));
+    Map<String, String> annos = new HashMap<>(BindingAnnotations.of(p, 1_705_054_796L));
     annos.put(Annotations.VGPU_MIG_ALLOCATIONS, "[{\"gpuUUID\":7}]");
     List<String> warned = new ArrayList<>();
     DeviceUsageIndex.Held held =

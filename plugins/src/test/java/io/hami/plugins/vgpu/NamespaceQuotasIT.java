@@ -49,7 +49,7 @@ final class NamespaceQuotasIT {
   void setUp() {
     client.resourceQuotas().inNamespace("team").delete();
     handle = new FakeHandle().withClient(client);
-    plugin = VgpuPlugin.create(args(), handle);
+    plugin = VgpuPlugin.create(args(), handle, new SharedGpuState());
     Node gpu = MakeGpuNode.named("gpu").gpus(FakeGpus.t4s("gpu", 2)).obj();
     Node dcu = MakeNode.named("dcu")
         .capacity("64", "256Gi", 110)

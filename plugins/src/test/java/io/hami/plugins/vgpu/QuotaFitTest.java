@@ -70,7 +70,7 @@ final class QuotaFitTest {
 
   static DeviceFitter.QuotaCheck check(NamespaceQuotas quotas, DeviceUsageIndex index, String ns, int factor) {
     NamespaceQuotas.Limits l = quotas.limits(ns);
-    DeviceUsageIndex.NamespaceUsage u = index.namespace(ns);
+    NamespaceUsage u = index.namespace(ns);
     return NamespaceQuota.of(
         "NVIDIA", new NamespaceQuota.VendorQuota(l.mem(), l.cores(), u.memMiB("NVIDIA"), u.cores("NVIDIA"), factor));
   }
@@ -155,8 +155,8 @@ final class QuotaFitTest {
     assertThat(placer.place(node, apps, opts, null, DeviceFitter.QuotaCheck.NONE).fits()).isTrue();
   }
 
-  static DeviceUsageIndex.NamespaceUsage nvidia(long mem, long cores) {
-    return new DeviceUsageIndex.NamespaceUsage(ImmutableMap.of("NVIDIA", new DeviceUsageIndex.NamespaceUsage.Totals(mem, cores)));
+  static NamespaceUsage nvidia(long mem, long cores) {
+    return new NamespaceUsage(ImmutableMap.of("NVIDIA", new NamespaceUsage.Totals(mem, cores)));
   }
 
   @Test
@@ -168,7 +168,7 @@ final class QuotaFitTest {
     index.reserve("held-2", "team", "n1", usage("g5", 100, 10));
     assertThat(index.namespace("team")).isEqualTo(nvidia(100, 10));
     index.unreserve("held-2");
-    assertThat(index.namespace("team")).isEqualTo(DeviceUsageIndex.NamespaceUsage.NONE);
+    assertThat(index.namespace("team")).isEqualTo(NamespaceUsage.NONE);
   }
 
   @Test
@@ -192,7 +192,7 @@ final class QuotaFitTest {
     assertThat(quotas.limits("team", "DCU")).isEqualTo(new NamespaceQuotas.Limits(6000, -1));
     DeviceUsageIndex index = usedIndex(); // 1000 MiB of NVIDIA memory
     index.reserve("dcu-1", "team", "n2", new PodUsage(ImmutableMap.of("d0", new PodUsage.Usage(1, 5000, 100, "DCU"))));
-    DeviceUsageIndex.NamespaceUsage u = index.namespace("team");
+    NamespaceUsage u = index.namespace("team");
     NamespaceQuota q =
         new NamespaceQuota(ImmutableMap.of(
             "NVIDIA", new NamespaceQuota.VendorQuota(2000, -1, u.memMiB("NVIDIA"), u.cores("NVIDIA"), 1),

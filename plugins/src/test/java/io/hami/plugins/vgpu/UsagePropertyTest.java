@@ -38,7 +38,7 @@ final class UsagePropertyTest {
   static final int EVENTS = 12_000;
 
   final FakeHandle handle = new FakeHandle();
-  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
   final Random rnd = new Random(20261129L);
   final Map<String, Node> nodes = new LinkedHashMap<>();
   final List<NodeInfo> infos = new ArrayList<>();
@@ -134,7 +134,7 @@ final class UsagePropertyTest {
     String node = feasible.get(rnd.nextInt(feasible.size()));
     check(plugin.reserve(state, pod, node).isSuccess(), "reserve after filter on %s", node);
     Placement p = state.require(VgpuPlugin.RESERVED).placement();
-    Map<String, String> annos = new LinkedHashMap<>(VgpuPlugin.bindingAnnotations(p, 1));
+    Map<String, String> annos = new LinkedHashMap<>(BindingAnnotations.of(p, 1));
     if (rnd.nextInt(10) == 0) {
       // Sometimes binding fails before the annotations are written.
       plugin.unreserve(state, pod, node);

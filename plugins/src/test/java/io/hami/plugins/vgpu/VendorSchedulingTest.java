@@ -185,7 +185,7 @@ final class VendorSchedulingTest {
     Path config = dir.resolve("device-config.yaml");
     Files.writeString(config, DEVICE_CONFIG);
     handle = new FakeHandle("hami-scheduler", new io.hami.framework.testing.FakeClock(NOW));
-    plugin = VgpuPlugin.create(args(config), handle);
+    plugin = VgpuPlugin.create(args(config), handle, new SharedGpuState());
     List<Node> nodes = List.of(nvidiaNode(), mluNode(), iluvatarNode(), ascendNode(), hygonNode());
     nodes.forEach(handle::fireNodeAdd);
     harness = PluginHarness.create().plugin(plugin).nodes(nodes.stream().map(NodeInfo::of).toArray(NodeInfo[]::new));
@@ -199,7 +199,7 @@ final class VendorSchedulingTest {
     assertThat(harness.reserve(r.state(), c.pod(), c.node()).isSuccess()).isTrue();
     Placement p = r.state().require(VgpuPlugin.RESERVED).placement();
     String id = p.containers().get(0).get(0).id();
-    Map<String, String> annos = VgpuPlugin.bindingAnnotations(p, NOW, plugin.vendors());
+    Map<String, String> annos = BindingAnnotations.of(p, NOW, plugin.vendors());
     assertThat(annos).containsAllEntriesOf(c.want().apply(id)).containsEntry(Annotations.VGPU_NODE, c.node());
     // No other vendor's allocation keys.
     assertThat(annos.keySet()).noneMatch(k -> k.startsWith("hami.io/vgpu-devices"));

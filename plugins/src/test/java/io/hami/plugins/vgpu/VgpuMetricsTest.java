@@ -11,7 +11,6 @@ import io.hami.framework.testing.gpu.FakeGpus;
 import io.hami.framework.testing.gpu.MakeGpuNode;
 import io.hami.framework.testing.gpu.MakeGpuPod;
 import io.hami.model.Annotations;
-import io.hami.plugins.metrics.GpuMetrics;
 import io.hami.plugins.metrics.Scrape;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
@@ -27,7 +26,8 @@ import org.junit.jupiter.api.Test;
 final class VgpuMetricsTest {
 
   final FakeHandle handle = new FakeHandle("hami-scheduler", new FakeClock(Instant.parse("2026-08-21T08:20:39Z")));
-  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+  final SharedGpuState shared = new SharedGpuState();
+  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, shared);
   final PrometheusRegistry registry = handle.metricsRegistry();
 
   PluginHarness harness(Node... nodes) {
@@ -83,7 +83,7 @@ final class VgpuMetricsTest {
           return true;
         });
     m.addIndex(index);
-    GpuMetrics.of(handle).addHandshakes(handle.schedulerName(), m::counts);
+    shared.metrics(handle).addHandshakes(handle.schedulerName(), m::counts);
     Node absent = MakeGpuNode.named("a").gpus(FakeGpus.t4s("a", 1)).withoutAllocatable().obj();
     Node reported = MakeGpuNode.named("r").gpus(FakeGpus.t4s("r", 1)).withoutAllocatable()
         .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:00 +0000 UTC").obj();

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 final class VgpuPluginTest {
 
   final FakeHandle handle = new FakeHandle();
-  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle);
+  final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
 
   PluginHarness harness(Node... nodes) {
     for (Node n : nodes) {
@@ -51,7 +51,7 @@ final class VgpuPluginTest {
     NodeDevices view = plugin.index().node("n1");
     assertThat(view.devices().stream().mapToInt(DeviceUsage::usedMemMiB).sum()).isEqualTo(4096);
     Placement p = r.state().require(VgpuPlugin.RESERVED).placement();
-    Map<String, String> annos = VgpuPlugin.bindingAnnotations(p, 1_705_054_796L);
+    Map<String, String> annos = BindingAnnotations.of(p, 1_705_054_796L);
     String dev = p.containers().get(0).get(0).id();
     assertThat(annos)
         .containsEntry(Annotations.VGPU_NODE, "n1")
@@ -77,12 +77,12 @@ final class VgpuPluginTest {
     PluginHarness.Result r = h.run(pod);
     Instant now = Instant.parse("2026-11-29T13:53:11Z");
 
-    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now))
+    assertThat(BindingAnnotations.scheduledRecord(r.state(), "n1", now))
         .isEqualTo(new ScheduleRecord.Scheduled(now, "n1", null, "spread", "binpack,numa-bind", 0, 0, List.of()));
 
     r.state().write(NodeSelection.KEY, new NodeSelection(2, 2, 200L,
         List.of(new NodeSelection.Candidate("n1", 200), new NodeSelection.Candidate("n2", 150))));
-    assertThat(VgpuPlugin.scheduledRecord(r.state(), "n1", now)).isEqualTo(new ScheduleRecord.Scheduled(
+    assertThat(BindingAnnotations.scheduledRecord(r.state(), "n1", now)).isEqualTo(new ScheduleRecord.Scheduled(
         now, "n1", 200L, "spread", "binpack,numa-bind", 2, 2,
         List.of(new ScheduleRecord.NodeScore("n1", 200), new ScheduleRecord.NodeScore("n2", 150))));
   }
@@ -251,7 +251,7 @@ final class VgpuPluginTest {
     PluginHarness.Result r = h.run(pod);
     assertThat(h.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
     Map<String, String> annos =
-        VgpuPlugin.bindingAnnotations(r.state().require(VgpuPlugin.RESERVED).placement(), 1);
+        BindingAnnotations.of(r.state().require(VgpuPlugin.RESERVED).placement(), 1);
     assertThat(annos.get(Annotations.VGPU_DEVICES_ALLOCATED)).isEqualTo(";" + FakeGpus.uuid("n1", 0) + ",NVIDIA,500,0:;;");
   }
 

@@ -69,16 +69,16 @@ public final class SchedulerBench {
       return String.format(
           java.util.Locale.ROOT,
           "{\"nodes\":%d,\"gpusPerNode\":%d,\"pods\":%d,\"warmupPods\":%d,\"parallelism\":%d,"
-              + "\"profile\":\"%s\",\"bound\":%d,\"unschedulable\":%d,\"seconds\":%.3f,"
+              + "\"profile\":%s,\"bound\":%d,\"unschedulable\":%d,\"seconds\":%.3f,"
               + "\"podsPerSecond\":%.1f,\"schedulerCpuSeconds\":%.3f,\"decisionP50Ms\":%.3f,\"decisionP90Ms\":%.3f,"
               + "\"decisionP99Ms\":%.3f,\"decisionMaxMs\":%.3f,\"heapUsedMiB\":%d,\"heapMaxMiB\":%d,"
-              + "\"jvmFlags\":\"%s\"}",
+              + "\"jvmFlags\":%s}",
           params.nodes(),
           params.gpusPerNode(),
           params.pods(),
           params.warmupPods(),
           params.parallelism(),
-          params.profileName().replace("\"", "'"),
+          io.hami.model.JsonStrings.quote(params.profileName()),
           bound,
           unschedulable,
           seconds,
@@ -90,7 +90,7 @@ public final class SchedulerBench {
           maxMs,
           heapUsedMiB,
           heapMaxMiB,
-          String.join(" ", jvmFlags).replace("\\", "/").replace("\"", "'"));
+          io.hami.model.JsonStrings.quote(String.join(" ", jvmFlags)));
     }
   }
 

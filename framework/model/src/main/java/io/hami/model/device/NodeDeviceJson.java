@@ -3,7 +3,6 @@ package io.hami.model.device;
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoJson;
 import io.hami.model.internal.GoText;
-import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -111,7 +110,7 @@ public final class NodeDeviceJson {
   }
 
   private static Decoded<List<NodeDevice>> devices(Object root) {
-    if (root == Json.NULL) {
+    if (root == GoJson.NULL) {
       return Decoded.ok(List.of());
     }
     if (!(root instanceof List<?> list)) {
@@ -129,7 +128,7 @@ public final class NodeDeviceJson {
   }
 
   private static Decoded<NodeDevice> device(Object n) {
-    if (!(n instanceof Json.Obj o)) {
+    if (!(n instanceof GoJson.Obj o)) {
       return Decoded.err("", GoJson.render(n), "device entry must be a JSON object");
     }
     String id = "";
@@ -145,7 +144,7 @@ public final class NodeDeviceJson {
     // one pass over the members; later duplicates win, as in Go
     for (int i = 0; i < o.size(); i++) {
       Object v = o.value(i);
-      String k = Json.lower(o.key(i));
+      String k = GoJson.lower(o.key(i));
       switch (k) {
         case "id", "type", "mode" -> {
           String str;
@@ -225,7 +224,7 @@ public final class NodeDeviceJson {
   }
 
   private static Decoded<MigProfile> profile(Object p) {
-    if (!(p instanceof Json.Obj o)) {
+    if (!(p instanceof GoJson.Obj o)) {
       return Decoded.err("", GoJson.render(p), "MIG profile must be a JSON object");
     }
     Decoded<String> name = GoJson.string(o.get("name"), "name");
@@ -255,7 +254,7 @@ public final class NodeDeviceJson {
 
   /** Decodes a parsed placement object {@code {"start":s,"size":n}}. */
   public static Decoded<MigPlacement> placement(Object pl) {
-    if (!(pl instanceof Json.Obj o)) {
+    if (!(pl instanceof GoJson.Obj o)) {
       return Decoded.err("", GoJson.render(pl), "placement must be a JSON object");
     }
     Decoded<Integer> start = GoJson.int32(o.get("start"), "start");

@@ -2,7 +2,6 @@ package io.hami.model.device;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoJson;
-import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,7 +55,7 @@ public final class PairScoreJson {
     List<PairScore> out = new ArrayList<>(list.size());
     for (int i = 0; i < list.size(); i++) {
       String at = "[" + i + "]";
-      if (!(list.get(i) instanceof Json.Obj n)) {
+      if (!(list.get(i) instanceof GoJson.Obj n)) {
         return Decoded.err(at, GoJson.render(list.get(i)), "pair score entry must be a JSON object");
       }
       Decoded<String> uuid = GoJson.string(n.get("uuid"), "uuid").within(at);
@@ -66,7 +65,7 @@ public final class PairScoreJson {
       Object sc = n.get("score");
       Map<String, Integer> m = new LinkedHashMap<>();
       if (!GoJson.isNull(sc)) {
-        if (!(sc instanceof Json.Obj so)) {
+        if (!(sc instanceof GoJson.Obj so)) {
           return Decoded.err(at + ".score", GoJson.render(sc), "score must be a JSON object");
         }
         for (int k = 0; k < so.size(); k++) {

@@ -7,7 +7,6 @@ import io.hami.model.explain.ScheduleRecord.NodeScore;
 import io.hami.model.explain.ScheduleRecord.ReasonCount;
 import io.hami.model.explain.ScheduleRecord.Scheduled;
 import io.hami.model.internal.GoJson;
-import io.hami.model.internal.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -216,12 +215,12 @@ public final class ScheduleRecordCodec {
 
   /** Decodes a value; an error names the field and quotes what was found. */
   public static Decoded<ScheduleRecord> decode(String value) {
-    Decoded<Object> parsed = Json.parse(value);
+    Decoded<Object> parsed = GoJson.parse(value);
     if (parsed instanceof Decoded.Err<Object> e) {
       return Decoded.err(e.error());
     }
-    Object root = parsed.orElse(Json.NULL);
-    if (!(root instanceof Json.Obj o)) {
+    Object root = parsed.orElse(GoJson.NULL);
+    if (!(root instanceof GoJson.Obj o)) {
       return Decoded.err("", value, "want a JSON object, got " + shortJson(root));
     }
     try {
@@ -240,10 +239,10 @@ public final class ScheduleRecordCodec {
     }
   }
 
-  private static Scheduled scheduled(Json.Obj o, Instant time) throws Bad {
+  private static Scheduled scheduled(GoJson.Obj o, Instant time) throws Bad {
     Object score = o.get("score");
     List<NodeScore> top = new ArrayList<>();
-    Json.Obj t = object(o, "top");
+    GoJson.Obj t = object(o, "top");
     if (t != null) {
       for (int i = 0; i < t.size(); i++) {
         top.add(new NodeScore(t.key(i), toLong(t.value(i), "top." + t.key(i))));
@@ -252,7 +251,7 @@ public final class ScheduleRecordCodec {
     return new Scheduled(
         time,
         string(o, "node"),
-        score == null || score == Json.NULL ? null : toLong(score, "score"),
+        score == null || score == GoJson.NULL ? null : toLong(score, "score"),
         optionalString(o, "nodePolicy"),
         optionalString(o, "gpuPolicy"),
         (int) number(o, "feasible", false),
@@ -260,16 +259,16 @@ public final class ScheduleRecordCodec {
         top);
   }
 
-  private static Failed failed(Json.Obj o, String result, Instant time) throws Bad {
+  private static Failed failed(GoJson.Obj o, String result, Instant time) throws Bad {
     List<ReasonCount> reasons = new ArrayList<>();
-    Json.Obj r = object(o, "reasons");
+    GoJson.Obj r = object(o, "reasons");
     if (r != null) {
       for (int i = 0; i < r.size(); i++) {
         reasons.add(new ReasonCount(r.key(i), (int) toLong(r.value(i), "reasons." + r.key(i))));
       }
     }
     List<NodeReasons> closest = new ArrayList<>();
-    Json.Obj c = object(o, "closest");
+    GoJson.Obj c = object(o, "closest");
     if (c != null) {
       for (int i = 0; i < c.size(); i++) {
         String field = "closest." + c.key(i);
@@ -290,7 +289,7 @@ public final class ScheduleRecordCodec {
     return new Failed(
         time,
         result,
-        node == null || node == Json.NULL ? null : string(o, "node"),
+        node == null || node == GoJson.NULL ? null : string(o, "node"),
         (int) number(o, "nodes", false),
         reasons,
         (int) number(o, "moreReasons", false),
@@ -310,7 +309,7 @@ public final class ScheduleRecordCodec {
     }
   }
 
-  private static String string(Json.Obj o, String name) throws Bad {
+  private static String string(GoJson.Obj o, String name) throws Bad {
     Object v = o.get(name);
     if (v == null) {
       throw new Bad(name, null, "missing field " + name);
@@ -321,25 +320,25 @@ public final class ScheduleRecordCodec {
     return s;
   }
 
-  private static String optionalString(Json.Obj o, String name) throws Bad {
+  private static String optionalString(GoJson.Obj o, String name) throws Bad {
     Object v = o.get(name);
-    return v == null || v == Json.NULL ? "" : string(o, name);
+    return v == null || v == GoJson.NULL ? "" : string(o, name);
   }
 
-  private static Json.@Nullable Obj object(Json.Obj o, String name) throws Bad {
+  private static GoJson.@Nullable Obj object(GoJson.Obj o, String name) throws Bad {
     Object v = o.get(name);
-    if (v == null || v == Json.NULL) {
+    if (v == null || v == GoJson.NULL) {
       return null;
     }
-    if (!(v instanceof Json.Obj obj)) {
+    if (!(v instanceof GoJson.Obj obj)) {
       throw new Bad(name, v, name + " must be an object, got " + shortJson(v));
     }
     return obj;
   }
 
-  private static long number(Json.Obj o, String name, boolean required) throws Bad {
+  private static long number(GoJson.Obj o, String name, boolean required) throws Bad {
     Object v = o.get(name);
-    if (v == null || v == Json.NULL) {
+    if (v == null || v == GoJson.NULL) {
       if (required) {
         throw new Bad(name, null, "missing field " + name);
       }
@@ -353,7 +352,7 @@ public final class ScheduleRecordCodec {
   }
 
   private static long toLong(Object v, String field) throws Bad {
-    if (v instanceof Json.Num n && n.integral()) {
+    if (v instanceof GoJson.Num n && n.integral()) {
       try {
         return Long.parseLong(n.text());
       } catch (NumberFormatException e) {
@@ -363,7 +362,7 @@ public final class ScheduleRecordCodec {
     throw new Bad(field, v, field + " must be an integer, got " + shortJson(v));
   }
 
-  private static Instant time(Json.Obj o) throws Bad {
+  private static Instant time(GoJson.Obj o) throws Bad {
     String s = string(o, "time");
     try {
       return Instant.parse(s);
@@ -373,7 +372,7 @@ public final class ScheduleRecordCodec {
   }
 
   private static String shortJson(Object v) {
-    String s = Json.toJson(v);
+    String s = GoJson.toJson(v);
     return s.length() <= 80 ? s : s.substring(0, 77) + "...";
   }
 }

@@ -4,7 +4,6 @@ import io.hami.model.Decoded;
 import io.hami.model.device.MigPlacement;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.internal.GoJson;
-import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -69,7 +68,7 @@ public final class MigAllocationJson {
   }
 
   private static Decoded<MigAllocation> allocation(Object v) {
-    if (!(v instanceof Json.Obj n)) {
+    if (!(v instanceof GoJson.Obj n)) {
       return Decoded.err("", GoJson.render(v), "MIG allocation must be a JSON object");
     }
     Decoded<Integer> ci = GoJson.int32(n.get("containerindex"), "containerIndex");

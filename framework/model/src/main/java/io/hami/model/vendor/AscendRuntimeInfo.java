@@ -2,7 +2,6 @@ package io.hami.model.vendor;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoJson;
-import io.hami.model.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,7 +46,7 @@ public record AscendRuntimeInfo(String uuid, String template, int memory, int co
       List<AscendRuntimeInfo> out = new ArrayList<>(list.size());
       for (int i = 0; i < list.size(); i++) {
         String at = "[" + i + "]";
-        if (!(list.get(i) instanceof Json.Obj n)) {
+        if (!(list.get(i) instanceof GoJson.Obj n)) {
           return Decoded.err(at, GoJson.render(list.get(i)), "entry must be a JSON object");
         }
         Decoded<String> uuid = GoJson.string(n.get("uuid"), "UUID").within(at);

@@ -1,11 +1,13 @@
-package io.hami.plugins.fgd;
+package io.hami.plugins.placement;
 
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.PluginRegistration;
-import io.hami.plugins.placement.CardWorkloads;
-import io.hami.plugins.placement.PaperPolicy;
-import io.hami.plugins.placement.PlacementPlugin;
+import io.hami.plugins.fgd.FgdArgs;
+import io.hami.plugins.fgd.HamiWorkload;
+import io.hami.plugins.fgd.RecentShapes;
+import io.hami.plugins.fgd.TargetWorkloadFile;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
+import io.hami.plugins.vgpu.SharedGpuState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.Supplier;
@@ -23,8 +25,8 @@ public final class FgdPlugin {
 
   private FgdPlugin() {}
 
-  public static PlacementPlugin create(FgdArgs args, FrameworkHandle handle) {
-    DeviceUsageIndex index = DeviceUsageIndex.shared(handle);
+  public static PlacementPlugin create(FgdArgs args, FrameworkHandle handle, SharedGpuState shared) {
+    DeviceUsageIndex index = shared.index(handle);
     if (!args.targetWorkloadFile().isBlank()) {
       HamiWorkload fixed;
       try {
@@ -50,17 +52,20 @@ public final class FgdPlugin {
         return cards;
       }
     };
-    return new PlacementPlugin(NAME, PaperPolicy.FGD, handle, index, current, recent::add, 0);
+    return new PlacementPlugin(
+        NAME, PaperPolicy.FGD, handle, index, new PlacementPlugin.Workloads(current, recent::add), 0);
   }
 
   /** An FGD plugin with a fixed target workload (as the simulator uses the trace's). */
   public static PlacementPlugin withWorkload(HamiWorkload workload, FrameworkHandle handle, DeviceUsageIndex index) {
     CardWorkloads cards = CardWorkloads.of(workload);
-    return new PlacementPlugin(NAME, PaperPolicy.FGD, handle, index, () -> cards, null, 0);
+    return new PlacementPlugin(
+        NAME, PaperPolicy.FGD, handle, index, new PlacementPlugin.Workloads(() -> cards, null), 0);
   }
 
-  public static PluginRegistration<FgdArgs> registration() {
-    return PluginRegistration.of(NAME, FgdArgs.class, FgdArgs.DEFAULTS, FgdPlugin::create);
+  public static PluginRegistration<FgdArgs> registration(SharedGpuState shared) {
+    return PluginRegistration.of(
+        NAME, FgdArgs.class, FgdArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
   }
 
 }
