@@ -1,5 +1,6 @@
 package io.hami.cmd.simulate;
 
+import com.google.common.base.Splitter;
 import io.hami.plugins.placement.PaperPolicy;
 import io.hami.sim.BundledTraces;
 import io.hami.sim.EngineCheck;
@@ -57,6 +58,7 @@ public final class SimulateCommand implements Callable<Integer> {
   /** Exit code for a trace file that cannot be read. */
   public static final int EXIT_BAD_INPUT = 2;
 
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Option(
@@ -338,7 +340,7 @@ public final class SimulateCommand implements Callable<Integer> {
           out.add(s);
         }
       } else {
-        for (String part : v.split(",")) {
+        for (String part : Splitter.on(',').split(v)) {
           if (!part.isBlank()) {
             out.add(Long.parseLong(part.trim()));
           }
