@@ -38,8 +38,11 @@ public final class Invariants {
     for (int i = 0; i < n; i++) {
       List<Use> devices = new ArrayList<>();
       for (String d : Splitter.on(':').omitEmptyStrings().split(parts[i])) {
-        // Trailing empty fields count, so "a,b,1,2," is refused rather than read as four.
-        List<String> f = Splitter.on(',').splitToList(d);
+        List<String> f = new ArrayList<>(Splitter.on(',').splitToList(d));
+        // Trailing empty fields do not count, so "a,b,1,2," still reads as four.
+        while (!f.isEmpty() && f.get(f.size() - 1).isEmpty()) {
+          f.remove(f.size() - 1);
+        }
         if (f.size() != 4) {
           throw new IllegalArgumentException("device entry \"" + d + "\" has " + f.size() + " fields, want 4");
         }
