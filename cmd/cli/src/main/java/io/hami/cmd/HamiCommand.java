@@ -30,6 +30,7 @@ public final class HamiCommand implements Callable<Integer> {
   /** Exit code for a bad flag or configuration value. */
   public static final int EXIT_USAGE = 2;
 
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Override

@@ -22,7 +22,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One replay through the real scheduler: the trace's nodes and pods become Kubernetes objects
@@ -45,9 +47,10 @@ public final class FrameworkReplay {
     this.trace = trace;
   }
 
+  /** What the probe saw bind last; both are set together. */
   private static final class Bound {
-    String node;
-    NodeDevices devices;
+    @Nullable String node;
+    @Nullable NodeDevices devices;
   }
 
   /** Replays the trace under {@code policy} with {@code seed}. */
@@ -115,9 +118,11 @@ public final class FrameworkReplay {
         cluster.drain(0);
         PodOutcome outcome = cluster.outcome("default", name).orElse(null);
         arrivedSum += task.totalGpuMilli();
-        if (outcome != null && outcome.isBound() && last.node != null) {
-          int r = rankOf.get(last.node);
-          int[] free = freeShares(last.devices, mirror.gpus(r));
+        String boundNode = last.node;
+        NodeDevices boundDevices = last.devices;
+        if (outcome != null && outcome.isBound() && boundNode != null && boundDevices != null) {
+          int r = Objects.requireNonNull(rankOf.get(boundNode), boundNode);
+          int[] free = freeShares(boundDevices, mirror.gpus(r));
           int mask = 0;
           for (int g = 0; g < free.length; g++) {
             if (free[g] < mirror.free(r, g)) {

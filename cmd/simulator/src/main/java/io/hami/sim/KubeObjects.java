@@ -1,5 +1,6 @@
 package io.hami.sim;
 
+import com.google.common.base.Splitter;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 
 /**
@@ -166,10 +168,7 @@ public final class KubeObjects {
       if (!v.contains(":")) {
         throw new TraceFormatException(where + ": node annotation missing device separator");
       }
-      for (String piece : v.split(":")) {
-        if (piece.isEmpty()) {
-          continue;
-        }
+      for (String piece : Splitter.on(':').omitEmptyStrings().split(v)) {
         String[] f = piece.split(",", -1);
         if (f.length != 7 && f.length != 9) {
           throw new TraceFormatException(where + ": unexpected field count " + f.length + " in '" + piece + "'");
@@ -183,7 +182,7 @@ public final class KubeObjects {
     return out;
   }
 
-  private static long number(Object o, String where, String field) throws TraceFormatException {
+  private static long number(@Nullable Object o, String where, String field) throws TraceFormatException {
     if (o instanceof Number x) {
       return x.longValue();
     }
@@ -266,7 +265,8 @@ public final class KubeObjects {
         gpus == 0 ? "" : String.join("|", models), models);
   }
 
-  private static Quantity get(Map<String, Quantity> first, Map<String, Quantity> second, String key) {
+  private static @Nullable Quantity get(
+      @Nullable Map<String, Quantity> first, @Nullable Map<String, Quantity> second, String key) {
     Quantity q = first == null ? null : first.get(key);
     return q != null ? q : second == null ? null : second.get(key);
   }
@@ -275,7 +275,7 @@ public final class KubeObjects {
     return h.getMetadata() == null || h.getMetadata().getName() == null ? "<unnamed>" : h.getMetadata().getName();
   }
 
-  private static long milli(Quantity q, String source, String where, String field) throws TraceFormatException {
+  private static long milli(@Nullable Quantity q, String source, String where, String field) throws TraceFormatException {
     if (q == null) {
       return 0;
     }
@@ -286,7 +286,7 @@ public final class KubeObjects {
     }
   }
 
-  private static long mebi(Quantity q, String source, String where, String field) throws TraceFormatException {
+  private static long mebi(@Nullable Quantity q, String source, String where, String field) throws TraceFormatException {
     if (q == null) {
       return 0;
     }

@@ -126,7 +126,11 @@ public final class OpenbCsv {
     }
 
     String text(String column) throws TraceFormatException {
-      int i = index.get(column);
+      Integer i = index.get(column);
+      if (i == null) {
+        // Required columns were checked against the header; others are asked for with has().
+        throw error(column, "", "missing (no such column)");
+      }
       if (i >= cells.length) {
         throw error(column, "", "missing (the row has " + cells.length + " cells)");
       }

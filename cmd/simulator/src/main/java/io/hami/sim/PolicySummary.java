@@ -3,6 +3,7 @@ package io.hami.sim;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -49,9 +50,13 @@ public final class PolicySummary {
     return java.util.Arrays.stream(seeds).boxed().toList();
   }
 
+  private double[][] curves(Curves.Metric m) {
+    return Objects.requireNonNull(curves.get(m), () -> "no curves of " + m);
+  }
+
   /** The metric at x for each seed. */
   public double[] perSeed(Curves.Metric m, int x) {
-    double[][] c = curves.get(m);
+    double[][] c = curves(m);
     double[] v = new double[c.length];
     for (int s = 0; s < c.length; s++) {
       v[s] = c[s][x];
@@ -61,7 +66,7 @@ public final class PolicySummary {
 
   /** The curve of one seed. */
   public double[] curve(Curves.Metric m, int seedIndex) {
-    return curves.get(m)[seedIndex].clone();
+    return curves(m)[seedIndex].clone();
   }
 
   /** Mean over seeds of the metric at x. */

@@ -178,6 +178,6 @@ public final class PreparedTrace {
       identity[i] = i;
     }
     NodeTable t = emptyTable(identity);
-    return Fragmentation.rate(t.fragmentMilli(), t.totalIdle());
+    return Fragmentation.rate(t.fragmentMilli(), (double) t.totalIdle());
   }
 }

@@ -7,6 +7,9 @@ package io.hami.sim;
  *
  * <p>Arrays are owned by the result and must not be modified.
  */
+// Primitive arrays: a replay records several values for each of up to a few hundred thousand
+// pods, and the reports read them by index; lists of boxed values would cost memory and time.
+@SuppressWarnings("ArrayRecordComponent")
 public record RunResult(
     String trace,
     String policy,

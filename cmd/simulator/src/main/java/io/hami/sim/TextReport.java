@@ -8,7 +8,7 @@ import java.util.Locale;
 public final class TextReport {
 
   /** Arrived workload percentages shown in the table. */
-  public static final int[] POINTS = {90, 95, 100, 110};
+  public static final List<Integer> POINTS = List.of(90, 95, 100, 110);
 
   private TextReport() {}
 
@@ -40,7 +40,7 @@ public final class TextReport {
       StringBuilder h1 = new StringBuilder(String.format(Locale.ROOT, nameColumn, ""));
       StringBuilder h2 = new StringBuilder(String.format(Locale.ROOT, nameColumn, "policy"));
       for (int x : POINTS) {
-        h1.append(String.format(Locale.ROOT, " %-13s", x == POINTS[0] ? "unallocated GPU % at arrived" : ""));
+        h1.append(String.format(Locale.ROOT, " %-13s", x == POINTS.get(0) ? "unallocated GPU % at arrived" : ""));
         h2.append(String.format(Locale.ROOT, " %-13s", x + "%"));
         if (x == 100 && anyPaper) {
           h1.append(String.format(Locale.ROOT, " %-19s", ""));
@@ -72,7 +72,10 @@ public final class TextReport {
         out.println(row.toString().stripTrailing());
       }
       out.println();
-      out.println("Values are mean ±SD over seeds; * marks the least unallocated GPU at 100% arrived.");
+      // Printed as is: "% a" is text here, not a format specifier.
+      @SuppressWarnings("OrphanedFormatString")
+      String legend = "Values are mean ±SD over seeds; * marks the least unallocated GPU at 100% arrived.";
+      out.println(legend);
       if (anyPaper) {
         out.println(
             "Paper: Weng et al., USENIX ATC'23 (10-seed mean ±SD); 'ok' when within max(0.5 pp, 2 SD).");

@@ -243,20 +243,14 @@ final class GpuQuota {
   private static boolean scopeMatches(
       String scope, Pod pod, @Nullable ScopedResourceSelectorRequirement req) {
     PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
-    switch (scope) {
-      case "Terminating":
-        return spec.getActiveDeadlineSeconds() != null;
-      case "NotTerminating":
-        return spec.getActiveDeadlineSeconds() == null;
-      case "BestEffort":
-        return isBestEffort(spec);
-      case "NotBestEffort":
-        return !isBestEffort(spec);
-      case "PriorityClass":
-        return req == null || priorityMatches(spec.getPriorityClassName(), req);
-      default:
-        return true;
-    }
+    return switch (scope) {
+      case "Terminating" -> spec.getActiveDeadlineSeconds() != null;
+      case "NotTerminating" -> spec.getActiveDeadlineSeconds() == null;
+      case "BestEffort" -> isBestEffort(spec);
+      case "NotBestEffort" -> !isBestEffort(spec);
+      case "PriorityClass" -> req == null || priorityMatches(spec.getPriorityClassName(), req);
+      default -> true;
+    };
   }
 
   private static boolean priorityMatches(
@@ -264,18 +258,13 @@ final class GpuQuota {
     List<String> values = list(req.getValues());
     String op = req.getOperator() == null ? "" : req.getOperator();
     boolean set = priorityClass != null && !priorityClass.isEmpty();
-    switch (op) {
-      case "In":
-        return set && values.contains(priorityClass);
-      case "NotIn":
-        return !set || !values.contains(priorityClass);
-      case "Exists":
-        return set;
-      case "DoesNotExist":
-        return !set;
-      default:
-        return true;
-    }
+    return switch (op) {
+      case "In" -> set && values.contains(priorityClass);
+      case "NotIn" -> !set || !values.contains(priorityClass);
+      case "Exists" -> set;
+      case "DoesNotExist" -> !set;
+      default -> true;
+    };
   }
 
   private static boolean isBestEffort(PodSpec spec) {

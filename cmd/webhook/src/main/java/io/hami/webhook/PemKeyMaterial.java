@@ -122,14 +122,15 @@ final class PemKeyMaterial {
     try (Blocks blocks = new Blocks(pem, name)) {
       for (PemObject block = blocks.next(); block != null; block = blocks.next()) {
         switch (block.getType()) {
-          case PEMParser.TYPE_PRIVATE_KEY:
-          case PEMParser.TYPE_RSA_PRIVATE_KEY:
-          case PEMParser.TYPE_EC_PRIVATE_KEY:
+          case PEMParser.TYPE_PRIVATE_KEY,
+              PEMParser.TYPE_RSA_PRIVATE_KEY,
+              PEMParser.TYPE_EC_PRIVATE_KEY -> {
             return toKey(blocks.parse(block), name);
-          case PEMParser.TYPE_ENCRYPTED_PRIVATE_KEY:
-            throw encrypted(name);
-          default:
+          }
+          case PEMParser.TYPE_ENCRYPTED_PRIVATE_KEY -> throw encrypted(name);
+          default -> {
             // Skip other blocks, such as EC PARAMETERS that openssl writes before the key.
+          }
         }
       }
     }
@@ -187,8 +188,13 @@ final class PemKeyMaterial {
     }
 
     @Nullable Object parse(PemObject block) throws IOException {
+      // Only called for the certificate and key types, which PEMParser always registers.
+      PemObjectParser parser = (PemObjectParser) parsers.get(block.getType());
+      if (parser == null) {
+        throw malformed(name, null);
+      }
       try {
-        return ((PemObjectParser) parsers.get(block.getType())).parseObject(block);
+        return parser.parseObject(block);
       } catch (IOException | RuntimeException e) {
         throw malformed(name, e);
       }

@@ -177,12 +177,12 @@ public final class PodAdmission {
       return UNCHANGED;
     }
     List<String> warnings = new ArrayList<>();
-    Optional<AdmissionDecision> ignored = namespaceIgnored(namespace, warnings);
+    Optional<AdmissionDecision> ignored = namespaceIgnored(namespace);
     if (ignored.isPresent()) {
       return ignored.get();
     }
     if (podHasGpu) {
-      Optional<AdmissionDecision> overQuota = checkQuota(namespace, raw, patch, warnings);
+      Optional<AdmissionDecision> overQuota = checkQuota(namespace, patch, warnings);
       if (overQuota.isPresent()) {
         return overQuota.get();
       }
@@ -192,7 +192,7 @@ public final class PodAdmission {
 
   /** Step 2 of §5.3: which pods this webhook may send to our scheduler. */
   private boolean takesScheduler(@Nullable String current) {
-    if (isEmpty(current)) {
+    if (current == null || current.isEmpty()) {
       return true;
     }
     if (current.equals(DEFAULT_SCHEDULER) && config.forceOverwriteDefaultScheduler()) {
@@ -277,7 +277,7 @@ public final class PodAdmission {
     return Quantities.parseInt64(name, q).orElse(0L);
   }
 
-  private Optional<AdmissionDecision> namespaceIgnored(String namespace, List<String> warnings) {
+  private Optional<AdmissionDecision> namespaceIgnored(String namespace) {
     if (namespace.isEmpty()) {
       return Optional.empty();
     }
@@ -299,11 +299,11 @@ public final class PodAdmission {
   }
 
   private AdmissionDecision whenNotIgnored(String namespace, AdmissionDecision decision) {
-    return namespaceIgnored(namespace, new ArrayList<>()).orElse(decision);
+    return namespaceIgnored(namespace).orElse(decision);
   }
 
   private Optional<AdmissionDecision> checkQuota(
-      String namespace, ObjectNode raw, PodPatch patch, List<String> warnings) {
+      String namespace, PodPatch patch, List<String> warnings) {
     if (namespace.isEmpty()) {
       return Optional.empty();
     }

@@ -9,6 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import com.google.common.hash.HashCode;
 import java.util.Arrays;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
@@ -32,7 +33,7 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
   private static final Logger log = LoggerFactory.getLogger(ReloadingKeyManager.class);
 
   private record Generation(
-      long number, byte[] digest, PemKeyMaterial material, X509ExtendedKeyManager delegate) {}
+      long number, HashCode digest, PemKeyMaterial material, X509ExtendedKeyManager delegate) {}
 
   private final Path certFile;
   private final Path keyFile;
@@ -61,7 +62,7 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
       log.warn("cannot read webhook certificate files, keeping the loaded ones: {}", e.toString());
       return false;
     }
-    if (Arrays.equals(digest(bytes), cur.digest())) {
+    if (digest(bytes).equals(cur.digest())) {
       return false;
     }
     try {
@@ -95,14 +96,14 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
     return new Generation(number, digest(bytes), material, material.keyManager());
   }
 
-  private static byte[] digest(byte[][] bytes) {
+  private static HashCode digest(byte[][] bytes) {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       for (byte[] b : bytes) {
         md.update(b);
         md.update((byte) 0);
       }
-      return md.digest();
+      return HashCode.fromBytes(md.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
@@ -112,10 +113,7 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
     return alias == null ? null : g.number() + ":" + alias;
   }
 
-  private @Nullable Generation byAlias(@Nullable String alias) {
-    if (alias == null) {
-      return null;
-    }
+  private @Nullable Generation byAlias(String alias) {
     int colon = alias.indexOf(':');
     if (colon <= 0) {
       return null;
@@ -159,12 +157,18 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
 
   @Override
   public X509Certificate @Nullable [] getCertificateChain(@Nullable String alias) {
+    if (alias == null) {
+      return null;
+    }
     Generation g = byAlias(alias);
     return g == null ? null : g.delegate().getCertificateChain(untag(alias));
   }
 
   @Override
   public @Nullable PrivateKey getPrivateKey(@Nullable String alias) {
+    if (alias == null) {
+      return null;
+    }
     Generation g = byAlias(alias);
     return g == null ? null : g.delegate().getPrivateKey(untag(alias));
   }

@@ -151,7 +151,11 @@ public final class WebhookServer extends AbstractIdleService {
         Executors.newSingleThreadScheduledExecutor(
             new ThreadFactoryBuilder().setNameFormat("hami-webhook-certs").setDaemon(true).build());
     long periodMs = certCheckInterval.toMillis();
-    watcher.scheduleWithFixedDelay(km::reloadIfChanged, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    // Runs until close() shuts the watcher down; reloadIfChanged logs bad files and never throws
+    // for them, so the future has nothing to report.
+    var unused =
+        watcher.scheduleWithFixedDelay(
+            km::reloadIfChanged, periodMs, periodMs, TimeUnit.MILLISECONDS);
 
     this.keyManager = km;
     this.workers = pool;

@@ -12,6 +12,7 @@ import picocli.CommandLine.Spec;
     description = "Benchmarks that print their figures and end with a RESULT line.",
     subcommands = {SchedulerBenchCommand.class, ClusterBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Override

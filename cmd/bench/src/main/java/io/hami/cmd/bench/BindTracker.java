@@ -6,10 +6,12 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records, per pod of one group, when the client started creating it and when a watch first saw
@@ -110,7 +112,7 @@ final class BindTracker implements AutoCloseable {
     return bound.keySet().stream().filter(n -> !deleted.contains(n)).toList();
   }
 
-  String nodeOf(String name) {
+  @Nullable String nodeOf(String name) {
     return nodes.get(name);
   }
 
@@ -126,7 +128,7 @@ final class BindTracker implements AutoCloseable {
   double[] latenciesMs() {
     return bound.entrySet().stream()
         .filter(e -> created.containsKey(e.getKey()))
-        .mapToDouble(e -> (e.getValue() - created.get(e.getKey())) / 1e6)
+        .mapToDouble(e -> (e.getValue() - Objects.requireNonNull(created.get(e.getKey()))) / 1e6)
         .toArray();
   }
 

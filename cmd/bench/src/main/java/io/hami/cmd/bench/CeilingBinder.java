@@ -3,6 +3,7 @@ package io.hami.cmd.bench;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -11,11 +12,13 @@ import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
 import io.hami.model.lock.NodeLock;
 import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -61,6 +64,8 @@ final class CeilingBinder implements AutoCloseable {
     queue.add(pod);
   }
 
+  // STOP is a sentinel: Pod has value equality, so only identity tells it apart.
+  @SuppressWarnings("ReferenceEquality")
   private void work() {
     while (true) {
       Pod pod;
@@ -110,7 +115,7 @@ final class CeilingBinder implements AutoCloseable {
     if (a != null && a.containsKey(Annotations.MUTEX_LOCK)) {
       return false;
     }
-    String value = NodeLock.of(OffsetDateTime.now(), ns, pod).encode();
+    String value = NodeLock.of(OffsetDateTime.now(ZoneId.systemDefault()), ns, pod).encode();
     String patch =
         "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":\"" + value + "\"},\"resourceVersion\":\""
             + n.getMetadata().getResourceVersion() + "\"}}";
@@ -125,15 +130,20 @@ final class CeilingBinder implements AutoCloseable {
     }
   }
 
+  private static String amount(Map<String, Quantity> limits, String name) {
+    return Objects.requireNonNull(limits.get(name), name).getAmount();
+  }
+
   /** The annotations and label our scheduler writes before binding, with made-up devices. */
   private Map<String, Object> podPatch(Pod pod, String node) {
     StringBuilder devices = new StringBuilder();
     int g = Math.floorMod(pod.getMetadata().getName().hashCode(), gpusPerNode);
     for (var c : pod.getSpec().getContainers()) {
       var limits = c.getResources().getLimits();
-      int count = Integer.parseInt(limits.get("nvidia.com/gpu").getAmount());
-      String mem = limits.get("nvidia.com/gpumem").getAmount();
-      String cores = limits.get("nvidia.com/gpucores").getAmount();
+      // The workload gives every pod these three limits.
+      int count = Integer.parseInt(amount(limits, "nvidia.com/gpu"));
+      String mem = amount(limits, "nvidia.com/gpumem");
+      String cores = amount(limits, "nvidia.com/gpucores");
       for (int i = 0; i < count; i++) {
         devices.append(String.format(Locale.ROOT, "GPU-%s-%02d", node, (g + i) % gpusPerNode))
             .append(",NVIDIA,").append(mem).append(',').append(cores).append(':');

@@ -313,7 +313,8 @@ final class ClusterBench {
         BindTracker unschedTracker = new BindTracker(admin, NAMESPACE, "unschedulable", System::nanoTime)) {
       tracker.start();
       unschedTracker.start();
-      timers.scheduleAtFixedRate(
+      // The periodic tasks run until timers is shut down below.
+      var unusedSampling = timers.scheduleAtFixedRate(
           () -> {
             try {
               PromText t = scheduler.scrape();
@@ -325,13 +326,13 @@ final class ClusterBench {
             }
           },
           0, 1, TimeUnit.SECONDS);
-      timers.scheduleAtFixedRate(
+      var unusedProgress = timers.scheduleAtFixedRate(
           () -> say("  %s: created %d, bound %d, pending %d", tracker.group(), tracker.createdCount(), tracker.boundCount(), tracker.pending()),
           5, 5, TimeUnit.SECONDS);
       Workload.Unschedulable u = w.unschedulable();
       AtomicInteger unschedN = new AtomicInteger();
       if (u != null) {
-        timers.scheduleAtFixedRate(
+        var unusedUnschedulable = timers.scheduleAtFixedRate(
             () -> creator.createOne("unschedulable-" + unschedN.getAndIncrement(), "unschedulable",
                 BenchPods.unschedulableShape(w.nodes().gpuMemoryMiB()), unschedTracker, p -> {}),
             u.interval().toMillis(), u.interval().toMillis(), TimeUnit.MILLISECONDS);
@@ -340,7 +341,7 @@ final class ClusterBench {
       AtomicInteger replacements = new AtomicInteger();
       if (churn != null) {
         SplittableRandom random = new SplittableRandom(7);
-        timers.scheduleWithFixedDelay(
+        var unusedChurn = timers.scheduleWithFixedDelay(
             () -> churnOnce(admin, creator, tracker, light, churn, random, replacements),
             churn.interval().toMillis(), churn.interval().toMillis(), TimeUnit.MILLISECONDS);
       }
@@ -418,7 +419,8 @@ final class ClusterBench {
       Map<String, Double> warm = counts(registry);
       tracker.start();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
-      progress.scheduleAtFixedRate(
+      // Runs until progress is shut down below.
+      var unusedProgress = progress.scheduleAtFixedRate(
           () -> say("  %s: created %d, bound %d, pending %d", tracker.group(), tracker.createdCount(), tracker.boundCount(), tracker.pending()),
           5, 5, TimeUnit.SECONDS);
       PodCreator creator = new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER);

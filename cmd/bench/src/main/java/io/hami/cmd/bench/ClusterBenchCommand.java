@@ -27,8 +27,10 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   /** Environment variable the {@code hami} launcher sets to the repository root. */
   static final String HOME_ENV = "HAMI_HOME";
 
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
+  @SuppressWarnings("NullAway.Init") // picocli sets it before call().
   @Option(names = "--workload", required = true, description = "Workload YAML, e.g. config/bench/basic.yaml.")
   Path workload;
 
@@ -41,6 +43,7 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Option(names = "--markdown", description = "Write the results as a markdown table to this file.")
   @Nullable Path markdown;
 
+  @SuppressWarnings("NullAway.Init") // picocli sets it before call().
   @Option(
       names = "--baseline",
       defaultValue = "ceiling",

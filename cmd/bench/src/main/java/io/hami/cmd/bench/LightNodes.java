@@ -21,12 +21,14 @@ import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.lock.NodeLock;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -35,6 +37,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +64,7 @@ final class LightNodes implements AutoCloseable {
   private final Set<String> served = ConcurrentHashMap.newKeySet();
   private final AtomicLong released = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
-  private SharedIndexInformer<Pod> informer;
+  private @Nullable SharedIndexInformer<Pod> informer;
 
   LightNodes(KubernetesClient client, Workload.Nodes spec, String namespace, int threads) {
     this.client = client;
@@ -85,8 +88,9 @@ final class LightNodes implements AutoCloseable {
     for (Future<?> f : created) {
       f.get(5, TimeUnit.MINUTES);
     }
-    informer = client.pods().inNamespace(namespace).runnableInformer(0);
-    informer.addEventHandler(
+    SharedIndexInformer<Pod> inf = client.pods().inNamespace(namespace).runnableInformer(0);
+    informer = inf;
+    inf.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Pod pod) {
@@ -103,9 +107,11 @@ final class LightNodes implements AutoCloseable {
             served.remove(pod.getMetadata().getUid());
           }
         });
-    informer.start().toCompletableFuture().get(2, TimeUnit.MINUTES);
+    inf.start().toCompletableFuture().get(2, TimeUnit.MINUTES);
     long period = spec.handshakeInterval().toMillis();
-    timer.scheduleWithFixedDelay(this::refreshHandshakes, period, period, TimeUnit.MILLISECONDS);
+    // Runs until close() shuts the timer down.
+    var unused =
+        timer.scheduleWithFixedDelay(this::refreshHandshakes, period, period, TimeUnit.MILLISECONDS);
   }
 
   /** Creates the node with its annotations, publishes its status and clears the not-ready taint. */
@@ -159,7 +165,7 @@ final class LightNodes implements AutoCloseable {
   void delete(String name) {
     names.remove(name);
     client.nodes().withName(name).delete();
-    for (Pod p : informer.getStore().list()) {
+    for (Pod p : Objects.requireNonNull(informer, "not started").getStore().list()) {
       if (name.equals(p.getSpec().getNodeName())) {
         client.pods().inNamespace(namespace).withName(p.getMetadata().getName()).withGracePeriod(0).delete();
       }
@@ -167,7 +173,7 @@ final class LightNodes implements AutoCloseable {
   }
 
   private static String handshake() {
-    return "Reported_" + LocalDateTime.now().format(HANDSHAKE_TIME);
+    return "Reported_" + LocalDateTime.now(ZoneId.systemDefault()).format(HANDSHAKE_TIME);
   }
 
   private void refreshHandshakes() {

@@ -1,16 +1,20 @@
 package io.hami.cmd.bench;
 
+import com.google.common.base.Splitter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /** Samples read from the Prometheus text exposition format. Immutable. */
 record PromText(List<Sample> samples) {
 
   /** One line: metric name, labels and value. */
   record Sample(String name, Map<String, String> labels, double value) {}
+
+  private static final Splitter WHITESPACE = Splitter.onPattern("\\s+");
 
   PromText {
     samples = List.copyOf(samples);
@@ -19,7 +23,7 @@ record PromText(List<Sample> samples) {
   /** Parses exposition text; comment and malformed lines are skipped. */
   static PromText parse(String text) {
     List<Sample> out = new ArrayList<>();
-    for (String line : text.split("\n")) {
+    for (String line : Splitter.on('\n').split(text)) {
       line = line.strip();
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
@@ -32,7 +36,7 @@ record PromText(List<Sample> samples) {
     return new PromText(out);
   }
 
-  private static Sample parseLine(String line) {
+  private static @Nullable Sample parseLine(String line) {
     int brace = line.indexOf('{');
     int space;
     String name;
@@ -75,9 +79,10 @@ record PromText(List<Sample> samples) {
     if (space < 0) {
       return null;
     }
-    String[] rest = line.substring(space + 1).strip().split("\\s+");
+    // The value is the first token; a timestamp may follow.
+    String value = WHITESPACE.split(line.substring(space + 1).strip()).iterator().next();
     try {
-      return new Sample(name, Map.copyOf(labels), Double.parseDouble(rest[0]));
+      return new Sample(name, Map.copyOf(labels), Double.parseDouble(value));
     } catch (NumberFormatException e) {
       return null;
     }

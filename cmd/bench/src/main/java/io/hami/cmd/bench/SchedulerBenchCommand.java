@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Schedules P pods onto N in-memory GPU nodes and prints throughput and latency.")
 public final class SchedulerBenchCommand implements Callable<Integer> {
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Option(names = "--nodes", defaultValue = "5000", description = "Nodes (default: ${DEFAULT-VALUE}).")
@@ -49,6 +50,7 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
               + "config/scheduler/scheduler-config.yaml (with the GPU plugins); default: built-in defaults.")
   @Nullable Path profile;
 
+  @SuppressWarnings("NullAway.Init") // picocli sets it before call().
   @Option(
       names = "--pod-shapes",
       defaultValue = "auto",

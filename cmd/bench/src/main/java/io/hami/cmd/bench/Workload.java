@@ -61,6 +61,8 @@ public record Workload(
   }
 
   /**
+   * The cluster's nodes.
+   *
    * @param count how many nodes
    * @param gpusPerNode GPUs on each node
    * @param gpuMemoryMiB memory of each GPU
@@ -72,6 +74,8 @@ public record Workload(
       int count, int gpusPerNode, int gpuMemoryMiB, int splitCount, NodeKind kind, Duration handshakeInterval) {}
 
   /**
+   * The measured pods.
+   *
    * @param count how many measured pods
    * @param qps pods created per second
    * @param clients concurrent creating clients
@@ -104,6 +108,8 @@ public record Workload(
   public record Unschedulable(Duration interval) {}
 
   /**
+   * Flags the scheduler runs with.
+   *
    * @param kubeQps the scheduler's {@code --kube-qps}
    * @param kubeBurst the scheduler's {@code --kube-burst}
    * @param heapMiB the scheduler's maximum heap

@@ -12,6 +12,7 @@ import picocli.CommandLine.Spec;
     description = "Explains scheduling decisions from what the scheduler recorded in the API.",
     subcommands = {ExplainPodCommand.class})
 public final class ExplainCommand implements Callable<Integer> {
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Override

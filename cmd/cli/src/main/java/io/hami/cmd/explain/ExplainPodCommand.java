@@ -35,6 +35,7 @@ public final class ExplainPodCommand implements Callable<Integer> {
   static final int EXIT_NOT_FOUND = 1;
   static final int EXIT_USAGE = 2;
 
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Parameters(index = "0", paramLabel = "NS/NAME", description = "The pod, as namespace/name or name (see -n).")

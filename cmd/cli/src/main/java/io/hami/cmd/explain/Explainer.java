@@ -59,9 +59,8 @@ final class Explainer {
       out.putIfAbsent(vgpu, "the node the scheduler chose (" + Annotations.VGPU_NODE + ")");
     }
     String raw = annotations(pod).get(Annotations.SCHEDULE_EXPLAIN);
-    if (raw != null
-        && ScheduleRecordCodec.decode(raw).orElse(null) instanceof ScheduleRecord.Failed f
-        && f.node() != null) {
+    Optional<ScheduleRecord> last = raw == null ? Optional.empty() : ScheduleRecordCodec.decode(raw).toOptional();
+    if (last.isPresent() && last.get() instanceof ScheduleRecord.Failed f && f.node() != null) {
       out.putIfAbsent(f.node(), "chosen in the last attempt, which then failed");
     }
     return out;
@@ -72,8 +71,12 @@ final class Explainer {
     Set<String> out = new LinkedHashSet<>();
     for (Optional<Node> n : nodes.values()) {
       String v = n.map(x -> annotations(x.getMetadata().getAnnotations()).get(Annotations.MUTEX_LOCK)).orElse(null);
-      NodeLock l = v == null ? null : NodeLock.decode(v).orElse(null);
-      if (l != null && !l.namespace().isEmpty() && !l.name().isEmpty()
+      Optional<NodeLock> lock = v == null ? Optional.empty() : NodeLock.decode(v).toOptional();
+      if (lock.isEmpty()) {
+        continue;
+      }
+      NodeLock l = lock.get();
+      if (!l.namespace().isEmpty() && !l.name().isEmpty()
           && !l.isHeldBy(ns(pod), pod.getMetadata().getName())) {
         out.add(l.namespace() + "/" + l.name());
       }

@@ -62,7 +62,7 @@ final class JsonReport {
           "nodeExists", l.nodeExists(),
           "value", l.value(),
           "heldBySelf", l.heldBySelf(),
-          "ageSeconds", l.age() == null ? null : l.age().getSeconds(),
+          "ageSeconds", l.age() == null ? null : l.age().toSeconds(),
           "expired", l.expired(),
           "holder", h == null ? null : obj(
               "namespace", h.namespace(), "name", h.name(), "exists", h.exists(), "phase", h.phase(),

@@ -203,7 +203,7 @@ final class TextReport {
 
   /** {@code 45s}, {@code 3m12s}, {@code 2h5m}, {@code 3d4h}, as kubectl prints ages. */
   static String duration(Duration d) {
-    long s = Math.max(0, d.getSeconds());
+    long s = Math.max(0, d.toSeconds());
     if (s < 60) {
       return s + "s";
     }

@@ -18,6 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -401,7 +402,7 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Where components started by tests may keep their files; removed with the control plane. */
   public Path workDir() {
-    return kubeconfig.getParent();
+    return Objects.requireNonNull(kubeconfig.getParent(), "kubeconfig is a file in the work directory");
   }
 
   /** Stops the apiserver and starts it again on the same port with the same data. */

@@ -46,7 +46,7 @@ public record ControlPlaneOptions(
     return new ControlPlaneOptions(
         ControlPlaneBinaries.resolve(moduleDir),
         work,
-        Duration.ofSeconds(120),
+        Duration.ofMinutes(2),
         Boolean.getBoolean(KEEP_PROPERTY),
         Pki.Backend.detect());
   }

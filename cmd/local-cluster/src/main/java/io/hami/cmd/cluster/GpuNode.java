@@ -271,7 +271,8 @@ public final class GpuNode implements AutoCloseable {
       // The apiserver did not answer: like kubelet, try the write again later.
       log.info("fake kubelet on {}: pod {}/{}: {}; retrying", name, ns, podName, e.getMessage());
       try {
-        kubeletLoop.schedule(() -> sync(pod), API_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        // A retry that fails again logs and schedules the next one itself.
+        var unused = kubeletLoop.schedule(() -> sync(pod), API_RETRY.toMillis(), TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException closed) {
         // The node is being closed.
       }

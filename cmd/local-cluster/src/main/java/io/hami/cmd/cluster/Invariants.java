@@ -1,5 +1,6 @@
 package io.hami.cmd.cluster;
 
+import com.google.common.base.Splitter;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -36,15 +37,16 @@ public final class Invariants {
     int n = value.endsWith(";") ? parts.length - 1 : parts.length;
     for (int i = 0; i < n; i++) {
       List<Use> devices = new ArrayList<>();
-      for (String d : parts[i].split(":")) {
-        if (d.isEmpty()) {
-          continue;
+      for (String d : Splitter.on(':').omitEmptyStrings().split(parts[i])) {
+        List<String> f = new ArrayList<>(Splitter.on(',').splitToList(d));
+        // Trailing empty fields do not count, so "a,b,1,2," still reads as four.
+        while (!f.isEmpty() && f.get(f.size() - 1).isEmpty()) {
+          f.remove(f.size() - 1);
         }
-        String[] f = d.split(",");
-        if (f.length != 4) {
-          throw new IllegalArgumentException("device entry \"" + d + "\" has " + f.length + " fields, want 4");
+        if (f.size() != 4) {
+          throw new IllegalArgumentException("device entry \"" + d + "\" has " + f.size() + " fields, want 4");
         }
-        devices.add(new Use(f[0], f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
+        devices.add(new Use(f.get(0), f.get(1), Long.parseLong(f.get(2)), Long.parseLong(f.get(3))));
       }
       containers.add(devices);
     }

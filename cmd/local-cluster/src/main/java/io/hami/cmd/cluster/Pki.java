@@ -2,6 +2,7 @@ package io.hami.cmd.cluster;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.base.Splitter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -63,8 +64,8 @@ public final class Pki {
       if (path == null) {
         return false;
       }
-      for (String d : path.split(java.io.File.pathSeparator)) {
-        if (!d.isEmpty() && Files.isExecutable(Path.of(d, "openssl"))) {
+      for (String d : Splitter.on(java.io.File.pathSeparatorChar).omitEmptyStrings().split(path)) {
+        if (Files.isExecutable(Path.of(d, "openssl"))) {
           return true;
         }
       }

@@ -66,7 +66,7 @@ public final class Playground implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Playground.class);
   /** Name of the MutatingWebhookConfiguration, as shipped. */
   public static final String WEBHOOK_CONFIGURATION = "hami-webhook";
-  private static final Duration COMPONENT_TIMEOUT = Duration.ofSeconds(120);
+  private static final Duration COMPONENT_TIMEOUT = Duration.ofMinutes(2);
   private static final int NODE_START_THREADS = 4;
 
   /** Something to stop; {@code needsApi} when stopping it writes to the apiserver. */

@@ -48,6 +48,7 @@ public final class SchedulerCommand implements Callable<Integer> {
   /** How long a SIGTERM waits for the scheduler to stop and give up its lease. */
   static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(20);
 
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Option(names = "--kubeconfig", description = "Kubeconfig file; default: in-cluster or ~/.kube/config.")
@@ -128,7 +129,8 @@ public final class SchedulerCommand implements Callable<Integer> {
     }
     DeviceConfig devices =
         WebhookOptions.loadDeviceConfig(deviceConfigFile, "hami scheduler", errors, err);
-    if (!errors.isEmpty()) {
+    // cfg is null only when loading failed, and then errors says why.
+    if (!errors.isEmpty() || cfg == null) {
       errors.forEach(err::println);
       err.flush();
       return EXIT_CONFIG;

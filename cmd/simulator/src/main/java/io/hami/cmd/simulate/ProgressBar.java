@@ -12,7 +12,6 @@ final class ProgressBar {
   private final boolean enabled;
   private final LongSupplier nanoTime;
   private long start;
-  private int total;
 
   ProgressBar(PrintWriter err, boolean enabled, LongSupplier nanoTime) {
     this.err = err;
@@ -21,7 +20,6 @@ final class ProgressBar {
   }
 
   void start(int total) {
-    this.total = total;
     start = nanoTime.getAsLong();
     update(0, total);
   }

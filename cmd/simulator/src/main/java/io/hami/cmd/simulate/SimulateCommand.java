@@ -1,5 +1,6 @@
 package io.hami.cmd.simulate;
 
+import com.google.common.base.Splitter;
 import io.hami.plugins.placement.PaperPolicy;
 import io.hami.sim.BundledTraces;
 import io.hami.sim.EngineCheck;
@@ -16,6 +17,7 @@ import io.hami.sim.Trace;
 import io.hami.sim.TraceFiles;
 import io.hami.sim.TraceFormatException;
 import io.hami.sim.TraceNode;
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -57,6 +59,7 @@ public final class SimulateCommand implements Callable<Integer> {
   /** Exit code for a trace file that cannot be read. */
   public static final int EXIT_BAD_INPUT = 2;
 
+  @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
   @Option(
@@ -197,7 +200,7 @@ public final class SimulateCommand implements Callable<Integer> {
       return checkEngines(prepared, checked, seedList, out, err);
     }
     Simulation sim = new Simulation(prepared, chosen, seedList);
-    boolean bar = progress != null ? progress : System.console() != null;
+    boolean bar = progress != null ? progress : onTerminal();
     ProgressBar progressBar = new ProgressBar(err, bar, System::nanoTime);
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, sim.replays()), r -> {
       Thread t = new Thread(r, "simulate");
@@ -236,6 +239,26 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   // The scheduler logs every decision at DEBUG; thousands of pods per replay would drown the table.
+  /**
+   * Whether the process runs on a terminal. From JDK 22 System.console() is there even when
+   * output is redirected, and Console.isTerminal() (not in JDK 17) tells the two apart.
+   */
+  // The check asks for isTerminal(), which is called here, reflectively, as JDK 17 lacks it.
+  @SuppressWarnings("SystemConsoleNull")
+  private static boolean onTerminal() {
+    Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (NoSuchMethodException e) {
+      return true; // before JDK 22 there is a console only on a terminal
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return false;
+    }
+  }
+
   private static void quietSchedulerLogs() {
     org.slf4j.Logger root = org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     if (root instanceof ch.qos.logback.classic.Logger logback && logback.getLevel() != null
@@ -338,7 +361,7 @@ public final class SimulateCommand implements Callable<Integer> {
           out.add(s);
         }
       } else {
-        for (String part : v.split(",")) {
+        for (String part : Splitter.on(',').split(v)) {
           if (!part.isBlank()) {
             out.add(Long.parseLong(part.trim()));
           }
