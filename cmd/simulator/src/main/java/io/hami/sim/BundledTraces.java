@@ -1,5 +1,6 @@
 package io.hami.sim;
 
+import com.google.common.collect.ImmutableList;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -14,8 +15,8 @@ import java.util.List;
 public final class BundledTraces {
 
   /** Pod traces shipped, by short name; {@code default} comes first. */
-  public static final List<String> POD_TRACES =
-      List.of("default", "cpu050", "gpushare40", "gpuspec10", "multigpu50");
+  public static final ImmutableList<String> POD_TRACES =
+      ImmutableList.of("default", "cpu050", "gpushare40", "gpuspec10", "multigpu50");
 
   private static final String DIR = "/traces/openb/";
   private static final String NODES = "openb_node_list_gpu_node.csv";

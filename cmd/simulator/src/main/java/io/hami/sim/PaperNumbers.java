@@ -1,5 +1,6 @@
 package io.hami.sim;
 
+import com.google.common.collect.ImmutableMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -22,8 +23,8 @@ public final class PaperNumbers {
     "random", "dotprod", "clustering", "packing", "bestfit", "fgd"
   };
 
-  private static final Map<String, double[]> TABLE =
-      Map.ofEntries(
+  private static final ImmutableMap<String, double[]> TABLE =
+      ImmutableMap.ofEntries(
           row("default", 13.70, .31, 9.38, .18, 8.35, .58, 8.22, .50, 7.14, .14, 4.77, .10),
           row("cpu050", 10.98, .25, 6.97, .18, 6.48, .33, 6.54, .30, 6.44, .12, 5.00, .11),
           row("cpu100", 12.57, .27, 8.27, .26, 7.58, .38, 7.50, .39, 6.74, .12, 4.79, .13),

@@ -1,5 +1,6 @@
 package io.hami.sim;
 
+import com.google.common.collect.ImmutableMap;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -33,7 +34,7 @@ public final class TraceToKube {
    * GPU memory per openb model, in MiB. Only fractions of a card matter to the replay, so the
    * undisclosed models G1–G3 get a nominal 32 GiB.
    */
-  private static final Map<String, Integer> MEMORY_MIB = Map.of(
+  private static final ImmutableMap<String, Integer> MEMORY_MIB = ImmutableMap.of(
       "P100", 16_384,
       "T4", 15_360,
       "V100M16", 16_384,

@@ -1,5 +1,6 @@
 package io.hami.webhook;
 
+import com.google.common.collect.ImmutableSet;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
@@ -7,7 +8,6 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -25,8 +25,8 @@ final class AdmissionHandler {
 
   private static final Logger log = LoggerFactory.getLogger(AdmissionHandler.class);
 
-  private static final Set<String> VERSIONS =
-      Set.of("admission.k8s.io/v1", "admission.k8s.io/v1beta1");
+  private static final ImmutableSet<String> VERSIONS =
+      ImmutableSet.of("admission.k8s.io/v1", "admission.k8s.io/v1beta1");
 
   /** An HTTP answer: status code and JSON body. */
   // The body is serialised once and written straight to the exchange; nothing compares or keeps

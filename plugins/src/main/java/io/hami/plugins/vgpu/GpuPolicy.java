@@ -1,10 +1,10 @@
 package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * The GPU policy ({@code hami.io/gpu-scheduler-policy}): the order in which a node's devices are
@@ -94,7 +94,7 @@ public final class GpuPolicy {
     return new GpuPolicy(v, chain, bound, mutex, topology);
   }
 
-  private static final Set<String> KNOWN = Set.of("binpack", "spread", "numa", "mutex", "topology-aware");
+  private static final ImmutableSet<String> KNOWN = ImmutableSet.of("binpack", "spread", "numa", "mutex", "topology-aware");
 
   /**
    * The items of {@code value} that {@link #parse} does not know and reads as spread (a single

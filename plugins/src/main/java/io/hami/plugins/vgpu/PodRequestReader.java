@@ -1,6 +1,7 @@
 package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.model.Annotations;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +26,8 @@ final class PodRequestReader {
 
   private static final String NVIDIA = "NVIDIA";
 
-  private static final Set<String> GO_BOOLS =
-      Set.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
+  private static final ImmutableSet<String> GO_BOOLS =
+      ImmutableSet.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
 
   /** A pod annotation or resource that cannot be used; the message names it. */
   static final class InvalidPodException extends Exception {

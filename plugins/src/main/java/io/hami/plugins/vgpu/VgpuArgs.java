@@ -1,5 +1,6 @@
 package io.hami.plugins.vgpu;
 
+import com.google.common.collect.ImmutableSet;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
 import io.hami.model.config.DeviceConfig;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import io.hami.model.resource.RequestRule;
 import io.hami.model.resource.ResourceNames;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * Arguments of the {@code vgpu} plugin ({@code pluginConfig[].args}).
@@ -78,8 +78,8 @@ public record VgpuArgs(
           false,
           false);
 
-  private static final Set<String> GPU_POLICY_ITEMS =
-      Set.of("binpack", "spread", "topology-aware", "mutex", "numa");
+  private static final ImmutableSet<String> GPU_POLICY_ITEMS =
+      ImmutableSet.of("binpack", "spread", "topology-aware", "mutex", "numa");
 
   @Override
   public void validate(FieldErrors errors) {

@@ -8,10 +8,10 @@ import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.testing.FakeHandle;
-import io.hami.framework.testing.gpu.FakeGpus;
-import io.hami.framework.testing.gpu.MakeGpuNode;
-import io.hami.framework.testing.gpu.MakeGpuPod;
 import io.hami.model.Annotations;
+import io.hami.model.testing.FakeGpus;
+import io.hami.model.testing.MakeGpuNode;
+import io.hami.model.testing.MakeGpuPod;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package io.hami.cmd.bench;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.collect.ImmutableSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -167,13 +168,13 @@ public record Workload(
   }
 
   private static final YAMLMapper YAML = YAMLMapper.builder().build();
-  private static final Set<String> TOP = Set.of("name", "nodes", "pods", "churn", "unschedulable", "scheduler", "timeoutSeconds");
-  private static final Set<String> NODES = Set.of("count", "gpusPerNode", "gpuMemoryMiB", "splitCount", "kind", "handshakeIntervalSeconds");
-  private static final Set<String> PODS = Set.of("count", "qps", "clients", "shapes", "warmup");
-  private static final Set<String> SHAPE = Set.of("name", "weight", "containers", "gpus", "memoryMiB", "cores");
-  private static final Set<String> CHURN = Set.of("intervalMillis", "nodes", "pods");
-  private static final Set<String> UNSCHED = Set.of("intervalMillis");
-  private static final Set<String> SCHED = Set.of("kubeQps", "kubeBurst", "heapMiB", "bindingThreads");
+  private static final ImmutableSet<String> TOP = ImmutableSet.of("name", "nodes", "pods", "churn", "unschedulable", "scheduler", "timeoutSeconds");
+  private static final ImmutableSet<String> NODES = ImmutableSet.of("count", "gpusPerNode", "gpuMemoryMiB", "splitCount", "kind", "handshakeIntervalSeconds");
+  private static final ImmutableSet<String> PODS = ImmutableSet.of("count", "qps", "clients", "shapes", "warmup");
+  private static final ImmutableSet<String> SHAPE = ImmutableSet.of("name", "weight", "containers", "gpus", "memoryMiB", "cores");
+  private static final ImmutableSet<String> CHURN = ImmutableSet.of("intervalMillis", "nodes", "pods");
+  private static final ImmutableSet<String> UNSCHED = ImmutableSet.of("intervalMillis");
+  private static final ImmutableSet<String> SCHED = ImmutableSet.of("kubeQps", "kubeBurst", "heapMiB", "bindingThreads");
 
   /** Reads and validates a workload file. */
   public static Workload load(Path file) {

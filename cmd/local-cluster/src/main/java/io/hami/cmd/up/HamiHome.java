@@ -2,6 +2,7 @@ package io.hami.cmd.up;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.collect.ImmutableList;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,8 +19,8 @@ public record HamiHome(Path root) {
   public static final String ENV = "HAMI_HOME";
 
   /** Files a checkout must have; the first one also tells a checkout apart while walking up. */
-  private static final List<String> REQUIRED =
-      List.of(
+  private static final ImmutableList<String> REQUIRED =
+      ImmutableList.of(
           "test-e2e/bin/build-control-plane.sh",
           "config/scheduler/scheduler-config.yaml",
           "config/device-config.yaml",

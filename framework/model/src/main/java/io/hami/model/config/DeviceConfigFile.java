@@ -1,5 +1,6 @@
 package io.hami.model.config;
 
+import com.google.common.collect.ImmutableSet;
 import io.hami.model.ProtocolError;
 import io.hami.model.resource.ResourceNames;
 import java.io.IOException;
@@ -30,8 +31,8 @@ public final class DeviceConfigFile {
   public static final int MAX_BYTES = 256 << 10;
 
   /** Sections of vendors this model does not cover; accepted without warnings. */
-  private static final Set<String> OTHER_SECTIONS =
-      Set.of("metax", "mthreads", "enflame", "kunlun", "awsneuron", "amd", "vastai", "biren", "iluvatar");
+  private static final ImmutableSet<String> OTHER_SECTIONS =
+      ImmutableSet.of("metax", "mthreads", "enflame", "kunlun", "awsneuron", "amd", "vastai", "biren", "iluvatar");
 
   private static final YAMLMapper YAML =
       YAMLMapper.builder(

@@ -1,5 +1,6 @@
 package io.hami.model.config;
 
+import com.google.common.collect.ImmutableSet;
 import io.hami.model.ProtocolError;
 import io.hami.model.internal.GoText;
 import java.util.ArrayList;
@@ -21,8 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class NodeOverrides {
 
-  private static final Set<String> MODES = Set.of("hami-core", "mig", "mps");
-  private static final Set<String> MIG_STRATEGIES = Set.of("none", "single", "mixed");
+  private static final ImmutableSet<String> MODES = ImmutableSet.of("hami-core", "mig", "mps");
+  private static final ImmutableSet<String> MIG_STRATEGIES = ImmutableSet.of("none", "single", "mixed");
 
   private static final JsonMapper JSON =
       JsonMapper.builder(

@@ -1,5 +1,6 @@
 package io.hami.framework.config;
 
+import com.google.common.collect.ImmutableSet;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
 import io.hami.framework.api.PluginRegistration;
@@ -30,8 +31,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * type on top of the registered defaults and then validated by the record itself.
  */
 public final class ConfigLoader {
-  private static final Set<String> TOP_FIELDS =
-      Set.of(
+  private static final ImmutableSet<String> TOP_FIELDS =
+      ImmutableSet.of(
           "apiVersion",
           "kind",
           "parallelism",
@@ -42,18 +43,18 @@ public final class ConfigLoader {
           "assumedPodTtlSeconds",
           "leaderElection",
           "profiles");
-  private static final Set<String> LEADER_FIELDS =
-      Set.of(
+  private static final ImmutableSet<String> LEADER_FIELDS =
+      ImmutableSet.of(
           "leaseNamespace",
           "leaseName",
           "leaseDurationSeconds",
           "renewDeadlineSeconds",
           "retryPeriodSeconds");
-  private static final Set<String> PROFILE_FIELDS =
-      Set.of("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig");
-  private static final Set<String> SET_FIELDS = Set.of("enabled", "disabled");
-  private static final Set<String> REF_FIELDS = Set.of("name", "weight");
-  private static final Set<String> PLUGIN_CONFIG_FIELDS = Set.of("name", "args");
+  private static final ImmutableSet<String> PROFILE_FIELDS =
+      ImmutableSet.of("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig");
+  private static final ImmutableSet<String> SET_FIELDS = ImmutableSet.of("enabled", "disabled");
+  private static final ImmutableSet<String> REF_FIELDS = ImmutableSet.of("name", "weight");
+  private static final ImmutableSet<String> PLUGIN_CONFIG_FIELDS = ImmutableSet.of("name", "args");
 
   private final PluginCatalog registry;
   private final YAMLMapper mapper;

@@ -1,6 +1,6 @@
 package io.hami.framework.config;
 
-import java.util.List;
+import com.google.common.collect.ImmutableList;
 
 /**
  * The plugins every profile starts with, enabled at every point they implement, before the
@@ -18,8 +18,8 @@ public final class DefaultPlugins {
   public static final String DEFAULT_BINDER = "DefaultBinder";
 
   /** The default multi-point plugins with their score weights, in run order. */
-  public static final List<PluginRef> MULTI_POINT =
-      List.of(
+  public static final ImmutableList<PluginRef> MULTI_POINT =
+      ImmutableList.of(
           PluginRef.of(PRIORITY_SORT),
           PluginRef.of(NODE_UNSCHEDULABLE),
           PluginRef.of(NODE_NAME),

@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import com.google.common.collect.ImmutableSet;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterEventHandler {
   private static final Logger log = LoggerFactory.getLogger(ClusterEventHandler.class);
-  private static final Set<String> TERMINAL = Set.of("Succeeded", "Failed");
+  private static final ImmutableSet<String> TERMINAL = ImmutableSet.of("Succeeded", "Failed");
 
   private final SchedulerCache cache;
   private final SchedulingQueue queue;

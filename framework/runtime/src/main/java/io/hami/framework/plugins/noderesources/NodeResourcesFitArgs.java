@@ -1,5 +1,6 @@
 package io.hami.framework.plugins.noderesources;
 
+import com.google.common.collect.ImmutableList;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
 import java.util.List;
@@ -20,8 +21,8 @@ public record NodeResourcesFitArgs(
     implements PluginArgs {
 
   /** The vGPU request names of every supported vendor that nodes never advertise. */
-  public static final List<String> DEFAULT_IGNORED_RESOURCES =
-      List.of(
+  public static final ImmutableList<String> DEFAULT_IGNORED_RESOURCES =
+      ImmutableList.of(
           "nvidia.com/gpumem",
           "nvidia.com/gpumem-percentage",
           "nvidia.com/gpucores",

@@ -1,4 +1,4 @@
-package io.hami.framework.testing.gpu;
+package io.hami.model.testing;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.hami.framework.testing.MakeNode;

@@ -1,4 +1,4 @@
-package io.hami.framework.testing.gpu;
+package io.hami.model.testing;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.testing.MakePod;

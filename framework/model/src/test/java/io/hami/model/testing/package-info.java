@@ -3,6 +3,6 @@
  * ask for vGPU resources.
  */
 @NullMarked
-package io.hami.framework.testing.gpu;
+package io.hami.model.testing;
 
 import org.jspecify.annotations.NullMarked;

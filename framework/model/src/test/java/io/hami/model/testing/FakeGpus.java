@@ -1,4 +1,4 @@
-package io.hami.framework.testing.gpu;
+package io.hami.model.testing;
 
 import io.hami.model.device.NodeDevice;
 import java.util.ArrayList;
