@@ -146,7 +146,7 @@ class ArchitectureTest {
           .resideInAPackage("..testing..")
           .should()
           .resideInAPackage(FIXTURES)
-          .because("test fixtures ship only in the test-scoped framework testing module");
+          .because("test fixtures ship only in test scope: the framework testing module or a test-jar");
 
   /**
    * Fakes in main code are features: the fake NVML backend for GPU-less nodes and the playground's
