@@ -9,9 +9,7 @@ public final class DeviceShare {
 
   private DeviceShare() {}
 
-  /**
-   * @return free share in 0..1000
-   */
+  /** Returns the free share of a device in 0..1000. */
   public static int freeMilli(
       boolean usable, int totalSlots, int usedSlots, int totalMemMiB, int usedMemMiB, int totalCores, int usedCores) {
     if (!usable || usedSlots >= totalSlots || totalMemMiB <= 0) {

@@ -33,11 +33,9 @@ public final class TargetWorkloadFile {
       for (int i = 0; i < names.length; i++) {
         col.putIfAbsent(names[i].trim(), i);
       }
-      for (String need : List.of("cpu_milli", "num_gpu", "gpu_milli")) {
-        if (!col.containsKey(need)) {
-          throw new IOException(file + ": header lacks column '" + need + "'");
-        }
-      }
+      int cpuCol = column(col, "cpu_milli", file);
+      int gpusCol = column(col, "num_gpu", file);
+      int milliCol = column(col, "gpu_milli", file);
       List<HamiShape> out = new ArrayList<>();
       String line;
       int n = 1;
@@ -47,9 +45,9 @@ public final class TargetWorkloadFile {
           continue;
         }
         String[] c = line.split(",", -1);
-        int cpu = integer(c, col.get("cpu_milli"), file, n, "cpu_milli");
-        int gpus = integer(c, col.get("num_gpu"), file, n, "num_gpu");
-        int milli = integer(c, col.get("gpu_milli"), file, n, "gpu_milli");
+        int cpu = integer(c, cpuCol, file, n, "cpu_milli");
+        int gpus = integer(c, gpusCol, file, n, "num_gpu");
+        int milli = integer(c, milliCol, file, n, "gpu_milli");
         if (gpus > Fragmentation.MAX_GPUS || (gpus > 0 && (milli <= 0 || milli > 1000))) {
           throw new IOException(file + " line " + n + ": num_gpu " + gpus + " with gpu_milli " + milli
               + " is not a valid request (0..8 GPUs of 1..1000 milli)");
@@ -64,6 +62,14 @@ public final class TargetWorkloadFile {
       }
       return out;
     }
+  }
+
+  private static int column(Map<String, Integer> col, String name, Path file) throws IOException {
+    Integer i = col.get(name);
+    if (i == null) {
+      throw new IOException(file + ": header lacks column '" + name + "'");
+    }
+    return i;
   }
 
   private static int integer(String[] cells, int i, Path file, int line, String column) throws IOException {

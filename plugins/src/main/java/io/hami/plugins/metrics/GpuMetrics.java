@@ -81,10 +81,10 @@ public final class GpuMetrics {
         .labelNames("reason", "profile")
         .callback(cb -> {
           for (FitSource f : fitSources) {
-            for (int i = 0; i < f.codes().length; i++) {
-              long n = f.counts()[i].sum();
+            for (int i = 0; i < f.codes().size(); i++) {
+              long n = f.counts().get(i).sum();
               if (n != 0) {
-                cb.call(n, f.codes()[i], f.profile());
+                cb.call((double) n, f.codes().get(i), f.profile());
               }
             }
           }
@@ -158,7 +158,7 @@ public final class GpuMetrics {
     parseFailures.labelValues(vendor, field, profile).inc();
   }
 
-  private record FitSource(String profile, String[] codes, LongAdder[] counts) {}
+  private record FitSource(String profile, List<String> codes, List<LongAdder> counts) {}
 
   /**
    * Adders for a profile's fit failures, one per reason code (same order as {@code codes}); the
@@ -169,7 +169,7 @@ public final class GpuMetrics {
     for (int i = 0; i < counts.length; i++) {
       counts[i] = new LongAdder();
     }
-    fitSources.add(new FitSource(profile, codes.clone(), counts));
+    fitSources.add(new FitSource(profile, List.of(codes), List.of(counts)));
     return counts;
   }
 

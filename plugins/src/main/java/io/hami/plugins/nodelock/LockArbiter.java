@@ -25,6 +25,8 @@ public final class LockArbiter {
   }
 
   /**
+   * Decides what to do about a node's lock before taking it.
+   *
    * @param value the current {@code hami.io/mutex.lock} value, or null
    * @param namespace namespace of the pod that wants the lock
    * @param name name of the pod that wants the lock
@@ -38,7 +40,7 @@ public final class LockArbiter {
       Instant now,
       BiFunction<String, String, HolderState> holderState) {
     if (value == null || value.isEmpty()) {
-      return LockDecision.FREE;
+      return new LockDecision.Free();
     }
     Decoded<NodeLock> decoded = NodeLock.decode(value);
     if (!(decoded instanceof Decoded.Ok<NodeLock> ok)) {
@@ -46,7 +48,7 @@ public final class LockArbiter {
     }
     NodeLock lock = ok.value();
     if (lock.isHeldBy(namespace, name)) {
-      return LockDecision.MINE;
+      return new LockDecision.Mine();
     }
     boolean expired = lock.isExpired(now, timeout);
     String holder = lock.isTimeOnly() ? "unknown" : lock.namespace() + "/" + lock.name();

@@ -36,9 +36,6 @@ public sealed interface LockDecision {
     return !(this instanceof Held);
   }
 
-  Free FREE = new Free();
-  Mine MINE = new Mine();
-
   /** Helper for messages: {@code ns/name} or {@code unknown}. */
   static String holder(@Nullable String ns, @Nullable String name) {
     if (ns == null || name == null || name.isEmpty()) {

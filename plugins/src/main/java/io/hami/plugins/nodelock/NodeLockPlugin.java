@@ -176,7 +176,7 @@ public final class NodeLockPlugin
 
   /** How many stale locks were taken over, by cause (exported as a metric). */
   public long brokenLocks(StaleCause cause) {
-    return broken.get(cause).getLongValue();
+    return requireNonNull(broken.get(cause)).getLongValue();
   }
 
   /** How many lock attempts met a lock held on the node by someone else (exported as a metric). */
@@ -289,7 +289,7 @@ public final class NodeLockPlugin
       if (s.owner != null && s.owner.uid().equals(me.uid())) {
         s.owner = null;
         s.acquired = false;
-        promote(n.node(), s);
+        promote(s);
       }
     }
   }
@@ -322,7 +322,7 @@ public final class NodeLockPlugin
 
   /** Hands the node to the next waiting pod that is still waiting. */
   @GuardedBy("this")
-  private void promote(String node, Slot s) {
+  private void promote(Slot s) {
     while (s.owner == null && !s.waiters.isEmpty()) {
       Claim next = s.waiters.pollFirst();
       WaitingPod w = handle.waitingPod(next.uid()).orElse(null);
@@ -361,7 +361,7 @@ public final class NodeLockPlugin
       }
       if (a.broken() != null) {
         LockDecision.Stale st = a.broken();
-        broken.get(st.cause()).inc();
+        requireNonNull(broken.get(st.cause())).inc();
         log.info("stale node lock taken over node={} holder={} cause={}", nodeName, st.holder(), st.cause().label());
         handle
             .eventRecorder()
@@ -453,7 +453,7 @@ public final class NodeLockPlugin
         // The node agent released our holder's lock (or someone replaced it): next pod.
         s.owner = null;
         s.acquired = false;
-        promote(name, s);
+        promote(s);
       }
       if (value == null && !s.blocked.isEmpty()) {
         wake = new ArrayList<>(s.blocked.values());
@@ -497,7 +497,7 @@ public final class NodeLockPlugin
           } else {
             s.owner = null;
             s.acquired = false;
-            promote(e.getKey(), s);
+            promote(s);
           }
         }
         if (s.observed != null && !s.blocked.isEmpty()) {

@@ -11,6 +11,7 @@ import io.hami.plugins.vgpu.SharedGpuState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code fgd} plugin: fragmentation gradient descent over HAMi's memory and core requests.
@@ -39,7 +40,7 @@ public final class FgdPlugin {
     }
     RecentShapes recent = new RecentShapes(args.window(), args.refreshEvery(), args.coverage());
     Supplier<CardWorkloads> current = new Supplier<>() {
-      private HamiWorkload seen;
+      private @Nullable HamiWorkload seen;
       private CardWorkloads cards = CardWorkloads.none();
 
       @Override

@@ -97,6 +97,8 @@ public record DeviceFilter(
   }
 
   /** Type and mode check (fit check 3, {@code CardTypeMismatch}). */
+  // Identity on purpose: NONE is the no-filter sentinel, and this runs per device.
+  @SuppressWarnings("ReferenceEquality")
   public boolean typeAllowed(DeviceUsage d) {
     return this == NONE || of(d).ownTypeAllowed(d);
   }

@@ -77,7 +77,7 @@ public final class DeviceFitter {
           : quota.plus(picks.size() < need ? picks : picks.subList(0, need - 1));
       FitReason refused = check(d, req, cores, filter, policy, q);
       // Health, cordon and type come before the NUMA restart; the other checks after it.
-      if (refused != null && refused.ordinal() < FitReason.NUMA_NOT_FIT.ordinal()) {
+      if (refused != null && refused.compareTo(FitReason.NUMA_NOT_FIT) < 0) {
         reasons.add(refused);
         continue;
       }
@@ -205,7 +205,7 @@ public final class DeviceFitter {
         bestAt = free;
       }
     }
-    return best == null ? null : new DevicePick.Mig(best.name(), bestAt);
+    return best == null || bestAt == null ? null : new DevicePick.Mig(best.name(), bestAt);
   }
 
   private static @Nullable MigPlacement freePlacement(MigProfile p, List<MigPlacement> used) {

@@ -193,7 +193,7 @@ public final class DeviceUsageIndex {
       return;
     }
     synchronized (lock) {
-      ImmutableList<GpuVendor> all = GpuVendors.union(v.get(), more);
+      ImmutableList<GpuVendor> all = GpuVendors.union(requireNonNull(v.get()), more);
       v.set(all);
       registrationKeys = Set.copyOf(ModelReaders.registrationKeys(all));
     }
@@ -202,7 +202,7 @@ public final class DeviceUsageIndex {
   /** The vendors this index reads (the defaults for an index with its own readers). */
   public List<GpuVendor> vendors() {
     AtomicReference<ImmutableList<GpuVendor>> v = vendors;
-    return v == null ? GpuVendors.accounted() : v.get();
+    return v == null ? GpuVendors.accounted() : requireNonNull(v.get());
   }
 
   /** The informer hook that keeps this index current. */
@@ -335,6 +335,9 @@ public final class DeviceUsageIndex {
   }
 
   /** Unreadable nodes now, keyed by {@code [vendor]} (for the gauge). */
+  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
+  // enclosing instance of a NodeState reached through a local.
+  @SuppressWarnings("GuardedBy")
   public Map<List<String>, Long> unreadableByVendor() {
     Map<List<String>, Long> out = new HashMap<>();
     synchronized (lock) {
@@ -351,6 +354,9 @@ public final class DeviceUsageIndex {
    * Marks a vendor's devices on a node unhealthy (or healthy again) on top of what the node's
    * annotations say, for health that only time reveals (an unanswered handshake).
    */
+  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
+  // enclosing instance of a NodeState reached through a local.
+  @SuppressWarnings("GuardedBy")
   public void setVendorHealthy(String node, String vendor, boolean healthy) {
     NodeState s = nodes.computeIfAbsent(node, NodeState::new);
     synchronized (lock) {
@@ -369,6 +375,9 @@ public final class DeviceUsageIndex {
   }
 
   /** Whether {@link #setVendorHealthy} marked the vendor unhealthy on the node. */
+  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
+  // enclosing instance of a NodeState reached through a local.
+  @SuppressWarnings("GuardedBy")
   public boolean vendorMarkedUnhealthy(String node, String vendor) {
     NodeState s = nodes.get(node);
     if (s == null) {
@@ -380,6 +389,9 @@ public final class DeviceUsageIndex {
   }
 
   /** Node added or changed: re-read its registration when its annotations or status changed. */
+  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
+  // enclosing instance of a NodeState reached through a local.
+  @SuppressWarnings("GuardedBy")
   public void upsertNode(io.fabric8.kubernetes.api.model.Node node) {
     String name = node.getMetadata().getName();
     Object from = registrationInputs(node);
@@ -428,6 +440,9 @@ public final class DeviceUsageIndex {
   }
 
   /** Node deleted: its devices disappear; usage stays attributed in case it comes back. */
+  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
+  // enclosing instance of a NodeState reached through a local.
+  @SuppressWarnings("GuardedBy")
   public void deleteNode(String name) {
     NodeState s = nodes.get(name);
     if (s == null) {
@@ -553,6 +568,9 @@ public final class DeviceUsageIndex {
     apply(e, -1);
   }
 
+  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
+  // enclosing instance of a NodeState reached through a local; the forEach runs on this thread.
+  @SuppressWarnings("GuardedBy")
   @GuardedBy("lock")
   private void apply(PodEntry e, int sign) {
     if (e.usage().isEmpty()) {

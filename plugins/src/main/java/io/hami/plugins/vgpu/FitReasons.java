@@ -9,6 +9,8 @@ import java.util.Map;
  * Counts of {@link FitReason}s for one node, with HAMi's message form {@code "1/8
  * CardInsufficientMemory, 7/8 CardTimeSlicingExhausted"}. Not thread-safe: one per node and fit.
  */
+// One per node and fit on the Filter path: counts indexed by ordinal, where an EnumMap would box.
+@SuppressWarnings("EnumOrdinal")
 public final class FitReasons {
   private final int[] counts = new int[FitReason.values().length];
   private final int total;

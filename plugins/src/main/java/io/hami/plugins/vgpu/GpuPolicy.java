@@ -1,5 +1,6 @@
 package io.hami.plugins.vgpu;
 
+import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
@@ -50,26 +51,23 @@ public final class GpuPolicy {
   public static GpuPolicy parse(String value) {
     String v = value.trim().toLowerCase(Locale.ROOT);
     if (!v.contains(",") && !v.equals("numa")) {
-      switch (v) {
-        case "binpack":
-          return new GpuPolicy(
-              v, List.of(Key.SCORE_ASC, Key.NUMA_ASC), List.of(Key.NUMA_DESC, Key.SCORE_ASC), false, false);
-        case "mutex":
-          return new GpuPolicy(
-              v, List.of(Key.USED_DESC, Key.NUMA_ASC), List.of(Key.NUMA_ASC, Key.USED_DESC), true, false);
-        default:
-          return new GpuPolicy(
-              v,
-              List.of(Key.SCORE_DESC, Key.NUMA_ASC),
-              List.of(Key.NUMA_ASC, Key.SCORE_DESC),
-              false,
-              v.equals("topology-aware"));
-      }
+      return switch (v) {
+        case "binpack" -> new GpuPolicy(
+            v, List.of(Key.SCORE_ASC, Key.NUMA_ASC), List.of(Key.NUMA_DESC, Key.SCORE_ASC), false, false);
+        case "mutex" -> new GpuPolicy(
+            v, List.of(Key.USED_DESC, Key.NUMA_ASC), List.of(Key.NUMA_ASC, Key.USED_DESC), true, false);
+        default -> new GpuPolicy(
+            v,
+            List.of(Key.SCORE_DESC, Key.NUMA_ASC),
+            List.of(Key.NUMA_ASC, Key.SCORE_DESC),
+            false,
+            v.equals("topology-aware"));
+      };
     }
     List<Key> chain = new ArrayList<>();
     boolean mutex = false;
     boolean topology = false;
-    for (String item : v.split(",")) {
+    for (String item : Splitter.on(',').split(v)) {
       switch (item.trim()) {
         case "binpack" -> chain.add(Key.SCORE_ASC);
         case "spread" -> chain.add(Key.SCORE_DESC);

@@ -153,6 +153,9 @@ public final class HandshakeMonitor {
    * handle's cluster events and running every {@code period} on a daemon thread while the
    * handle's scheduler leads.
    */
+  // The periodic task logs its own failures and runs for the process's life on a daemon thread:
+  // its future carries nothing to check.
+  @SuppressWarnings("FutureReturnValueIgnored")
   static HandshakeMonitor started(
       KubernetesClient client, FrameworkHandle handle, List<GpuVendor> vendors, Duration period, GpuMetrics metrics) {
     Writer api = apiWriter(client);

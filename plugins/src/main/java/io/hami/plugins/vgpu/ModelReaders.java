@@ -291,7 +291,7 @@ final class ModelReaders {
     if (entries > 0 && devices.container(entries - 1).isEmpty()) {
       entries--; // the empty entry after the final ';'
     }
-    if (init == 0 || entries >= init + apps) {
+    if (inits == null || init == 0 || entries >= init + apps) {
       return init;
     }
     String count = v.names().count();

@@ -48,6 +48,9 @@ public final class NodePlacer {
   }
 
   /** {@link #feasible(NodeDevices, PodRequests, PodGpuOptions)} under the pod's own quota check. */
+  // Identity on purpose: node views are replaced, never changed, so the same view means the
+  // memo is current, without comparing every device.
+  @SuppressWarnings("ReferenceEquality")
   public @Nullable FitReasons feasible(
       NodeDevices node, PodRequests reqs, PodGpuOptions opts, DeviceFitter.QuotaCheck quota) {
     VendorRequest only = singleRequest(reqs);

@@ -32,9 +32,11 @@ final class PodRequestReader {
   /** A pod annotation or resource that cannot be used; the message names it. */
   static final class InvalidPodException extends Exception {
     private static final long serialVersionUID = 1L;
+    final String reason;
 
     InvalidPodException(String message) {
       super(message);
+      this.reason = message;
     }
   }
 

@@ -1,5 +1,7 @@
 package io.hami.plugins.vgpu;
 
+import static java.util.Objects.requireNonNull;
+
 import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Node;
@@ -12,7 +14,6 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.ZoneId;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -31,13 +32,13 @@ public final class SharedGpuState {
   private static final Logger log = LoggerFactory.getLogger(SharedGpuState.class);
 
   @GuardedBy("this")
-  private final Map<FrameworkHandle, DeviceUsageIndex> indexes = new IdentityHashMap<>();
+  private final IdentityHashMap<FrameworkHandle, DeviceUsageIndex> indexes = new IdentityHashMap<>();
 
   @GuardedBy("this")
-  private final Map<PrometheusRegistry, GpuMetrics> metrics = new IdentityHashMap<>();
+  private final IdentityHashMap<PrometheusRegistry, GpuMetrics> metrics = new IdentityHashMap<>();
 
   @GuardedBy("this")
-  private final Map<KubernetesClient, HandshakeMonitor> handshakes = new IdentityHashMap<>();
+  private final IdentityHashMap<KubernetesClient, HandshakeMonitor> handshakes = new IdentityHashMap<>();
 
   /**
    * The index of a profile, created on first use and fed by the profile's cluster events. Every
@@ -64,10 +65,10 @@ public final class SharedGpuState {
                 + " are not counted, so they may be given to other pods");
     DeviceUsageIndex index =
         new DeviceUsageIndex(
-            node -> ModelReaders.readNode(node, vendors.get(), handle.clock(), zone),
-            pod -> ModelReaders.readPod(pod, vendors.get(), unreadable),
+            node -> ModelReaders.readNode(node, requireNonNull(vendors.get()), handle.clock(), zone),
+            pod -> ModelReaders.readPod(pod, requireNonNull(vendors.get()), unreadable),
             (node, r) -> reportUnreadable(handle, metrics, node, r),
-            ModelReaders.registrationKeys(vendors.get()));
+            ModelReaders.registrationKeys(requireNonNull(vendors.get())));
     index.wire(vendors, handle::nodeStateChanged);
     handle.addClusterStateListener(index.listener());
     metrics.addUnreadableNodes(handle.schedulerName(), index::unreadableByVendor);

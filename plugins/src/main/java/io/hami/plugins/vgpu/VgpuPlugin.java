@@ -60,8 +60,6 @@ public final class VgpuPlugin
 
   public static final String NAME = "vgpu";
 
-  private static final String NVIDIA = "NVIDIA";
-
   /** The pod's derived requests and options, written in PreFilter; absent for pods without devices. */
   public static final StateKey<PodDeviceRequests> REQUESTS =
       StateKey.of("PreFilter" + NAME, PodDeviceRequests.class);
@@ -107,8 +105,9 @@ public final class VgpuPlugin
     this.requeue = new VgpuRequeue(index.vendors());
     FitReason[] all = FitReason.values();
     String[] codes = new String[all.length];
-    for (FitReason r : all) {
-      codes[r.ordinal()] = r.code();
+    // In declaration order, the order of FitReasons' presence bits.
+    for (int i = 0; i < all.length; i++) {
+      codes[i] = all[i].code();
     }
     this.fitFailures = metrics.fitFailures(handle.schedulerName(), codes);
   }
@@ -166,7 +165,7 @@ public final class VgpuPlugin
     try {
       r = reader.requestsOf(pod);
     } catch (PodRequestReader.InvalidPodException e) {
-      return PreFilterResult.of(Status.unresolvable(e.getMessage()));
+      return PreFilterResult.of(Status.unresolvable(e.reason));
     }
     if (r == null) {
       return PreFilterResult.skip();

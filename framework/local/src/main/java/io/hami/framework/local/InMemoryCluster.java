@@ -485,7 +485,11 @@ public final class InMemoryCluster implements AutoCloseable {
       return this;
     }
 
-    /** @throws io.hami.framework.config.ConfigException for an invalid profile */
+    /**
+     * Builds the cluster.
+     *
+     * @throws io.hami.framework.config.ConfigException for an invalid profile
+     */
     public InMemoryCluster build() {
       return new InMemoryCluster(this);
     }

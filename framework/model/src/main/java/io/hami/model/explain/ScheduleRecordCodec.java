@@ -235,7 +235,7 @@ public final class ScheduleRecordCodec {
       }
       return Decoded.ok(failed(o, result, time));
     } catch (Bad b) {
-      return Decoded.err(b.field, b.found == null ? "" : shortJson(b.found), b.getMessage());
+      return Decoded.err(b.field, b.found == null ? "" : shortJson(b.found), b.reason);
     }
   }
 
@@ -301,11 +301,13 @@ public final class ScheduleRecordCodec {
     private static final long serialVersionUID = 1L;
     final String field;
     final transient @Nullable Object found;
+    final String reason;
 
     Bad(String field, @Nullable Object found, String message) {
       super(message, null, false, false);
       this.field = field;
       this.found = found;
+      this.reason = message;
     }
   }
 

@@ -150,8 +150,8 @@ public final class GoJson {
       case VALUE_STRING -> utf8Safe(p.getString());
       case VALUE_NUMBER_INT -> new Num(p.getText(), true);
       case VALUE_NUMBER_FLOAT -> new Num(p.getText(), false);
-      case VALUE_TRUE -> Boolean.TRUE;
-      case VALUE_FALSE -> Boolean.FALSE;
+      case VALUE_TRUE -> true;
+      case VALUE_FALSE -> false;
       case VALUE_NULL -> NULL;
       default -> throw new IllegalStateException("unexpected token " + t);
     };

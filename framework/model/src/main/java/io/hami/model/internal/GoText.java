@@ -2,6 +2,7 @@ package io.hami.model.internal;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Text parsing with the acceptance rules of Go's {@code strconv}, without exceptions. */
 public final class GoText {
@@ -57,15 +58,12 @@ public final class GoText {
   }
 
   /** Go {@code strconv.ParseBool}: 1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False. */
-  public static Boolean parseBool(String s) {
-    switch (s) {
-      case "1", "t", "T", "TRUE", "true", "True":
-        return Boolean.TRUE;
-      case "0", "f", "F", "FALSE", "false", "False":
-        return Boolean.FALSE;
-      default:
-        return null;
-    }
+  public static @Nullable Boolean parseBool(String s) {
+    return switch (s) {
+      case "1", "t", "T", "TRUE", "true", "True" -> Boolean.TRUE;
+      case "0", "f", "F", "FALSE", "false", "False" -> Boolean.FALSE;
+      default -> null;
+    };
   }
 
   /** Splits on a single character, keeping empty pieces (Go {@code strings.Split}). */

@@ -19,7 +19,7 @@ public record MigAllocation(
     String gpuUuid,
     String profile,
     MigPlacement placement,
-    Optional<Runtime> runtime) {
+    Optional<Instance> runtime) {
 
   /**
    * Fields the node agent adds once the instance exists (all three or none).
@@ -28,5 +28,5 @@ public record MigAllocation(
    * @param gpuInstanceId GPU instance ID
    * @param computeInstanceId compute instance ID
    */
-  public record Runtime(String migUuid, int gpuInstanceId, int computeInstanceId) {}
+  public record Instance(String migUuid, int gpuInstanceId, int computeInstanceId) {}
 }

@@ -34,7 +34,7 @@ public final class MigAllocationJson {
       b.append(",\"placement\":{\"start\":").append(a.placement().start()).append(",\"size\":")
           .append(a.placement().size()).append('}');
       if (a.runtime().isPresent()) {
-        MigAllocation.Runtime r = a.runtime().get();
+        MigAllocation.Instance r = a.runtime().get();
         b.append(",\"migUUID\":");
         GoJson.appendString(b, r.migUuid());
         b.append(",\"gpuInstanceID\":").append(r.gpuInstanceId());
@@ -77,7 +77,7 @@ public final class MigAllocationJson {
     Decoded<String> profile = GoJson.string(n.get("profile"), "profile");
     Object pl = n.get("placement");
     Decoded<MigPlacement> placement =
-        GoJson.isNull(pl) ? Decoded.ok(new MigPlacement(0, 0)) : NodeDeviceJson.placement(pl).within("placement");
+        pl == null || GoJson.isNull(pl) ? Decoded.ok(new MigPlacement(0, 0)) : NodeDeviceJson.placement(pl).within("placement");
     Object migNode = n.get("miguuid");
     Object giNode = n.get("gpuinstanceid");
     Object ciNode = n.get("computeinstanceid");
@@ -93,8 +93,8 @@ public final class MigAllocationJson {
     if (present != 0 && present != 3) {
       return Decoded.err("migUUID", GoJson.render(n), "migUUID, gpuInstanceID and computeInstanceID must come together");
     }
-    Optional<MigAllocation.Runtime> runtime =
-        present == 3 ? Optional.of(new MigAllocation.Runtime(mig.orElse(""), gi.orElse(0), cid.orElse(0)))
+    Optional<MigAllocation.Instance> runtime =
+        present == 3 ? Optional.of(new MigAllocation.Instance(mig.orElse(""), gi.orElse(0), cid.orElse(0)))
             : Optional.empty();
     return Decoded.ok(new MigAllocation(ci.orElse(0), di.orElse(0), gpu.orElse(""), profile.orElse(""),
         placement.orElse(new MigPlacement(0, 0)), runtime));

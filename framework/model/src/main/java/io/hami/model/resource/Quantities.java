@@ -4,6 +4,7 @@ import io.hami.model.Decoded;
 import io.hami.model.internal.GoText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Kubernetes resource quantities ({@code 1}, {@code 500m}, {@code 16Gi}, {@code 1e3}) read as exact numbers.
@@ -67,50 +68,38 @@ public final class Quantities {
     return Decoded.ok(scaled);
   }
 
-  private static BigDecimal applySuffix(BigDecimal v, String s) {
-    switch (s) {
-      case "":
-        return v;
-      case "n":
-        return v.scaleByPowerOfTen(-9);
-      case "u":
-        return v.scaleByPowerOfTen(-6);
-      case "m":
-        return v.scaleByPowerOfTen(-3);
-      case "k":
-        return v.scaleByPowerOfTen(3);
-      case "M":
-        return v.scaleByPowerOfTen(6);
-      case "G":
-        return v.scaleByPowerOfTen(9);
-      case "T":
-        return v.scaleByPowerOfTen(12);
-      case "P":
-        return v.scaleByPowerOfTen(15);
-      case "E":
-        return v.scaleByPowerOfTen(18);
-      case "Ki":
-        return v.multiply(BigDecimal.valueOf(1L << 10));
-      case "Mi":
-        return v.multiply(BigDecimal.valueOf(1L << 20));
-      case "Gi":
-        return v.multiply(BigDecimal.valueOf(1L << 30));
-      case "Ti":
-        return v.multiply(BigDecimal.valueOf(1L << 40));
-      case "Pi":
-        return v.multiply(BigDecimal.valueOf(1L << 50));
-      case "Ei":
-        return v.multiply(BigDecimal.valueOf(1L << 60));
-      default:
-        if (s.length() >= 2 && (s.charAt(0) == 'e' || s.charAt(0) == 'E')) {
-          long e = GoText.parseInt32(s.substring(1));
-          if (e == GoText.INVALID || Math.abs(e) > MAX_EXPONENT) {
-            return null;
-          }
-          return v.scaleByPowerOfTen((int) e);
-        }
+  private static @Nullable BigDecimal applySuffix(BigDecimal v, String s) {
+    return switch (s) {
+      case "" -> v;
+      case "n" -> v.scaleByPowerOfTen(-9);
+      case "u" -> v.scaleByPowerOfTen(-6);
+      case "m" -> v.scaleByPowerOfTen(-3);
+      case "k" -> v.scaleByPowerOfTen(3);
+      case "M" -> v.scaleByPowerOfTen(6);
+      case "G" -> v.scaleByPowerOfTen(9);
+      case "T" -> v.scaleByPowerOfTen(12);
+      case "P" -> v.scaleByPowerOfTen(15);
+      case "E" -> v.scaleByPowerOfTen(18);
+      case "Ki" -> v.multiply(BigDecimal.valueOf(1L << 10));
+      case "Mi" -> v.multiply(BigDecimal.valueOf(1L << 20));
+      case "Gi" -> v.multiply(BigDecimal.valueOf(1L << 30));
+      case "Ti" -> v.multiply(BigDecimal.valueOf(1L << 40));
+      case "Pi" -> v.multiply(BigDecimal.valueOf(1L << 50));
+      case "Ei" -> v.multiply(BigDecimal.valueOf(1L << 60));
+      default -> exponent(v, s);
+    };
+  }
+
+  /** A decimal exponent suffix such as {@code e3}, or null if {@code s} is not one. */
+  private static @Nullable BigDecimal exponent(BigDecimal v, String s) {
+    if (s.length() >= 2 && (s.charAt(0) == 'e' || s.charAt(0) == 'E')) {
+      long e = GoText.parseInt32(s.substring(1));
+      if (e == GoText.INVALID || Math.abs(e) > MAX_EXPONENT) {
         return null;
+      }
+      return v.scaleByPowerOfTen((int) e);
     }
+    return null;
   }
 
   /**

@@ -97,7 +97,7 @@ class RoundTripTest {
       List<MigAllocation> list = g.list(4, () -> new MigAllocation(g.anyInt(), g.anyInt(), g.any(20), g.any(8),
           new MigPlacement(g.anyInt(), g.anyInt()),
           g.random().nextBoolean() ? Optional.empty()
-              : Optional.of(new MigAllocation.Runtime(g.any(20), g.anyInt(), g.anyInt()))));
+              : Optional.of(new MigAllocation.Instance(g.any(20), g.anyInt(), g.anyInt()))));
       String json = MigAllocationJson.encode(list);
       assertThat(MigAllocationJson.decode(json)).as(json).isEqualTo(Decoded.ok(list));
     }

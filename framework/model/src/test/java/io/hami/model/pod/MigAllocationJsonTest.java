@@ -23,7 +23,7 @@ class MigAllocationJsonTest {
   @Test
   void runtimeFieldsRoundTrip() {
     MigAllocation a = new MigAllocation(1, 2, "GPU-b", "3g.20gb", new MigPlacement(4, 4),
-        Optional.of(new MigAllocation.Runtime("MIG-x", 2, 0)));
+        Optional.of(new MigAllocation.Instance("MIG-x", 2, 0)));
     assertThat(MigAllocationJson.decode(MigAllocationJson.encode(List.of(a)))).isEqualTo(Decoded.ok(List.of(a)));
   }
 

@@ -2,6 +2,7 @@ package io.hami.framework.bind;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.function.LongSupplier;
 
 /**
@@ -13,8 +14,9 @@ public final class ApiRateLimiter {
   private final double qps;
   private final double burst;
   private final LongSupplier nanoTime;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private double tokens;
+  @GuardedBy("this")
   private long last;
 
   public ApiRateLimiter(double qps, int burst, LongSupplier nanoTime) {
@@ -54,6 +56,7 @@ public final class ApiRateLimiter {
     return false;
   }
 
+  @GuardedBy("this")
   private void refill() {
     long now = nanoTime.getAsLong();
     tokens = Math.min(burst, tokens + (now - last) / 1e9 * qps);

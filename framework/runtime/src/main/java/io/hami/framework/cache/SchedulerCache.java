@@ -2,6 +2,7 @@ package io.hami.framework.cache;
 
 import static com.google.common.base.Preconditions.checkState;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.NodeInfo;
@@ -41,12 +42,17 @@ public final class SchedulerCache {
   private final Duration assumedPodTtl;
   private final Function<Pod, PodInfo> podInfos;
 
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final Map<String, NodeItem> nodes = new LinkedHashMap<>();
+  @GuardedBy("this")
   private final Map<String, PodState> pods = new HashMap<>();
+  @GuardedBy("this")
   private @Nullable NodeItem head;
+  @GuardedBy("this")
   private long generation;
+  @GuardedBy("this")
   private long membershipVersion;
+  @GuardedBy("this")
   private int assumedCount;
 
   private static final class NodeItem {
@@ -248,7 +254,7 @@ public final class SchedulerCache {
       if (item.node == null) {
         continue;
       }
-      NodeInfo info = nodeInfo(item);
+      NodeInfo info = nodeInfo(item, item.node);
       copied++;
       if (!membership) {
         Integer i = snapshot.index.get(item.name);
@@ -265,7 +271,7 @@ public final class SchedulerCache {
       for (NodeItem item : nodes.values()) {
         if (item.node != null) {
           snapshot.index.put(item.name, snapshot.nodes.size());
-          snapshot.nodes.add(nodeInfo(item));
+          snapshot.nodes.add(nodeInfo(item, item.node));
         }
       }
       snapshot.membershipVersion = membershipVersion;
@@ -275,10 +281,10 @@ public final class SchedulerCache {
     snapshot.lastUpdateCopied = copied;
   }
 
-  private NodeInfo nodeInfo(NodeItem item) {
+  private NodeInfo nodeInfo(NodeItem item, Node node) {
     NodeInfo info = item.info;
     if (info == null) {
-      info = NodeInfo.of(item.node, item.pods.values()).withGeneration(item.generation);
+      info = NodeInfo.of(node, item.pods.values()).withGeneration(item.generation);
       item.info = info;
     }
     return info;
@@ -317,11 +323,12 @@ public final class SchedulerCache {
   /** Returns the current NodeInfo of a node, or null (for tests and diagnostics). */
   public synchronized @Nullable NodeInfo nodeInfo(String name) {
     NodeItem item = nodes.get(name);
-    return item == null || item.node == null ? null : nodeInfo(item);
+    return item == null || item.node == null ? null : nodeInfo(item, item.node);
   }
 
   // ---- internals
 
+  @GuardedBy("this")
   private void addToNode(String nodeName, PodInfo info) {
     NodeItem item = nodes.get(nodeName);
     if (item == null) {
@@ -333,6 +340,7 @@ public final class SchedulerCache {
     touch(item);
   }
 
+  @GuardedBy("this")
   private void removeFromNode(String nodeName, String uid) {
     NodeItem item = nodes.get(nodeName);
     if (item == null) {
@@ -347,6 +355,7 @@ public final class SchedulerCache {
     touch(item);
   }
 
+  @GuardedBy("this")
   private void touch(NodeItem item) {
     item.generation = ++generation;
     item.info = null;
@@ -361,6 +370,7 @@ public final class SchedulerCache {
     head = item;
   }
 
+  @GuardedBy("this")
   private void unlink(NodeItem item) {
     if (item.prev != null) {
       item.prev.next = item.next;

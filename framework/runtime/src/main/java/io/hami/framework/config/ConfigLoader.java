@@ -329,10 +329,9 @@ public final class ConfigLoader {
   }
 
   private static JsonNode merge(JsonNode base, JsonNode overlay) {
-    if (!(base instanceof ObjectNode) || !overlay.isObject()) {
+    if (!(base instanceof ObjectNode b) || !overlay.isObject()) {
       return overlay;
     }
-    ObjectNode b = (ObjectNode) base;
     for (String field : overlay.propertyNames()) {
       JsonNode o = overlay.get(field);
       JsonNode existing = b.get(field);

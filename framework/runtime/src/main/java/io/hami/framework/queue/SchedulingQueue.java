@@ -2,6 +2,7 @@ package io.hami.framework.queue;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.ClusterEvent;
@@ -57,18 +58,27 @@ public final class SchedulingQueue {
   private final Function<Pod, List<PreEnqueuePlugin>> preEnqueue;
   private final Map<String, List<ClusterEventWithHint>> registrations;
 
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final TreeSet<QueuedPodInfo> active;
+  @GuardedBy("lock")
   private final TreeSet<QueuedPodInfo> backoff;
+  @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> unschedulable = new LinkedHashMap<>();
+  @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> byUid = new HashMap<>();
+  @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> inFlight = new HashMap<>();
   // In event order, so trimming drops a prefix: binding pods stay in flight for long, and the
   // events they pin must not be rescanned on every attempt.
+  @GuardedBy("lock")
   private final ArrayDeque<InFlightEvent> inFlightEvents = new ArrayDeque<>();
+  @GuardedBy("lock")
   private long seq;
+  @GuardedBy("lock")
   private long eventSeq;
+  @GuardedBy("lock")
   private long schedulingCycle;
+  @GuardedBy("lock")
   private boolean closed;
 
   private record InFlightEvent(
@@ -146,6 +156,7 @@ public final class SchedulingQueue {
     }
   }
 
+  @GuardedBy("lock")
   private void updateLocked(Pod newPod) {
     String uid = newPod.getMetadata().getUid();
     QueuedPodInfo flying = inFlight.get(uid);
@@ -238,6 +249,7 @@ public final class SchedulingQueue {
     }
   }
 
+  @GuardedBy("lock")
   private QueuedPodInfo popLocked() {
     QueuedPodInfo info = active.pollFirst();
     byUid.remove(info.uid());
@@ -298,6 +310,7 @@ public final class SchedulingQueue {
     }
   }
 
+  @GuardedBy("lock")
   private boolean sawMatchingEventInFlight(QueuedPodInfo info) {
     for (InFlightEvent e : inFlightEvents) {
       if (e.seq > info.popEventSeq && worthRequeuing(info, e.event, e.oldObj, e.newObj)) {
@@ -307,6 +320,7 @@ public final class SchedulingQueue {
     return false;
   }
 
+  @GuardedBy("lock")
   private void trimInFlightEvents() {
     if (inFlight.isEmpty()) {
       inFlightEvents.clear();
@@ -473,6 +487,7 @@ public final class SchedulingQueue {
     }
   }
 
+  @GuardedBy("lock")
   private void moveOut(QueuedPodInfo info) {
     if (backoffExpiry(info).isAfter(clock.instant())) {
       backoff.add(info);
@@ -483,6 +498,7 @@ public final class SchedulingQueue {
     }
   }
 
+  @GuardedBy("lock")
   private void pushActive(QueuedPodInfo info) {
     info.seq = ++seq;
     active.add(info);

@@ -34,6 +34,9 @@ final class AttemptRecords {
    * @param statuses per candidate position, the rejecting status or null
    * @param nameRanks each candidate's rank in name order, or null to compare the names
    */
+  // Identity on purpose: plugins reuse one Status object across nodes, so comparing references
+  // counts the repeats without calling equals per node.
+  @SuppressWarnings("ReferenceEquality")
   static Diagnosis filterFailure(
       Instant now,
       int numAll,
@@ -43,9 +46,9 @@ final class AttemptRecords {
       int @Nullable [] nameRanks) {
     int count = candidates.size();
     // Plugins reuse one rejection across nodes: count each distinct status, then its reasons.
-    Map<Status, int[]> byStatus = new IdentityHashMap<>();
+    IdentityHashMap<Status, int[]> byStatus = new IdentityHashMap<>();
     Status last = null;
-    int[] lastCount = null;
+    int[] lastCount = new int[1];
     int[] closest = new int[CLOSEST];
     int kept = 0;
     for (int i = 0; i < count; i++) {

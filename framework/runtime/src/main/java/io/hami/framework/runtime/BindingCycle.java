@@ -50,6 +50,9 @@ final class BindingCycle {
   }
 
   /** Binds the placed pod now, or once its Permit wait ends. */
+  // The callback handles both outcomes of the wait and hands binding to submit: the dependent
+  // future whenComplete returns carries nothing to check.
+  @SuppressWarnings("FutureReturnValueIgnored")
   void start(Placement p) {
     WaitingPodImpl w = p.waiting();
     if (w == null) {

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A parallelizer over a fixed pool of daemon threads plus the calling thread. Work is handed out
@@ -23,7 +24,8 @@ import java.util.function.IntConsumer;
 public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
   private final int parallelism;
   private final int workers;
-  private final ExecutorService pool;
+  // Null when one worker, the calling thread, does all the work.
+  private final @Nullable ExecutorService pool;
 
   public DefaultParallelizer(int parallelism) {
     this(parallelism, Runtime.getRuntime().availableProcessors());

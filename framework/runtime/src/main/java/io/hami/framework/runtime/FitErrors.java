@@ -20,6 +20,8 @@ final class FitErrors {
   }
 
   /** The plugins behind the first {@code count} Filter statuses. */
+  // Identity on purpose: plugins reuse one Status object across nodes (see message).
+  @SuppressWarnings("ReferenceEquality")
   static Set<String> rejectors(@Nullable Status[] statuses, int count) {
     Set<String> rejectors = new HashSet<>();
     Status last = null;
@@ -38,9 +40,11 @@ final class FitErrors {
    * The PodScheduled message: {@code 0/N nodes are available: 4000 Reason A, 1000 Reason B.},
    * counts in descending order, then by reason.
    */
+  // Identity on purpose: comparing references counts a reused Status without equals per node.
+  @SuppressWarnings("ReferenceEquality")
   static String message(int numAll, @Nullable Status[] statuses, int count, int excludedByPreFilter) {
     // Count each distinct status object first: plugins reuse one rejection across many nodes.
-    Map<Status, int[]> byStatus = new IdentityHashMap<>();
+    IdentityHashMap<Status, int[]> byStatus = new IdentityHashMap<>();
     Status last = null;
     int[] lastCount = new int[1];
     for (int i = 0; i < count; i++) {

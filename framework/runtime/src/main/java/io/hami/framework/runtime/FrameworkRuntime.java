@@ -89,7 +89,7 @@ public final class FrameworkRuntime {
       SchedulerMetrics metrics) {
     this.profileName = profileName;
     this.percentageOfNodesToScore = percentageOfNodesToScore;
-    this.queueSort = (QueueSortPlugin) byPoint.get(ExtensionPoint.QUEUE_SORT).get(0);
+    this.queueSort = (QueueSortPlugin) byPoint.getOrDefault(ExtensionPoint.QUEUE_SORT, List.of()).get(0);
     this.preEnqueue = arr(byPoint, ExtensionPoint.PRE_ENQUEUE, PreEnqueuePlugin[]::new);
     this.preFilter = arr(byPoint, ExtensionPoint.PRE_FILTER, PreFilterPlugin[]::new);
     this.filter = arr(byPoint, ExtensionPoint.FILTER, FilterPlugin[]::new);
@@ -108,8 +108,8 @@ public final class FrameworkRuntime {
     this.postBind = arr(byPoint, ExtensionPoint.POST_BIND, PostBindPlugin[]::new);
     Map<String, List<ClusterEventWithHint>> regs = new LinkedHashMap<>();
     for (Plugin p : plugins.values()) {
-      if (p instanceof EnqueueExtensions) {
-        regs.put(p.name(), List.copyOf(((EnqueueExtensions) p).eventsToRegister()));
+      if (p instanceof EnqueueExtensions e) {
+        regs.put(p.name(), List.copyOf(e.eventsToRegister()));
       }
     }
     this.registrations = Map.copyOf(regs);
@@ -258,13 +258,14 @@ public final class FrameworkRuntime {
 
   private static void checkRequiredPoints(
       Map<ExtensionPoint, List<Plugin>> byPoint, FieldErrors errors) {
-    if (byPoint.get(ExtensionPoint.QUEUE_SORT).size() != 1) {
+    List<Plugin> queueSort = byPoint.getOrDefault(ExtensionPoint.QUEUE_SORT, List.of());
+    if (queueSort.size() != 1) {
       errors.add(
           "plugins.queueSort",
           "exactly one QueueSort plugin must be enabled, found "
-              + byPoint.get(ExtensionPoint.QUEUE_SORT).stream().map(Plugin::name).toList());
+              + queueSort.stream().map(Plugin::name).toList());
     }
-    if (byPoint.get(ExtensionPoint.BIND).isEmpty()) {
+    if (byPoint.getOrDefault(ExtensionPoint.BIND, List.of()).isEmpty()) {
       errors.add("plugins.bind", "at least one Bind plugin must be enabled");
     }
   }
@@ -356,6 +357,8 @@ public final class FrameworkRuntime {
   // ---- scheduling cycle
 
   /** The outcome of PreFilter: status, candidate node names (null: all), skipped filters. */
+  // skipFilter is indexed by filter position in the per-node loop; a List would box each read.
+  @SuppressWarnings("ArrayRecordComponent")
   public record PreFilterOutcome(
       Status status, @Nullable Set<String> nodeNames, boolean[] skipFilter) {}
 
@@ -543,10 +546,10 @@ public final class FrameworkRuntime {
   public @Nullable Status normalizeAndWeigh(
       int i, CycleState state, Pod pod, List<NodeInfo> nodes, long[] raw) {
     ScorePlugin p = score[i];
-    if (p instanceof ScoreExtensions) {
+    if (p instanceof ScoreExtensions x) {
       Status s;
       try {
-        s = ((ScoreExtensions) p).normalizeScore(state, pod, new NodeScores(nodes, raw));
+        s = x.normalizeScore(state, pod, new NodeScores(nodes, raw));
       } catch (RuntimeException e) {
         s = pluginError(p, "NormalizeScore", pod, e);
       }

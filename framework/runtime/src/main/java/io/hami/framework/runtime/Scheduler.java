@@ -211,8 +211,8 @@ public final class Scheduler {
         new String[] {"result"},
         cb -> {
           var s = podInfos.stats();
-          cb.call(s.hitCount(), "hit");
-          cb.call(s.missCount(), "miss");
+          cb.call((double) s.hitCount(), "hit");
+          cb.call((double) s.missCount(), "miss");
         });
   }
 

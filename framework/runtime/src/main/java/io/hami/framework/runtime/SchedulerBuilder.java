@@ -109,7 +109,11 @@ public final class SchedulerBuilder {
     return this;
   }
 
-  /** @throws ConfigException when a profile cannot be built (every error listed) */
+  /**
+   * Builds the scheduler.
+   *
+   * @throws ConfigException when a profile cannot be built (every error listed)
+   */
   public Scheduler build() {
     return new Scheduler(this);
   }

@@ -164,6 +164,9 @@ public final class SchedulerService implements AutoCloseable {
    * @throws IOException if the metrics address cannot be bound
    * @throws IllegalStateException if the informers do not sync in time
    */
+  // The tick logs its own failures and stops with the timer's shutdownNow: its future carries
+  // nothing to check.
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void start(Duration syncTimeout) throws IOException {
     InetSocketAddress metricsAddress = options.metricsAddress();
     if (metricsAddress != null) {

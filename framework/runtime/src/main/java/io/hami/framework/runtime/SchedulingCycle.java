@@ -60,11 +60,12 @@ final class SchedulingCycle {
     cache.updateSnapshot(snapshot);
     PodCycle c = new PodCycle(fwk, info, new CycleState(), sample, start);
     Attempt attempt = findNode(c);
-    if (attempt.node == null) {
+    String nodeName = attempt.node;
+    if (nodeName == null) {
       noNode(c, attempt);
       return null;
     }
-    return reserveAndPermit(c, attempt);
+    return reserveAndPermit(c, attempt, nodeName);
   }
 
   private void noNode(PodCycle c, Attempt attempt) {
@@ -85,11 +86,10 @@ final class SchedulingCycle {
     failures.handle(c.info(), attempt, nanos);
   }
 
-  private @Nullable Placement reserveAndPermit(PodCycle c, Attempt attempt) {
+  private @Nullable Placement reserveAndPermit(PodCycle c, Attempt attempt, String nodeName) {
     FrameworkRuntime fwk = c.fwk();
     CycleState state = c.state();
     Pod pod = c.pod();
-    String nodeName = attempt.node;
     if (attempt.selection != null) {
       state.write(NodeSelection.KEY, attempt.selection);
     }

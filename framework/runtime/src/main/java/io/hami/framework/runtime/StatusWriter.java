@@ -11,6 +11,8 @@ import java.util.Map;
 public interface StatusWriter {
 
   /**
+   * Writes the condition.
+   *
    * @param reason {@code Unschedulable} or {@code SchedulerError}
    * @param message the aggregated message
    */

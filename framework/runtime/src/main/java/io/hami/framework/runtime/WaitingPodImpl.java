@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.Status;
 import io.hami.framework.api.WaitingPod;
@@ -20,9 +21,9 @@ import org.jspecify.annotations.Nullable;
 final class WaitingPodImpl implements WaitingPod {
   private final Pod pod;
   private final String nodeName;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private @Nullable Set<String> pending;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final Set<String> allowedEarly = new HashSet<>();
   private volatile Instant deadline = Instant.MAX;
   private final CompletableFuture<Status> result = new CompletableFuture<>();

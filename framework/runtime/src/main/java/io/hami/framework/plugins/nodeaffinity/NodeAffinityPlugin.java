@@ -146,7 +146,7 @@ public final class NodeAffinityPlugin
         ClusterEventWithHint.of(
             ClusterEvent.of(EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_LABEL),
             (pod, oldObj, newObj) ->
-                newObj instanceof Node && RequiredNodeAffinity.of(pod).matches((Node) newObj)
+                newObj instanceof Node n && RequiredNodeAffinity.of(pod).matches(n)
                     ? QueueingHint.QUEUE
                     : QueueingHint.SKIP),
         ClusterEventWithHint.of(

@@ -131,29 +131,23 @@ public final class RequiredNodeAffinity {
   static boolean requirementMatches(NodeSelectorRequirement r, @Nullable String value, boolean present) {
     List<String> values = r.getValues() == null ? List.of() : r.getValues();
     String op = r.getOperator() == null ? "" : r.getOperator();
-    switch (op) {
-      case "In":
-        return present && values.contains(value);
-      case "NotIn":
-        return !present || !values.contains(value);
-      case "Exists":
-        return present;
-      case "DoesNotExist":
-        return !present;
-      case "Gt":
-      case "Lt":
-        if (!present || values.size() != 1) {
-          return false;
-        }
-        try {
-          long have = Long.parseLong(value);
-          long want = Long.parseLong(values.get(0));
-          return "Gt".equals(op) ? have > want : have < want;
-        } catch (NumberFormatException e) {
-          return false;
-        }
-      default:
-        return false;
+    return switch (op) {
+      case "In" -> present && values.contains(value);
+      case "NotIn" -> !present || !values.contains(value);
+      case "Exists" -> present;
+      case "DoesNotExist" -> !present;
+      case "Gt", "Lt" -> present && values.size() == 1 && compares(op, value, values.get(0));
+      default -> false;
+    };
+  }
+
+  private static boolean compares(String op, @Nullable String value, String bound) {
+    try {
+      long have = Long.parseLong(value);
+      long want = Long.parseLong(bound);
+      return "Gt".equals(op) ? have > want : have < want;
+    } catch (NumberFormatException e) {
+      return false;
     }
   }
 }

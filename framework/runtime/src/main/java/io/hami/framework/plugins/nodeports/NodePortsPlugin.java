@@ -80,7 +80,7 @@ public final class NodePortsPlugin implements PreFilterPlugin, FilterPlugin, Fil
         ClusterEventWithHint.of(
             ClusterEvent.of(EventResource.ASSIGNED_POD, ActionType.DELETE),
             (pod, oldObj, newObj) ->
-                oldObj instanceof Pod && !HostPort.forPod((Pod) oldObj).isEmpty()
+                oldObj instanceof Pod p && !HostPort.forPod(p).isEmpty()
                     ? QueueingHint.QUEUE
                     : QueueingHint.SKIP),
         ClusterEventWithHint.of(ClusterEvent.of(EventResource.NODE, ActionType.ADD)));

@@ -10,7 +10,7 @@ import java.util.List;
  *
  * @param ignoredResources resource names Filter does not check; by default the per-device
  *     vGPU names (memory, cores, priority) that no node advertises and that device plugins and
- *     GPU plugins account for, as kube-scheduler's extender {@code managedResources} with {@code
+ *     GPU plugins account for, as kube-scheduler's extender's managed resources with {@code
  *     ignoredByScheduler} do
  * @param ignoredResourceGroups resource name prefixes (the part before {@code /}) Filter does
  *     not check
@@ -41,6 +41,8 @@ public record NodeResourcesFitArgs(
   public record ResourceWeight(String name, int weight) {}
 
   /**
+   * How nodes are ranked.
+   *
    * @param type {@code LeastAllocated} (spread) or {@code MostAllocated} (bin-pack)
    * @param resources the resources scored and their weights
    */

@@ -70,7 +70,7 @@ public final class NodeUnschedulablePlugin implements FilterPlugin, FilterEquiva
         ClusterEventWithHint.of(
             ClusterEvent.of(EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_TAINT),
             (pod, oldObj, newObj) ->
-                newObj instanceof Node && !isUnschedulable((Node) newObj)
+                newObj instanceof Node n && !isUnschedulable(n)
                     ? QueueingHint.QUEUE
                     : QueueingHint.SKIP));
   }

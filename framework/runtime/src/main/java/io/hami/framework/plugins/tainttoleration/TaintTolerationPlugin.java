@@ -28,6 +28,7 @@ import io.hami.framework.api.Status;
 import io.hami.framework.plugins.helper.Tolerations;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Filters out nodes with a NoSchedule or NoExecute taint the pod does not tolerate, and prefers
@@ -75,12 +76,12 @@ public final class TaintTolerationPlugin
     return Tolerations.of(pod);
   }
 
-  private static Taint firstUntolerated(Node node, List<Toleration> tolerations) {
+  private static @Nullable Taint firstUntolerated(Node node, List<Toleration> tolerations) {
     List<Taint> taints = node.getSpec() == null ? null : node.getSpec().getTaints();
     return taints == null ? null : firstUntolerated(taints, tolerations);
   }
 
-  private static Taint firstUntolerated(List<Taint> taints, List<Toleration> tolerations) {
+  private static @Nullable Taint firstUntolerated(List<Taint> taints, List<Toleration> tolerations) {
     for (Taint t : taints) {
       String e = t.getEffect();
       if (("NoSchedule".equals(e) || "NoExecute".equals(e))
@@ -131,7 +132,7 @@ public final class TaintTolerationPlugin
         ClusterEventWithHint.of(
             ClusterEvent.of(EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_TAINT),
             (pod, oldObj, newObj) ->
-                newObj instanceof Node && firstUntolerated((Node) newObj, Tolerations.of(pod)) == null
+                newObj instanceof Node n && firstUntolerated(n, Tolerations.of(pod)) == null
                     ? QueueingHint.QUEUE
                     : QueueingHint.SKIP),
         ClusterEventWithHint.of(
