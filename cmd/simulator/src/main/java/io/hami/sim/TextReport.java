@@ -1,5 +1,6 @@
 package io.hami.sim;
 
+import com.google.common.collect.ImmutableList;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -8,7 +9,7 @@ import java.util.Locale;
 public final class TextReport {
 
   /** Arrived workload percentages shown in the table. */
-  public static final List<Integer> POINTS = List.of(90, 95, 100, 110);
+  public static final ImmutableList<Integer> POINTS = ImmutableList.of(90, 95, 100, 110);
 
   private TextReport() {}
 
