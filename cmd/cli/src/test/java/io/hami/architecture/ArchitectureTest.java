@@ -2,6 +2,7 @@ package io.hami.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -9,7 +10,11 @@ import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 
 /**
  * The layering of the modules, checked on the main classes of all of them (tests are not imported).
@@ -139,6 +144,19 @@ class ArchitectureTest {
 
   // Code hygiene.
 
+  /** The scheduler's own code keeps its steps small: a longer list wants a value object. */
+  @ArchTest
+  static final ArchRule frameworkMethodsTakeAtMostSixParameters =
+      methods()
+          .that()
+          .areDeclaredInClassesThat()
+          .resideInAPackage("io.hami.framework..")
+          .and()
+          .doNotHaveModifier(JavaModifier.SYNTHETIC)
+          .should(haveAtMostParameters(6))
+          .because("kube-scheduler's cycle steps take a state, a pod and a node; so do ours");
+
+
   @ArchTest
   static final ArchRule fixturesLiveInTheTestingModule =
       classes()
@@ -177,6 +195,20 @@ class ArchitectureTest {
           .because(
               "state belongs to instances that are passed in; process-wide registries leak"
                   + " between schedulers and tests");
+
+  private static ArchCondition<JavaMethod> haveAtMostParameters(int max) {
+    return new ArchCondition<>("take at most " + max + " parameters") {
+      @Override
+      public void check(JavaMethod method, ConditionEvents events) {
+        int n = method.getRawParameterTypes().size();
+        if (n > max) {
+          events.add(
+              SimpleConditionEvent.violated(
+                  method, method.getFullName() + " takes " + n + " parameters"));
+        }
+      }
+    };
+  }
 
   private static String[] concat(String[] first, String... rest) {
     String[] out = new String[first.length + rest.length];
