@@ -1,5 +1,6 @@
 package io.hami.plugins.vgpu;
 
+import io.hami.kube.PodPhases;
 import java.util.ArrayList;
 import io.hami.model.device.MigPlacement;
 import io.hami.model.pod.MigAllocationJson;
@@ -218,8 +219,7 @@ final class ModelReaders {
     if (node == null || node.isEmpty()) {
       return null;
     }
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+    if (PodPhases.isTerminal(pod)) {
       return null;
     }
     Map<String, PodUsage.Usage> usage = new LinkedHashMap<>();

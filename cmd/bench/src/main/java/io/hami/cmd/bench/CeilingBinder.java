@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.kube.AnnotationPatch;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
 import io.hami.model.lock.NodeLock;
@@ -111,9 +112,7 @@ final class CeilingBinder implements AutoCloseable {
       return false;
     }
     String value = NodeLock.of(OffsetDateTime.now(), ns, pod).encode();
-    String patch =
-        "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":\"" + value + "\"},\"resourceVersion\":\""
-            + n.getMetadata().getResourceVersion() + "\"}}";
+    String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, value, n.getMetadata().getResourceVersion());
     try {
       client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       return true;

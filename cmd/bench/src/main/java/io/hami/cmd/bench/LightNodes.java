@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.cmd.cluster.FakeNode;
+import io.hami.kube.AnnotationPatch;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
 import io.hami.model.device.NodeDevice;
@@ -225,9 +226,7 @@ final class LightNodes implements AutoCloseable {
       if (lock == null || !NodeLock.releasableBy(lock, ns, pod)) {
         return;
       }
-      String patch =
-          "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":null},\"resourceVersion\":\""
-              + n.getMetadata().getResourceVersion() + "\"}}";
+      String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, null, n.getMetadata().getResourceVersion());
       try {
         client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         released.incrementAndGet();
