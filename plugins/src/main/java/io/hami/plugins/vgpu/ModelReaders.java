@@ -1,5 +1,6 @@
 package io.hami.plugins.vgpu;
 
+import io.hami.framework.api.Quantities;
 import io.hami.kube.PodPhases;
 import java.util.ArrayList;
 import io.hami.model.device.MigPlacement;
@@ -182,7 +183,7 @@ final class ModelReaders {
       return -1;
     }
     try {
-      return q.getNumericalAmount().longValue();
+      return Quantities.toLongTruncated(q);
     } catch (ArithmeticException | IllegalArgumentException e) {
       return -1;
     }

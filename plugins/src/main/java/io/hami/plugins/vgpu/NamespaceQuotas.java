@@ -4,7 +4,7 @@ import com.google.common.collect.ImmutableMap;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import java.math.BigDecimal;
+import io.hami.framework.api.Quantities;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,11 +151,7 @@ public final class NamespaceQuotas {
       return -1;
     }
     try {
-      BigDecimal d = v.getNumericalAmount();
-      if (d.signum() < 0) {
-        throw new ArithmeticException("negative");
-      }
-      return d.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+      return Quantities.toNonNegativeLongCeil(v);
     } catch (RuntimeException e) {
       log.warn("resource quota entry ignored namespace={} quota={} field=spec.hard.{} value={} error={}",
           ns, name, key, v, e.getMessage());
