@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.hami.framework.api.Quantities;
+import io.hami.kube.Informers;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -161,21 +162,6 @@ public final class NamespaceQuotas {
 
   /** The informer handler that keeps these limits current; it only updates the maps. */
   public ResourceEventHandler<ResourceQuota> handler() {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(ResourceQuota q) {
-        upsert(q);
-      }
-
-      @Override
-      public void onUpdate(ResourceQuota oldQ, ResourceQuota newQ) {
-        upsert(newQ);
-      }
-
-      @Override
-      public void onDelete(ResourceQuota q, boolean finalStateUnknown) {
-        delete(q);
-      }
-    };
+    return Informers.onLatest(this::upsert, this::delete);
   }
 }

@@ -11,10 +11,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.cmd.cluster.FakeNode;
 import io.hami.kube.AnnotationPatch;
+import io.hami.kube.Informers;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
 import io.hami.model.device.NodeDevice;
@@ -87,23 +87,7 @@ final class LightNodes implements AutoCloseable {
       f.get(5, TimeUnit.MINUTES);
     }
     informer = client.pods().inNamespace(namespace).runnableInformer(0);
-    informer.addEventHandler(
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            maybeServe(pod);
-          }
-
-          @Override
-          public void onUpdate(Pod oldPod, Pod pod) {
-            maybeServe(pod);
-          }
-
-          @Override
-          public void onDelete(Pod pod, boolean unknown) {
-            served.remove(pod.getMetadata().getUid());
-          }
-        });
+    informer.addEventHandler(Informers.onLatest(this::maybeServe, pod -> served.remove(pod.getMetadata().getUid())));
     informer.start().toCompletableFuture().get(2, TimeUnit.MINUTES);
     long period = spec.handshakeInterval().toMillis();
     timer.scheduleWithFixedDelay(this::refreshHandshakes, period, period, TimeUnit.MILLISECONDS);
