@@ -156,7 +156,7 @@ final class LightNodes implements AutoCloseable {
   }
 
   private void refreshHandshakes() {
-    String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.NODE_HANDSHAKE + "\":\"" + handshake() + "\"}}}";
+    String patch = AnnotationPatch.of(Annotations.NODE_HANDSHAKE, handshake(), null);
     for (String name : List.copyOf(names)) {
       try {
         client.nodes().resource(PatchTargets.node(name)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
@@ -183,14 +183,8 @@ final class LightNodes implements AutoCloseable {
     String name = pod.getMetadata().getName();
     try {
       int containers = pod.getSpec().getContainers().size();
-      String patch =
-          "{\"metadata\":{\"annotations\":{\""
-              + Annotations.BIND_PHASE
-              + "\":\"success\",\""
-              + Annotations.VGPU_DEVICES_TO_ALLOCATE
-              + "\":\""
-              + ";".repeat(containers)
-              + "\"}}}";
+      String patch = AnnotationPatch.of(
+          Map.of(Annotations.BIND_PHASE, "success", Annotations.VGPU_DEVICES_TO_ALLOCATE, ";".repeat(containers)), null);
       client.pods().resource(PatchTargets.pod(pod)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       releaseLock(node, ns, name);
     } catch (KubernetesClientException e) {
