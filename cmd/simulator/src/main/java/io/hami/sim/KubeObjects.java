@@ -8,8 +8,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
+import io.hami.framework.api.Quantities;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -280,7 +279,7 @@ public final class KubeObjects {
       return 0;
     }
     try {
-      return q.getNumericalAmount().multiply(BigDecimal.valueOf(1000)).setScale(0, RoundingMode.CEILING).longValueExact();
+      return Quantities.toMillisCeil(q);
     } catch (RuntimeException e) {
       throw new TraceFormatException(source + ": " + where + ": " + field + " = '" + q + "' is not a CPU quantity");
     }
@@ -291,7 +290,7 @@ public final class KubeObjects {
       return 0;
     }
     try {
-      return q.getNumericalAmount().divide(BigDecimal.valueOf(1L << 20), 0, RoundingMode.CEILING).longValueExact();
+      return Quantities.toMebibytesCeil(q);
     } catch (RuntimeException e) {
       throw new TraceFormatException(source + ": " + where + ": " + field + " = '" + q + "' is not a memory quantity");
     }
@@ -299,11 +298,11 @@ public final class KubeObjects {
 
   private static long integer(Quantity q, String source, String where, String field) throws TraceFormatException {
     try {
-      BigDecimal v = q.getNumericalAmount();
-      if (v.signum() < 0 || v.stripTrailingZeros().scale() > 0) {
+      long v = Quantities.toLongExact(q);
+      if (v < 0) {
         throw new ArithmeticException();
       }
-      return v.longValueExact();
+      return v;
     } catch (RuntimeException e) {
       throw new TraceFormatException(source + ": " + where + ": " + field + " = '" + q + "' is not a non-negative integer");
     }

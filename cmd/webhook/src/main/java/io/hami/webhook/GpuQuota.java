@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.ScopedResourceSelectorRequirement;
+import io.hami.kube.PodPhases;
 import io.hami.model.Decoded;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.PodDevices;
@@ -182,8 +183,7 @@ final class GpuQuota {
 
   /** Pods that have finished release their quota, as in Kubernetes. */
   private static boolean counts(Pod p) {
-    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-    return !"Succeeded".equals(phase) && !"Failed".equals(phase);
+    return !PodPhases.isTerminal(p);
   }
 
   /** The GPU entries of a quota's hard limits; -1 for an entry that is absent. */

@@ -1,4 +1,7 @@
-/** How the project builds its Kubernetes clients and the objects its patches target. */
+/**
+ * The Kubernetes helpers every module shares: how clients are built, the objects patches target,
+ * annotation merge patches, bindings, pod phases and informer handlers.
+ */
 @NullMarked
 package io.hami.kube;
 

@@ -1,8 +1,7 @@
 package io.hami.nodeagent.cli;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.hami.kube.KubeClients;
+import io.hami.kube.cli.ClusterOptions;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.FileSettings;
@@ -20,7 +19,6 @@ import io.hami.nodeagent.publish.RegisterRecords;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,6 +28,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -54,8 +53,7 @@ public final class NodeAgentCommand implements Callable<Integer> {
       description = "This node's name (default: env NODE_NAME).")
   @Nullable String nodeName;
 
-  @Option(names = "--kubeconfig", description = "Kubeconfig file (default: in-cluster or KUBECONFIG).")
-  @Nullable Path kubeconfig;
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = "--device-config-file", defaultValue = "${env:DEVICE_CONFIG_FILE}",
       description = "The shared device config (device-config.yaml); its nvidia section applies below flags.")
@@ -212,8 +210,9 @@ public final class NodeAgentCommand implements Callable<Integer> {
     b.health(HealthCheckPolicy.fromEnv(
         System.getenv("DP_DISABLE_HEALTHCHECKS"), System.getenv("DP_ENABLE_HEALTHCHECKS"), errors));
     InetSocketAddress metrics = Flags.address("--metrics-address", metricsAddress, errors);
-    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      errors.add("--kubeconfig: '" + kubeconfig + "' is not a readable file");
+    String clusterProblem = cluster.problem();
+    if (clusterProblem != null) {
+      errors.add(clusterProblem);
     }
     NodeAgentConfig config = b.build();
     errors.addAll(config.problems());
@@ -275,10 +274,7 @@ public final class NodeAgentCommand implements Callable<Integer> {
   private int run(NodeAgentConfig config, Nvml nvml, @Nullable InetSocketAddress metrics, PrintWriter err) {
     KubernetesClient client;
     try {
-      Config kc = kubeconfig == null
-          ? Config.autoConfigure(null)
-          : Config.fromKubeconfig(Files.readString(kubeconfig));
-      client = KubeClients.builder(kc).build();
+      client = cluster.client();
     } catch (IOException | RuntimeException e) {
       err.println("error: cannot configure the Kubernetes client: " + e.getMessage());
       err.flush();

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.kube.AnnotationPatch;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.kube.PatchTargets;
@@ -24,10 +25,8 @@ import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationReques
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationResponse;
-import io.hami.nodeagent.publish.MergePatch;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -258,9 +257,7 @@ public final class Allocator {
         log.info("node lock held by another pod, left in place lock={} pod={}", lock, name(pod));
         return;
       }
-      Map<String, @Nullable String> release = new HashMap<>();
-      release.put(Annotations.MUTEX_LOCK, null);
-      String patch = MergePatch.annotations(release, node.getMetadata().getResourceVersion());
+      String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, null, node.getMetadata().getResourceVersion());
       try {
         client.nodes().resource(PatchTargets.node(config.nodeName())).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         return;
@@ -276,7 +273,7 @@ public final class Allocator {
 
   private void patchPod(Pod pod, Map<String, @Nullable String> annotations) {
     client.pods().resource(PatchTargets.pod(pod))
-        .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.annotations(annotations, null));
+        .patch(PatchContext.of(PatchType.JSON_MERGE), AnnotationPatch.of(annotations, null));
   }
 
   /**

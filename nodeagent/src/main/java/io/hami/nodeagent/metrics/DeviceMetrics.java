@@ -1,6 +1,7 @@
 package io.hami.nodeagent.metrics;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.kube.PodPhases;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.health.GpuInventory;
@@ -95,8 +96,7 @@ public final class DeviceMetrics {
   public static Map<String, Usage> usage(String node, List<Pod> pods) {
     Map<String, Usage> out = new HashMap<>();
     for (Pod p : pods) {
-      String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-      if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      if (PodPhases.isTerminal(p)) {
         continue;
       }
       Map<String, String> a = p.getMetadata().getAnnotations();

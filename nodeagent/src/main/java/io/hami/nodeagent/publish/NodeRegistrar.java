@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.kube.AnnotationPatch;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
 import io.hami.model.device.NodeDeviceJson;
@@ -116,7 +117,7 @@ public final class NodeRegistrar extends AbstractScheduledService {
     client
         .nodes()
         .resource(PatchTargets.node(config.nodeName()))
-        .patch(PatchContext.of(PatchType.JSON_MERGE), MergePatch.annotations(patch, null));
+        .patch(PatchContext.of(PatchType.JSON_MERGE), AnnotationPatch.of(patch, null));
     log.info("node annotations patched node={} keys={}", config.nodeName(), patch.keySet());
     return Outcome.PATCHED;
   }

@@ -1,6 +1,7 @@
 package io.hami.plugins.nodelock;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.kube.PodPhases;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -42,8 +43,7 @@ public enum HolderState {
     if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
       return GONE;
     }
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+    if (PodPhases.isTerminal(pod)) {
       return TERMINAL;
     }
     Map<String, String> annos = pod.getMetadata().getAnnotations();

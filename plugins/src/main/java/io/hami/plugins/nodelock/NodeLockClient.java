@@ -8,9 +8,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.kube.AnnotationPatch;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
-import io.hami.model.JsonStrings;
 import io.hami.model.lock.NodeLock;
 import java.time.InstantSource;
 import java.time.ZoneId;
@@ -143,21 +143,8 @@ public final class NodeLockClient {
   }
 
   private void patchLock(Node node, @Nullable String value) {
-    String resourceVersion = node.getMetadata().getResourceVersion();
-    StringBuilder b = new StringBuilder(160).append("{\"metadata\":{\"annotations\":{");
-    JsonStrings.append(b, Annotations.MUTEX_LOCK).append(':');
-    if (value == null) {
-      b.append("null");
-    } else {
-      JsonStrings.append(b, value);
-    }
-    b.append('}');
-    if (resourceVersion != null) {
-      b.append(",\"resourceVersion\":");
-      JsonStrings.append(b, resourceVersion);
-    }
-    b.append("}}");
-    client.nodes().resource(PatchTargets.node(node.getMetadata().getName())).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
+    String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, value, node.getMetadata().getResourceVersion());
+    client.nodes().resource(PatchTargets.node(node.getMetadata().getName())).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   private static Map<String, String> annotations(Node n) {

@@ -30,6 +30,7 @@ import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
 import io.hami.framework.api.WaitingPod;
+import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.lock.NodeLock;
@@ -421,8 +422,7 @@ public final class NodeLockPlugin
 
   /** Whether a pod can no longer need a node lock. */
   private static boolean doneWithLock(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null) {
+    if (PodPhases.isGone(pod)) {
       return true;
     }
     Map<String, String> a = pod.getMetadata().getAnnotations();
@@ -468,8 +468,7 @@ public final class NodeLockPlugin
 
   /** Whether the pod is deleted or terminal, so no node agent will release its lock. */
   private static boolean isGone(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
+    return PodPhases.isGone(pod);
   }
 
   /**

@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.kube.AnnotationPatch;
 import io.hami.kube.PatchTargets;
-import io.hami.model.JsonStrings;
 import io.hami.model.handshake.Handshake;
 import io.hami.model.handshake.HandshakeCheck;
 import io.hami.model.handshake.HealthVerdict;
@@ -181,24 +181,9 @@ public final class HandshakeMonitor {
   /** A writer that patches through the API client. */
   public static Writer apiWriter(KubernetesClient client) {
     return (node, rv, annotations) -> {
-      StringBuilder b = new StringBuilder(128).append("{\"metadata\":{\"annotations\":{");
-      boolean first = true;
-      for (Map.Entry<String, @Nullable String> e : annotations.entrySet()) {
-        if (!first) {
-          b.append(',');
-        }
-        first = false;
-        JsonStrings.append(b, e.getKey()).append(':');
-        if (e.getValue() == null) {
-          b.append("null");
-        } else {
-          JsonStrings.append(b, e.getValue());
-        }
-      }
-      b.append("},\"resourceVersion\":");
-      JsonStrings.append(b, rv).append("}}");
+      String patch = AnnotationPatch.of(annotations, rv);
       try {
-        client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), b.toString());
+        client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         return true;
       } catch (KubernetesClientException e) {
         if (e.getCode() == 409 || e.getCode() == 404) {

@@ -1,5 +1,7 @@
 package io.hami.plugins.vgpu;
 
+import io.hami.framework.api.Quantities;
+import io.hami.kube.PodPhases;
 import java.util.ArrayList;
 import io.hami.model.device.MigPlacement;
 import io.hami.model.pod.MigAllocationJson;
@@ -181,7 +183,7 @@ final class ModelReaders {
       return -1;
     }
     try {
-      return q.getNumericalAmount().longValue();
+      return Quantities.toLongTruncated(q);
     } catch (ArithmeticException | IllegalArgumentException e) {
       return -1;
     }
@@ -218,8 +220,7 @@ final class ModelReaders {
     if (node == null || node.isEmpty()) {
       return null;
     }
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+    if (PodPhases.isTerminal(pod)) {
       return null;
     }
     Map<String, PodUsage.Usage> usage = new LinkedHashMap<>();

@@ -4,7 +4,8 @@ import com.google.common.collect.ImmutableMap;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import java.math.BigDecimal;
+import io.hami.framework.api.Quantities;
+import io.hami.kube.Informers;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,11 +152,7 @@ public final class NamespaceQuotas {
       return -1;
     }
     try {
-      BigDecimal d = v.getNumericalAmount();
-      if (d.signum() < 0) {
-        throw new ArithmeticException("negative");
-      }
-      return d.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+      return Quantities.toNonNegativeLongCeil(v);
     } catch (RuntimeException e) {
       log.warn("resource quota entry ignored namespace={} quota={} field=spec.hard.{} value={} error={}",
           ns, name, key, v, e.getMessage());
@@ -165,21 +162,6 @@ public final class NamespaceQuotas {
 
   /** The informer handler that keeps these limits current; it only updates the maps. */
   public ResourceEventHandler<ResourceQuota> handler() {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(ResourceQuota q) {
-        upsert(q);
-      }
-
-      @Override
-      public void onUpdate(ResourceQuota oldQ, ResourceQuota newQ) {
-        upsert(newQ);
-      }
-
-      @Override
-      public void onDelete(ResourceQuota q, boolean finalStateUnknown) {
-        delete(q);
-      }
-    };
+    return Informers.onLatest(this::upsert, this::delete);
   }
 }

@@ -2,8 +2,8 @@ package io.hami.cmd.bench;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.hami.kube.Informers;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,21 +32,7 @@ final class BindTracker implements AutoCloseable {
     this.nanoTime = nanoTime;
     this.informer =
         client.pods().inNamespace(namespace).withLabel(BenchPods.GROUP_LABEL, group).runnableInformer(0);
-    informer.addEventHandler(
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            seen(pod);
-          }
-
-          @Override
-          public void onUpdate(Pod oldPod, Pod pod) {
-            seen(pod);
-          }
-
-          @Override
-          public void onDelete(Pod pod, boolean unknown) {}
-        });
+    informer.addEventHandler(Informers.onLatest(this::seen));
   }
 
   void start() throws Exception {

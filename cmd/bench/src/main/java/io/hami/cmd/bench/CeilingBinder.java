@@ -1,6 +1,5 @@
 package io.hami.cmd.bench;
 
-import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -8,6 +7,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.hami.kube.AnnotationPatch;
+import io.hami.kube.Bindings;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
 import io.hami.model.lock.NodeLock;
@@ -96,11 +97,7 @@ final class CeilingBinder implements AutoCloseable {
         continue;
       }
       client.pods().resource(PatchTargets.pod(pod)).patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(podPatch(pod, node)));
-      client.bindings().inNamespace(ns).resource(
-          new BindingBuilder()
-              .withNewMetadata().withName(name).withNamespace(ns).withUid(pod.getMetadata().getUid()).endMetadata()
-              .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget()
-              .build()).create();
+      client.bindings().inNamespace(ns).resource(Bindings.of(pod, node)).create();
       return;
     }
     throw new IllegalStateException("every node stayed locked");
@@ -117,8 +114,7 @@ final class CeilingBinder implements AutoCloseable {
     }
     String value = NodeLock.of(OffsetDateTime.now(ZoneId.systemDefault()), ns, pod).encode();
     String patch =
-        "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":\"" + value + "\"},\"resourceVersion\":\""
-            + n.getMetadata().getResourceVersion() + "\"}}";
+        AnnotationPatch.of(Annotations.MUTEX_LOCK, value, n.getMetadata().getResourceVersion());
     try {
       client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       return true;

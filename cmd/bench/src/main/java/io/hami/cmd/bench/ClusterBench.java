@@ -13,12 +13,12 @@ import io.hami.cmd.cluster.GpuNode;
 import io.hami.cmd.cluster.Invariants;
 import io.hami.framework.runtime.ClientRequestMetrics;
 import io.hami.kube.KubeClients;
+import io.hami.kube.cli.ClusterOptions;
 import io.hami.nodeagent.nvml.GpuInfo;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -103,7 +103,7 @@ final class ClusterBench {
   }
 
   private static KubernetesClient client(Path kubeconfig, @Nullable ClientRequestMetrics metrics) throws IOException {
-    Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig, StandardCharsets.UTF_8), kubeconfig.toString());
+    Config config = ClusterOptions.of(kubeconfig).config();
     config.setRequestTimeout(60_000);
     return (metrics == null ? KubeClients.builder(config) : metrics.clientBuilder(config)).build();
   }

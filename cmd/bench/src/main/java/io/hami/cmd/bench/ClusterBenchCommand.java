@@ -1,5 +1,6 @@
 package io.hami.cmd.bench;
 
+import io.hami.kube.cli.ClusterOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -9,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -21,6 +23,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "cluster",
+    resourceBundle = "io.hami.cmd.bench.ClusterBenchCommand",
     mixinStandardHelpOptions = true,
     description = "Measures the scheduler against a real API server with a workload from config/bench/.")
 public final class ClusterBenchCommand implements Callable<Integer> {
@@ -34,8 +37,8 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Option(names = "--workload", required = true, description = "Workload YAML, e.g. config/bench/basic.yaml.")
   Path workload;
 
-  @Option(names = "--kubeconfig", description = "Run against this cluster; default: start a local control plane.")
-  @Nullable Path kubeconfig;
+  /** Its description (in the resource bundle) names this command's own default. */
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = "--json", description = "Write the results as JSON to this file.")
   @Nullable Path json;
@@ -83,8 +86,9 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       err.flush();
       return 2;
     }
-    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      err.println("--kubeconfig: cannot read " + kubeconfig);
+    String clusterProblem = cluster.problem();
+    if (clusterProblem != null) {
+      err.println(clusterProblem);
       err.flush();
       return 2;
     }
@@ -118,7 +122,7 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     out.printf("hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s%n", w.name(), w.nodes().count(), w.pods().count(), baseline);
     out.flush();
     BenchReport report =
-        ClusterBench.run(new ClusterBench.Options(w, kubeconfig, root.get(), jar, ceiling, out));
+        ClusterBench.run(new ClusterBench.Options(w, cluster.kubeconfig(), root.get(), jar, ceiling, out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);

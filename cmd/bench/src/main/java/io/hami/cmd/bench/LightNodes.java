@@ -11,9 +11,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.cmd.cluster.FakeNode;
+import io.hami.kube.AnnotationPatch;
+import io.hami.kube.Informers;
 import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
 import io.hami.model.device.NodeDevice;
@@ -91,22 +92,7 @@ final class LightNodes implements AutoCloseable {
     SharedIndexInformer<Pod> inf = client.pods().inNamespace(namespace).runnableInformer(0);
     informer = inf;
     inf.addEventHandler(
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            maybeServe(pod);
-          }
-
-          @Override
-          public void onUpdate(Pod oldPod, Pod pod) {
-            maybeServe(pod);
-          }
-
-          @Override
-          public void onDelete(Pod pod, boolean unknown) {
-            served.remove(pod.getMetadata().getUid());
-          }
-        });
+        Informers.onLatest(this::maybeServe, pod -> served.remove(pod.getMetadata().getUid())));
     inf.start().toCompletableFuture().get(2, TimeUnit.MINUTES);
     long period = spec.handshakeInterval().toMillis();
     // Runs until close() shuts the timer down.
@@ -177,7 +163,7 @@ final class LightNodes implements AutoCloseable {
   }
 
   private void refreshHandshakes() {
-    String patch = "{\"metadata\":{\"annotations\":{\"" + Annotations.NODE_HANDSHAKE + "\":\"" + handshake() + "\"}}}";
+    String patch = AnnotationPatch.of(Annotations.NODE_HANDSHAKE, handshake(), null);
     for (String name : List.copyOf(names)) {
       try {
         client.nodes().resource(PatchTargets.node(name)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
@@ -204,14 +190,8 @@ final class LightNodes implements AutoCloseable {
     String name = pod.getMetadata().getName();
     try {
       int containers = pod.getSpec().getContainers().size();
-      String patch =
-          "{\"metadata\":{\"annotations\":{\""
-              + Annotations.BIND_PHASE
-              + "\":\"success\",\""
-              + Annotations.VGPU_DEVICES_TO_ALLOCATE
-              + "\":\""
-              + ";".repeat(containers)
-              + "\"}}}";
+      String patch = AnnotationPatch.of(
+          Map.of(Annotations.BIND_PHASE, "success", Annotations.VGPU_DEVICES_TO_ALLOCATE, ";".repeat(containers)), null);
       client.pods().resource(PatchTargets.pod(pod)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       releaseLock(node, ns, name);
     } catch (KubernetesClientException e) {
@@ -231,9 +211,7 @@ final class LightNodes implements AutoCloseable {
       if (lock == null || !NodeLock.releasableBy(lock, ns, pod)) {
         return;
       }
-      String patch =
-          "{\"metadata\":{\"annotations\":{\"" + Annotations.MUTEX_LOCK + "\":null},\"resourceVersion\":\""
-              + n.getMetadata().getResourceVersion() + "\"}}";
+      String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, null, n.getMetadata().getResourceVersion());
       try {
         client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         released.incrementAndGet();

@@ -41,6 +41,19 @@ class ClusterBenchCommandTest {
   }
 
   @Test
+  void kubeconfigHelp_namesTheLocalControlPlaneDefault() {
+    String[] r = run("bench", "cluster", "--help");
+    assertThat(r[1].replaceAll("\\s+", " ")).contains("--kubeconfig=FILE").contains("start a local etcd and kube-apiserver");
+  }
+
+  @Test
+  void unreadableKubeconfig_isAConfigError(@TempDir Path dir) {
+    String[] r = run("bench", "cluster", "--workload", "x.yaml", "--kubeconfig", dir.resolve("missing").toString());
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--kubeconfig: cannot read " + dir.resolve("missing"));
+  }
+
+  @Test
   void invalidWorkload_listsEveryErrorAndExits2(@TempDir Path dir) throws IOException {
     Path w = dir.resolve("w.yaml");
     Files.writeString(w, "name: X\nnodes: {count: -1}\npods: {count: 1, shapes: [{gpus: 1}]}\n");

@@ -4,16 +4,16 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hami.kube.KubeClients;
+import io.hami.kube.cli.ClusterOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -44,8 +44,7 @@ public final class ExplainPodCommand implements Callable<Integer> {
   @Option(names = {"-n", "--namespace"}, description = "Namespace when NS/NAME gives only a name; default: the kubeconfig's, else default.")
   @Nullable String namespace;
 
-  @Option(names = "--kubeconfig", description = "Kubeconfig file; default: in-cluster or ~/.kube/config.")
-  @Nullable Path kubeconfig;
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = {"-o", "--output"}, defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
   String output = "text";
@@ -74,14 +73,13 @@ public final class ExplainPodCommand implements Callable<Integer> {
     } else if (name.isEmpty()) {
       return usage(err, "NS/NAME: must not be empty");
     }
-    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      return usage(err, "--kubeconfig: cannot read " + kubeconfig);
+    String clusterProblem = cluster.problem();
+    if (clusterProblem != null) {
+      return usage(err, clusterProblem);
     }
     Config config;
     try {
-      config = kubeconfig == null
-          ? Config.autoConfigure(null)
-          : Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+      config = cluster.config();
     } catch (IOException | RuntimeException e) {
       return usage(err, "--kubeconfig: " + e.getMessage());
     }

@@ -14,6 +14,7 @@ import io.hami.cmd.explain.Explanation.Holder;
 import io.hami.cmd.explain.Explanation.Lock;
 import io.hami.cmd.explain.Explanation.Problem;
 import io.hami.cmd.explain.Explanation.State;
+import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.ProtocolError;
@@ -126,7 +127,7 @@ final class Explainer {
     List<Lock> locks = locks(facts, now, problems);
     List<EventLine> events = events(facts.events());
 
-    State state = pod.getMetadata().getDeletionTimestamp() != null || "Succeeded".equals(phase) || "Failed".equals(phase)
+    State state = PodPhases.isGone(pod)
         ? State.GONE
         : nodeName != null ? State.SCHEDULED : State.PENDING;
     String summary = summary(state, nodeName, phase, binding, condition, failure, locks, schedulerName);

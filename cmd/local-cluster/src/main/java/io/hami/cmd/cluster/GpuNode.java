@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.hami.kube.Informers;
 import io.hami.model.Annotations;
 import io.hami.cmd.cluster.kubelet.FakeKubelet;
 import io.hami.nodeagent.NodeAgent;
@@ -214,20 +215,7 @@ public final class GpuNode implements AutoCloseable {
   }
 
   private ResourceEventHandler<Pod> handler() {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Pod pod) {
-        kubeletLoop.execute(() -> sync(pod));
-      }
-
-      @Override
-      public void onUpdate(Pod oldPod, Pod pod) {
-        kubeletLoop.execute(() -> sync(pod));
-      }
-
-      @Override
-      public void onDelete(Pod pod, boolean unknown) {}
-    };
+    return Informers.onLatest(pod -> kubeletLoop.execute(() -> sync(pod)));
   }
 
   /** What kubelet does when it sees a pod on its node. */

@@ -4,6 +4,7 @@ import com.google.common.base.Splitter;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -134,9 +135,7 @@ public final class Invariants {
     Map<String, String> uuidNode = new HashMap<>();
     for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
       Map<String, String> a = pod.getMetadata().getAnnotations();
-      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-      if (a == null || !nodeNames.contains(a.get(Annotations.VGPU_NODE))
-          || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+      if (a == null || !nodeNames.contains(a.get(Annotations.VGPU_NODE)) || PodPhases.isTerminal(pod)) {
         continue;
       }
       String id = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();

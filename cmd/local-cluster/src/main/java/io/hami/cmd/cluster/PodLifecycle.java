@@ -1,7 +1,5 @@
 package io.hami.cmd.cluster;
 
-import io.fabric8.kubernetes.api.model.Binding;
-import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -9,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.kube.Bindings;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -30,20 +29,7 @@ public final class PodLifecycle {
   public static void bind(KubernetesClient client, Pod pod, String node) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
-    Binding binding =
-        new BindingBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(ns)
-            .withUid(pod.getMetadata().getUid())
-            .endMetadata()
-            .withNewTarget()
-            .withApiVersion("v1")
-            .withKind("Node")
-            .withName(node)
-            .endTarget()
-            .build();
-    client.raw("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", "POST", binding);
+    client.raw("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", "POST", Bindings.of(pod, node));
   }
 
   /**

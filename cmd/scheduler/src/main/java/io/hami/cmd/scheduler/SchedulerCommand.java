@@ -1,6 +1,5 @@
 package io.hami.cmd.scheduler;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.cmd.webhook.WebhookOptions;
 import io.hami.framework.config.ConfigException;
@@ -9,13 +8,13 @@ import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.ClientRequestMetrics;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulerService;
+import io.hami.kube.cli.ClusterOptions;
 import io.hami.model.config.DeviceConfig;
 import io.hami.webhook.WebhookServer;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,8 +50,7 @@ public final class SchedulerCommand implements Callable<Integer> {
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec CommandSpec spec;
 
-  @Option(names = "--kubeconfig", description = "Kubeconfig file; default: in-cluster or ~/.kube/config.")
-  @Nullable Path kubeconfig;
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = "--config", description = "Scheduler configuration YAML (apiVersion hami.io/v1).")
   @Nullable Path config;
@@ -116,8 +114,9 @@ public final class SchedulerCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       errors.add("--metrics-bind-address: " + e.getMessage());
     }
-    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      errors.add("--kubeconfig: cannot read " + kubeconfig);
+    String clusterProblem = cluster.problem();
+    if (clusterProblem != null) {
+      errors.add(clusterProblem);
     }
     Registry registry = PluginRegistry.create();
     SchedulerConfiguration cfg = null;
@@ -138,7 +137,7 @@ public final class SchedulerCommand implements Callable<Integer> {
     String id = identity == null || identity.isBlank() ? hostName() : identity;
     CountDownLatch closed = new CountDownLatch(1);
     ClientRequestMetrics requests = new ClientRequestMetrics();
-    try (KubernetesClient client = requests.clientBuilder(clientConfig()).build();
+    try (KubernetesClient client = requests.clientBuilder(cluster.config()).build();
         SchedulerService service =
             new SchedulerService(
                 client,
@@ -211,12 +210,6 @@ public final class SchedulerCommand implements Callable<Integer> {
           }
         },
         "hami-shutdown");
-  }
-
-  private Config clientConfig() throws java.io.IOException {
-    return kubeconfig == null
-        ? Config.autoConfigure(null)
-        : Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
   }
 
   /** Parses {@code host:port} (host may be empty); null for an empty string. */

@@ -1,8 +1,7 @@
 package io.hami.cmd.webhook;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.hami.kube.KubeClients;
+import io.hami.kube.cli.ClusterOptions;
 import io.hami.model.config.DeviceConfig;
 import io.hami.webhook.BindAddress;
 import io.hami.webhook.WebhookConfig;
@@ -23,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -82,9 +82,7 @@ public final class WebhookCommand implements Callable<Integer> {
       description = "Also take GPU pods that name default-scheduler (default: ${DEFAULT-VALUE}).")
   boolean forceOverwriteDefaultScheduler = true;
 
-  @Option(names = "--kubeconfig",
-      description = "Kubeconfig file (default: in-cluster, then KUBECONFIG, then ~/.kube/config).")
-  @Nullable Path kubeconfig;
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(names = "--threads", defaultValue = "4",
       description = "Request worker threads (default: ${DEFAULT-VALUE}).")
@@ -161,7 +159,7 @@ public final class WebhookCommand implements Callable<Integer> {
   private int serve(Settings s, PrintWriter err) {
     KubernetesClient client;
     try {
-      client = KubeClients.builder(clientConfig()).build();
+      client = cluster.client();
     } catch (RuntimeException | IOException e) {
       err.println("hami webhook: cannot configure the Kubernetes client: " + e.getMessage());
       err.flush();
@@ -196,13 +194,6 @@ public final class WebhookCommand implements Callable<Integer> {
     } finally {
       client.close();
     }
-  }
-
-  private Config clientConfig() throws IOException {
-    if (kubeconfig != null) {
-      return Config.fromKubeconfig(Files.readString(kubeconfig));
-    }
-    return Config.autoConfigure(null);
   }
 
   private static void describe(Settings s, PrintWriter out) {

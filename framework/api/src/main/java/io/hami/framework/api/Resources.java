@@ -6,8 +6,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -382,21 +380,14 @@ public final class Resources {
     if (q == null) {
       return 0;
     }
-    BigDecimal amount;
     try {
-      amount = q.getNumericalAmount();
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          "resource " + name + ": invalid quantity \"" + q + "\"", e);
-    }
-    if (CPU.equals(name)) {
-      amount = amount.movePointRight(3);
-    }
-    try {
-      return amount.setScale(0, RoundingMode.CEILING).longValueExact();
+      return CPU.equals(name) ? Quantities.toMillisCeil(q) : Quantities.toLongCeil(q);
     } catch (ArithmeticException e) {
       throw new IllegalArgumentException(
           "resource " + name + ": quantity \"" + q + "\" out of range", e);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "resource " + name + ": invalid quantity \"" + q + "\"", e);
     }
   }
 }

@@ -1,11 +1,11 @@
 package io.hami.framework.bind;
 
 import io.fabric8.kubernetes.api.model.Binding;
-import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hami.framework.api.Status;
+import io.hami.kube.Bindings;
 
 /** Posts {@code pods/binding}: the API server sets {@code spec.nodeName} atomically. */
 final class ApiBinder implements Binder {
@@ -22,19 +22,7 @@ final class ApiBinder implements Binder {
   @Override
   public Status bind(Pod pod, String nodeName) {
     String ns = pod.getMetadata().getNamespace();
-    Binding binding =
-        new BindingBuilder()
-            .withNewMetadata()
-            .withName(pod.getMetadata().getName())
-            .withNamespace(ns)
-            .withUid(pod.getMetadata().getUid())
-            .endMetadata()
-            .withNewTarget()
-            .withApiVersion("v1")
-            .withKind("Node")
-            .withName(nodeName)
-            .endTarget()
-            .build();
+    Binding binding = Bindings.of(pod, nodeName);
     try {
       limiter.acquire();
     } catch (InterruptedException e) {

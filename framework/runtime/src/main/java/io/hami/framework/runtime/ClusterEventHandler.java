@@ -1,6 +1,5 @@
 package io.hami.framework.runtime;
 
-import com.google.common.collect.ImmutableSet;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -12,6 +11,7 @@ import io.hami.framework.api.EventResource;
 import io.hami.framework.api.Resources;
 import io.hami.framework.cache.SchedulerCache;
 import io.hami.framework.queue.SchedulingQueue;
+import io.hami.kube.PodPhases;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -34,7 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterEventHandler {
   private static final Logger log = LoggerFactory.getLogger(ClusterEventHandler.class);
-  private static final ImmutableSet<String> TERMINAL = ImmutableSet.of("Succeeded", "Failed");
 
   private final SchedulerCache cache;
   private final SchedulingQueue queue;
@@ -250,12 +249,11 @@ public final class ClusterEventHandler {
   }
 
   static boolean isTerminal(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return phase != null && TERMINAL.contains(phase);
+    return PodPhases.isTerminal(pod);
   }
 
   static boolean isDeleting(Pod pod) {
-    return pod.getMetadata().getDeletionTimestamp() != null;
+    return PodPhases.isDeleting(pod);
   }
 
   private static String name(Node n) {

@@ -11,6 +11,7 @@ import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
+import io.hami.framework.api.Quantities;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -245,7 +246,7 @@ public final class FakeKubelet implements AutoCloseable {
     if (q == null && c.getResources().getRequests() != null) {
       q = c.getResources().getRequests().get(resource);
     }
-    return q == null ? 0 : q.getNumericalAmount().intValueExact();
+    return q == null ? 0 : Math.toIntExact(Quantities.toLongExact(q));
   }
 
   private synchronized Plugin plugin(String resource) {
