@@ -2,6 +2,7 @@ package io.hami.nodeagent;
 
 import com.google.common.base.Suppliers;
 import com.google.common.util.concurrent.MoreExecutors;
+import com.google.common.util.concurrent.Service;
 import com.google.common.util.concurrent.ServiceManager;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -38,8 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node agent's long-lived parts under one {@link ServiceManager}: the device plugin server,
- * the kubelet watcher, the node registrar, the health monitor and the metrics server.
+ * The node agent's long-lived parts under one {@link ServiceManager}: the device plugin server, the
+ * kubelet watcher, the node registrar, the health monitor and the metrics server.
  */
 public final class NodeAgent {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
@@ -83,8 +84,11 @@ public final class NodeAgent {
       Supplier<String> cacheNames,
       BiFunction<KubernetesClient, String, List<Pod>> podsOnNode) {
     public static Tuning defaults() {
-      return new Tuning(Duration.ofSeconds(5), Duration.ofSeconds(5),
-          () -> UUID.randomUUID().toString(), NodeAgent::podsOnNode);
+      return new Tuning(
+          Duration.ofSeconds(5),
+          Duration.ofSeconds(5),
+          () -> UUID.randomUUID().toString(),
+          NodeAgent::podsOnNode);
     }
   }
 
@@ -104,22 +108,28 @@ public final class NodeAgent {
       throws NvmlException {
     List<GpuInfo> gpus = new ArrayList<>();
     for (GpuInfo g : nvml.devices()) {
-      if (config.excludedUuids().contains(g.uuid()) || config.excludedIndices().contains(g.index())) {
+      if (config.excludedUuids().contains(g.uuid())
+          || config.excludedIndices().contains(g.index())) {
         log.info("GPU excluded by config index={} uuid={}", g.index(), g.uuid());
         continue;
       }
       gpus.add(g);
     }
-    log.info("discovered {}; serving {} GPU(s) on node {}", nvml.describe(), gpus.size(), config.nodeName());
+    log.info(
+        "discovered {}; serving {} GPU(s) on node {}",
+        nvml.describe(),
+        gpus.size(),
+        config.nodeName());
     GpuInventory inventory = new GpuInventory(gpus);
-    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(
-        new ThreadFactoryBuilder().setNameFormat("node-agent-%d").setDaemon(true).build());
+    ScheduledExecutorService executor =
+        Executors.newSingleThreadScheduledExecutor(
+            new ThreadFactoryBuilder().setNameFormat("node-agent-%d").setDaemon(true).build());
     Supplier<List<Pod>> pods = () -> tuning.podsOnNode().apply(client, config.nodeName());
     Allocator allocator = new Allocator(client, config, tuning.cacheNames(), pods);
     DevicePluginService service = new DevicePluginService(config, inventory, allocator);
     DevicePluginServer pluginServer = new DevicePluginServer(config, service);
     NodeRegistrar registrar = new NodeRegistrar(client, config, inventory, nvml, clock, executor);
-    List<com.google.common.util.concurrent.Service> list = new ArrayList<>();
+    List<Service> list = new ArrayList<>();
     list.add(pluginServer);
     list.add(new KubeletWatcher(config.deviceDir(), pluginServer, tuning.kubeletRetry()));
     list.add(registrar);
@@ -128,19 +138,22 @@ public final class NodeAgent {
     if (metricsAddress != null) {
       PrometheusRegistry registry = new PrometheusRegistry();
       // One scrape reads every gauge; they share one pod list.
-      Supplier<List<Pod>> scrapePods = Suppliers.memoizeWithExpiration(pods::get, 2, TimeUnit.SECONDS);
+      Supplier<List<Pod>> scrapePods =
+          Suppliers.memoizeWithExpiration(pods::get, 2, TimeUnit.SECONDS);
       new DeviceMetrics(config, inventory, scrapePods).register(registry);
       new ContainerMetrics(config.hookPath(), scrapePods, clock).register(registry);
       metrics = new MetricsServer(metricsAddress, registry);
       list.add(metrics);
     }
     ServiceManager manager = new ServiceManager(list);
-    manager.addListener(new ServiceManager.Listener() {
-      @Override
-      public void failure(com.google.common.util.concurrent.Service service) {
-        log.error("service failed: {}", service, service.failureCause());
-      }
-    }, MoreExecutors.directExecutor());
+    manager.addListener(
+        new ServiceManager.Listener() {
+          @Override
+          public void failure(Service service) {
+            log.error("service failed: {}", service, service.failureCause());
+          }
+        },
+        MoreExecutors.directExecutor());
     return new NodeAgent(manager, executor, inventory, pluginServer, registrar, metrics, nvml);
   }
 

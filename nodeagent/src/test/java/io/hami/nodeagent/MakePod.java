@@ -1,5 +1,6 @@
 package io.hami.nodeagent;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,8 +20,8 @@ public final class MakePod {
   private String namespace = "default";
   private String node = "gpu-node-1";
   private final Map<String, String> annotations = new LinkedHashMap<>();
-  private final List<io.fabric8.kubernetes.api.model.Container> init = new ArrayList<>();
-  private final List<io.fabric8.kubernetes.api.model.Container> app = new ArrayList<>();
+  private final List<Container> init = new ArrayList<>();
+  private final List<Container> app = new ArrayList<>();
   private String phase = "Pending";
 
   private MakePod(String name) {
@@ -69,10 +70,12 @@ public final class MakePod {
     return this;
   }
 
-  private static io.fabric8.kubernetes.api.model.Container container(String cname, int gpus, List<EnvVar> env) {
+  private static Container container(String cname, int gpus, List<EnvVar> env) {
     ContainerBuilder b = new ContainerBuilder().withName(cname).withImage("cuda").withEnv(env);
     if (gpus > 0) {
-      b.withNewResources().addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus))).endResources();
+      b.withNewResources()
+          .addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))
+          .endResources();
     }
     return b.build();
   }

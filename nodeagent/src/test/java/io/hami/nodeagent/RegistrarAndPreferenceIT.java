@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.hami.model.Annotations;
 import io.hami.nodeagent.config.NodeAgentConfig;
@@ -29,21 +30,31 @@ class RegistrarAndPreferenceIT {
   @Test
   void registrationRetriesSoonAfterAnError() throws Exception {
     FakeNvml nvml = FakeNvml.fromSpec("1xA10:24576MiB", "late-node");
-    NodeAgentConfig config = NodeAgentConfig.builder("late-node")
-        .registerInterval(Duration.ofHours(1)).registerErrorInterval(Duration.ofMillis(200)).build();
+    NodeAgentConfig config =
+        NodeAgentConfig.builder("late-node")
+            .registerInterval(Duration.ofHours(1))
+            .registerErrorInterval(Duration.ofMillis(200))
+            .build();
     ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
-    NodeRegistrar registrar = new NodeRegistrar(client, config, new GpuInventory(nvml.devices()), nvml,
-        Clock.systemUTC(), executor);
+    NodeRegistrar registrar =
+        new NodeRegistrar(
+            client, config, new GpuInventory(nvml.devices()), nvml, Clock.systemUTC(), executor);
     registrar.startAsync().awaitRunning();
     try {
       Thread.sleep(500);
       // The node appears only now: the next attempt comes after the error interval, not the hour.
-      client.nodes().resource(new NodeBuilder().withNewMetadata().withName("late-node").endMetadata().build())
-          .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        Node n = client.nodes().withName("late-node").get();
-        assertThat(n.getMetadata().getAnnotations()).containsKey(Annotations.NODE_NVIDIA_REGISTER);
-      });
+      client
+          .nodes()
+          .resource(new NodeBuilder().withNewMetadata().withName("late-node").endMetadata().build())
+          .createOr(NonDeletingOperation::update);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () -> {
+                Node n = client.nodes().withName("late-node").get();
+                assertThat(n.getMetadata().getAnnotations())
+                    .containsKey(Annotations.NODE_NVIDIA_REGISTER);
+              });
     } finally {
       registrar.stopAsync().awaitTerminated();
       executor.shutdownNow();
@@ -52,41 +63,69 @@ class RegistrarAndPreferenceIT {
 
   @Test
   void topologyScoreIsPublishedWhenEnabled() throws Exception {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("topo").endMetadata().build())
-        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("topo").endMetadata().build())
+        .createOr(NonDeletingOperation::update);
     FakeNvml nvml = FakeNvml.fromSpec("2xA100:40960MiB", "topo").withNvLinks(0, 1, 12);
     String u0 = nvml.devices().get(0).uuid();
     String u1 = nvml.devices().get(1).uuid();
     NodeAgentConfig config = NodeAgentConfig.builder("topo").topologyScore(true).build();
     ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
     try {
-      new NodeRegistrar(client, config, new GpuInventory(nvml.devices()), nvml, Clock.systemUTC(), executor)
+      new NodeRegistrar(
+              client, config, new GpuInventory(nvml.devices()), nvml, Clock.systemUTC(), executor)
           .registerOnce();
     } finally {
       executor.shutdownNow();
     }
     assertThat(client.nodes().withName("topo").get().getMetadata().getAnnotations())
-        .containsEntry(Annotations.NODE_NVIDIA_SCORE,
-            "[{\"uuid\":\"" + u0 + "\",\"score\":{\"" + u1 + "\":1230}},{\"uuid\":\"" + u1 + "\",\"score\":{\"" + u0 + "\":1230}}]");
+        .containsEntry(
+            Annotations.NODE_NVIDIA_SCORE,
+            "[{\"uuid\":\""
+                + u0
+                + "\",\"score\":{\""
+                + u1
+                + "\":1230}},{\"uuid\":\""
+                + u1
+                + "\",\"score\":{\""
+                + u0
+                + "\":1230}}]");
   }
 
   @Test
   void preferredAllocationPicksReplicasOfTheSchedulersGpus() {
     String node = "pref";
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
-        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
-    client.pods().inNamespace("default").resource(MakePod.bound("p", node,
-        ";GPU-bbb,NVIDIA,1000,10:GPU-ccc,NVIDIA,1000,10:;").initContainer("i", 0).container("c", 2).build()).create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
+        .createOr(NonDeletingOperation::update);
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            MakePod.bound("p", node, ";GPU-bbb,NVIDIA,1000,10:GPU-ccc,NVIDIA,1000,10:;")
+                .initContainer("i", 0)
+                .container("c", 2)
+                .build())
+        .create();
     NodeAgentConfig config = NodeAgentConfig.builder(node).preferredAllocation(true).build();
-    Allocator allocator = new Allocator(client, config, () -> "x",
-        () -> client.pods().inAnyNamespace().list().getItems());
+    Allocator allocator =
+        new Allocator(
+            client, config, () -> "x", () -> client.pods().inAnyNamespace().list().getItems());
 
-    var r = allocator.preferred(PreferredAllocationRequest.newBuilder()
-        .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
-            .addAllAvailableDeviceIDs(List.of("GPU-aaa-0", "GPU-aaa-1", "GPU-bbb-0", "GPU-bbb-1", "GPU-ccc-0"))
-            .setAllocationSize(2))
-        .build());
+    var r =
+        allocator.preferred(
+            PreferredAllocationRequest.newBuilder()
+                .addContainerRequests(
+                    ContainerPreferredAllocationRequest.newBuilder()
+                        .addAllAvailableDeviceIDs(
+                            List.of(
+                                "GPU-aaa-0", "GPU-aaa-1", "GPU-bbb-0", "GPU-bbb-1", "GPU-ccc-0"))
+                        .setAllocationSize(2))
+                .build());
 
-    assertThat(r.getContainerResponses(0).getDeviceIDsList()).containsExactly("GPU-bbb-0", "GPU-ccc-0");
+    assertThat(r.getContainerResponses(0).getDeviceIDsList())
+        .containsExactly("GPU-bbb-0", "GPU-ccc-0");
   }
 }

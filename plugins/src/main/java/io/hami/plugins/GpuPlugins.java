@@ -3,6 +3,8 @@ package io.hami.plugins;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.plugins.nodelock.NodeLockPlugin;
 import io.hami.plugins.numa.NumaPlugin;
+import io.hami.plugins.placement.FgdPlugin;
+import io.hami.plugins.placement.PlacementPlugin;
 import io.hami.plugins.topology.TopologyPlugin;
 import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
@@ -13,8 +15,8 @@ import java.util.List;
  * GpuPlugins.registrations().forEach(registry::register)}.
  *
  * <p>In a profile, order them {@code topology}, {@code nodelock}, {@code vgpu}, {@code numa}: the
- * topology plugin must reserve before {@code vgpu} so that its preferred devices are honoured,
- * and the node lock must be taken in PreBind before {@code vgpu} writes the pod's annotations.
+ * topology plugin must reserve before {@code vgpu} so that its preferred devices are honoured, and
+ * the node lock must be taken in PreBind before {@code vgpu} writes the pod's annotations.
  */
 public final class GpuPlugins {
   private GpuPlugins() {}
@@ -25,8 +27,8 @@ public final class GpuPlugins {
   }
 
   /**
-   * The registrations of one scheduler, sharing {@code shared} (for a caller that registers
-   * plugins of its own over the same device usage index).
+   * The registrations of one scheduler, sharing {@code shared} (for a caller that registers plugins
+   * of its own over the same device usage index).
    */
   public static List<PluginRegistration<?>> registrations(SharedGpuState shared) {
     return List.of(
@@ -34,7 +36,7 @@ public final class GpuPlugins {
         NodeLockPlugin.registration(shared),
         NumaPlugin.registration(shared),
         TopologyPlugin.registration(shared),
-        io.hami.plugins.placement.PlacementPlugin.registration(shared),
-        io.hami.plugins.placement.FgdPlugin.registration(shared));
+        PlacementPlugin.registration(shared),
+        FgdPlugin.registration(shared));
   }
 }

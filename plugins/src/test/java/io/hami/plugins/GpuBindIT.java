@@ -1,6 +1,5 @@
 package io.hami.plugins;
 
-import io.hami.plugins.vgpu.SharedGpuState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -25,6 +24,7 @@ import io.hami.model.testing.MakeGpuNode;
 import io.hami.model.testing.MakeGpuPod;
 import io.hami.plugins.nodelock.NodeLockArgs;
 import io.hami.plugins.nodelock.NodeLockPlugin;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuArgs;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.time.Instant;
@@ -47,16 +47,29 @@ final class GpuBindIT {
     VgpuPlugin vgpu = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, shared);
     NodeLockPlugin lock = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle, shared);
 
-    Node node = client.nodes().resource(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2)).obj())
-        .createOr(NonDeletingOperation::update);
+    Node node =
+        client
+            .nodes()
+            .resource(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2)).obj())
+            .createOr(NonDeletingOperation::update);
     handle.fireNodeAdd(node);
     Pod pod =
-        client.pods().inNamespace("default")
-            .resource(MakeGpuPod.named("p").namespace("default").initContainer("setup")
-                .container("main").gpus(1).gpuMemMiB(3000).gpuCores(30).obj())
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(
+                MakeGpuPod.named("p")
+                    .namespace("default")
+                    .initContainer("setup")
+                    .container("main")
+                    .gpus(1)
+                    .gpuMemMiB(3000)
+                    .gpuCores(30)
+                    .obj())
             .createOr(NonDeletingOperation::update);
 
-    PluginHarness.Result r = PluginHarness.create().plugin(lock).plugin(vgpu).nodes(NodeInfo.of(node)).run(pod);
+    PluginHarness.Result r =
+        PluginHarness.create().plugin(lock).plugin(vgpu).nodes(NodeInfo.of(node)).run(pod);
     assertThat(r.selected()).isEqualTo("n1");
     assertThat(lock.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
     assertThat(vgpu.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
@@ -79,7 +92,9 @@ final class GpuBindIT {
     assertThat(writes).as("lock patch and one pod patch").isEqualTo(2);
 
     Node locked = client.nodes().withName("n1").get();
-    NodeLock l = NodeLock.decode(locked.getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK)).orElseThrow();
+    NodeLock l =
+        NodeLock.decode(locked.getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK))
+            .orElseThrow();
     assertThat(l.namespace() + "/" + l.name()).isEqualTo("default/p");
 
     Pod patched = client.pods().inNamespace("default").withName("p").get();
@@ -92,7 +107,8 @@ final class GpuBindIT {
         .containsEntry(Annotations.BIND_TIME, seconds);
     assertThat(patched.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
     assertThat(ScheduleRecordCodec.decode(annos.get(Annotations.SCHEDULE_EXPLAIN)).orElseThrow())
-        .isEqualTo(new ScheduleRecord.Scheduled(now, "n1", null, "binpack", "spread", 1, 1, List.of()));
+        .isEqualTo(
+            new ScheduleRecord.Scheduled(now, "n1", null, "binpack", "spread", 1, 1, List.of()));
     String allocated = annos.get(Annotations.VGPU_DEVICES_ALLOCATED);
     assertThat(annos.get(Annotations.VGPU_DEVICES_TO_ALLOCATE)).isEqualTo(allocated);
     PodDevices devices = PodDevicesCodec.decode(allocated).orElseThrow();
@@ -105,6 +121,7 @@ final class GpuBindIT {
 
     // The informer delivers the annotated pod: the reservation is confirmed, not counted twice.
     handle.firePodUpdate(pod, patched);
-    assertThat(vgpu.index().node("n1").devices().stream().mapToInt(d -> d.usedMemMiB()).sum()).isEqualTo(3000);
+    assertThat(vgpu.index().node("n1").devices().stream().mapToInt(d -> d.usedMemMiB()).sum())
+        .isEqualTo(3000);
   }
 }

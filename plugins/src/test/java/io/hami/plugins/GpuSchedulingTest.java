@@ -7,9 +7,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.Registry;
-import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.testing.OpaqueFilter;
 import io.hami.model.Annotations;
 import io.hami.model.testing.FakeGpus;
@@ -59,7 +59,8 @@ final class GpuSchedulingTest {
       c.drain();
       assertThat(c.boundCount()).isEqualTo(6);
       assertThat(c.pendingCount()).isEqualTo(2);
-      assertThat(c.outcome("default", "p7").orElseThrow().message()).contains("CardInsufficientMemory");
+      assertThat(c.outcome("default", "p7").orElseThrow().message())
+          .contains("CardInsufficientMemory");
     }
   }
 
@@ -73,7 +74,15 @@ final class GpuSchedulingTest {
         c.addPod(MakeGpuPod.named("frac" + i).gpus(1).gpuMemMiB(4096).gpuCores(20).obj());
         c.addPod(MakeGpuPod.named("whole" + i).gpus(1).obj());
         c.addPod(MakeGpuPod.named("multi" + i).gpus(2).gpuMemMiB(8192).gpuCores(30).obj());
-        c.addPod(MakeGpuPod.named("two" + i).container("a").gpus(1).gpuMemMiB(2048).container("b").gpus(1).gpuMemMiB(1024).obj());
+        c.addPod(
+            MakeGpuPod.named("two" + i)
+                .container("a")
+                .gpus(1)
+                .gpuMemMiB(2048)
+                .container("b")
+                .gpus(1)
+                .gpuMemMiB(1024)
+                .obj());
       }
       c.drain();
       assertThat(c.pendingCount()).isZero();
@@ -89,21 +98,24 @@ final class GpuSchedulingTest {
 
   /**
    * Random arrivals and departures of a few pod shapes on mixed nodes, with the shipped profile:
-   * each pod's node and devices, and each refusal message, as given by the scheduler reusing
-   * Filter verdicts.
+   * each pod's node and devices, and each refusal message, as given by the scheduler reusing Filter
+   * verdicts.
    */
   private static List<String> churn(boolean reuse) throws IOException {
     Registry r = registry();
     r.register(PluginRegistration.of("opaque", h -> new OpaqueFilter("opaque")));
     String yaml = Files.readString(CONFIG);
     if (!reuse) {
-      yaml = yaml.replace("          - name: numa\n", "          - name: numa\n          - name: opaque\n");
+      yaml =
+          yaml.replace(
+              "          - name: numa\n", "          - name: numa\n          - name: opaque\n");
     }
     SchedulerConfiguration config = new ConfigLoader(r).parse(yaml, "churn");
     List<String> out = new ArrayList<>();
     Random rnd = new Random(20261201L);
     Map<String, Boolean> live = new LinkedHashMap<>();
-    try (InMemoryCluster c = InMemoryCluster.builder(r).config(config).recordEvents(false).build()) {
+    try (InMemoryCluster c =
+        InMemoryCluster.builder(r).config(config).recordEvents(false).build()) {
       for (int n = 0; n < 6; n++) {
         c.addNode(MakeGpuNode.named("t" + n).gpus(FakeGpus.t4s("t" + n, 2)).obj());
         c.addNode(MakeGpuNode.named("a" + n).gpus(FakeGpus.a100s("a" + n, 4)).obj());
@@ -132,8 +144,12 @@ final class GpuSchedulingTest {
           c.deletePod("default", name);
         } else {
           live.put(name, true);
-          out.add(name + " on " + placed.getSpec().getNodeName() + " "
-              + placed.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED));
+          out.add(
+              name
+                  + " on "
+                  + placed.getSpec().getNodeName()
+                  + " "
+                  + placed.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED));
         }
       }
     }
@@ -159,11 +175,20 @@ final class GpuSchedulingTest {
       String other = first.equals("n1") ? "n2" : "n1";
       // The other node kept "fits" for this shape. Another scheduler's pod, annotated but not
       // bound yet, now holds 10000 MiB there: only the device index sees it.
-      Pod foreign = new PodBuilder(MakeGpuPod.named("foreign").gpus(1)
-          .gpuMemMiB(10000)
-          .annotation(Annotations.VGPU_NODE, other)
-          .annotation(Annotations.VGPU_DEVICES_ALLOCATED, FakeGpus.uuid(other, 0) + ",NVIDIA,10000,0:;")
-          .obj()).editSpec().withSchedulerName("other-scheduler").endSpec().build();
+      Pod foreign =
+          new PodBuilder(
+                  MakeGpuPod.named("foreign")
+                      .gpus(1)
+                      .gpuMemMiB(10000)
+                      .annotation(Annotations.VGPU_NODE, other)
+                      .annotation(
+                          Annotations.VGPU_DEVICES_ALLOCATED,
+                          FakeGpus.uuid(other, 0) + ",NVIDIA,10000,0:;")
+                      .obj())
+              .editSpec()
+              .withSchedulerName("other-scheduler")
+              .endSpec()
+              .build();
       c.addPod(foreign);
       c.addPod(MakeGpuPod.named("q2").gpus(1).gpuMemMiB(10000).obj());
       c.drain(0);

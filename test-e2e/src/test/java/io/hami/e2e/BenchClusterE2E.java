@@ -31,9 +31,17 @@ class BenchClusterE2E {
     CommandLine cl = HamiCommand.commandLine();
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(out));
-    String[] args = new String[] {
-        "bench", "cluster", "--workload", root.resolve(workload).toString(),
-        "--kubeconfig", cp.kubeconfig().toString(), "--json", json.toString()};
+    String[] args =
+        new String[] {
+          "bench",
+          "cluster",
+          "--workload",
+          root.resolve(workload).toString(),
+          "--kubeconfig",
+          cp.kubeconfig().toString(),
+          "--json",
+          json.toString()
+        };
     String[] all = new String[args.length + extra.length];
     System.arraycopy(args, 0, all, 0, args.length);
     System.arraycopy(extra, 0, all, args.length, extra.length);
@@ -74,7 +82,8 @@ class BenchClusterE2E {
   }
 
   @Test
-  void sameNodeBurst_throughTheNodeAgentsAllocate_hasNoMisallocation(ControlPlane cp) throws Exception {
+  void sameNodeBurst_throughTheNodeAgentsAllocate_hasNoMisallocation(ControlPlane cp)
+      throws Exception {
     JsonNode r = run(cp, "config/bench/same-node-burst.yaml", "--baseline", "none");
     JsonNode ours = r.path("ours");
     assertThat(ours.path("bound").asInt()).isEqualTo(100);

@@ -4,18 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.hami.cmd.cluster.Commands;
-import io.hami.cmd.cluster.ControlPlane;
-import io.hami.cmd.cluster.Pki;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReviewBuilder;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.cmd.cluster.Commands;
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.Pki;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -52,7 +56,8 @@ class ControlPlaneE2E {
     String served = client.getKubernetesVersion().getGitVersion();
     Path binary = cp.binaries().kubeApiserver();
     String printed =
-        Commands.run(List.of(binary.toString(), "--version"), binary.getParent(), Duration.ofSeconds(30))
+        Commands.run(
+                List.of(binary.toString(), "--version"), binary.getParent(), Duration.ofSeconds(30))
             .stdout()
             .trim();
 
@@ -71,8 +76,8 @@ class ControlPlaneE2E {
 
     assertThat(kubeconfig).contains("server: " + cp.server()).contains("client-certificate-data:");
     try (KubernetesClient fromFile =
-        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-            .withConfig(io.fabric8.kubernetes.client.Config.fromKubeconfig(cp.kubeconfig().toFile()))
+        new KubernetesClientBuilder()
+            .withConfig(Config.fromKubeconfig(cp.kubeconfig().toFile()))
             .build()) {
       assertThat(fromFile.nodes().list().getItems()).isNotNull();
       assertThat(fromFile.rbac().clusterRoles().withName("cluster-admin").get())
@@ -87,7 +92,7 @@ class ControlPlaneE2E {
     List<HasMetadata> policy =
         client
             .load(
-                new java.io.ByteArrayInputStream(
+                new ByteArrayInputStream(
                     """
                     apiVersion: admissionregistration.k8s.io/v1
                     kind: ValidatingAdmissionPolicy
@@ -131,14 +136,18 @@ class ControlPlaneE2E {
                   assertThatThrownBy(
                           () ->
                               createConfigMap(
-                                  client, ns, "denied-" + attempt.incrementAndGet(), "forbidden-by-policy"))
+                                  client,
+                                  ns,
+                                  "denied-" + attempt.incrementAndGet(),
+                                  "forbidden-by-policy"))
                       .isInstanceOfSatisfying(
                           KubernetesClientException.class,
                           e -> assertThat(e.getCode()).isEqualTo(422))
                       .hasMessageContaining("configmaps here may not carry forbidden-by-policy"));
 
       createConfigMap(client, ns, "allowed-by-policy", "fine");
-      assertThat(client.configMaps().inNamespace(ns.name()).withName("allowed-by-policy").get()).isNotNull();
+      assertThat(client.configMaps().inNamespace(ns.name()).withName("allowed-by-policy").get())
+          .isNotNull();
     } finally {
       policy.forEach(o -> client.resource(o).delete());
     }
@@ -149,7 +158,8 @@ class ControlPlaneE2E {
       ControlPlane cp, KubernetesClient client, TestNamespace ns) throws Exception {
     Pki.CertAndKey serving = cp.pki().issueServing("e2e-webhook", List.of("e2e-webhook"));
     AtomicInteger calls = new AtomicInteger();
-    HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    HttpsServer server =
+        HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.setHttpsConfigurator(new HttpsConfigurator(Pki.serverContext(serving)));
     server.createContext(
         "/validate",
@@ -161,14 +171,19 @@ class ControlPlaneE2E {
           }
           Map<?, ?> data =
               (Map<?, ?>)
-                  ((Map<?, ?>) client.getKubernetesSerialization().convertValue(review.getRequest().getObject(), Map.class))
+                  ((Map<?, ?>)
+                          client
+                              .getKubernetesSerialization()
+                              .convertValue(review.getRequest().getObject(), Map.class))
                       .get("data");
           boolean allowed = data == null || !data.containsKey("forbidden-by-webhook");
           AdmissionResponseBuilder response =
-              new AdmissionResponseBuilder().withUid(review.getRequest().getUid()).withAllowed(allowed);
+              new AdmissionResponseBuilder()
+                  .withUid(review.getRequest().getUid())
+                  .withAllowed(allowed);
           if (!allowed) {
             response.withStatus(
-                new io.fabric8.kubernetes.api.model.StatusBuilder()
+                new StatusBuilder()
                     .withCode(403)
                     .withMessage("the e2e webhook refuses this key")
                     .build());
@@ -217,7 +232,8 @@ class ControlPlaneE2E {
             .formatted(
                 name,
                 server.getAddress().getPort(),
-                Base64.getEncoder().encodeToString(cp.pki().caPem().getBytes(StandardCharsets.UTF_8)),
+                Base64.getEncoder()
+                    .encodeToString(cp.pki().caPem().getBytes(StandardCharsets.UTF_8)),
                 ns.name());
     HasMetadata webhook = client.getKubernetesSerialization().unmarshal(config);
     client.resource(webhook).create();
@@ -230,29 +246,37 @@ class ControlPlaneE2E {
                   assertThatThrownBy(
                           () ->
                               createConfigMap(
-                                  client, ns, "hooked-" + attempt.incrementAndGet(), "forbidden-by-webhook"))
+                                  client,
+                                  ns,
+                                  "hooked-" + attempt.incrementAndGet(),
+                                  "forbidden-by-webhook"))
                       .isInstanceOfSatisfying(
-                          KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403))
+                          KubernetesClientException.class,
+                          e -> assertThat(e.getCode()).isEqualTo(403))
                       .hasMessageContaining("the e2e webhook refuses this key"));
       int before = calls.get();
 
       createConfigMap(client, ns, "passes-webhook", "fine");
 
       assertThat(calls.get()).as("webhook calls for an allowed object").isEqualTo(before + 1);
-      assertThat(client.configMaps().inNamespace(ns.name()).withName("passes-webhook").get()).isNotNull();
+      assertThat(client.configMaps().inNamespace(ns.name()).withName("passes-webhook").get())
+          .isNotNull();
     } finally {
       client.resource(webhook).delete();
       server.stop(0);
     }
   }
 
-  private static void createConfigMap(KubernetesClient client, TestNamespace ns, String name, String key) {
+  private static void createConfigMap(
+      KubernetesClient client, TestNamespace ns, String name, String key) {
     client
         .configMaps()
         .inNamespace(ns.name())
         .resource(
             new ConfigMapBuilder()
-                .withNewMetadata().withName(name).endMetadata()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
                 .addToData(key, "x")
                 .build())
         .create();

@@ -1,12 +1,13 @@
 package io.hami.e2e;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.cmd.cluster.ControlPlane;
 import io.hami.cmd.cluster.ControlPlaneOptions;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -14,17 +15,16 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.TestWatcher;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Gives each test class a real control plane, an admin {@link KubernetesClient} and a fresh
- * {@link TestNamespace}, injected as parameters of lifecycle and test methods. One control plane
- * is shared by every class of the run (started on first use, stopped when the run ends); classes
- * that must restart or break it start their own {@link ControlPlane}.
+ * Gives each test class a real control plane, an admin {@link KubernetesClient} and a fresh {@link
+ * TestNamespace}, injected as parameters of lifecycle and test methods. One control plane is shared
+ * by every class of the run (started on first use, stopped when the run ends); classes that must
+ * restart or break it start their own {@link ControlPlane}.
  *
  * <p>When a test, or a class-level callback, fails, diagnostics are saved under {@code
- * target/diagnostics/<class>/<test>/}: the failure, events and pods of the namespace, all nodes
- * and every component log.
+ * target/diagnostics/<class>/<test>/}: the failure, events and pods of the namespace, all nodes and
+ * every component log.
  */
 public final class ControlPlaneExtension
     implements BeforeAllCallback, AfterAllCallback, TestWatcher, ParameterResolver {
@@ -43,7 +43,8 @@ public final class ControlPlaneExtension
   }
 
   /** Per-class state, closed by JUnit after {@code afterAll}. */
-  private record ClassState(ControlPlane controlPlane, KubernetesClient client, TestNamespace namespace)
+  private record ClassState(
+      ControlPlane controlPlane, KubernetesClient client, TestNamespace namespace)
       implements AutoCloseable {
     @Override
     public void close() {
@@ -64,7 +65,9 @@ public final class ControlPlaneExtension
     if (dir != null && !dir.isBlank()) {
       return Path.of(dir);
     }
-    return cwd.resolve("bin/build-control-plane.sh").toFile().exists() ? cwd : cwd.resolve("test-e2e");
+    return cwd.resolve("bin/build-control-plane.sh").toFile().exists()
+        ? cwd
+        : cwd.resolve("test-e2e");
   }
 
   /** The control plane shared by the run, started on first call. */
@@ -100,14 +103,13 @@ public final class ControlPlaneExtension
 
   @Override
   public void afterAll(ExtensionContext context) {
-    context
-        .getExecutionException()
-        .ifPresent(e -> saveDiagnostics(context, "class", e));
+    context.getExecutionException().ifPresent(e -> saveDiagnostics(context, "class", e));
   }
 
   @Override
   public void testFailed(ExtensionContext context, @Nullable Throwable cause) {
-    saveDiagnostics(context, context.getRequiredTestMethod().getName() + displaySuffix(context), cause);
+    saveDiagnostics(
+        context, context.getRequiredTestMethod().getName() + displaySuffix(context), cause);
   }
 
   private static String displaySuffix(ExtensionContext context) {
@@ -117,8 +119,10 @@ public final class ControlPlaneExtension
     return display.startsWith(method + "(") ? "" : "-" + display;
   }
 
-  private static void saveDiagnostics(ExtensionContext context, String what, @Nullable Throwable cause) {
-    Optional<ClassState> state = Optional.ofNullable(context.getStore(STORE).get(ClassState.class, ClassState.class));
+  private static void saveDiagnostics(
+      ExtensionContext context, String what, @Nullable Throwable cause) {
+    Optional<ClassState> state =
+        Optional.ofNullable(context.getStore(STORE).get(ClassState.class, ClassState.class));
     Shared shared = context.getRoot().getStore(STORE).get(Shared.class, Shared.class);
     Path dir =
         moduleDir()
@@ -136,7 +140,9 @@ public final class ControlPlaneExtension
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
     Class<?> type = parameter.getParameter().getType();
-    return type == KubernetesClient.class || type == TestNamespace.class || type == ControlPlane.class;
+    return type == KubernetesClient.class
+        || type == TestNamespace.class
+        || type == ControlPlane.class;
   }
 
   @Override
@@ -144,7 +150,9 @@ public final class ControlPlaneExtension
     ClassState state = context.getStore(STORE).get(ClassState.class, ClassState.class);
     if (state == null) {
       throw new ParameterResolutionException(
-          "no control plane for " + parameter.getParameter() + "; register ControlPlaneExtension on the class");
+          "no control plane for "
+              + parameter.getParameter()
+              + "; register ControlPlaneExtension on the class");
     }
     Class<?> type = parameter.getParameter().getType();
     if (type == KubernetesClient.class) {

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.cmd.cluster.ControlPlane;
 import io.hami.cmd.cluster.ControlPlaneBinaries;
 import io.hami.cmd.cluster.ControlPlaneOptions;
 import io.hami.cmd.cluster.Pki;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,21 +23,29 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ControlPlaneLifecycleE2E {
 
   private static ControlPlaneOptions options(Path dir) throws IOException {
-    return ControlPlaneOptions.defaults(ControlPlaneExtension.moduleDir()).withWorkDir(dir.resolve("cp"));
+    return ControlPlaneOptions.defaults(ControlPlaneExtension.moduleDir())
+        .withWorkDir(dir.resolve("cp"));
   }
 
   @ParameterizedTest(name = "certificates by {0}")
   @EnumSource(Pki.Backend.class)
-  void restartedApiserver_keepsItsData_andCloseRemovesEverything(Pki.Backend backend, @TempDir Path tmp)
-      throws Exception {
-    assumeTrue(backend == Pki.Backend.JAVA || Pki.Backend.opensslOnPath(), "openssl is not installed");
+  void restartedApiserver_keepsItsData_andCloseRemovesEverything(
+      Pki.Backend backend, @TempDir Path tmp) throws Exception {
+    assumeTrue(
+        backend == Pki.Backend.JAVA || Pki.Backend.opensslOnPath(), "openssl is not installed");
     ControlPlane cp = ControlPlane.start(options(tmp).withPkiBackend(backend));
     try {
       try (KubernetesClient client = cp.newAdminClient()) {
         client
             .configMaps()
             .inNamespace("default")
-            .resource(new ConfigMapBuilder().withNewMetadata().withName("survivor").endMetadata().addToData("k", "v").build())
+            .resource(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("survivor")
+                    .endMetadata()
+                    .addToData("k", "v")
+                    .build())
             .create();
       }
 

@@ -34,8 +34,10 @@ public final class ControlPlaneMain {
                 "control-plane-main-shutdown"));
     System.out.println("apiserver:  " + cp.server());
     System.out.println("kubeconfig: " + cp.kubeconfig());
-    cp.componentLogs().forEach((name, log) -> System.out.println("log:        " + name + " " + log));
-    System.out.println("try:        kubectl --kubeconfig " + cp.kubeconfig() + " get --raw /readyz");
+    cp.componentLogs()
+        .forEach((name, log) -> System.out.println("log:        " + name + " " + log));
+    System.out.println(
+        "try:        kubectl --kubeconfig " + cp.kubeconfig() + " get --raw /readyz");
     System.out.println("Ctrl-C stops both and removes " + options.workDir());
     System.out.flush();
     stopped.await();

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.hami.cmd.cluster.ControlPlane;
-import io.hami.cmd.cluster.FakeNode;
-import io.hami.cmd.cluster.PodLifecycle;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Namespaced;
@@ -17,6 +14,9 @@ import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.FakeNode;
+import io.hami.cmd.cluster.PodLifecycle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -29,9 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The shipped manifests ({@code config/deploy}, {@code config/samples}) against the real
- * apiserver: every object passes validation with server-side dry-run, and the node agent's
- * admission policy holds for a token bound to a pod on a node.
+ * The shipped manifests ({@code config/deploy}, {@code config/samples}) against the real apiserver:
+ * every object passes validation with server-side dry-run, and the node agent's admission policy
+ * holds for a token bound to a pod on a node.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class DeployManifestsE2E {
@@ -58,7 +58,8 @@ class DeployManifestsE2E {
     }
   }
 
-  private static Resource<HasMetadata> target(KubernetesClient client, TestNamespace ns, HasMetadata item) {
+  private static Resource<HasMetadata> target(
+      KubernetesClient client, TestNamespace ns, HasMetadata item) {
     if (item instanceof Namespaced && item.getMetadata().getNamespace() == null) {
       return client.resource(item).inNamespace(ns.name());
     }
@@ -76,7 +77,12 @@ class DeployManifestsE2E {
         client
             .serviceAccounts()
             .inNamespace(item.getMetadata().getName())
-            .resource(new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build())
+            .resource(
+                new ServiceAccountBuilder()
+                    .withNewMetadata()
+                    .withName("default")
+                    .endMetadata()
+                    .build())
             .fieldManager(FIELD_MANAGER)
             .forceConflicts()
             .serverSideApply();
@@ -100,7 +106,12 @@ class DeployManifestsE2E {
       for (Path file : yamlFiles(dir)) {
         for (HasMetadata item : load(client, file)) {
           items.add(item);
-          sources.add(repoRoot().relativize(file) + ": " + item.getKind() + " " + item.getMetadata().getName());
+          sources.add(
+              repoRoot().relativize(file)
+                  + ": "
+                  + item.getKind()
+                  + " "
+                  + item.getMetadata().getName());
         }
       }
     }
@@ -114,7 +125,11 @@ class DeployManifestsE2E {
       }
       try {
         HasMetadata applied =
-            target(client, ns, item).dryRun().fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+            target(client, ns, item)
+                .dryRun()
+                .fieldManager(FIELD_MANAGER)
+                .forceConflicts()
+                .serverSideApply();
         assertThat(applied.getMetadata().getUid()).as(sources.get(i)).isNotBlank();
       } catch (KubernetesClientException e) {
         failures.add(sources.get(i) + " -> " + e.getCode() + " " + e.getMessage());
@@ -124,7 +139,8 @@ class DeployManifestsE2E {
   }
 
   @Test
-  void deployManifests_passServerSideDryRun(KubernetesClient client, TestNamespace ns) throws IOException {
+  void deployManifests_passServerSideDryRun(KubernetesClient client, TestNamespace ns)
+      throws IOException {
     dryRunEverything(client, ns, "config/deploy");
   }
 
@@ -153,10 +169,15 @@ class DeployManifestsE2E {
               .inNamespace(SYSTEM_NAMESPACE)
               .resource(
                   new PodBuilder()
-                      .withNewMetadata().withName(podName).endMetadata()
+                      .withNewMetadata()
+                      .withName(podName)
+                      .endMetadata()
                       .withNewSpec()
                       .withServiceAccountName("hami-node-agent")
-                      .addNewContainer().withName("agent").withImage("hami/hami:dev").endContainer()
+                      .addNewContainer()
+                      .withName("agent")
+                      .withImage("hami/hami:dev")
+                      .endContainer()
                       .endSpec()
                       .build())
               .create();
@@ -190,12 +211,20 @@ class DeployManifestsE2E {
             .untilAsserted(
                 () ->
                     assertThat(
-                            agentClient.nodes().withName(own)
-                                .edit(n -> { n.getMetadata().getAnnotations().put("hami.io/e2e", "ok"); return n; })
-                                .getMetadata().getAnnotations())
+                            agentClient
+                                .nodes()
+                                .withName(own)
+                                .edit(
+                                    n -> {
+                                      n.getMetadata().getAnnotations().put("hami.io/e2e", "ok");
+                                      return n;
+                                    })
+                                .getMetadata()
+                                .getAnnotations())
                         .containsEntry("hami.io/e2e", "ok"));
         // The policy reaches admission through an informer: wait until it refuses a non-hami
-        // annotation on the agent's own node (allowed by RBAC alone) before touching the other node,
+        // annotation on the agent's own node (allowed by RBAC alone) before touching the other
+        // node,
         // so that no write slips through to it before the policy is in force.
         await()
             .atMost(Duration.ofSeconds(30))
@@ -203,19 +232,33 @@ class DeployManifestsE2E {
                 () ->
                     assertThatThrownBy(
                             () ->
-                                agentClient.nodes().withName(own)
-                                    .edit(n -> {
-                                      // A new value each try: rewriting an unchanged value is no change.
-                                      n.getMetadata().getAnnotations()
-                                          .put("example.com/not-hami", Long.toString(System.nanoTime()));
-                                      return n;
-                                    }))
+                                agentClient
+                                    .nodes()
+                                    .withName(own)
+                                    .edit(
+                                        n -> {
+                                          // A new value each try: rewriting an unchanged value is
+                                          // no change.
+                                          n.getMetadata()
+                                              .getAnnotations()
+                                              .put(
+                                                  "example.com/not-hami",
+                                                  Long.toString(System.nanoTime()));
+                                          return n;
+                                        }))
                         .isInstanceOfSatisfying(
-                            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403)));
+                            KubernetesClientException.class,
+                            e -> assertThat(e.getCode()).isEqualTo(403)));
         assertThatThrownBy(
                 () ->
-                    agentClient.nodes().withName(other)
-                        .edit(n -> { n.getMetadata().getAnnotations().put("hami.io/e2e", "x"); return n; }))
+                    agentClient
+                        .nodes()
+                        .withName(other)
+                        .edit(
+                            n -> {
+                              n.getMetadata().getAnnotations().put("hami.io/e2e", "x");
+                              return n;
+                            }))
             .isInstanceOfSatisfying(
                 KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403))
             .hasMessageContaining(

@@ -1,9 +1,9 @@
 package io.hami.e2e;
 
-import io.hami.cmd.cluster.ControlPlane;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.hami.cmd.cluster.ControlPlane;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -49,15 +49,18 @@ final class Diagnostics {
     if (client != null) {
       KubernetesSerialization yaml = client.getKubernetesSerialization();
       if (namespace != null) {
-        attempt(dir.resolve("events.yaml"), () -> {
-          List<Event> events =
-              client.v1().events().inNamespace(namespace.name()).list().getItems().stream()
-                  .sorted(Comparator.comparing(Diagnostics::eventTime))
-                  .toList();
-          return yaml.asYaml(events);
-        });
-        attempt(dir.resolve("pods.yaml"), () ->
-            yaml.asYaml(client.pods().inNamespace(namespace.name()).list().getItems()));
+        attempt(
+            dir.resolve("events.yaml"),
+            () -> {
+              List<Event> events =
+                  client.v1().events().inNamespace(namespace.name()).list().getItems().stream()
+                      .sorted(Comparator.comparing(Diagnostics::eventTime))
+                      .toList();
+              return yaml.asYaml(events);
+            });
+        attempt(
+            dir.resolve("pods.yaml"),
+            () -> yaml.asYaml(client.pods().inNamespace(namespace.name()).list().getItems()));
       }
       attempt(dir.resolve("nodes.yaml"), () -> yaml.asYaml(client.nodes().list().getItems()));
     }

@@ -26,6 +26,7 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -56,11 +57,18 @@ class ExplainE2E {
   @BeforeAll
   static void startScheduler(KubernetesClient client) throws Exception {
     Registry registry = PluginRegistry.create();
-    Path config = ControlPlaneExtension.moduleDir().toAbsolutePath().getParent()
-        .resolve("config/scheduler/scheduler-config.yaml");
+    Path config =
+        ControlPlaneExtension.moduleDir()
+            .toAbsolutePath()
+            .getParent()
+            .resolve("config/scheduler/scheduler-config.yaml");
     SchedulerConfiguration cfg = new ConfigLoader(registry).load(config);
-    scheduler = new SchedulerService(
-        client, cfg, registry, new SchedulerService.Options(false, "hami-scheduler-explain-e2e", null, 50, 100, 4));
+    scheduler =
+        new SchedulerService(
+            client,
+            cfg,
+            registry,
+            new SchedulerService.Options(false, "hami-scheduler-explain-e2e", null, 50, 100, 4));
     try {
       scheduler.start(Duration.ofSeconds(60));
     } catch (Exception e) {
@@ -91,15 +99,19 @@ class ExplainE2E {
     }
   }
 
-  private GpuNode node(KubernetesClient client, String name, String group, GpuInfo gpu) throws Exception {
-    GpuNode n = GpuNode.start(client, dir, FakeNode.named(name).label(GROUP, group), 10, List.of(gpu));
+  private GpuNode node(KubernetesClient client, String name, String group, GpuInfo gpu)
+      throws Exception {
+    GpuNode n =
+        GpuNode.start(client, dir, FakeNode.named(name).label(GROUP, group), 10, List.of(gpu));
     nodes.add(n);
     return n;
   }
 
   private static Pod gpuPod(String name, String group, int memMiB) {
     return new PodBuilder()
-        .withNewMetadata().withName(name).endMetadata()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
         .withNewSpec()
         .withSchedulerName("hami-scheduler")
         .withTerminationGracePeriodSeconds(1L)
@@ -108,33 +120,41 @@ class ExplainE2E {
         .withName("cuda")
         .withImage("nvidia/cuda:12.4.0-base-ubuntu22.04")
         .withNewResources()
-        .withLimits(Map.of(
-            "nvidia.com/gpu", new Quantity("1"),
-            "nvidia.com/gpumem", new Quantity(Integer.toString(memMiB)),
-            "nvidia.com/gpucores", new Quantity("20")))
+        .withLimits(
+            Map.of(
+                "nvidia.com/gpu", new Quantity("1"),
+                "nvidia.com/gpumem", new Quantity(Integer.toString(memMiB)),
+                "nvidia.com/gpucores", new Quantity("20")))
         .endResources()
         .endContainer()
         .endSpec()
         .build();
   }
 
-  /** Runs {@code hami explain pod} as a user would, through the admin kubeconfig; returns stdout. */
+  /**
+   * Runs {@code hami explain pod} as a user would, through the admin kubeconfig; returns stdout.
+   */
   private static String explain(ControlPlane cp, String target, String... more) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     var cl = HamiCommand.commandLine();
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(err));
-    List<String> args = new ArrayList<>(List.of("explain", "pod", target, "--kubeconfig", cp.kubeconfig().toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of("explain", "pod", target, "--kubeconfig", cp.kubeconfig().toString()));
     args.addAll(List.of(more));
     int code = cl.execute(args.toArray(new String[0]));
     assertThat(code).as("hami explain exit code; stderr: %s", err).isZero();
     return out.toString();
   }
 
-  private static Map<String, String> annotations(KubernetesClient client, TestNamespace ns, String name) {
+  private static Map<String, String> annotations(
+      KubernetesClient client, TestNamespace ns, String name) {
     Pod p = client.pods().inNamespace(ns.name()).withName(name).get();
-    return p == null || p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
+    return p == null || p.getMetadata().getAnnotations() == null
+        ? Map.of()
+        : p.getMetadata().getAnnotations();
   }
 
   @Test
@@ -148,21 +168,32 @@ class ExplainE2E {
     client.pods().inNamespace(ns.name()).resource(gpuPod("placed", group, 4000)).create();
     client.pods().inNamespace(ns.name()).resource(gpuPod("too-big", group, 20000)).create();
 
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
-        .until(() -> "success".equals(annotations(client, ns, "placed").get(Annotations.BIND_PHASE)));
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> "success".equals(annotations(client, ns, "placed").get(Annotations.BIND_PHASE)));
     Pod placed = client.pods().inNamespace(ns.name()).withName("placed").get();
     String nodeName = placed.getSpec().getNodeName();
     assertThat(nodeName).isIn(a.name(), b.name());
-    String allocated = placed.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED);
+    String allocated =
+        placed.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED);
     String uuid = Invariants.parseDevices(allocated).get(0).get(0).uuid();
     // The placement record came with the PreBind pod patch.
-    ScheduleRecord.Scheduled record = (ScheduleRecord.Scheduled) ScheduleRecordCodec
-        .decode(placed.getMetadata().getAnnotations().get(Annotations.SCHEDULE_EXPLAIN)).orElseThrow();
+    ScheduleRecord.Scheduled record =
+        (ScheduleRecord.Scheduled)
+            ScheduleRecordCodec.decode(
+                    placed.getMetadata().getAnnotations().get(Annotations.SCHEDULE_EXPLAIN))
+                .orElseThrow();
     assertThat(record.node()).isEqualTo(nodeName);
     assertThat(record.feasible()).isEqualTo(2);
 
-    String text = await().atMost(PATIENCE).pollInterval(Duration.ofMillis(500))
-        .until(() -> explain(cp, ns.name() + "/placed"), s -> s.contains("Successfully assigned"));
+    String text =
+        await()
+            .atMost(PATIENCE)
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () -> explain(cp, ns.name() + "/placed"), s -> s.contains("Successfully assigned"));
     System.out.println("e2e: hami explain pod " + ns.name() + "/placed\n" + text);
     assertThat(text)
         .contains("Result:         bound to " + nodeName + " (bind-phase success)")
@@ -174,7 +205,9 @@ class ExplainE2E {
         .contains(nodeName + " (the pod's node): ");
 
     // The failure record rides in the PodScheduled status patch.
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
         .until(() -> annotations(client, ns, "too-big").containsKey(Annotations.SCHEDULE_EXPLAIN));
     String pending = explain(cp, ns.name() + "/too-big");
     System.out.println("e2e: hami explain pod " + ns.name() + "/too-big\n" + pending);
@@ -183,12 +216,14 @@ class ExplainE2E {
         .contains("Nodes per reason:")
         .contains("2      CardInsufficientMemory");
 
-    JsonNode j = JsonMapper.builder().build().readTree(explain(cp, ns.name() + "/too-big", "-o", "json"));
+    JsonNode j =
+        JsonMapper.builder().build().readTree(explain(cp, ns.name() + "/too-big", "-o", "json"));
     assertThat(j.get("state").asString()).isEqualTo("PENDING");
     assertThat(j.at("/podScheduled/reason").asString()).isEqualTo("Unschedulable");
     // Nodes of other suites may share the control plane; they fail on the selector, ours on memory.
-    Map<String, Integer> counts = new java.util.HashMap<>();
-    j.at("/lastFailure/reasons").forEach(r -> counts.put(r.get("reason").asString(), r.get("nodes").asInt()));
+    Map<String, Integer> counts = new HashMap<>();
+    j.at("/lastFailure/reasons")
+        .forEach(r -> counts.put(r.get("reason").asString(), r.get("nodes").asInt()));
     assertThat(counts).containsEntry("CardInsufficientMemory", 2);
     assertThat(j.get("problems")).isEmpty();
   }

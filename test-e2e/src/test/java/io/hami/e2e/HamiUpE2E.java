@@ -17,6 +17,7 @@ import io.hami.cmd.up.PlaygroundSpec;
 import io.hami.model.Annotations;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -25,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,9 +38,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code hami up} as a user runs it: the playground's own control plane, fake GPU nodes,
- * scheduler and webhook route and place a shipped sample that names no scheduler; stopping it
- * leaves no process and no file behind.
+ * {@code hami up} as a user runs it: the playground's own control plane, fake GPU nodes, scheduler
+ * and webhook route and place a shipped sample that names no scheduler; stopping it leaves no
+ * process and no file behind.
  */
 class HamiUpE2E {
   private static final Duration PATIENCE = Duration.ofSeconds(120);
@@ -63,13 +65,17 @@ class HamiUpE2E {
         .pollInterval(Duration.ofMillis(200))
         .until(
             () -> client.pods().inNamespace("default").withName(name).get(),
-            p -> p != null
-                && p.getMetadata().getAnnotations() != null
-                && "success".equals(p.getMetadata().getAnnotations().get(Annotations.BIND_PHASE))
-                && "Running".equals(p.getStatus().getPhase()));
+            p ->
+                p != null
+                    && p.getMetadata().getAnnotations() != null
+                    && "success"
+                        .equals(p.getMetadata().getAnnotations().get(Annotations.BIND_PHASE))
+                    && "Running".equals(p.getStatus().getPhase()));
   }
 
-  /** The processes the control plane started, from the pid files it leaves in its work directory. */
+  /**
+   * The processes the control plane started, from the pid files it leaves in its work directory.
+   */
   private static List<Long> controlPlanePids(Path workDir) throws IOException {
     try (Stream<Path> files = Files.walk(workDir)) {
       List<Long> pids = new ArrayList<>();
@@ -93,7 +99,9 @@ class HamiUpE2E {
     Playground playground = Playground.start(spec, home(), progress::add);
     try {
       KubernetesClient client = playground.client();
-      assertThat(playground.nodes()).extracting(GpuNode::name).containsExactly("gpu-node-1", "gpu-node-2");
+      assertThat(playground.nodes())
+          .extracting(GpuNode::name)
+          .containsExactly("gpu-node-1", "gpu-node-2");
       assertThat(playground.kubeconfig()).startsWith(workDir).exists();
       pids = controlPlanePids(workDir);
       assertThat(pids).hasSize(2).allMatch(HamiUpE2E::alive);
@@ -101,19 +109,30 @@ class HamiUpE2E {
       Pod slice = sample(client, "gpu-slice.yaml");
       assertThat(slice.getSpec().getSchedulerName()).as("schedulerName in the sample").isNull();
       Pod created = client.pods().inNamespace("default").resource(slice).create();
-      assertThat(created.getSpec().getSchedulerName()).as("schedulerName after admission").isEqualTo("hami-scheduler");
+      assertThat(created.getSpec().getSchedulerName())
+          .as("schedulerName after admission")
+          .isEqualTo("hami-scheduler");
 
       Pod pod = awaitRunningAndAllocated(client, "gpu-slice");
       Map<String, String> a = pod.getMetadata().getAnnotations();
       String node = pod.getSpec().getNodeName();
       assertThat(node).isIn("gpu-node-1", "gpu-node-2");
       assertThat(a).containsEntry(Annotations.VGPU_NODE, node);
-      List<List<Invariants.Use>> devices = Invariants.parseDevices(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
-      assertThat(devices).singleElement().satisfies(c -> assertThat(c).singleElement().satisfies(u -> {
-        assertThat(u.mem()).isEqualTo(4096);
-        assertThat(u.cores()).isEqualTo(30);
-      }));
-      GpuNode host = playground.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow();
+      List<List<Invariants.Use>> devices =
+          Invariants.parseDevices(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
+      assertThat(devices)
+          .singleElement()
+          .satisfies(
+              c ->
+                  assertThat(c)
+                      .singleElement()
+                      .satisfies(
+                          u -> {
+                            assertThat(u.mem()).isEqualTo(4096);
+                            assertThat(u.cores()).isEqualTo(30);
+                          }));
+      GpuNode host =
+          playground.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow();
       ContainerAllocateResponse cuda = host.allocation(created.getMetadata().getUid()).get("cuda");
       assertThat(cuda).as("the fake kubelet's Allocate for container cuda").isNotNull();
       assertThat(cuda.getEnvsMap())
@@ -124,7 +143,10 @@ class HamiUpE2E {
     } catch (Throwable t) {
       Diagnostics.save(
           ControlPlaneExtension.moduleDir().resolve("target/diagnostics/HamiUpE2E/playground"),
-          t, playground.controlPlane(), playground.client(), new TestNamespace("default"));
+          t,
+          playground.controlPlane(),
+          playground.client(),
+          new TestNamespace("default"));
       throw t;
     } finally {
       playground.close();
@@ -143,22 +165,38 @@ class HamiUpE2E {
     ProcessBuilder pb =
         new ProcessBuilder(
                 ProcessHandle.current().info().command().orElse("java"),
-                "-Xmx256m", "-XX:+UseSerialGC", "-jar", jar.toString(),
-                "up", "--nodes", "1", "--gpus-per-node", "1", "--gpu-memory", "16384", "--work-dir", workDir.toString())
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-jar",
+                jar.toString(),
+                "up",
+                "--nodes",
+                "1",
+                "--gpus-per-node",
+                "1",
+                "--gpu-memory",
+                "16384",
+                "--work-dir",
+                workDir.toString())
             .redirectErrorStream(true)
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     pb.environment().put(HamiHome.ENV, home().root().toString());
     Process up = pb.start();
-    List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(up.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          output.add(line);
-        }
-      } catch (IOException e) {
-        output.add("(output unreadable: " + e + ")");
-      }
-    }, "hami-up-output");
+    List<String> output = Collections.synchronizedList(new ArrayList<>());
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(up.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  output.add(line);
+                }
+              } catch (IOException e) {
+                output.add("(output unreadable: " + e + ")");
+              }
+            },
+            "hami-up-output");
     reader.start();
     Set<Long> descendants = new HashSet<>();
     try {
@@ -168,18 +206,25 @@ class HamiUpE2E {
           .failFast("hami up exited", () -> !up.isAlive())
           .until(() -> List.copyOf(output).stream().anyMatch(l -> l.contains("Press Ctrl-C")));
       Optional<String> kubeconfigLine =
-          List.copyOf(output).stream().filter(l -> l.startsWith("  export KUBECONFIG=")).findFirst();
+          List.copyOf(output).stream()
+              .filter(l -> l.startsWith("  export KUBECONFIG="))
+              .findFirst();
       assertThat(kubeconfigLine).isPresent();
       Path kubeconfig = Path.of(kubeconfigLine.get().substring("  export KUBECONFIG=".length()));
       assertThat(kubeconfig).startsWith(workDir).exists();
-      assertThat(output).anyMatch(l -> l.contains("kubectl apply -f " + home().samples().resolve("gpu-slice.yaml")));
+      assertThat(output)
+          .anyMatch(
+              l -> l.contains("kubectl apply -f " + home().samples().resolve("gpu-slice.yaml")));
       assertThat(output).contains("  logs        " + workDir.resolve("hami-up.log"));
-      int ready = output.indexOf("Press Ctrl-C to stop; the cluster and its work directory are removed.");
+      int ready =
+          output.indexOf("Press Ctrl-C to stop; the cluster and its work directory are removed.");
       up.descendants().forEach(d -> descendants.add(d.pid()));
       assertThat(descendants).as("etcd and kube-apiserver").hasSizeGreaterThanOrEqualTo(2);
 
       try (KubernetesClient client =
-          new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build()) {
+          new KubernetesClientBuilder()
+              .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+              .build()) {
         client.pods().inNamespace("default").resource(sample(client, "whole-gpu.yaml")).create();
         Pod pod = awaitRunningAndAllocated(client, "whole-gpu");
         assertThat(pod.getSpec().getSchedulerName()).isEqualTo("hami-scheduler");
@@ -188,7 +233,8 @@ class HamiUpE2E {
       assertThat(List.copyOf(output).subList(ready, output.size()))
           .as("the terminal after start-up: component logs go to the log file")
           .noneMatch(l -> l.contains(" INFO "));
-      assertThat(Files.readString(workDir.resolve("hami-up.log"))).contains("pod=default/whole-gpu");
+      assertThat(Files.readString(workDir.resolve("hami-up.log")))
+          .contains("pod=default/whole-gpu");
 
       // Through the handle: Process.destroy() also closes the pipe the output is read from.
       assertThat(up.toHandle().destroy()).as("SIGTERM sent").isTrue();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -17,8 +18,11 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -33,10 +37,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Helm chart {@code config/helm/hami}, rendered by helm itself ({@code bin/build-helm.sh}
- * finds or builds it) for several sets of values, applies with server-side dry-run: every object
- * passes the real apiserver's validation and admission. With its defaults the chart renders the
- * objects of the plain manifests in {@code config/deploy}.
+ * The Helm chart {@code config/helm/hami}, rendered by helm itself ({@code bin/build-helm.sh} finds
+ * or builds it) for several sets of values, applies with server-side dry-run: every object passes
+ * the real apiserver's validation and admission. With its defaults the chart renders the objects of
+ * the plain manifests in {@code config/deploy}.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class HelmChartDryRunE2E {
@@ -56,16 +60,30 @@ class HelmChartDryRunE2E {
   static void findHelm() throws IOException {
     Path script = ControlPlaneExtension.moduleDir().resolve("bin/build-helm.sh");
     try {
-      Commands.Result r = Commands.run(List.of("bash", script.toString()), ControlPlaneExtension.moduleDir(), HELM_BUILD_TIMEOUT);
-      helm = r.stdout().lines()
-          .filter(l -> l.startsWith("HELM="))
-          .map(l -> Path.of(l.substring("HELM=".length())))
-          .reduce((a, b) -> b)
-          .orElseThrow(() -> new IOException(script + " did not report HELM; its output:\n" + r.stdout() + r.stderr()));
+      Commands.Result r =
+          Commands.run(
+              List.of("bash", script.toString()),
+              ControlPlaneExtension.moduleDir(),
+              HELM_BUILD_TIMEOUT);
+      helm =
+          r.stdout()
+              .lines()
+              .filter(l -> l.startsWith("HELM="))
+              .map(l -> Path.of(l.substring("HELM=".length())))
+              .reduce((a, b) -> b)
+              .orElseThrow(
+                  () ->
+                      new IOException(
+                          script
+                              + " did not report HELM; its output:\n"
+                              + r.stdout()
+                              + r.stderr()));
     } catch (IOException e) {
-      // Without Go (control-plane binaries given through KUBE_APISERVER and ETCD) helm cannot be built.
+      // Without Go (control-plane binaries given through KUBE_APISERVER and ETCD) helm cannot be
+      // built.
       if (e.getMessage() != null && e.getMessage().contains("go is not installed")) {
-        helmUnavailable = "no helm: set HELM, put helm 3 on PATH or install Go to build it (" + script + ")";
+        helmUnavailable =
+            "no helm: set HELM, put helm 3 on PATH or install Go to build it (" + script + ")";
         return;
       }
       throw e;
@@ -78,14 +96,24 @@ class HelmChartDryRunE2E {
   }
 
   /** Renders the chart with {@code values} (YAML) into {@code namespace}. */
-  private static String render(KubernetesClient client, String namespace, String values) throws IOException {
+  private static String render(KubernetesClient client, String namespace, String values)
+      throws IOException {
     Path file = Files.createTempFile(tmp, "values-", ".yaml");
     Files.writeString(file, values, StandardCharsets.UTF_8);
     String kubeVersion = client.getKubernetesVersion().getGitVersion();
     Commands.Result r =
         Commands.run(
-            List.of(helm().toString(), "template", "hami", repoRoot().resolve("config/helm/hami").toString(),
-                "--namespace", namespace, "--kube-version", kubeVersion, "--values", file.toString()),
+            List.of(
+                helm().toString(),
+                "template",
+                "hami",
+                repoRoot().resolve("config/helm/hami").toString(),
+                "--namespace",
+                namespace,
+                "--kube-version",
+                kubeVersion,
+                "--values",
+                file.toString()),
             tmp,
             Duration.ofMinutes(2));
     return r.stdout();
@@ -99,14 +127,18 @@ class HelmChartDryRunE2E {
     return o.getKind() + " " + o.getMetadata().getName();
   }
 
-  private static Resource<HasMetadata> target(KubernetesClient client, String namespace, HasMetadata item) {
-    return item instanceof Namespaced ? client.resource(item).inNamespace(namespace) : client.resource(item);
+  private static Resource<HasMetadata> target(
+      KubernetesClient client, String namespace, HasMetadata item) {
+    return item instanceof Namespaced
+        ? client.resource(item).inNamespace(namespace)
+        : client.resource(item);
   }
 
   static Stream<Arguments> values() {
     return Stream.of(
         Arguments.of("defaults", "{}\n"),
-        Arguments.of("fake GPUs", "nodeAgent:\n  fakeGpus: \"4xNVIDIA-A100-SXM4-80GB:81920MiB,numa=0-1\"\n"),
+        Arguments.of(
+            "fake GPUs", "nodeAgent:\n  fakeGpus: \"4xNVIDIA-A100-SXM4-80GB:81920MiB,numa=0-1\"\n"),
         Arguments.of(
             "one replica, own scheduler name, pull secret",
             """
@@ -132,8 +164,8 @@ class HelmChartDryRunE2E {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("values")
-  void renderedChart_passesServerSideDryRun(String name, String values, KubernetesClient client, TestNamespace ns)
-      throws IOException {
+  void renderedChart_passesServerSideDryRun(
+      String name, String values, KubernetesClient client, TestNamespace ns) throws IOException {
     List<HasMetadata> items = load(client, render(client, ns.name(), values));
     assertThat(items).as("objects rendered").isNotEmpty();
 
@@ -148,18 +180,26 @@ class HelmChartDryRunE2E {
       }
       try {
         HasMetadata applied =
-            target(client, ns.name(), item).dryRun().fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+            target(client, ns.name(), item)
+                .dryRun()
+                .fieldManager(FIELD_MANAGER)
+                .forceConflicts()
+                .serverSideApply();
         assertThat(applied.getMetadata().getUid()).as(id(item)).isNotBlank();
         checked.add(id(item));
       } catch (KubernetesClientException e) {
         failures.add(id(item) + " -> " + e.getCode() + " " + e.getMessage());
       }
     }
-    System.out.printf("helm chart (%s): %d objects accepted by server-side dry-run%s%n", name, checked.size(),
+    System.out.printf(
+        "helm chart (%s): %d objects accepted by server-side dry-run%s%n",
+        name,
+        checked.size(),
         noApi.isEmpty() ? "" : "; not checked (cert-manager CRDs absent): " + noApi);
     assertThat(failures).as("objects the apiserver refused").isEmpty();
     if (name.equals("cert-manager")) {
-      assertThat(noApi).containsExactlyInAnyOrder("Issuer hami-webhook-selfsigned", "Certificate hami-webhook");
+      assertThat(noApi)
+          .containsExactlyInAnyOrder("Issuer hami-webhook-selfsigned", "Certificate hami-webhook");
       assertThat(checked).doesNotContain("Secret hami-webhook-tls");
     } else {
       assertThat(noApi).isEmpty();
@@ -167,7 +207,8 @@ class HelmChartDryRunE2E {
   }
 
   @Test
-  void defaultChart_rendersTheObjectsOfTheDeployManifests(KubernetesClient client) throws IOException {
+  void defaultChart_rendersTheObjectsOfTheDeployManifests(KubernetesClient client)
+      throws IOException {
     Set<String> chart = new TreeSet<>();
     for (HasMetadata o : load(client, render(client, "hami-system", "{}\n"))) {
       chart.add(id(o));
@@ -176,13 +217,18 @@ class HelmChartDryRunE2E {
     List<Path> files = new ArrayList<>();
     for (String dir : List.of("config/deploy/common", "config/deploy/gpu")) {
       try (Stream<Path> s = Files.list(repoRoot().resolve(dir))) {
-        s.filter(f -> f.toString().endsWith(".yaml") && !f.getFileName().toString().equals("kustomization.yaml"))
+        s.filter(
+                f ->
+                    f.toString().endsWith(".yaml")
+                        && !f.getFileName().toString().equals("kustomization.yaml"))
             .forEach(files::add);
       }
     }
     for (Path f : files) {
       try (InputStream in = Files.newInputStream(f)) {
-        client.load(in).items().stream().filter(o -> !(o instanceof Namespace)).forEach(o -> manifests.add(id(o)));
+        client.load(in).items().stream()
+            .filter(o -> !(o instanceof Namespace))
+            .forEach(o -> manifests.add(id(o)));
       }
     }
     // The chart makes the webhook's serving certificate itself; the plain manifests leave that
@@ -193,31 +239,42 @@ class HelmChartDryRunE2E {
   }
 
   @Test
-  void defaultChart_givesTheWebhookTheCaThatSignedItsCertificate(KubernetesClient client) throws Exception {
+  void defaultChart_givesTheWebhookTheCaThatSignedItsCertificate(KubernetesClient client)
+      throws Exception {
     List<HasMetadata> items = load(client, render(client, "hami-system", "{}\n"));
     MutatingWebhookConfiguration mwc =
-        items.stream().filter(MutatingWebhookConfiguration.class::isInstance)
-            .map(MutatingWebhookConfiguration.class::cast).findFirst().orElseThrow();
-    io.fabric8.kubernetes.api.model.Secret secret =
-        items.stream().filter(io.fabric8.kubernetes.api.model.Secret.class::isInstance)
-            .map(io.fabric8.kubernetes.api.model.Secret.class::cast).findFirst().orElseThrow();
+        items.stream()
+            .filter(MutatingWebhookConfiguration.class::isInstance)
+            .map(MutatingWebhookConfiguration.class::cast)
+            .findFirst()
+            .orElseThrow();
+    Secret secret =
+        items.stream()
+            .filter(Secret.class::isInstance)
+            .map(Secret.class::cast)
+            .findFirst()
+            .orElseThrow();
 
-    assertThat(mwc.getWebhooks()).singleElement().satisfies(w -> {
-      assertThat(w.getClientConfig().getCaBundle()).isEqualTo(secret.getData().get("ca.crt"));
-      assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo("hami-system");
-    });
+    assertThat(mwc.getWebhooks())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.getClientConfig().getCaBundle())
+                  .isEqualTo(secret.getData().get("ca.crt"));
+              assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo("hami-system");
+            });
     assertThat(secret.getData()).containsKeys("tls.crt", "tls.key", "ca.crt");
-    java.security.cert.X509Certificate ca = x509(secret.getData().get("ca.crt"));
-    java.security.cert.X509Certificate serving = x509(secret.getData().get("tls.crt"));
+    X509Certificate ca = x509(secret.getData().get("ca.crt"));
+    X509Certificate serving = x509(secret.getData().get("tls.crt"));
     serving.verify(ca.getPublicKey());
     assertThat(serving.getSubjectAlternativeNames())
         .extracting(san -> (Object) san.get(1))
         .contains((Object) "hami-scheduler.hami-system.svc");
   }
 
-  private static java.security.cert.X509Certificate x509(String base64Pem) throws Exception {
-    byte[] pem = java.util.Base64.getDecoder().decode(base64Pem);
-    return (java.security.cert.X509Certificate)
-        java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(pem));
+  private static X509Certificate x509(String base64Pem) throws Exception {
+    byte[] pem = Base64.getDecoder().decode(base64Pem);
+    return (X509Certificate)
+        CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(pem));
   }
 }

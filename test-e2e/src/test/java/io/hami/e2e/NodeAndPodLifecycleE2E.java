@@ -3,8 +3,6 @@ package io.hami.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hami.cmd.cluster.FakeNode;
-import io.hami.cmd.cluster.PodLifecycle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -13,6 +11,8 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.cmd.cluster.FakeNode;
+import io.hami.cmd.cluster.PodLifecycle;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,7 +45,9 @@ class NodeAndPodLifecycleE2E {
         .inNamespace(ns.name())
         .resource(
             new PodBuilder()
-                .withNewMetadata().withName(name).endMetadata()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
                 .withNewSpec()
                 .withSchedulerName("hami-scheduler")
                 .addNewContainer()
@@ -84,7 +86,8 @@ class NodeAndPodLifecycleE2E {
     try {
       Node after = node.resource("nvidia.com/gpu", "2").publishStatus(client);
 
-      assertThat(after.getStatus().getAllocatable()).containsEntry("nvidia.com/gpu", new Quantity("2"));
+      assertThat(after.getStatus().getAllocatable())
+          .containsEntry("nvidia.com/gpu", new Quantity("2"));
       assertThat(client.nodes().withName(name).get().getStatus().getCapacity())
           .containsEntry("nvidia.com/gpu", new Quantity("2"));
     } finally {
@@ -142,13 +145,25 @@ class NodeAndPodLifecycleE2E {
   @Test
   void bindingWithStaleUid_isRefused(KubernetesClient client, TestNamespace ns) {
     Pod pod = gpuPod(client, ns, "recreated");
-    Pod stale = new PodBuilder(pod).editMetadata().withUid(UUID.randomUUID().toString()).endMetadata().build();
+    Pod stale =
+        new PodBuilder(pod)
+            .editMetadata()
+            .withUid(UUID.randomUUID().toString())
+            .endMetadata()
+            .build();
 
     assertThatThrownBy(() -> PodLifecycle.bind(client, stale, nodeName))
         .isInstanceOfSatisfying(
             KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409))
         .hasMessageContaining("UID");
-    assertThat(client.pods().inNamespace(ns.name()).withName("recreated").get().getSpec().getNodeName())
+    assertThat(
+            client
+                .pods()
+                .inNamespace(ns.name())
+                .withName("recreated")
+                .get()
+                .getSpec()
+                .getNodeName())
         .isNull();
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.hami.cmd.cluster.ControlPlane;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
@@ -12,8 +11,10 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.cmd.cluster.ControlPlane;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,7 +26,8 @@ class RbacE2E {
     admin
         .serviceAccounts()
         .inNamespace(ns.name())
-        .resource(new ServiceAccountBuilder().withNewMetadata().withName(account).endMetadata().build())
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName(account).endMetadata().build())
         .create();
     return admin
         .serviceAccounts()
@@ -70,8 +72,7 @@ class RbacE2E {
           client.raw(
               "/apis/authentication.k8s.io/v1/selfsubjectreviews",
               "POST",
-              java.util.Map.of(
-                  "apiVersion", "authentication.k8s.io/v1", "kind", "SelfSubjectReview"));
+              Map.of("apiVersion", "authentication.k8s.io/v1", "kind", "SelfSubjectReview"));
       assertThat(review)
           .contains("\"username\":\"system:serviceaccount:" + ns.name() + ":whoami\"")
           .contains("system:serviceaccounts:" + ns.name());
@@ -87,7 +88,9 @@ class RbacE2E {
         .inNamespace(ns.name())
         .resource(
             new RoleBuilder()
-                .withNewMetadata().withName("pod-reader").endMetadata()
+                .withNewMetadata()
+                .withName("pod-reader")
+                .endMetadata()
                 .addNewRule()
                 .withApiGroups("")
                 .withResources("pods")
@@ -101,7 +104,9 @@ class RbacE2E {
         .inNamespace(ns.name())
         .resource(
             new RoleBindingBuilder()
-                .withNewMetadata().withName("reader-reads-pods").endMetadata()
+                .withNewMetadata()
+                .withName("reader-reads-pods")
+                .endMetadata()
                 .withNewRoleRef()
                 .withApiGroup("rbac.authorization.k8s.io")
                 .withKind("Role")
@@ -119,7 +124,8 @@ class RbacE2E {
       // The authorizer sees new bindings through its informer, a moment after the write.
       await()
           .atMost(Duration.ofSeconds(30))
-          .ignoreExceptionsMatching(e -> e instanceof KubernetesClientException k && k.getCode() == 403)
+          .ignoreExceptionsMatching(
+              e -> e instanceof KubernetesClientException k && k.getCode() == 403)
           .untilAsserted(
               () -> assertThat(reader.pods().inNamespace(ns.name()).list().getItems()).isEmpty());
 
@@ -130,9 +136,14 @@ class RbacE2E {
                       .inNamespace(ns.name())
                       .resource(
                           new PodBuilder()
-                              .withNewMetadata().withName("not-allowed").endMetadata()
+                              .withNewMetadata()
+                              .withName("not-allowed")
+                              .endMetadata()
                               .withNewSpec()
-                              .addNewContainer().withName("c").withImage("busybox").endContainer()
+                              .addNewContainer()
+                              .withName("c")
+                              .withImage("busybox")
+                              .endContainer()
                               .endSpec()
                               .build())
                       .create())

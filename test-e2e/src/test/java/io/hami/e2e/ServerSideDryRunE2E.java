@@ -16,19 +16,23 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Manifests are checked by the real apiserver's validation and defaulting, and nothing is stored. */
+/**
+ * Manifests are checked by the real apiserver's validation and defaulting, and nothing is stored.
+ */
 @ExtendWith(ControlPlaneExtension.class)
 class ServerSideDryRunE2E {
   private static final String FIELD_MANAGER = "hami-e2e";
 
-  private static List<HasMetadata> load(KubernetesClient client, String resource) throws IOException {
+  private static List<HasMetadata> load(KubernetesClient client, String resource)
+      throws IOException {
     try (InputStream in = ServerSideDryRunE2E.class.getResourceAsStream(resource)) {
       assertThat(in).as(resource).isNotNull();
       return client.load(in).items();
     }
   }
 
-  private static Resource<HasMetadata> target(KubernetesClient client, TestNamespace ns, HasMetadata item) {
+  private static Resource<HasMetadata> target(
+      KubernetesClient client, TestNamespace ns, HasMetadata item) {
     return item instanceof Namespaced
         ? client.resource(item).inNamespace(ns.name())
         : client.resource(item);
@@ -66,7 +70,8 @@ class ServerSideDryRunE2E {
             .orElseThrow();
 
     Deployment applied =
-        (Deployment) target(client, ns, deployment).dryRun().fieldManager(FIELD_MANAGER).serverSideApply();
+        (Deployment)
+            target(client, ns, deployment).dryRun().fieldManager(FIELD_MANAGER).serverSideApply();
 
     assertThat(applied.getSpec().getStrategy().getType()).isEqualTo("RollingUpdate");
     assertThat(applied.getSpec().getRevisionHistoryLimit()).isEqualTo(10);
@@ -78,13 +83,22 @@ class ServerSideDryRunE2E {
   void invalidManifest_isRejectedNamingTheField(KubernetesClient client, TestNamespace ns) {
     Deployment broken =
         new DeploymentBuilder()
-            .withNewMetadata().withName("broken").endMetadata()
+            .withNewMetadata()
+            .withName("broken")
+            .endMetadata()
             .withNewSpec()
-            .withNewSelector().addToMatchLabels("app", "one").endSelector()
+            .withNewSelector()
+            .addToMatchLabels("app", "one")
+            .endSelector()
             .withNewTemplate()
-            .withNewMetadata().addToLabels("app", "other").endMetadata()
+            .withNewMetadata()
+            .addToLabels("app", "other")
+            .endMetadata()
             .withNewSpec()
-            .addNewContainer().withName("c").withImage("busybox").endContainer()
+            .addNewContainer()
+            .withName("c")
+            .withImage("busybox")
+            .endContainer()
             .endSpec()
             .endTemplate()
             .endSpec()

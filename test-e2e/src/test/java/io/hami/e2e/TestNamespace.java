@@ -17,8 +17,7 @@ public record TestNamespace(String name) {
   public static final String TEST_CLASS_LABEL = "e2e.hami.io/test-class";
 
   static TestNamespace create(KubernetesClient client, Class<?> testClass) {
-    String stem =
-        testClass.getSimpleName().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
+    String stem = testClass.getSimpleName().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
     if (stem.length() > 40) {
       stem = stem.substring(0, 40);
     }
@@ -40,15 +39,16 @@ public record TestNamespace(String name) {
     client
         .serviceAccounts()
         .inNamespace(ns.name())
-        .resource(new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build())
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build())
         .create();
     return ns;
   }
 
   /**
-   * Removes the pods at once (no kubelet will confirm a graceful delete) and deletes the
-   * namespace. Without a namespace controller the namespace stays Terminating; that is harmless
-   * because every class gets a new one.
+   * Removes the pods at once (no kubelet will confirm a graceful delete) and deletes the namespace.
+   * Without a namespace controller the namespace stays Terminating; that is harmless because every
+   * class gets a new one.
    */
   void delete(KubernetesClient client) {
     client.pods().inNamespace(name).withGracePeriod(0).delete();

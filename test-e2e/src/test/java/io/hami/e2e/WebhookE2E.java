@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.hami.cmd.cluster.ControlPlane;
-import io.hami.cmd.cluster.Pki;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -15,6 +13,8 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.cmd.cluster.ControlPlane;
+import io.hami.cmd.cluster.Pki;
 import io.hami.webhook.WebhookConfig;
 import io.hami.webhook.WebhookServer;
 import java.io.InputStream;
@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The real admission webhook behind the shipped MutatingWebhookConfiguration, called by the real
- * apiserver over TLS. Only the client config is changed (a loopback URL instead of the Service)
- * and the test namespace is added to its namespace selector.
+ * apiserver over TLS. Only the client config is changed (a loopback URL instead of the Service) and
+ * the test namespace is added to its namespace selector.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class WebhookE2E {
@@ -43,8 +44,10 @@ class WebhookE2E {
   private static String configName;
 
   @BeforeAll
-  static void startWebhook(ControlPlane cp, KubernetesClient client, TestNamespace ns) throws Exception {
-    Pki.CertAndKey serving = cp.pki().issueServing("hami-webhook", List.of("hami-scheduler.hami-system.svc"));
+  static void startWebhook(ControlPlane cp, KubernetesClient client, TestNamespace ns)
+      throws Exception {
+    Pki.CertAndKey serving =
+        cp.pki().issueServing("hami-webhook", List.of("hami-scheduler.hami-system.svc"));
     server =
         WebhookServer.builder()
             .bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
@@ -57,7 +60,10 @@ class WebhookE2E {
     MutatingWebhookConfiguration shipped;
     try (InputStream in =
         Files.newInputStream(
-            ControlPlaneExtension.moduleDir().toAbsolutePath().getParent().resolve("config/deploy/common/webhook.yaml"))) {
+            ControlPlaneExtension.moduleDir()
+                .toAbsolutePath()
+                .getParent()
+                .resolve("config/deploy/common/webhook.yaml"))) {
       shipped =
           client.load(in).items().stream()
               .filter(MutatingWebhookConfiguration.class::isInstance)
@@ -67,7 +73,8 @@ class WebhookE2E {
     }
     configName = ns.name() + "-hami-webhook";
     shipped.getMetadata().setName(configName);
-    String caBundle = Base64.getEncoder().encodeToString(cp.pki().caPem().getBytes(StandardCharsets.UTF_8));
+    String caBundle =
+        Base64.getEncoder().encodeToString(cp.pki().caPem().getBytes(StandardCharsets.UTF_8));
     shipped
         .getWebhooks()
         .forEach(
@@ -92,7 +99,12 @@ class WebhookE2E {
   @AfterAll
   static void stopWebhook(KubernetesClient client) throws Exception {
     if (configName != null) {
-      client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(configName).delete();
+      client
+          .admissionRegistration()
+          .v1()
+          .mutatingWebhookConfigurations()
+          .withName(configName)
+          .delete();
     }
     if (server != null) {
       server.stopAsync().awaitTerminated(30, TimeUnit.SECONDS);
@@ -101,14 +113,18 @@ class WebhookE2E {
 
   private static Pod pod(String name, boolean gpu, boolean privileged) {
     return new PodBuilder()
-        .withNewMetadata().withName(name).endMetadata()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
         .withNewSpec()
         .addNewContainer()
         .withName("main")
         .withImage("nvidia/cuda:12.4.0-base-ubuntu22.04")
-        .withNewSecurityContext().withPrivileged(privileged).endSecurityContext()
+        .withNewSecurityContext()
+        .withPrivileged(privileged)
+        .endSecurityContext()
         .withNewResources()
-        .withLimits(gpu ? java.util.Map.of("nvidia.com/gpu", new Quantity("1")) : java.util.Map.of())
+        .withLimits(gpu ? Map.of("nvidia.com/gpu", new Quantity("1")) : Map.of())
         .endResources()
         .endContainer()
         .endSpec()
@@ -116,7 +132,8 @@ class WebhookE2E {
   }
 
   @Test
-  void gpuPod_isSentToTheHamiScheduler_andOthersAreLeftAlone(KubernetesClient client, TestNamespace ns) {
+  void gpuPod_isSentToTheHamiScheduler_andOthersAreLeftAlone(
+      KubernetesClient client, TestNamespace ns) {
     AtomicInteger attempt = new AtomicInteger();
     // failurePolicy is Ignore: until the apiserver has seen the configuration, pods pass unchanged.
     await()
@@ -124,10 +141,13 @@ class WebhookE2E {
         .untilAsserted(
             () -> {
               Pod created =
-                  client.pods().inNamespace(ns.name())
+                  client
+                      .pods()
+                      .inNamespace(ns.name())
                       .resource(pod("gpu-" + attempt.incrementAndGet(), true, false))
                       .create();
-              assertThat(created.getSpec().getSchedulerName()).isEqualTo(WebhookConfig.DEFAULT_SCHEDULER_NAME);
+              assertThat(created.getSpec().getSchedulerName())
+                  .isEqualTo(WebhookConfig.DEFAULT_SCHEDULER_NAME);
             });
 
     Pod plain = client.pods().inNamespace(ns.name()).resource(pod("no-gpu", false, false)).create();
@@ -136,7 +156,8 @@ class WebhookE2E {
   }
 
   @Test
-  void privilegedGpuContainer_isDeniedNamingTheContainer(KubernetesClient client, TestNamespace ns) {
+  void privilegedGpuContainer_isDeniedNamingTheContainer(
+      KubernetesClient client, TestNamespace ns) {
     AtomicInteger attempt = new AtomicInteger();
     await()
         .atMost(Duration.ofSeconds(60))
@@ -144,8 +165,11 @@ class WebhookE2E {
             () ->
                 assertThatThrownBy(
                         () ->
-                            client.pods().inNamespace(ns.name())
-                                .resource(pod("privileged-" + attempt.incrementAndGet(), true, true))
+                            client
+                                .pods()
+                                .inNamespace(ns.name())
+                                .resource(
+                                    pod("privileged-" + attempt.incrementAndGet(), true, true))
                                 .create())
                     .isInstanceOf(KubernetesClientException.class)
                     .hasMessageContaining("container main is privileged"));

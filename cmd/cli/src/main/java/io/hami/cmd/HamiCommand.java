@@ -1,5 +1,12 @@
 package io.hami.cmd;
 
+import io.hami.cmd.bench.BenchCommand;
+import io.hami.cmd.explain.ExplainCommand;
+import io.hami.cmd.scheduler.SchedulerCommand;
+import io.hami.cmd.simulate.SimulateCommand;
+import io.hami.cmd.up.UpCommand;
+import io.hami.cmd.webhook.WebhookCommand;
+import io.hami.nodeagent.cli.NodeAgentCommand;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,13 +24,13 @@ import picocli.CommandLine.Spec;
     description = "GPU sharing for Kubernetes: scheduler, node agent, webhook and simulator.",
     subcommands = {
       CommandLine.HelpCommand.class,
-      io.hami.cmd.scheduler.SchedulerCommand.class,
-      io.hami.cmd.bench.BenchCommand.class,
-      io.hami.nodeagent.cli.NodeAgentCommand.class,
-      io.hami.cmd.simulate.SimulateCommand.class,
-      io.hami.cmd.webhook.WebhookCommand.class,
-      io.hami.cmd.up.UpCommand.class,
-      io.hami.cmd.explain.ExplainCommand.class,
+      SchedulerCommand.class,
+      BenchCommand.class,
+      NodeAgentCommand.class,
+      SimulateCommand.class,
+      WebhookCommand.class,
+      UpCommand.class,
+      ExplainCommand.class,
     })
 public final class HamiCommand implements Callable<Integer> {
 
@@ -31,7 +38,8 @@ public final class HamiCommand implements Callable<Integer> {
   public static final int EXIT_USAGE = 2;
 
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
   @Override
   public Integer call() {
@@ -51,16 +59,18 @@ public final class HamiCommand implements Callable<Integer> {
     System.exit(commandLine().execute(args));
   }
 
-  static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+  static final String COMMON_POOL_PARALLELISM =
+      "java.util.concurrent.ForkJoinPool.common.parallelism";
 
   /**
    * On one or two CPUs the common pool gets a single worker, and CompletableFuture then runs each
-   * async completion on a new thread: the HTTP client's responses started about a hundred threads
-   * a second in a loaded scheduler. Two workers keep them on pooled threads. Must run before
-   * anything touches the pool; an explicit setting is left alone.
+   * async completion on a new thread: the HTTP client's responses started about a hundred threads a
+   * second in a loaded scheduler. Two workers keep them on pooled threads. Must run before anything
+   * touches the pool; an explicit setting is left alone.
    */
   static void atLeastTwoCommonPoolWorkers() {
-    if (System.getProperty(COMMON_POOL_PARALLELISM) == null && Runtime.getRuntime().availableProcessors() < 3) {
+    if (System.getProperty(COMMON_POOL_PARALLELISM) == null
+        && Runtime.getRuntime().availableProcessors() < 3) {
       System.setProperty(COMMON_POOL_PARALLELISM, "2");
     }
   }

@@ -6,11 +6,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
-import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
@@ -65,6 +65,23 @@ class ArchitectureTest {
               "io.hami.sim..")
           .because(
               "the framework is a generic scheduler; GPU knowledge lives in model and plugins");
+
+  @ArchTest
+  static final ArchRule kubeHelpersDependOnNoOtherModule =
+      noClasses()
+          .that()
+          .resideInAPackage("io.hami.kube..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "io.hami.framework..",
+              "io.hami.model..",
+              "io.hami.plugins..",
+              "io.hami.nodeagent..",
+              "io.hami.cmd..",
+              "io.hami.webhook..",
+              "io.hami.sim..")
+          .because("every module builds its clients and patches with them");
 
   @ArchTest
   static final ArchRule frameworkApiDependsOnNoRuntime =
@@ -156,7 +173,6 @@ class ArchitectureTest {
           .should(haveAtMostParameters(6))
           .because("kube-scheduler's cycle steps take a state, a pod and a node; so do ours");
 
-
   @ArchTest
   static final ArchRule fixturesLiveInTheTestingModule =
       classes()
@@ -164,7 +180,8 @@ class ArchitectureTest {
           .resideInAPackage("..testing..")
           .should()
           .resideInAPackage(FIXTURES)
-          .because("test fixtures ship only in test scope: the framework testing module or a test-jar");
+          .because(
+              "test fixtures ship only in test scope: the framework testing module or a test-jar");
 
   /**
    * Fakes in main code are features: the fake NVML backend for GPU-less nodes and the playground's

@@ -15,7 +15,8 @@ public final class EngineCheck {
   private EngineCheck() {}
 
   /** The first difference between the two engines for one run, or empty when they agree. */
-  public static Optional<String> firstDifference(PreparedTrace trace, PaperPolicy policy, long seed) {
+  public static Optional<String> firstDifference(
+      PreparedTrace trace, PaperPolicy policy, long seed) {
     RunResult fast = new Replay(trace).run(policy, seed);
     FrameworkPolicy same = FrameworkPolicy.byName(policy.policyName()).orElseThrow();
     RunResult real = new FrameworkReplay(trace).run(same, seed);
@@ -30,11 +31,14 @@ public final class EngineCheck {
       if (fast.node()[i] != real.node()[i]
           || fast.gpuMask()[i] != real.gpuMask()[i]
           || fast.fragment()[i] != real.fragment()[i]) {
-        return Optional.of(String.format(Locale.ROOT,
-            "pod #%d (%s): fast engine %s, scheduler %s", i,
-            trace.pods().get(fast.podIndex()[i]).name(),
-            placement(trace, fast.node()[i], fast.gpuMask()[i]),
-            placement(trace, real.node()[i], real.gpuMask()[i])));
+        return Optional.of(
+            String.format(
+                Locale.ROOT,
+                "pod #%d (%s): fast engine %s, scheduler %s",
+                i,
+                trace.pods().get(fast.podIndex()[i]).name(),
+                placement(trace, fast.node()[i], fast.gpuMask()[i]),
+                placement(trace, real.node()[i], real.gpuMask()[i])));
       }
     }
     return Optional.empty();

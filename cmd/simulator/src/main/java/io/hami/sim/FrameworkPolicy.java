@@ -5,10 +5,10 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * A placement policy run through the real scheduler: the profile that selects it. The paper's
- * six policies are the {@code placement} and {@code fgd} score plugins choosing node and GPUs;
- * {@code hami-binpack} and {@code hami-spread} are the {@code vgpu} plugin's own node and GPU
- * policies under HAMi's memory and core accounting.
+ * A placement policy run through the real scheduler: the profile that selects it. The paper's six
+ * policies are the {@code placement} and {@code fgd} score plugins choosing node and GPUs; {@code
+ * hami-binpack} and {@code hami-spread} are the {@code vgpu} plugin's own node and GPU policies
+ * under HAMi's memory and core accounting.
  */
 public enum FrameworkPolicy {
   RANDOM("random", "Random", "placement", "random"),
@@ -66,12 +66,18 @@ public enum FrameworkPolicy {
     y.append("          - name: ").append(scorePlugin).append('\n');
     y.append("    pluginConfig:\n");
     if (scorePlugin.equals("placement")) {
-      y.append("      - name: placement\n        args:\n          policy: ").append(setting)
-          .append("\n          seed: ").append(Replay.drawSeed(seed)).append('\n');
+      y.append("      - name: placement\n        args:\n          policy: ")
+          .append(setting)
+          .append("\n          seed: ")
+          .append(Replay.drawSeed(seed))
+          .append('\n');
     }
     String hami = scorePlugin.equals("vgpu") ? setting : "binpack";
-    y.append("      - name: vgpu\n        args:\n          nodeSchedulerPolicy: ").append(hami)
-        .append("\n          gpuSchedulerPolicy: ").append(hami).append('\n');
+    y.append("      - name: vgpu\n        args:\n          nodeSchedulerPolicy: ")
+        .append(hami)
+        .append("\n          gpuSchedulerPolicy: ")
+        .append(hami)
+        .append('\n');
     return y.toString();
   }
 }

@@ -1,17 +1,17 @@
 package io.hami.sim;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
-import io.hami.framework.plugins.BuiltInPlugins;
-import io.hami.framework.runtime.Registry;
 import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.local.PodOutcome;
+import io.hami.framework.plugins.BuiltInPlugins;
+import io.hami.framework.runtime.Registry;
 import io.hami.plugins.GpuPlugins;
+import io.hami.plugins.fgd.DeviceShare;
 import io.hami.plugins.fgd.FgdArgs;
 import io.hami.plugins.placement.FgdPlugin;
-import io.hami.plugins.fgd.DeviceShare;
-import io.hami.framework.api.PluginRegistration;
 import io.hami.plugins.placement.NodeTable;
 import io.hami.plugins.placement.Task;
 import io.hami.plugins.vgpu.DeviceUsage;
@@ -27,12 +27,12 @@ import java.util.SplittableRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One replay through the real scheduler: the trace's nodes and pods become Kubernetes objects
- * with HAMi's annotations and requests, and an in-memory cluster runs the production queue,
- * scheduling cycle (filters, the policy's score plugin, {@code vgpu}'s Reserve) and binding for
- * each pod in turn. Seeds, shuffling, tuning and node order follow {@link Replay}, and nodes are
- * added in tie-break order, since the scheduler gives ties to the node added first. A pod that
- * fits nowhere is deleted: it fails for good, as in the paper's protocol.
+ * One replay through the real scheduler: the trace's nodes and pods become Kubernetes objects with
+ * HAMi's annotations and requests, and an in-memory cluster runs the production queue, scheduling
+ * cycle (filters, the policy's score plugin, {@code vgpu}'s Reserve) and binding for each pod in
+ * turn. Seeds, shuffling, tuning and node order follow {@link Replay}, and nodes are added in
+ * tie-break order, since the scheduler gives ties to the node added first. A pod that fits nowhere
+ * is deleted: it fails for good, as in the paper's protocol.
  *
  * <p>The per-pod records are read from the scheduler's own device accounting (through {@link
  * SimProbe}), not recomputed. Not thread-safe; one instance per thread.
@@ -83,15 +83,25 @@ public final class FrameworkReplay {
     Registry registry = BuiltInPlugins.registry();
     // The trace's own target workload replaces the fgd plugin's configured one.
     SharedGpuState gpuState = new SharedGpuState();
-    GpuPlugins.registrations(gpuState).stream().filter(r -> !r.name().equals(FgdPlugin.NAME)).forEach(registry::register);
-    registry.register(PluginRegistration.of(FgdPlugin.NAME, FgdArgs.class, FgdArgs.DEFAULTS,
-        (args, h) -> FgdPlugin.withWorkload(trace.hamiWorkload(), h, gpuState.index(h))));
-    registry.register(SimProbe.registration(gpuState, (pod, node, devices) -> {
-      last.node = node;
-      last.devices = devices;
-    }));
+    GpuPlugins.registrations(gpuState).stream()
+        .filter(r -> !r.name().equals(FgdPlugin.NAME))
+        .forEach(registry::register);
+    registry.register(
+        PluginRegistration.of(
+            FgdPlugin.NAME,
+            FgdArgs.class,
+            FgdArgs.DEFAULTS,
+            (args, h) -> FgdPlugin.withWorkload(trace.hamiWorkload(), h, gpuState.index(h))));
+    registry.register(
+        SimProbe.registration(
+            gpuState,
+            (pod, node, devices) -> {
+              last.node = node;
+              last.devices = devices;
+            }));
     SchedulerConfiguration config =
-        new ConfigLoader(registry).parse(policy.profile(SCHEDULER, seed), "profile " + policy.policyName());
+        new ConfigLoader(registry)
+            .parse(policy.profile(SCHEDULER, seed), "profile " + policy.policyName());
 
     int pods = submitted.length;
     long[] arrived = new long[pods];
@@ -101,7 +111,8 @@ public final class FrameworkReplay {
     int[] gpuMask = new int[pods];
     long arrivedSum = 0;
     long usedSum = 0;
-    try (InMemoryCluster cluster = InMemoryCluster.builder(registry).config(config).recordEvents(false).build()) {
+    try (InMemoryCluster cluster =
+        InMemoryCluster.builder(registry).config(config).recordEvents(false).build()) {
       for (int r = 0; r < nodes; r++) {
         cluster.addNode(TraceToKube.node(trace.nodes().get(byRank[r])));
       }
@@ -110,9 +121,18 @@ public final class FrameworkReplay {
         Task task = trace.task(submitted[p]);
         // Tuning draws pods again: each submission gets a name of its own.
         String name = tp.name() + "-" + p;
-        Pod pod = TraceToKube.pod(
-            new TracePod(name, tp.cpuMilli(), tp.memMiB(), tp.gpuCount(), tp.gpuMilli(), tp.gpuSpec(), tp.models()),
-            "default", SCHEDULER);
+        Pod pod =
+            TraceToKube.pod(
+                new TracePod(
+                    name,
+                    tp.cpuMilli(),
+                    tp.memMiB(),
+                    tp.gpuCount(),
+                    tp.gpuMilli(),
+                    tp.gpuSpec(),
+                    tp.models()),
+                "default",
+                SCHEDULER);
         last.node = null;
         cluster.addPod(pod);
         cluster.drain(0);
@@ -129,7 +149,11 @@ public final class FrameworkReplay {
               mask |= 1 << g;
             }
           }
-          mirror.set(r, mirror.cpuLeft(r) - task.cpuMilli(), mirror.memLeft(r) - task.memMiB(), free,
+          mirror.set(
+              r,
+              mirror.cpuLeft(r) - task.cpuMilli(),
+              mirror.memLeft(r) - task.memMiB(),
+              free,
               task.clusterTag());
           usedSum += task.totalGpuMilli();
           placedOn[p] = byRank[r];
@@ -143,8 +167,19 @@ public final class FrameworkReplay {
         fragment[p] = mirror.totalFragment();
       }
     }
-    return new RunResult(trace.name(), policy.policyName(), seed, trace.capacity(),
-        trace.workload().totalWeight(), emptyFragment, submitted, arrived, used, fragment, placedOn, gpuMask);
+    return new RunResult(
+        trace.name(),
+        policy.policyName(),
+        seed,
+        trace.capacity(),
+        trace.workload().totalWeight(),
+        emptyFragment,
+        submitted,
+        arrived,
+        used,
+        fragment,
+        placedOn,
+        gpuMask);
   }
 
   private static int[] freeShares(NodeDevices devices, int gpus) {
@@ -162,8 +197,15 @@ public final class FrameworkReplay {
     int[] free = new int[gpus];
     for (int g = 0; g < gpus; g++) {
       DeviceUsage d = cards.get(g);
-      free[g] = DeviceShare.freeMilli(true, d.totalSlots(), d.usedSlots(), d.totalMemMiB(), d.usedMemMiB(),
-          d.totalCores(), d.usedCores());
+      free[g] =
+          DeviceShare.freeMilli(
+              true,
+              d.totalSlots(),
+              d.usedSlots(),
+              d.totalMemMiB(),
+              d.usedMemMiB(),
+              d.totalCores(),
+              d.usedCores());
     }
     return free;
   }

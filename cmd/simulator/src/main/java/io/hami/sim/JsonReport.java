@@ -1,7 +1,9 @@
 package io.hami.sim;
 
+import io.hami.model.JsonStrings;
 import java.io.IOException;
 import java.io.Writer;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -52,11 +54,17 @@ public final class JsonReport {
     if (p.paper().isPresent()) {
       PaperNumbers.Value v = p.paper().get();
       double diff = p.mean(Curves.Metric.UNALLOCATED_GPU, 100) - v.mean();
-      b.append("{\"unallocatedAt100\": {\"mean\": ").append(num(v.mean()))
-          .append(", \"sd\": ").append(num(v.sd()))
-          .append("}, \"difference\": ").append(num(diff))
-          .append(", \"tolerance\": ").append(num(v.tolerance()))
-          .append(", \"withinTolerance\": ").append(Math.abs(diff) <= v.tolerance()).append('}');
+      b.append("{\"unallocatedAt100\": {\"mean\": ")
+          .append(num(v.mean()))
+          .append(", \"sd\": ")
+          .append(num(v.sd()))
+          .append("}, \"difference\": ")
+          .append(num(diff))
+          .append(", \"tolerance\": ")
+          .append(num(v.tolerance()))
+          .append(", \"withinTolerance\": ")
+          .append(Math.abs(diff) <= v.tolerance())
+          .append('}');
     } else {
       b.append("null");
     }
@@ -69,13 +77,19 @@ public final class JsonReport {
       for (Curves.Metric m : Curves.Metric.values()) {
         b.append(first ? "" : ", ");
         first = false;
-        b.append(str(key(m))).append(": {\"mean\": ").append(num(p.mean(m, x)))
-            .append(", \"sd\": ").append(num(p.sd(m, x))).append('}');
+        b.append(str(key(m)))
+            .append(": {\"mean\": ")
+            .append(num(p.mean(m, x)))
+            .append(", \"sd\": ")
+            .append(num(p.sd(m, x)))
+            .append('}');
       }
       b.append('}');
     }
     b.append("\n").append(in).append("  }");
-    b.append(",\n").append(in).append("  \"unallocatedAt100PerSeed\": ")
+    b.append(",\n")
+        .append(in)
+        .append("  \"unallocatedAt100PerSeed\": ")
         .append(nums(p.perSeed(Curves.Metric.UNALLOCATED_GPU, 100)));
     b.append(",\n").append(in).append("  \"podsSubmitted\": ").append(ints(p.podsSubmitted()));
     b.append(",\n").append(in).append("  \"failedPodsAtEnd\": ").append(ints(p.failedAtEnd()));
@@ -123,11 +137,11 @@ public final class JsonReport {
     return b.append(']').toString();
   }
 
-  private static String longs(java.util.List<Long> v) {
+  private static String longs(List<Long> v) {
     return v.toString();
   }
 
   static String str(String s) {
-    return io.hami.model.JsonStrings.quote(s);
+    return JsonStrings.quote(s);
   }
 }

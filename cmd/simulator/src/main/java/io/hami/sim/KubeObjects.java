@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.hami.framework.api.Quantities;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,14 +53,16 @@ public final class KubeObjects {
     try {
       parsed = SERIALIZATION.unmarshal(text);
     } catch (RuntimeException e) {
-      throw new TraceFormatException(source + ": not Kubernetes YAML or JSON: " + e.getMessage(), e);
+      throw new TraceFormatException(
+          source + ": not Kubernetes YAML or JSON: " + e.getMessage(), e);
     }
     List<HasMetadata> out = new ArrayList<>();
     collect(parsed, out, source);
     return out;
   }
 
-  private static void collect(Object o, List<HasMetadata> out, String source) throws TraceFormatException {
+  private static void collect(Object o, List<HasMetadata> out, String source)
+      throws TraceFormatException {
     if (o == null) {
       return;
     }
@@ -73,7 +77,8 @@ public final class KubeObjects {
     } else if (o instanceof HasMetadata h) {
       out.add(h);
     } else {
-      throw new TraceFormatException(source + ": unexpected document of type " + o.getClass().getSimpleName());
+      throw new TraceFormatException(
+          source + ": unexpected document of type " + o.getClass().getSimpleName());
     }
   }
 
@@ -99,8 +104,15 @@ public final class KubeObjects {
       if (h instanceof Node n) {
         for (Device d : devices(n, source)) {
           if (devcore >= 0 && d.devcore != devcore) {
-            throw new TraceFormatException(source + ": node " + name(n) + ": devcore " + d.devcore
-                + " differs from other nodes' " + devcore + "; the simulator needs one core unit");
+            throw new TraceFormatException(
+                source
+                    + ": node "
+                    + name(n)
+                    + ": devcore "
+                    + d.devcore
+                    + " differs from other nodes' "
+                    + devcore
+                    + "; the simulator needs one core unit");
           }
           devcore = d.devcore;
           minMem = Math.min(minMem, d.devmem);
@@ -119,7 +131,8 @@ public final class KubeObjects {
       res = n.getStatus().getCapacity();
     }
     if (res == null) {
-      throw new TraceFormatException(source + ": node " + name + ": no status.allocatable or capacity");
+      throw new TraceFormatException(
+          source + ": node " + name + ": no status.allocatable or capacity");
     }
     long cpu = milli(res.get("cpu"), source, "node " + name, "status.allocatable.cpu");
     long mem = mebi(res.get("memory"), source, "node " + name, "status.allocatable.memory");
@@ -127,13 +140,23 @@ public final class KubeObjects {
     String model = "";
     for (Device d : devices) {
       if (!model.isEmpty() && !model.equals(d.type)) {
-        throw new TraceFormatException(source + ": node " + name + ": annotation " + REGISTER
-            + " mixes GPU types '" + model + "' and '" + d.type + "'; one model per node is supported");
+        throw new TraceFormatException(
+            source
+                + ": node "
+                + name
+                + ": annotation "
+                + REGISTER
+                + " mixes GPU types '"
+                + model
+                + "' and '"
+                + d.type
+                + "'; one model per node is supported");
       }
       model = d.type;
     }
     if (devices.size() > 8) {
-      throw new TraceFormatException(source + ": node " + name + ": " + devices.size() + " GPUs; at most 8 supported");
+      throw new TraceFormatException(
+          source + ": node " + name + ": " + devices.size() + " GPUs; at most 8 supported");
     }
     return new TraceNode(name, cpu, mem, devices.size(), model);
   }
@@ -155,13 +178,16 @@ public final class KubeObjects {
         throw new TraceFormatException(where + ": not a JSON device list: " + e.getMessage(), e);
       }
       for (Map<String, Object> raw : list) {
-        Map<String, Object> d = new java.util.HashMap<>();
+        Map<String, Object> d = new HashMap<>();
         raw.forEach((k, x) -> d.put(k.toLowerCase(Locale.ROOT), x));
         if (Boolean.FALSE.equals(d.get("health")) || d.get("health") == null) {
           continue;
         }
-        out.add(new Device(String.valueOf(d.getOrDefault("type", "")),
-            number(d.get("devmem"), where, "devmem"), (int) number(d.get("devcore"), where, "devcore")));
+        out.add(
+            new Device(
+                String.valueOf(d.getOrDefault("type", "")),
+                number(d.get("devmem"), where, "devmem"),
+                (int) number(d.get("devcore"), where, "devcore")));
       }
     } else {
       if (!v.contains(":")) {
@@ -170,30 +196,37 @@ public final class KubeObjects {
       for (String piece : Splitter.on(':').omitEmptyStrings().split(v)) {
         String[] f = piece.split(",", -1);
         if (f.length != 7 && f.length != 9) {
-          throw new TraceFormatException(where + ": unexpected field count " + f.length + " in '" + piece + "'");
+          throw new TraceFormatException(
+              where + ": unexpected field count " + f.length + " in '" + piece + "'");
         }
-        if (!Boolean.parseBoolean(f[6].trim()) && !f[6].trim().equals("1") && !f[6].trim().equalsIgnoreCase("t")) {
+        if (!Boolean.parseBoolean(f[6].trim())
+            && !f[6].trim().equals("1")
+            && !f[6].trim().equalsIgnoreCase("t")) {
           continue;
         }
-        out.add(new Device(f[4], number(f[2], where, "devmem"), (int) number(f[3], where, "devcore")));
+        out.add(
+            new Device(f[4], number(f[2], where, "devmem"), (int) number(f[3], where, "devcore")));
       }
     }
     return out;
   }
 
-  private static long number(@Nullable Object o, String where, String field) throws TraceFormatException {
+  private static long number(@Nullable Object o, String where, String field)
+      throws TraceFormatException {
     if (o instanceof Number x) {
       return x.longValue();
     }
     try {
       return Long.parseLong(String.valueOf(o).trim());
     } catch (NumberFormatException e) {
-      throw new TraceFormatException(where + ": field " + field + " = '" + o + "' is not an integer");
+      throw new TraceFormatException(
+          where + ": field " + field + " = '" + o + "' is not an integer");
     }
   }
 
   /** Reads Pod objects; other kinds are ignored. */
-  public static List<TracePod> readPods(String text, String source, DeviceUnits units) throws TraceFormatException {
+  public static List<TracePod> readPods(String text, String source, DeviceUnits units)
+      throws TraceFormatException {
     List<TracePod> pods = new ArrayList<>();
     for (HasMetadata h : objects(text, source)) {
       if (h instanceof Pod p) {
@@ -207,7 +240,9 @@ public final class KubeObjects {
   }
 
   private static TracePod pod(Pod p, String source, DeviceUnits units) throws TraceFormatException {
-    String name = (p.getMetadata().getNamespace() == null ? "" : p.getMetadata().getNamespace() + "/") + name(p);
+    String name =
+        (p.getMetadata().getNamespace() == null ? "" : p.getMetadata().getNamespace() + "/")
+            + name(p);
     String where = "pod " + name;
     if (p.getSpec() == null || p.getSpec().getContainers() == null) {
       throw new TraceFormatException(source + ": " + where + ": no spec.containers");
@@ -231,11 +266,16 @@ public final class KubeObjects {
         continue;
       }
       if (gpus > 0) {
-        throw new TraceFormatException(source + ": " + where + ": more than one container asks for GPUs;"
-            + " the simulator places one GPU request per pod");
+        throw new TraceFormatException(
+            source
+                + ": "
+                + where
+                + ": more than one container asks for GPUs;"
+                + " the simulator places one GPU request per pod");
       }
       if (k > 8) {
-        throw new TraceFormatException(source + ": " + cw + ": " + GPU + " = " + k + ", at most 8 supported");
+        throw new TraceFormatException(
+            source + ": " + cw + ": " + GPU + " = " + k + ", at most 8 supported");
       }
       gpus = (int) k;
       long coreShare = 0;
@@ -250,18 +290,29 @@ public final class KubeObjects {
         memShare = Math.min(100, integer(pct, source, cw, GPU_MEM_PERCENT)) * 10;
       } else if (mib != null && integer(mib, source, cw, GPU_MEM) > 0) {
         if (units.minDevmemMiB() <= 0) {
-          throw new TraceFormatException(source + ": " + cw + ": " + GPU_MEM + " needs nodes with device memory");
+          throw new TraceFormatException(
+              source + ": " + cw + ": " + GPU_MEM + " needs nodes with device memory");
         }
-        memShare = (integer(mib, source, cw, GPU_MEM) * 1000 + units.minDevmemMiB() - 1) / units.minDevmemMiB();
+        memShare =
+            (integer(mib, source, cw, GPU_MEM) * 1000 + units.minDevmemMiB() - 1)
+                / units.minDevmemMiB();
       }
       share = (int) Math.max(1, Math.min(1000, Math.max(coreShare, memShare)));
     }
     Map<String, String> ann = p.getMetadata().getAnnotations();
     String types = ann == null ? "" : ann.getOrDefault(USE_GPU_TYPE, "").trim();
-    List<String> models = gpus == 0 ? List.of()
-        : java.util.Arrays.stream(types.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-    return new TracePod(name, (int) Math.min(Integer.MAX_VALUE, cpu), mem, gpus, share,
-        gpus == 0 ? "" : String.join("|", models), models);
+    List<String> models =
+        gpus == 0
+            ? List.of()
+            : Arrays.stream(types.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    return new TracePod(
+        name,
+        (int) Math.min(Integer.MAX_VALUE, cpu),
+        mem,
+        gpus,
+        share,
+        gpus == 0 ? "" : String.join("|", models),
+        models);
   }
 
   private static @Nullable Quantity get(
@@ -271,32 +322,39 @@ public final class KubeObjects {
   }
 
   private static String name(HasMetadata h) {
-    return h.getMetadata() == null || h.getMetadata().getName() == null ? "<unnamed>" : h.getMetadata().getName();
+    return h.getMetadata() == null || h.getMetadata().getName() == null
+        ? "<unnamed>"
+        : h.getMetadata().getName();
   }
 
-  private static long milli(@Nullable Quantity q, String source, String where, String field) throws TraceFormatException {
+  private static long milli(@Nullable Quantity q, String source, String where, String field)
+      throws TraceFormatException {
     if (q == null) {
       return 0;
     }
     try {
       return Quantities.toMillisCeil(q);
     } catch (RuntimeException e) {
-      throw new TraceFormatException(source + ": " + where + ": " + field + " = '" + q + "' is not a CPU quantity");
+      throw new TraceFormatException(
+          source + ": " + where + ": " + field + " = '" + q + "' is not a CPU quantity");
     }
   }
 
-  private static long mebi(@Nullable Quantity q, String source, String where, String field) throws TraceFormatException {
+  private static long mebi(@Nullable Quantity q, String source, String where, String field)
+      throws TraceFormatException {
     if (q == null) {
       return 0;
     }
     try {
       return Quantities.toMebibytesCeil(q);
     } catch (RuntimeException e) {
-      throw new TraceFormatException(source + ": " + where + ": " + field + " = '" + q + "' is not a memory quantity");
+      throw new TraceFormatException(
+          source + ": " + where + ": " + field + " = '" + q + "' is not a memory quantity");
     }
   }
 
-  private static long integer(Quantity q, String source, String where, String field) throws TraceFormatException {
+  private static long integer(Quantity q, String source, String where, String field)
+      throws TraceFormatException {
     try {
       long v = Quantities.toLongExact(q);
       if (v < 0) {
@@ -304,7 +362,8 @@ public final class KubeObjects {
       }
       return v;
     } catch (RuntimeException e) {
-      throw new TraceFormatException(source + ": " + where + ": " + field + " = '" + q + "' is not a non-negative integer");
+      throw new TraceFormatException(
+          source + ": " + where + ": " + field + " = '" + q + "' is not a non-negative integer");
     }
   }
 }

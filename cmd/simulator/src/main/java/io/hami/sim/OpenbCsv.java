@@ -22,43 +22,55 @@ public final class OpenbCsv {
   private OpenbCsv() {}
 
   /** Reads a node list. */
-  public static List<TraceNode> readNodes(Reader in, String source) throws IOException, TraceFormatException {
+  public static List<TraceNode> readNodes(Reader in, String source)
+      throws IOException, TraceFormatException {
     List<TraceNode> nodes = new ArrayList<>();
-    read(in, source, List.of("sn", "cpu_milli", "memory_mib", "gpu", "model"), row -> {
-      int gpus = (int) row.integer("gpu", 0, 8);
-      String model = row.text("model");
-      if (gpus > 0 && model.isEmpty()) {
-        throw row.error("model", model, "a node with GPUs needs a model");
-      }
-      nodes.add(new TraceNode(
-          row.text("sn"),
-          row.integer("cpu_milli", 0, Long.MAX_VALUE),
-          row.integer("memory_mib", 0, Long.MAX_VALUE),
-          gpus,
-          gpus == 0 ? "" : model));
-    });
+    read(
+        in,
+        source,
+        List.of("sn", "cpu_milli", "memory_mib", "gpu", "model"),
+        row -> {
+          int gpus = (int) row.integer("gpu", 0, 8);
+          String model = row.text("model");
+          if (gpus > 0 && model.isEmpty()) {
+            throw row.error("model", model, "a node with GPUs needs a model");
+          }
+          nodes.add(
+              new TraceNode(
+                  row.text("sn"),
+                  row.integer("cpu_milli", 0, Long.MAX_VALUE),
+                  row.integer("memory_mib", 0, Long.MAX_VALUE),
+                  gpus,
+                  gpus == 0 ? "" : model));
+        });
     return nodes;
   }
 
   /** Reads a pod list. */
-  public static List<TracePod> readPods(Reader in, String source) throws IOException, TraceFormatException {
+  public static List<TracePod> readPods(Reader in, String source)
+      throws IOException, TraceFormatException {
     List<TracePod> pods = new ArrayList<>();
-    read(in, source, List.of("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"), row -> {
-      int gpus = (int) row.integer("num_gpu", 0, 8);
-      int milli = (int) row.integer("gpu_milli", 0, Integer.MAX_VALUE);
-      if (gpus > 0 && milli <= 0) {
-        throw row.error("gpu_milli", Integer.toString(milli), "a GPU pod needs gpu_milli > 0");
-      }
-      String spec = row.has("gpu_spec") ? row.text("gpu_spec") : "";
-      pods.add(new TracePod(
-          row.text("name"),
-          (int) row.integer("cpu_milli", 0, Integer.MAX_VALUE),
-          row.integer("memory_mib", 0, Long.MAX_VALUE),
-          gpus,
-          gpus == 0 ? 0 : Math.min(milli, 1000),
-          gpus == 0 ? "" : spec,
-          gpus == 0 ? List.of() : models(spec)));
-    });
+    read(
+        in,
+        source,
+        List.of("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"),
+        row -> {
+          int gpus = (int) row.integer("num_gpu", 0, 8);
+          int milli = (int) row.integer("gpu_milli", 0, Integer.MAX_VALUE);
+          if (gpus > 0 && milli <= 0) {
+            throw row.error("gpu_milli", Integer.toString(milli), "a GPU pod needs gpu_milli > 0");
+          }
+          String spec = row.has("gpu_spec") ? row.text("gpu_spec") : "";
+          pods.add(
+              new TracePod(
+                  row.text("name"),
+                  (int) row.integer("cpu_milli", 0, Integer.MAX_VALUE),
+                  row.integer("memory_mib", 0, Long.MAX_VALUE),
+                  gpus,
+                  gpus == 0 ? 0 : Math.min(milli, 1000),
+                  gpus == 0 ? "" : spec,
+                  gpus == 0 ? List.of() : models(spec)));
+        });
     return pods;
   }
 

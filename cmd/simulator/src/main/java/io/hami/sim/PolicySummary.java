@@ -1,5 +1,6 @@
 package io.hami.sim;
 
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -7,8 +8,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The results of one policy on one trace over several seeds: per-seed curves of each metric
- * against arrived workload (x = 0..130), and the final failed pod count per seed.
+ * The results of one policy on one trace over several seeds: per-seed curves of each metric against
+ * arrived workload (x = 0..130), and the final failed pod count per seed.
  */
 public final class PolicySummary {
 
@@ -47,7 +48,7 @@ public final class PolicySummary {
   }
 
   public List<Long> seeds() {
-    return java.util.Arrays.stream(seeds).boxed().toList();
+    return Arrays.stream(seeds).boxed().toList();
   }
 
   private double[][] curves(Curves.Metric m) {

@@ -1,6 +1,8 @@
 package io.hami.sim;
 
 import io.hami.plugins.fgd.Fragmentation;
+import io.hami.plugins.fgd.HamiShape;
+import io.hami.plugins.fgd.HamiWorkload;
 import io.hami.plugins.fgd.TargetWorkload;
 import io.hami.plugins.fgd.TaskShape;
 import io.hami.plugins.placement.NodeTable;
@@ -10,6 +12,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -69,17 +72,17 @@ public final class PreparedTrace {
   }
 
   /**
-   * The node models a pod may use: those whose name contains an item of its list, ignoring case,
-   * as HAMi's {@code use-gputype} matches. An item no node model matches gets a bit of its own, so
+   * The node models a pod may use: those whose name contains an item of its list, ignoring case, as
+   * HAMi's {@code use-gputype} matches. An item no node model matches gets a bit of its own, so
    * that the pod stays constrained rather than unconstrained.
    */
   private static long modelMask(Map<String, Integer> models, List<String> items) {
     long mask = 0;
     for (String item : items) {
-      String key = item.toLowerCase(java.util.Locale.ROOT);
+      String key = item.toLowerCase(Locale.ROOT);
       long bits = 0;
       for (Map.Entry<String, Integer> e : List.copyOf(models.entrySet())) {
-        if (!e.getKey().startsWith("\0") && e.getKey().toLowerCase(java.util.Locale.ROOT).contains(key)) {
+        if (!e.getKey().startsWith("\0") && e.getKey().toLowerCase(Locale.ROOT).contains(key)) {
           bits |= 1L << e.getValue();
         }
       }
@@ -133,17 +136,17 @@ public final class PreparedTrace {
   }
 
   /**
-   * The target workload in HAMi's units, for the FGD plugin: each pod asks for its share of a
-   * card in memory and cores alike, and its models as allowed device types.
+   * The target workload in HAMi's units, for the FGD plugin: each pod asks for its share of a card
+   * in memory and cores alike, and its models as allowed device types.
    */
-  public io.hami.plugins.fgd.HamiWorkload hamiWorkload() {
-    io.hami.plugins.fgd.HamiWorkload w = hamiWorkload;
+  public HamiWorkload hamiWorkload() {
+    HamiWorkload w = hamiWorkload;
     if (w == null) {
-      List<io.hami.plugins.fgd.HamiShape> shapes = new ArrayList<>(pods.size());
+      List<HamiShape> shapes = new ArrayList<>(pods.size());
       for (TracePod p : pods) {
-        shapes.add(io.hami.plugins.fgd.HamiShape.ofShare(p.cpuMilli(), p.gpuCount(), p.gpuMilli(), p.models()));
+        shapes.add(HamiShape.ofShare(p.cpuMilli(), p.gpuCount(), p.gpuMilli(), p.models()));
       }
-      w = io.hami.plugins.fgd.HamiWorkload.fromPopulation(shapes, TargetWorkload.DEFAULT_COVERAGE);
+      w = HamiWorkload.fromPopulation(shapes, TargetWorkload.DEFAULT_COVERAGE);
       hamiWorkload = w;
     }
     return w;

@@ -8,12 +8,12 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * One replay of a prepared trace under one policy and seed, following the FGD paper's protocol:
- * one random stream per run, used in a fixed order to (a) shuffle the name-sorted pods, (b) tune
- * the workload to {@link #TUNE_RATIO} of GPU capacity and (c) permute the nodes (ties go to the
- * node that comes first); (d) Random-fit's draws come from a second stream ({@link #drawSeed}),
- * the one the scheduler's placement plugin is given, so that both engines draw alike. Pods are
- * placed one by one with no departures; a pod that fits nowhere fails for good.
+ * One replay of a prepared trace under one policy and seed, following the FGD paper's protocol: one
+ * random stream per run, used in a fixed order to (a) shuffle the name-sorted pods, (b) tune the
+ * workload to {@link #TUNE_RATIO} of GPU capacity and (c) permute the nodes (ties go to the node
+ * that comes first); (d) Random-fit's draws come from a second stream ({@link #drawSeed}), the one
+ * the scheduler's placement plugin is given, so that both engines draw alike. Pods are placed one
+ * by one with no departures; a pod that fits nowhere fails for good.
  *
  * <p>Scores are cached per node and task shape and recomputed only when the node changes, so a pod
  * costs one pass of cache reads over the nodes. Not thread-safe; one instance per thread.

@@ -2,8 +2,9 @@ package io.hami.sim;
 
 /**
  * The per-pod records of one replay, in submission order: cumulative arrived and used GPU in
- * milli-GPU (arrived counts failed pods too), the cluster fragment after the pod (weighted; divide by
- * {@link #fragmentScale()} for milli-GPU), and the node (index in name order) the pod went to, or -1.
+ * milli-GPU (arrived counts failed pods too), the cluster fragment after the pod (weighted; divide
+ * by {@link #fragmentScale()} for milli-GPU), and the node (index in name order) the pod went to,
+ * or -1.
  *
  * <p>Arrays are owned by the result and must not be modified.
  */
@@ -45,7 +46,9 @@ public record RunResult(
     return 100.0 - 100.0 * used[i] / capacity;
   }
 
-  /** Fragmentation rate in percent (fragment over idle GPU) after pod i; NaN when nothing is idle. */
+  /**
+   * Fragmentation rate in percent (fragment over idle GPU) after pod i; NaN when nothing is idle.
+   */
   public double fragmentationRate(int i) {
     long idle = capacity - used[i];
     return idle <= 0 ? Double.NaN : 100.0 * fragment[i] / fragmentScale / idle;

@@ -18,7 +18,8 @@ public interface SimPolicy {
   RunResult run(PreparedTrace trace, long seed);
 
   static SimPolicy fast(PaperPolicy p) {
-    return new Named(p.policyName(), p.paperName(), (trace, seed) -> new Replay(trace).run(p, seed));
+    return new Named(
+        p.policyName(), p.paperName(), (trace, seed) -> new Replay(trace).run(p, seed));
   }
 
   static SimPolicy framework(FrameworkPolicy p) {
@@ -27,7 +28,8 @@ public interface SimPolicy {
   }
 
   /** A policy given by its names and the replay that runs it. */
-  record Named(String policyName, String displayName, BiFunction<PreparedTrace, Long, RunResult> replay)
+  record Named(
+      String policyName, String displayName, BiFunction<PreparedTrace, Long, RunResult> replay)
       implements SimPolicy {
     @Override
     public RunResult run(PreparedTrace trace, long seed) {

@@ -10,8 +10,8 @@ import io.hami.plugins.vgpu.NodeDevices;
 import io.hami.plugins.vgpu.SharedGpuState;
 
 /**
- * Reports each binding with the node's device usage as the {@code vgpu} plugin accounts it, so
- * that the simulator can record the cluster's state after every pod without reading annotations.
+ * Reports each binding with the node's device usage as the {@code vgpu} plugin accounts it, so that
+ * the simulator can record the cluster's state after every pod without reading annotations.
  */
 final class SimProbe implements PostBindPlugin {
 
@@ -32,7 +32,8 @@ final class SimProbe implements PostBindPlugin {
   }
 
   static PluginRegistration<?> registration(SharedGpuState gpuState, Listener listener) {
-    return PluginRegistration.of(NAME, (FrameworkHandle h) -> new SimProbe(gpuState.index(h), listener));
+    return PluginRegistration.of(
+        NAME, (FrameworkHandle h) -> new SimProbe(gpuState.index(h), listener));
   }
 
   @Override

@@ -1,14 +1,15 @@
 package io.hami.sim;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 
@@ -38,7 +39,8 @@ public final class Simulation {
    * @param policies policies to compare, in report order
    * @param seeds seeds, each one replay per trace and policy
    */
-  public Simulation(List<PreparedTrace> traces, List<? extends SimPolicy> policies, List<Long> seeds) {
+  public Simulation(
+      List<PreparedTrace> traces, List<? extends SimPolicy> policies, List<Long> seeds) {
     this.traces = List.copyOf(traces);
     this.policies = List.copyOf(policies);
     this.seeds = seeds.stream().mapToLong(Long::longValue).toArray();
@@ -115,20 +117,28 @@ public final class Simulation {
           pods[s] = outcomes[t][p][s].pods;
         }
         SimPolicy policy = policies.get(p);
-        rows.add(new PolicySummary(
-            trace.name(), policy.policyName(), policy.displayName(), seeds, curves, failed, pods));
+        rows.add(
+            new PolicySummary(
+                trace.name(),
+                policy.policyName(),
+                policy.displayName(),
+                seeds,
+                curves,
+                failed,
+                pods));
       }
-      summaries.add(new TraceSummary(
-          trace.name(),
-          trace.nodes().size(),
-          (int) (trace.capacity() / 1000),
-          trace.pods().size(),
-          trace.emptyFragmentationRate(),
-          trace.workload().size(),
-          rows));
+      summaries.add(
+          new TraceSummary(
+              trace.name(),
+              trace.nodes().size(),
+              (int) (trace.capacity() / 1000),
+              trace.pods().size(),
+              trace.emptyFragmentationRate(),
+              trace.workload().size(),
+              rows));
     }
     double seconds = (nanoTime.getAsLong() - start) / 1e9;
-    return new SimulationReport(summaries, java.util.Arrays.stream(seeds).boxed().toList(), seconds);
+    return new SimulationReport(summaries, Arrays.stream(seeds).boxed().toList(), seconds);
   }
 
   private Outcome replay(Job job) {

@@ -41,7 +41,9 @@ public final class TextReport {
       StringBuilder h1 = new StringBuilder(String.format(Locale.ROOT, nameColumn, ""));
       StringBuilder h2 = new StringBuilder(String.format(Locale.ROOT, nameColumn, "policy"));
       for (int x : POINTS) {
-        h1.append(String.format(Locale.ROOT, " %-13s", x == POINTS.get(0) ? "unallocated GPU % at arrived" : ""));
+        h1.append(
+            String.format(
+                Locale.ROOT, " %-13s", x == POINTS.get(0) ? "unallocated GPU % at arrived" : ""));
         h2.append(String.format(Locale.ROOT, " %-13s", x + "%"));
         if (x == 100 && anyPaper) {
           h1.append(String.format(Locale.ROOT, " %-19s", ""));
@@ -54,13 +56,16 @@ public final class TextReport {
       out.println(h2.toString().stripTrailing());
       PolicySummary best = null;
       for (PolicySummary p : t.policies()) {
-        if (best == null || p.mean(Curves.Metric.UNALLOCATED_GPU, 100) < best.mean(Curves.Metric.UNALLOCATED_GPU, 100)) {
+        if (best == null
+            || p.mean(Curves.Metric.UNALLOCATED_GPU, 100)
+                < best.mean(Curves.Metric.UNALLOCATED_GPU, 100)) {
           best = p;
         }
       }
       for (PolicySummary p : t.policies()) {
         StringBuilder row =
-            new StringBuilder(String.format(Locale.ROOT, nameColumn, p.displayName() + (p == best ? " *" : "")));
+            new StringBuilder(
+                String.format(Locale.ROOT, nameColumn, p.displayName() + (p == best ? " *" : "")));
         for (int x : POINTS) {
           row.append(' ').append(cell(p, Curves.Metric.UNALLOCATED_GPU, x));
           if (x == 100 && anyPaper) {
@@ -75,7 +80,8 @@ public final class TextReport {
       out.println();
       // Printed as is: "% a" is text here, not a format specifier.
       @SuppressWarnings("OrphanedFormatString")
-      String legend = "Values are mean ±SD over seeds; * marks the least unallocated GPU at 100% arrived.";
+      String legend =
+          "Values are mean ±SD over seeds; * marks the least unallocated GPU at 100% arrived.";
       out.println(legend);
       if (anyPaper) {
         out.println(

@@ -46,15 +46,18 @@ public final class TraceFiles {
         return OpenbCsv.readPods(r, file.toString());
       }
     }
-    return KubeObjects.readPods(Files.readString(file, StandardCharsets.UTF_8), file.toString(), units);
+    return KubeObjects.readPods(
+        Files.readString(file, StandardCharsets.UTF_8), file.toString(), units);
   }
 
   /** Device units of a node file (the defaults for a CSV node list). */
-  public static KubeObjects.DeviceUnits units(Path nodesFile) throws IOException, TraceFormatException {
+  public static KubeObjects.DeviceUnits units(Path nodesFile)
+      throws IOException, TraceFormatException {
     if (isCsv(nodesFile)) {
       return KubeObjects.DeviceUnits.DEFAULT;
     }
-    return KubeObjects.units(Files.readString(nodesFile, StandardCharsets.UTF_8), nodesFile.toString());
+    return KubeObjects.units(
+        Files.readString(nodesFile, StandardCharsets.UTF_8), nodesFile.toString());
   }
 
   private static boolean isCsv(Path file) {

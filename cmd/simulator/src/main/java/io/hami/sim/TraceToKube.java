@@ -17,13 +17,13 @@ import java.util.Map;
 /**
  * Turns trace nodes and pods into Kubernetes objects as HAMi sees them.
  *
- * <p>A node gets its CPU and memory as allocatable and one register-annotation device per GPU:
- * type {@code NVIDIA-<model>}, {@link #SHARE_SLOTS} share slots, 100 cores and the memory of
- * {@link #memoryMiB}. A pod asks for {@code nvidia.com/gpu} = k and, per GPU, {@code
- * nvidia.com/gpucores} and {@code nvidia.com/gpumem-percentage} of {@code gpu_milli / 10}, so that
- * its share of any card is exactly {@code gpu_milli} when that is a multiple of 10 (it is for every
- * openb trace; other values round up to the next percent). {@code gpu_spec} becomes {@code
- * nvidia.com/use-gputype}. CPU and memory are requests.
+ * <p>A node gets its CPU and memory as allocatable and one register-annotation device per GPU: type
+ * {@code NVIDIA-<model>}, {@link #SHARE_SLOTS} share slots, 100 cores and the memory of {@link
+ * #memoryMiB}. A pod asks for {@code nvidia.com/gpu} = k and, per GPU, {@code nvidia.com/gpucores}
+ * and {@code nvidia.com/gpumem-percentage} of {@code gpu_milli / 10}, so that its share of any card
+ * is exactly {@code gpu_milli} when that is a multiple of 10 (it is for every openb trace; other
+ * values round up to the next percent). {@code gpu_spec} becomes {@code nvidia.com/use-gputype}.
+ * CPU and memory are requests.
  */
 public final class TraceToKube {
 
@@ -34,15 +34,16 @@ public final class TraceToKube {
    * GPU memory per openb model, in MiB. Only fractions of a card matter to the replay, so the
    * undisclosed models G1–G3 get a nominal 32 GiB.
    */
-  private static final ImmutableMap<String, Integer> MEMORY_MIB = ImmutableMap.of(
-      "P100", 16_384,
-      "T4", 15_360,
-      "V100M16", 16_384,
-      "V100M32", 32_768,
-      "A10", 23_028,
-      "G1", 32_768,
-      "G2", 32_768,
-      "G3", 32_768);
+  private static final ImmutableMap<String, Integer> MEMORY_MIB =
+      ImmutableMap.of(
+          "P100", 16_384,
+          "T4", 15_360,
+          "V100M16", 16_384,
+          "V100M32", 32_768,
+          "A10", 23_028,
+          "G1", 32_768,
+          "G2", 32_768,
+          "G3", 32_768);
 
   private TraceToKube() {}
 
@@ -61,9 +62,17 @@ public final class TraceToKube {
     if (n.gpus() > 0) {
       List<NodeDevice> devices = new ArrayList<>();
       for (int g = 0; g < n.gpus(); g++) {
-        devices.add(NodeDevice.of(
-            "GPU-" + n.name() + "-" + g, g, SHARE_SLOTS, memoryMiB(n.model()), 100,
-            deviceType(n.model()), 0, NodeDevice.MODE_HAMI_CORE, true));
+        devices.add(
+            NodeDevice.of(
+                "GPU-" + n.name() + "-" + g,
+                g,
+                SHARE_SLOTS,
+                memoryMiB(n.model()),
+                100,
+                deviceType(n.model()),
+                0,
+                NodeDevice.MODE_HAMI_CORE,
+                true));
       }
       annotations.put(Annotations.NODE_NVIDIA_REGISTER, NodeDeviceJson.encode(devices));
     }
@@ -75,8 +84,14 @@ public final class TraceToKube {
       allocatable.put("nvidia.com/gpu", new Quantity(Integer.toString(n.gpus() * SHARE_SLOTS)));
     }
     return new NodeBuilder()
-        .withNewMetadata().withName(n.name()).withAnnotations(annotations).endMetadata()
-        .withNewStatus().withAllocatable(allocatable).withCapacity(allocatable).endStatus()
+        .withNewMetadata()
+        .withName(n.name())
+        .withAnnotations(annotations)
+        .endMetadata()
+        .withNewStatus()
+        .withAllocatable(allocatable)
+        .withCapacity(allocatable)
+        .endStatus()
         .build();
   }
 
@@ -96,14 +111,25 @@ public final class TraceToKube {
       }
     }
     return new PodBuilder()
-        .withNewMetadata().withName(p.name()).withNamespace(namespace).withAnnotations(annotations).endMetadata()
+        .withNewMetadata()
+        .withName(p.name())
+        .withNamespace(namespace)
+        .withAnnotations(annotations)
+        .endMetadata()
         .withNewSpec()
         .withSchedulerName(schedulerName)
-        .addNewContainer().withName("main").withImage("sim")
-        .withNewResources().withRequests(requests).withLimits(limits).endResources()
+        .addNewContainer()
+        .withName("main")
+        .withImage("sim")
+        .withNewResources()
+        .withRequests(requests)
+        .withLimits(limits)
+        .endResources()
         .endContainer()
         .endSpec()
-        .withNewStatus().withPhase("Pending").endStatus()
+        .withNewStatus()
+        .withPhase("Pending")
+        .endStatus()
         .build();
   }
 }

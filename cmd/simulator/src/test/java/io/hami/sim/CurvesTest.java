@@ -8,8 +8,19 @@ final class CurvesTest {
 
   private static RunResult run(long capacity, long[] arrived, long[] used) {
     int n = arrived.length;
-    return new RunResult("t", "p", 1, capacity, 1, 0, new int[n], arrived, used, new long[n],
-        new int[n], new int[n]);
+    return new RunResult(
+        "t",
+        "p",
+        1,
+        capacity,
+        1,
+        0,
+        new int[n],
+        arrived,
+        used,
+        new long[n],
+        new int[n],
+        new int[n]);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.hami.sim;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.hami.plugins.placement.PaperPolicy;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -26,8 +27,7 @@ public final class EngineEquivalenceCheck {
     List<Long> seeds = parseSeeds(args.length > 1 ? args[1] : "42");
     int threads = args.length > 2 ? Integer.parseInt(args[2]) : 2;
     PreparedTrace trace = PreparedTrace.of(BundledTraces.trace(name));
-    com.sun.management.OperatingSystemMXBean os =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -36,20 +36,31 @@ public final class EngineEquivalenceCheck {
     try {
       for (long seed : seeds) {
         for (PaperPolicy p : PaperPolicy.values()) {
-          jobs.add(new Job(p, seed, pool.submit(() -> EngineCheck.firstDifference(trace, p, seed))));
+          jobs.add(
+              new Job(p, seed, pool.submit(() -> EngineCheck.firstDifference(trace, p, seed))));
         }
       }
       int bad = 0;
       for (Job j : jobs) {
         Optional<String> diff = j.diff.get();
-        System.out.printf(Locale.ROOT, "%s %-10s seed %d: %s%n", name, j.policy.policyName(), j.seed,
+        System.out.printf(
+            Locale.ROOT,
+            "%s %-10s seed %d: %s%n",
+            name,
+            j.policy.policyName(),
+            j.seed,
             diff.orElse("identical"));
         if (diff.isPresent()) {
           bad++;
         }
       }
-      System.out.printf(Locale.ROOT, "%d of %d replays identical; wall %.1f s, CPU %.1f s%n",
-          jobs.size() - bad, jobs.size(), (System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9);
+      System.out.printf(
+          Locale.ROOT,
+          "%d of %d replays identical; wall %.1f s, CPU %.1f s%n",
+          jobs.size() - bad,
+          jobs.size(),
+          (System.nanoTime() - t0) / 1e9,
+          (os.getProcessCpuTime() - cpu0) / 1e9);
       if (bad > 0) {
         System.exit(1);
       }
@@ -62,7 +73,9 @@ public final class EngineEquivalenceCheck {
     List<Long> out = new ArrayList<>();
     int dots = s.indexOf("..");
     if (dots >= 0) {
-      for (long v = Long.parseLong(s.substring(0, dots)); v <= Long.parseLong(s.substring(dots + 2)); v++) {
+      for (long v = Long.parseLong(s.substring(0, dots));
+          v <= Long.parseLong(s.substring(dots + 2));
+          v++) {
         out.add(v);
       }
     } else {

@@ -11,8 +11,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The fast replay places every pod on the same node and GPUs as the real scheduler (in-memory
  * cluster, placement/fgd score plugins, vgpu's fit and Reserve) for every policy of the paper
- * (Random-fit's draws included: both engines draw from the same stream), on a slice of a trace
- * with model constraints, sharing and multi-GPU pods. {@link EngineEquivalenceCheck} checks whole
+ * (Random-fit's draws included: both engines draw from the same stream), on a slice of a trace with
+ * model constraints, sharing and multi-GPU pods. {@link EngineEquivalenceCheck} checks whole
  * traces.
  */
 final class FrameworkEquivalenceTest {
@@ -22,7 +22,9 @@ final class FrameworkEquivalenceTest {
   @BeforeAll
   static void load() throws Exception {
     Trace full = BundledTraces.trace("gpuspec10");
-    slice = PreparedTrace.of(new Trace("slice", full.nodes().subList(0, 60), full.pods().subList(0, 400)));
+    slice =
+        PreparedTrace.of(
+            new Trace("slice", full.nodes().subList(0, 60), full.pods().subList(0, 400)));
   }
 
   static Stream<PaperPolicy> policies() {
@@ -33,7 +35,9 @@ final class FrameworkEquivalenceTest {
   @MethodSource("policies")
   void samePlacementsAsTheScheduler(PaperPolicy policy) {
     RunResult fast = new Replay(slice).run(policy, 7);
-    RunResult real = new FrameworkReplay(slice).run(FrameworkPolicy.byName(policy.policyName()).orElseThrow(), 7);
+    RunResult real =
+        new FrameworkReplay(slice)
+            .run(FrameworkPolicy.byName(policy.policyName()).orElseThrow(), 7);
     assertThat(real.podIndex()).isEqualTo(fast.podIndex());
     assertThat(real.node()).isEqualTo(fast.node());
     assertThat(real.gpuMask()).isEqualTo(fast.gpuMask());

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 final class KubeObjectsTest {
 
-  private static final String NODES = """
+  private static final String NODES =
+      """
       apiVersion: v1
       kind: Node
       metadata:
@@ -32,7 +33,8 @@ final class KubeObjectsTest {
           memory: "68719476736"
       """;
 
-  private static final String PODS = """
+  private static final String PODS =
+      """
       apiVersion: v1
       kind: List
       items:
@@ -69,10 +71,11 @@ final class KubeObjectsTest {
   @Test
   void readsNodesFromRegisterAnnotationsInBothForms() throws Exception {
     List<TraceNode> nodes = KubeObjects.readNodes(NODES, "nodes.yaml");
-    assertThat(nodes).containsExactly(
-        new TraceNode("gpu-a", 32_000, 131_072, 2, "NVIDIA-Tesla T4"),
-        // the unhealthy device is not offered
-        new TraceNode("gpu-b", 16_000, 65_536, 1, "NVIDIA-Tesla V100-PCIE-32GB"));
+    assertThat(nodes)
+        .containsExactly(
+            new TraceNode("gpu-a", 32_000, 131_072, 2, "NVIDIA-Tesla T4"),
+            // the unhealthy device is not offered
+            new TraceNode("gpu-b", 16_000, 65_536, 1, "NVIDIA-Tesla V100-PCIE-32GB"));
     assertThat(KubeObjects.units(NODES, "nodes.yaml"))
         .isEqualTo(new KubeObjects.DeviceUnits(100, 15360));
   }
@@ -81,13 +84,14 @@ final class KubeObjectsTest {
   void readsPodsAsSharesPerGpu() throws Exception {
     List<TracePod> pods =
         KubeObjects.readPods(PODS, "pods.yaml", KubeObjects.units(NODES, "nodes.yaml"));
-    assertThat(pods).containsExactly(
-        // share = max(cores 30% → 300, memory 25% → 250)
-        new TracePod("ml/share", 2000, 2560, 1, 300, "T4", List.of("T4")),
-        // no memory asked: a whole card, as HAMi defaults it
-        new TracePod("whole", 4000, 8192, 2, 1000, "", List.of()),
-        // 3072 MiB over the smallest card (15360 MiB) = 200
-        new TracePod("mem", 100, 0, 1, 200, "", List.of()));
+    assertThat(pods)
+        .containsExactly(
+            // share = max(cores 30% → 300, memory 25% → 250)
+            new TracePod("ml/share", 2000, 2560, 1, 300, "T4", List.of("T4")),
+            // no memory asked: a whole card, as HAMi defaults it
+            new TracePod("whole", 4000, 8192, 2, 1000, "", List.of()),
+            // 3072 MiB over the smallest card (15360 MiB) = 200
+            new TracePod("mem", 100, 0, 1, 200, "", List.of()));
   }
 
   @Test
@@ -98,7 +102,8 @@ final class KubeObjectsTest {
         .hasMessageContaining("node gpu-a")
         .hasMessageContaining("devmem = 'lots'");
     String badPod = PODS.replace("nvidia.com/gpu: 2,", "nvidia.com/gpu: 1.5,");
-    assertThatThrownBy(() -> KubeObjects.readPods(badPod, "pods.yaml", KubeObjects.DeviceUnits.DEFAULT))
+    assertThatThrownBy(
+            () -> KubeObjects.readPods(badPod, "pods.yaml", KubeObjects.DeviceUnits.DEFAULT))
         .isInstanceOf(TraceFormatException.class)
         .hasMessageContaining("pod whole container main: nvidia.com/gpu = '1.5'");
     assertThatThrownBy(() -> KubeObjects.readNodes("kind: [", "x.yaml"))

@@ -3,9 +3,11 @@ package io.hami.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hami.plugins.placement.PaperPolicy;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,9 +39,13 @@ final class PaperReproductionIT {
   @MethodSource("traces")
   void tenSeedMeansMatchThePaper(String name) throws Exception {
     PreparedTrace trace = PreparedTrace.of(BundledTraces.trace(name));
-    List<Long> seeds = java.util.stream.LongStream.rangeClosed(42, 51).boxed().toList();
-    SimulationReport report = new Simulation(List.of(trace), java.util.Arrays.stream(PaperPolicy.values()).map(SimPolicy::fast).toList(), seeds)
-        .run(pool, Simulation.Progress.none(), System::nanoTime);
+    List<Long> seeds = LongStream.rangeClosed(42, 51).boxed().toList();
+    SimulationReport report =
+        new Simulation(
+                List.of(trace),
+                Arrays.stream(PaperPolicy.values()).map(SimPolicy::fast).toList(),
+                seeds)
+            .run(pool, Simulation.Progress.none(), System::nanoTime);
     TraceSummary t = report.traces().get(0);
     PolicySummary best = null;
     for (PolicySummary p : t.policies()) {

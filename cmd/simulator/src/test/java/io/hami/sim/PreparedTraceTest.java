@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.hami.plugins.fgd.TargetWorkload;
 import io.hami.plugins.fgd.TaskShape;
+import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 final class PreparedTraceTest {
 
@@ -54,13 +55,16 @@ final class PreparedTraceTest {
 
   @Test
   void modelConstraints_matchNodeModelsBySubstringIgnoringCase() throws Exception {
-    Trace t = new Trace("t",
-        java.util.List.of(new TraceNode("a", 8000, 1024, 1, "NVIDIA-Tesla T4"),
-            new TraceNode("b", 8000, 1024, 1, "V100M32")),
-        java.util.List.of(
-            new TracePod("p1", 100, 1, 1, 500, "t4", java.util.List.of("t4")),
-            new TracePod("p2", 100, 1, 1, 500, "A100", java.util.List.of("A100")),
-            new TracePod("p3", 100, 1, 1, 500, "", java.util.List.of())));
+    Trace t =
+        new Trace(
+            "t",
+            List.of(
+                new TraceNode("a", 8000, 1024, 1, "NVIDIA-Tesla T4"),
+                new TraceNode("b", 8000, 1024, 1, "V100M32")),
+            List.of(
+                new TracePod("p1", 100, 1, 1, 500, "t4", List.of("t4")),
+                new TracePod("p2", 100, 1, 1, 500, "A100", List.of("A100")),
+                new TracePod("p3", 100, 1, 1, 500, "", List.of())));
     PreparedTrace p = PreparedTrace.of(t);
     assertThat(p.task(0).modelMask()).isEqualTo(0b01);
     assertThat(p.task(1).modelMask()).isNotZero().isNotEqualTo(0b01).isNotEqualTo(0b10);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hami.plugins.placement.PaperPolicy;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +24,8 @@ final class ReplayTest {
     assertThat(r.pods()).isEqualTo(PINNED_PODS);
     assertThat(r.failed()).isEqualTo(PINNED_FAILED);
     assertThat(r.used()[r.pods() - 1]).isEqualTo(PINNED_USED_AT_END);
-    assertThat(Curves.curve(r, Curves.Metric.UNALLOCATED_GPU)[100]).isEqualTo(PINNED_UNALLOCATED_100);
+    assertThat(Curves.curve(r, Curves.Metric.UNALLOCATED_GPU)[100])
+        .isEqualTo(PINNED_UNALLOCATED_100);
     assertThat(Curves.curve(r, Curves.Metric.FRAGMENTATION_RATE)[90]).isEqualTo(PINNED_FRAG_90);
   }
 
@@ -55,8 +57,8 @@ final class ReplayTest {
     // The originals come first, each exactly once, shuffled.
     int n = defaultTrace.pods().size();
     int[] head = Arrays.copyOf(order, n);
-    assertThat(Arrays.stream(head).sorted().toArray()).isEqualTo(java.util.stream.IntStream.range(0, n).toArray());
-    assertThat(head).isNotEqualTo(java.util.stream.IntStream.range(0, n).toArray());
+    assertThat(Arrays.stream(head).sorted().toArray()).isEqualTo(IntStream.range(0, n).toArray());
+    assertThat(head).isNotEqualTo(IntStream.range(0, n).toArray());
     assertThat(order.length).isBetween(10_500, 11_100);
   }
 

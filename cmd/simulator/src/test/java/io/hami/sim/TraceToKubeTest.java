@@ -32,7 +32,8 @@ final class TraceToKubeTest {
     String podYaml = json(pods);
 
     List<TraceNode> readNodes = KubeObjects.readNodes(nodeYaml, "nodes.json");
-    List<TracePod> readPods = KubeObjects.readPods(podYaml, "pods.json", KubeObjects.units(nodeYaml, "nodes.json"));
+    List<TracePod> readPods =
+        KubeObjects.readPods(podYaml, "pods.json", KubeObjects.units(nodeYaml, "nodes.json"));
     assertThat(readNodes).hasSameSizeAs(csv.nodes());
     assertThat(readNodes.get(0).model()).isEqualTo("NVIDIA-" + csv.nodes().get(0).model());
     for (int i = 0; i < readPods.size(); i++) {
@@ -44,9 +45,23 @@ final class TraceToKubeTest {
       assertThat(b.memMiB()).isEqualTo(a.memMiB());
     }
     PreparedTrace fromCsv = PreparedTrace.of(csv);
-    PreparedTrace fromKube = PreparedTrace.of(new Trace("gpuspec10", readNodes,
-        readPods.stream().map(p -> new TracePod(p.name().substring("default/".length()), p.cpuMilli(),
-            p.memMiB(), p.gpuCount(), p.gpuMilli(), p.gpuSpec(), p.models())).toList()));
+    PreparedTrace fromKube =
+        PreparedTrace.of(
+            new Trace(
+                "gpuspec10",
+                readNodes,
+                readPods.stream()
+                    .map(
+                        p ->
+                            new TracePod(
+                                p.name().substring("default/".length()),
+                                p.cpuMilli(),
+                                p.memMiB(),
+                                p.gpuCount(),
+                                p.gpuMilli(),
+                                p.gpuSpec(),
+                                p.models()))
+                    .toList()));
     assertThat(fromKube.emptyFragmentationRate()).isEqualTo(fromCsv.emptyFragmentationRate());
     RunResult a = new Replay(fromCsv).run(PaperPolicy.FGD, 42);
     RunResult b = new Replay(fromKube).run(PaperPolicy.FGD, 42);

@@ -4,7 +4,8 @@ import java.util.List;
 import tools.jackson.databind.node.ArrayNode;
 
 /** What the webhook answers for one pod: admit it (with a possibly empty patch) or refuse it. */
-public sealed interface AdmissionDecision permits AdmissionDecision.Allowed, AdmissionDecision.Denied {
+public sealed interface AdmissionDecision
+    permits AdmissionDecision.Allowed, AdmissionDecision.Denied {
 
   /**
    * Admit the pod.

@@ -58,10 +58,13 @@ final class AdmissionHandler {
       return Reply.badRequest("request body is not a JSON object (expected an AdmissionReview)");
     }
     String apiVersion = review.path("apiVersion").asString("");
-    if (!VERSIONS.contains(apiVersion) || !"AdmissionReview".equals(review.path("kind").asString(""))) {
+    if (!VERSIONS.contains(apiVersion)
+        || !"AdmissionReview".equals(review.path("kind").asString(""))) {
       return Reply.badRequest(
           "expected kind AdmissionReview in admission.k8s.io/v1 or v1beta1, got kind="
-              + review.path("kind").asString("") + " apiVersion=" + apiVersion);
+              + review.path("kind").asString("")
+              + " apiVersion="
+              + apiVersion);
     }
     JsonNode request = review.path("request");
     String uid = request.path("uid").asString("");
@@ -91,12 +94,11 @@ final class AdmissionHandler {
     AdmissionDecision decision = admission.admit(namespace, pod);
     if (decision instanceof AdmissionDecision.Denied denied) {
       log.info(
-          "pod denied namespace={} pod={} reason={}",
-          namespace,
-          podName(pod),
-          denied.message());
-    } else if (decision instanceof AdmissionDecision.Allowed allowed && !allowed.patch().isEmpty()) {
-      log.debug("pod mutated namespace={} pod={} patch={}", namespace, podName(pod), allowed.patch());
+          "pod denied namespace={} pod={} reason={}", namespace, podName(pod), denied.message());
+    } else if (decision instanceof AdmissionDecision.Allowed allowed
+        && !allowed.patch().isEmpty()) {
+      log.debug(
+          "pod mutated namespace={} pod={} patch={}", namespace, podName(pod), allowed.patch());
     }
     return decision;
   }
@@ -108,9 +110,7 @@ final class AdmissionHandler {
       if (!allowed.patch().isEmpty()) {
         response
             .withPatchType("JSONPatch")
-            .withPatch(
-                Base64.getEncoder()
-                    .encodeToString(json.writeValueAsBytes(allowed.patch())));
+            .withPatch(Base64.getEncoder().encodeToString(json.writeValueAsBytes(allowed.patch())));
       }
       if (!allowed.warnings().isEmpty()) {
         response.withWarnings(allowed.warnings());

@@ -1,5 +1,6 @@
 package io.hami.webhook;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,6 +26,6 @@ public interface ClusterLookup {
 
   /** Reads through the API, caching namespaces for 30 s and quotas for 10 s. */
   static ClusterLookup api(KubernetesClient client) {
-    return new ApiClusterLookup(client, com.github.benmanes.caffeine.cache.Ticker.systemTicker());
+    return new ApiClusterLookup(client, Ticker.systemTicker());
   }
 }

@@ -105,12 +105,14 @@ final class GpuQuota {
       }
       Usage limit = hard.get();
       String name = q.getMetadata() == null ? "" : q.getMetadata().getName();
-      if (limit.memory() >= 0 && request.memory() > 0
+      if (limit.memory() >= 0
+          && request.memory() > 0
           && used.memory() + request.memory() > limit.memory()) {
         return Optional.of(
             exceeded(name, memoryKey, request.memory(), used.memory(), limit.memory(), " MiB"));
       }
-      if (limit.cores() >= 0 && request.cores() > 0
+      if (limit.cores() >= 0
+          && request.cores() > 0
           && used.cores() + request.cores() > limit.cores()) {
         return Optional.of(
             exceeded(name, coreKey, request.cores(), used.cores(), limit.cores(), "%"));
@@ -121,8 +123,19 @@ final class GpuQuota {
 
   private static String exceeded(
       String quota, String key, long requested, long used, long limit, String unit) {
-    return "exceeding resource quota " + quota + ": " + key + " requested " + requested + unit
-        + " (per-GPU amount x GPU count), used " + used + unit + ", limited " + limit + unit;
+    return "exceeding resource quota "
+        + quota
+        + ": "
+        + key
+        + " requested "
+        + requested
+        + unit
+        + " (per-GPU amount x GPU count), used "
+        + used
+        + unit
+        + ", limited "
+        + limit
+        + unit;
   }
 
   /** The usage a pod asks for, from its containers' resources (after the webhook's defaults). */
@@ -159,7 +172,9 @@ final class GpuQuota {
     }
     Decoded<PodDevices> decoded = PodDevicesCodec.decode(allocated);
     if (!(decoded instanceof Decoded.Ok<PodDevices> ok)) {
-      log.debug("quota: undecodable {} on pod {}, counting its request", ALLOCATED_ANNOTATION,
+      log.debug(
+          "quota: undecodable {} on pod {}, counting its request",
+          ALLOCATED_ANNOTATION,
           pod.getMetadata().getName());
       return requested(pod);
     }
@@ -209,8 +224,8 @@ final class GpuQuota {
     if (v == null) {
       return -1;
     }
-    String text = (v.getAmount() == null ? "" : v.getAmount())
-        + (v.getFormat() == null ? "" : v.getFormat());
+    String text =
+        (v.getAmount() == null ? "" : v.getAmount()) + (v.getFormat() == null ? "" : v.getFormat());
     Decoded<Long> parsed = Quantities.parseInt64(key, text);
     if (!(parsed instanceof Decoded.Ok<Long> ok) || ok.value() < 0) {
       log.warn("quota {} has an unusable {}={}, ignoring it", q.getMetadata().getName(), key, text);

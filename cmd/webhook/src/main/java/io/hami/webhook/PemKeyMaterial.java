@@ -13,6 +13,8 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.security.interfaces.RSAPrivateCrtKey;
+import java.security.interfaces.RSAPublicKey;
 import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.KeyManagerFactory;
@@ -28,8 +30,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A certificate chain and its private key read from PEM files, as Kubernetes TLS secrets and
- * cert-manager write them. Keys may be PKCS#8 ({@code PRIVATE KEY}), PKCS#1 RSA ({@code RSA
- * PRIVATE KEY}) or SEC1 EC ({@code EC PRIVATE KEY}); encrypted keys are not supported.
+ * cert-manager write them. Keys may be PKCS#8 ({@code PRIVATE KEY}), PKCS#1 RSA ({@code RSA PRIVATE
+ * KEY}) or SEC1 EC ({@code EC PRIVATE KEY}); encrypted keys are not supported.
  */
 final class PemKeyMaterial {
 
@@ -75,7 +77,8 @@ final class PemKeyMaterial {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
       store.setKeyEntry("webhook", key, NO_PASSWORD, chain.toArray(new Certificate[0]));
-      KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      KeyManagerFactory kmf =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(store, NO_PASSWORD);
       for (var km : kmf.getKeyManagers()) {
         if (km instanceof X509ExtendedKeyManager x509) {
@@ -107,8 +110,13 @@ final class PemKeyMaterial {
               (X509Certificate)
                   factory.generateCertificate(new ByteArrayInputStream(block.getContent())));
         } catch (CertificateException e) {
-          throw new IOException(name + ": certificate " + (certs.size() + 1) + " is not valid X.509: "
-              + e.getMessage(), e);
+          throw new IOException(
+              name
+                  + ": certificate "
+                  + (certs.size() + 1)
+                  + " is not valid X.509: "
+                  + e.getMessage(),
+              e);
         }
       }
     }
@@ -167,8 +175,8 @@ final class PemKeyMaterial {
   }
 
   /**
-   * PEM blocks in order. The type of a block is known before it is parsed, so that blocks of
-   * other types are skipped rather than refused, and encrypted keys are refused unread.
+   * PEM blocks in order. The type of a block is known before it is parsed, so that blocks of other
+   * types are skipped rather than refused, and encrypted keys are refused unread.
    */
   private static final class Blocks extends PEMParser {
     private final String name;
@@ -207,8 +215,7 @@ final class PemKeyMaterial {
     if (!certAlg.equals(keyAlg)) {
       return false;
     }
-    if (key instanceof java.security.interfaces.RSAPrivateCrtKey rsa
-        && cert.getPublicKey() instanceof java.security.interfaces.RSAPublicKey pub) {
+    if (key instanceof RSAPrivateCrtKey rsa && cert.getPublicKey() instanceof RSAPublicKey pub) {
       return rsa.getModulus().equals(pub.getModulus());
     }
     // EC and EdDSA keys: a signature round trip would be needed; the TLS handshake checks it.

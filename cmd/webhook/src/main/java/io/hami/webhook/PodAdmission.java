@@ -34,8 +34,8 @@ import tools.jackson.databind.node.ObjectNode;
  *       (no byte suffix such as {@code 16Gi}), percentages and cores within 0–100, priority 0 or 1.
  *       Otherwise the pod is refused with a message naming the container, resource and value.
  *   <li>Init containers, then app containers: the priority resource becomes {@code
- *       CUDA_TASK_PRIORITY}; a container asking for GPU memory or cores without a count gets
- *       {@code defaultGPUNum} GPUs; a whole-card request without cores gets {@code gpucores=100}
+ *       CUDA_TASK_PRIORITY}; a container asking for GPU memory or cores without a count gets {@code
+ *       defaultGPUNum} GPUs; a whole-card request without cores gets {@code gpucores=100}
  *       (exclusive); GPU containers get {@code GPU_CORE_UTILIZATION_POLICY} when a policy is set;
  *       containers without GPUs get {@code NVIDIA_VISIBLE_DEVICES=none} when {@code overwriteEnv}.
  *   <li>A pod with GPUs: refused if any container is privileged or {@code spec.nodeName} is set;
@@ -148,13 +148,23 @@ public final class PodAdmission {
       for (int i = 0; i < refs.size(); i++) {
         if (isPrivileged(ctrs.get(i))) {
           Gpu g = gpus.get(i);
-          String msg = g.requests()
-              ? "container " + g.ref().name() + " is privileged and requests " + summary(g)
-                  + "; a privileged container sees every GPU on the node, so its limits cannot be"
-                  + " enforced"
-              : "container " + g.ref().name() + " is privileged in a pod that requests GPUs"
-                  + " (container " + first.ref().name() + ": " + gpuSummary + "); a privileged"
-                  + " container sees every GPU on the node";
+          String msg =
+              g.requests()
+                  ? "container "
+                      + g.ref().name()
+                      + " is privileged and requests "
+                      + summary(g)
+                      + "; a privileged container sees every GPU on the node, so its limits cannot be"
+                      + " enforced"
+                  : "container "
+                      + g.ref().name()
+                      + " is privileged in a pod that requests GPUs"
+                      + " (container "
+                      + first.ref().name()
+                      + ": "
+                      + gpuSummary
+                      + "); a privileged"
+                      + " container sees every GPU on the node";
           return whenNotIgnored(namespace, AdmissionDecision.forbidden(msg));
         }
       }
@@ -166,9 +176,15 @@ public final class PodAdmission {
           return whenNotIgnored(
               namespace,
               AdmissionDecision.forbidden(
-                  "pod has node assigned (spec.nodeName=" + spec.getNodeName() + ") but container "
-                      + first.ref().name() + " requests " + gpuSummary + "; GPU pods must be"
-                      + " placed by " + config.schedulerName()));
+                  "pod has node assigned (spec.nodeName="
+                      + spec.getNodeName()
+                      + ") but container "
+                      + first.ref().name()
+                      + " requests "
+                      + gpuSummary
+                      + "; GPU pods must be"
+                      + " placed by "
+                      + config.schedulerName()));
         }
         patch.setSpecField("schedulerName", config.schedulerName());
       }
@@ -267,8 +283,13 @@ public final class PodAdmission {
     }
     long factor = Math.max(config.rule().memoryFactor(), 1);
     if (mib > Integer.MAX_VALUE / factor) {
-      out.add(prefix + " is too large: " + (factor == 1 ? "" : "times memoryFactor " + factor
-          + " ") + "it exceeds " + Integer.MAX_VALUE + " MiB");
+      out.add(
+          prefix
+              + " is too large: "
+              + (factor == 1 ? "" : "times memoryFactor " + factor + " ")
+              + "it exceeds "
+              + Integer.MAX_VALUE
+              + " MiB");
     }
   }
 
@@ -289,12 +310,15 @@ public final class PodAdmission {
       return Optional.empty();
     } catch (RuntimeException e) {
       // As failurePolicy Ignore would: admit unchanged rather than act on an unknown namespace.
-      log.warn("cannot read namespace {}, admitting the pod unchanged: {}", namespace, e.toString());
+      log.warn(
+          "cannot read namespace {}, admitting the pod unchanged: {}", namespace, e.toString());
       return Optional.of(
           new AdmissionDecision.Allowed(
               JsonNodeFactory.instance.arrayNode(),
-              List.of("hami webhook could not read namespace " + namespace
-                  + "; the pod was not sent to the GPU scheduler")));
+              List.of(
+                  "hami webhook could not read namespace "
+                      + namespace
+                      + "; the pod was not sent to the GPU scheduler")));
     }
   }
 

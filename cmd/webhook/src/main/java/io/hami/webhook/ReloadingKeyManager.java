@@ -1,5 +1,6 @@
 package io.hami.webhook;
 
+import com.google.common.hash.HashCode;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -9,7 +10,6 @@ import java.security.NoSuchAlgorithmException;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
-import com.google.common.hash.HashCode;
 import java.util.Arrays;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
@@ -75,7 +75,8 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
           next.material().chain().get(0).getNotAfter().toInstant());
       return true;
     } catch (IOException e) {
-      log.warn("new webhook certificate files are not usable, keeping the loaded ones: {}",
+      log.warn(
+          "new webhook certificate files are not usable, keeping the loaded ones: {}",
           e.getMessage());
       return false;
     }

@@ -48,7 +48,12 @@ public record WebhookConfig(
   /** The chart defaults: NVIDIA names, {@code hami-scheduler}, one default GPU, nothing else. */
   public static WebhookConfig defaults() {
     return new WebhookConfig(
-        DEFAULT_SCHEDULER_NAME, true, RequestRule.NVIDIA_DEFAULTS, 1, false, GpuCorePolicy.DEFAULT,
+        DEFAULT_SCHEDULER_NAME,
+        true,
+        RequestRule.NVIDIA_DEFAULTS,
+        1,
+        false,
+        GpuCorePolicy.DEFAULT,
         "");
   }
 
@@ -76,37 +81,67 @@ public record WebhookConfig(
 
   public WebhookConfig withSchedulerName(String name, boolean forceOverwriteDefault) {
     return new WebhookConfig(
-        name, forceOverwriteDefault, rule, defaultGpuNum, overwriteEnv, gpuCorePolicy,
+        name,
+        forceOverwriteDefault,
+        rule,
+        defaultGpuNum,
+        overwriteEnv,
+        gpuCorePolicy,
         runtimeClassName);
   }
 
   public WebhookConfig withRule(RequestRule newRule) {
     return new WebhookConfig(
-        schedulerName, forceOverwriteDefaultScheduler, newRule, defaultGpuNum, overwriteEnv,
-        gpuCorePolicy, runtimeClassName);
+        schedulerName,
+        forceOverwriteDefaultScheduler,
+        newRule,
+        defaultGpuNum,
+        overwriteEnv,
+        gpuCorePolicy,
+        runtimeClassName);
   }
 
   public WebhookConfig withDefaultGpuNum(int n) {
     return new WebhookConfig(
-        schedulerName, forceOverwriteDefaultScheduler, rule, n, overwriteEnv, gpuCorePolicy,
+        schedulerName,
+        forceOverwriteDefaultScheduler,
+        rule,
+        n,
+        overwriteEnv,
+        gpuCorePolicy,
         runtimeClassName);
   }
 
   public WebhookConfig withOverwriteEnv(boolean on) {
     return new WebhookConfig(
-        schedulerName, forceOverwriteDefaultScheduler, rule, defaultGpuNum, on, gpuCorePolicy,
+        schedulerName,
+        forceOverwriteDefaultScheduler,
+        rule,
+        defaultGpuNum,
+        on,
+        gpuCorePolicy,
         runtimeClassName);
   }
 
   public WebhookConfig withGpuCorePolicy(GpuCorePolicy policy) {
     return new WebhookConfig(
-        schedulerName, forceOverwriteDefaultScheduler, rule, defaultGpuNum, overwriteEnv, policy,
+        schedulerName,
+        forceOverwriteDefaultScheduler,
+        rule,
+        defaultGpuNum,
+        overwriteEnv,
+        policy,
         runtimeClassName);
   }
 
   public WebhookConfig withRuntimeClassName(String name) {
     return new WebhookConfig(
-        schedulerName, forceOverwriteDefaultScheduler, rule, defaultGpuNum, overwriteEnv,
-        gpuCorePolicy, name);
+        schedulerName,
+        forceOverwriteDefaultScheduler,
+        rule,
+        defaultGpuNum,
+        overwriteEnv,
+        gpuCorePolicy,
+        name);
   }
 }

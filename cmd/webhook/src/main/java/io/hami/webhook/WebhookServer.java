@@ -54,8 +54,8 @@ import org.slf4j.LoggerFactory;
  * // start and stop it with the command's other services, e.g. in a ServiceManager
  * }</pre>
  *
- * <p>Implementation notes: requests run on a fixed pool of {@code threads} with a bounded queue; the
- * API server calls with a 10 s timeout and treats failures per the webhook's failurePolicy, so
+ * <p>Implementation notes: requests run on a fixed pool of {@code threads} with a bounded queue;
+ * the API server calls with a 10 s timeout and treats failures per the webhook's failurePolicy, so
  * rejecting work under overload is safe. A single daemon thread re-reads the certificate files.
  */
 public final class WebhookServer extends AbstractIdleService {
@@ -203,8 +203,12 @@ public final class WebhookServer extends AbstractIdleService {
       }
       byte[] body = readBody(exchange);
       if (body == null) {
-        send(exchange, 413, "text/plain",
-            ("request body exceeds " + MAX_BODY_BYTES + " bytes\n").getBytes(StandardCharsets.UTF_8));
+        send(
+            exchange,
+            413,
+            "text/plain",
+            ("request body exceeds " + MAX_BODY_BYTES + " bytes\n")
+                .getBytes(StandardCharsets.UTF_8));
         return;
       }
       AdmissionHandler.Reply reply;
@@ -213,7 +217,10 @@ public final class WebhookServer extends AbstractIdleService {
       } catch (RuntimeException e) {
         // A bug, not a verdict: answer 500 so the API server applies the failurePolicy.
         log.error("webhook failed on a request", e);
-        send(exchange, 500, "text/plain",
+        send(
+            exchange,
+            500,
+            "text/plain",
             ("internal error: " + e + "\n").getBytes(StandardCharsets.UTF_8));
         return;
       }
@@ -274,7 +281,9 @@ public final class WebhookServer extends AbstractIdleService {
     /** How often the certificate files are re-read (default 10 s). */
     public Builder certCheckInterval(Duration interval) {
       checkArgument(
-          !interval.isNegative() && !interval.isZero(), "certCheckInterval must be > 0: %s", interval);
+          !interval.isNegative() && !interval.isZero(),
+          "certCheckInterval must be > 0: %s",
+          interval);
       this.certCheckInterval = interval;
       return this;
     }

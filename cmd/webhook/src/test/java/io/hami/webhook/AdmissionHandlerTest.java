@@ -43,8 +43,9 @@ class AdmissionHandlerTest {
 
   @Test
   void gpuPod_getsBase64JsonPatch() {
-    AdmissionHandler.Reply reply = handle(
-        review("admission.k8s.io/v1", "CREATE", "Pod", pod("p").ctr(ctr("c").gpus(1)).build()));
+    AdmissionHandler.Reply reply =
+        handle(
+            review("admission.k8s.io/v1", "CREATE", "Pod", pod("p").ctr(ctr("c").gpus(1)).build()));
 
     assertThat(reply.status()).isEqualTo(200);
     JsonNode out = body(reply);
@@ -54,15 +55,21 @@ class AdmissionHandlerTest {
     assertThat(response.path("uid").asString()).isEqualTo("0d1b-42");
     assertThat(response.path("allowed").asBoolean()).isTrue();
     assertThat(response.path("patchType").asString()).isEqualTo("JSONPatch");
-    JsonNode patch = json(new String(
-        Base64.getDecoder().decode(response.path("patch").asString()), StandardCharsets.UTF_8));
+    JsonNode patch =
+        json(
+            new String(
+                Base64.getDecoder().decode(response.path("patch").asString()),
+                StandardCharsets.UTF_8));
     assertThat(patch.toString()).contains("/spec/schedulerName").contains("nvidia.com~1gpucores");
   }
 
   @Test
   void v1beta1_isAnsweredInKind() {
-    JsonNode out = body(handle(review(
-        "admission.k8s.io/v1beta1", "CREATE", "Pod", pod("p").ctr(ctr("c")).build())));
+    JsonNode out =
+        body(
+            handle(
+                review(
+                    "admission.k8s.io/v1beta1", "CREATE", "Pod", pod("p").ctr(ctr("c")).build())));
     assertThat(out.path("apiVersion").asString()).isEqualTo("admission.k8s.io/v1beta1");
     assertThat(out.path("response").path("allowed").asBoolean()).isTrue();
     assertThat(out.path("response").has("patch")).isFalse();
@@ -70,8 +77,14 @@ class AdmissionHandlerTest {
 
   @Test
   void denial_carriesCodeAndMessage() {
-    JsonNode response = body(handle(review("admission.k8s.io/v1", "CREATE", "Pod",
-        pod("p").ctr(ctr("c").gpus(1).gpumem("16Gi")).build()))).path("response");
+    JsonNode response =
+        body(handle(
+                review(
+                    "admission.k8s.io/v1",
+                    "CREATE",
+                    "Pod",
+                    pod("p").ctr(ctr("c").gpus(1).gpumem("16Gi")).build())))
+            .path("response");
     assertThat(response.path("allowed").asBoolean()).isFalse();
     assertThat(response.path("status").path("code").asInt()).isEqualTo(400);
     assertThat(response.path("status").path("reason").asString()).isEqualTo("BadRequest");
@@ -97,8 +110,14 @@ class AdmissionHandlerTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("passthroughs")
   void otherRequests_areAllowedUnchanged(Passthrough p) {
-    JsonNode response = body(handle(review("admission.k8s.io/v1", p.operation(), p.kind(),
-        pod("p").ctr(ctr("c").gpus(1)).build()))).path("response");
+    JsonNode response =
+        body(handle(
+                review(
+                    "admission.k8s.io/v1",
+                    p.operation(),
+                    p.kind(),
+                    pod("p").ctr(ctr("c").gpus(1)).build())))
+            .path("response");
     assertThat(response.path("allowed").asBoolean()).isTrue();
     assertThat(response.has("patch")).isFalse();
   }
@@ -114,9 +133,12 @@ class AdmissionHandlerTest {
     return Stream.of(
         new BadBody("not JSON", "{\"apiVersion\":", "not JSON"),
         new BadBody("empty", "", "not a JSON object"),
-        new BadBody("wrong kind", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}",
+        new BadBody(
+            "wrong kind",
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}",
             "expected kind AdmissionReview"),
-        new BadBody("no uid",
+        new BadBody(
+            "no uid",
             "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{}}",
             "no request.uid"),
         new BadBody("array", "[1,2]", "not a JSON object"));
@@ -132,8 +154,9 @@ class AdmissionHandlerTest {
 
   @Test
   void podCreationWithoutObject_isDenied() {
-    String body = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
-        + "\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\",\"kind\":{\"kind\":\"Pod\"}}}";
+    String body =
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+            + "\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\",\"kind\":{\"kind\":\"Pod\"}}}";
     JsonNode response = body(handle(body)).path("response");
     assertThat(response.path("allowed").asBoolean()).isFalse();
     assertThat(response.path("status").path("message").asString()).contains("no request.object");
@@ -141,9 +164,10 @@ class AdmissionHandlerTest {
 
   @Test
   void malformedPodObject_isDeniedNotCrashed() {
-    String body = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
-        + "\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\",\"kind\":{\"kind\":\"Pod\"},"
-        + "\"object\":{\"spec\":{\"containers\":\"not-a-list\"}}}}";
+    String body =
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+            + "\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\",\"kind\":{\"kind\":\"Pod\"},"
+            + "\"object\":{\"spec\":{\"containers\":\"not-a-list\"}}}}";
     JsonNode response = body(handle(body)).path("response");
     assertThat(response.path("allowed").asBoolean()).isFalse();
     assertThat(response.path("status").path("message").asString()).contains("cannot be decoded");

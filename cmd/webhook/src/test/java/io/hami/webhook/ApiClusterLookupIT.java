@@ -32,23 +32,33 @@ class ApiClusterLookupIT {
     assertThat(lookup.namespaceLabels("team")).contains(Map.of("a", "1"));
     assertThat(lookup.namespaceLabels("absent")).isEmpty();
 
-    client.namespaces().withName("team").edit(n -> {
-      n.getMetadata().getLabels().put("hami.io/webhook", "ignore");
-      return n;
-    });
+    client
+        .namespaces()
+        .withName("team")
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("hami.io/webhook", "ignore");
+              return n;
+            });
     assertThat(lookup.namespaceLabels("team")).contains(Map.of("a", "1"));
     nanos.addAndGet(ApiClusterLookup.NAMESPACE_TTL.plus(Duration.ofSeconds(1)).toNanos());
-    assertThat(lookup.namespaceLabels("team").orElseThrow()).containsEntry("hami.io/webhook", "ignore");
+    assertThat(lookup.namespaceLabels("team").orElseThrow())
+        .containsEntry("hami.io/webhook", "ignore");
   }
 
   @Test
   void quotasAndPods_areReadPerNamespace() {
-    client.resourceQuotas().inNamespace("team")
-        .resource(quota("gpu", "limits.nvidia.com/gpumem", "1000")).create();
+    client
+        .resourceQuotas()
+        .inNamespace("team")
+        .resource(quota("gpu", "limits.nvidia.com/gpumem", "1000"))
+        .create();
     client.pods().inNamespace("team").resource(pod("a").ctr(ctr("c").gpus(1)).build()).create();
     ApiClusterLookup lookup = new ApiClusterLookup(client, ticker);
 
-    assertThat(lookup.quotas("team")).extracting(q -> q.getMetadata().getName()).containsExactly("gpu");
+    assertThat(lookup.quotas("team"))
+        .extracting(q -> q.getMetadata().getName())
+        .containsExactly("gpu");
     assertThat(lookup.quotas("other")).isEmpty();
     assertThat(lookup.pods("team")).extracting(p -> p.getMetadata().getName()).containsExactly("a");
   }
@@ -57,11 +67,18 @@ class ApiClusterLookupIT {
   void admission_againstTheApi_enforcesQuotaAndIgnoreLabel() {
     client.namespaces().resource(namespace("team")).create();
     client.namespaces().resource(namespace("skip", "hami.io/webhook", "ignore")).create();
-    client.resourceQuotas().inNamespace("team")
-        .resource(quota("gpu", "limits.nvidia.com/gpumem", "8000")).create();
-    client.pods().inNamespace("team")
-        .resource(pod("running").ctr(ctr("c").gpus(1).gpumem("6000")).build()).create();
-    PodAdmission admission = new PodAdmission(WebhookConfig.defaults(), new ApiClusterLookup(client, ticker));
+    client
+        .resourceQuotas()
+        .inNamespace("team")
+        .resource(quota("gpu", "limits.nvidia.com/gpumem", "8000"))
+        .create();
+    client
+        .pods()
+        .inNamespace("team")
+        .resource(pod("running").ctr(ctr("c").gpus(1).gpumem("6000")).build())
+        .create();
+    PodAdmission admission =
+        new PodAdmission(WebhookConfig.defaults(), new ApiClusterLookup(client, ticker));
 
     AdmissionDecision over =
         admission.admit("team", raw(pod("new").ctr(ctr("c").gpus(1).gpumem("3000")).build()));

@@ -50,8 +50,13 @@ final class Fixtures {
       hard.put(hardPairs[i], new Quantity(hardPairs[i + 1]));
     }
     return new ResourceQuotaBuilder()
-        .withNewMetadata().withName(name).withNamespace("team").endMetadata()
-        .withNewSpec().withHard(hard).endSpec()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("team")
+        .endMetadata()
+        .withNewSpec()
+        .withHard(hard)
+        .endSpec()
         .build();
   }
 
@@ -60,7 +65,11 @@ final class Fixtures {
     for (int i = 0; i < labelPairs.length; i += 2) {
       labels.put(labelPairs[i], labelPairs[i + 1]);
     }
-    return new NamespaceBuilder().withNewMetadata().withName(name).withLabels(labels).endMetadata()
+    return new NamespaceBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(labels)
+        .endMetadata()
         .build();
   }
 

@@ -36,24 +36,37 @@ class GpuQuotaTest {
   static Stream<UsageCase> usages() {
     return Stream.of(
         new UsageCase("no GPU", pod("p").ctr(ctr("c")).build(), Usage.ZERO),
-        new UsageCase("one GPU", pod("p").ctr(ctr("c").gpus(1).gpumem("4096").gpucores("30")).build(),
+        new UsageCase(
+            "one GPU",
+            pod("p").ctr(ctr("c").gpus(1).gpumem("4096").gpucores("30")).build(),
             new Usage(4096, 30)),
-        new UsageCase("four GPUs count four times",
+        new UsageCase(
+            "four GPUs count four times",
             pod("p").ctr(ctr("c").gpus(4).gpumem("4096").gpucores("25")).build(),
             new Usage(16384, 100)),
-        new UsageCase("app containers add up",
-            pod("p").ctr(ctr("a").gpus(1).gpumem("100").gpucores("10"))
-                .ctr(ctr("b").gpus(2).gpumem("200").gpucores("20")).build(),
+        new UsageCase(
+            "app containers add up",
+            pod("p")
+                .ctr(ctr("a").gpus(1).gpumem("100").gpucores("10"))
+                .ctr(ctr("b").gpus(2).gpumem("200").gpucores("20"))
+                .build(),
             new Usage(500, 50)),
-        new UsageCase("largest init container when it is larger",
-            pod("p").init(ctr("i1").gpus(1).gpumem("500").gpucores("50"))
+        new UsageCase(
+            "largest init container when it is larger",
+            pod("p")
+                .init(ctr("i1").gpus(1).gpumem("500").gpucores("50"))
                 .init(ctr("i2").gpus(1).gpumem("300").gpucores("10"))
-                .ctr(ctr("a").gpus(1).gpumem("100").gpucores("10")).build(),
+                .ctr(ctr("a").gpus(1).gpumem("100").gpucores("10"))
+                .build(),
             new Usage(500, 50)),
-        new UsageCase("percentage requests use no MiB until placed",
-            pod("p").ctr(ctr("c").gpus(2).gpupct("50")).build(), Usage.ZERO),
-        new UsageCase("unusable values count nothing",
-            pod("p").ctr(ctr("c").gpus(1).gpumem("16Gi")).build(), Usage.ZERO));
+        new UsageCase(
+            "percentage requests use no MiB until placed",
+            pod("p").ctr(ctr("c").gpus(2).gpupct("50")).build(),
+            Usage.ZERO),
+        new UsageCase(
+            "unusable values count nothing",
+            pod("p").ctr(ctr("c").gpus(1).gpumem("16Gi")).build(),
+            Usage.ZERO));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -64,25 +77,35 @@ class GpuQuotaTest {
 
   @Test
   void used_scheduledPodCountsWhatWasGranted() {
-    Pod p = pod("p")
-        .init(ctr("i").gpus(1).gpupct("50"))
-        .ctr(ctr("a").gpus(2).gpupct("50"))
-        .annotation("hami.io/vgpu-devices-allocated",
-            "GPU-i,NVIDIA,9000,20:;GPU-a,NVIDIA,40960,30:GPU-b,NVIDIA,40960,30:;")
-        .build();
+    Pod p =
+        pod("p")
+            .init(ctr("i").gpus(1).gpupct("50"))
+            .ctr(ctr("a").gpus(2).gpupct("50"))
+            .annotation(
+                "hami.io/vgpu-devices-allocated",
+                "GPU-i,NVIDIA,9000,20:;GPU-a,NVIDIA,40960,30:GPU-b,NVIDIA,40960,30:;")
+            .build();
     assertThat(QUOTA.used(p)).isEqualTo(new Usage(81920, 60));
   }
 
   @Test
   void used_undecodableAnnotationFallsBackToTheRequest() {
-    Pod p = pod("p").ctr(ctr("a").gpus(1).gpumem("1000"))
-        .annotation("hami.io/vgpu-devices-allocated", "garbage,,,:").build();
+    Pod p =
+        pod("p")
+            .ctr(ctr("a").gpus(1).gpumem("1000"))
+            .annotation("hami.io/vgpu-devices-allocated", "garbage,,,:")
+            .build();
     assertThat(QUOTA.used(p)).isEqualTo(new Usage(1000, 0));
   }
 
   /** A new pod against quotas and existing pods; null means it fits. */
-  record CheckCase(String name, RequestRule rule, List<ResourceQuota> quotas, List<Pod> existing,
-      Pod pod, @Nullable String deniedWith) {
+  record CheckCase(
+      String name,
+      RequestRule rule,
+      List<ResourceQuota> quotas,
+      List<Pod> existing,
+      Pod pod,
+      @Nullable String deniedWith) {
     @Override
     public String toString() {
       return name;
@@ -105,39 +128,95 @@ class GpuQuotaTest {
     List<Pod> used = List.of(USING_1000_200);
     return Stream.of(
         new CheckCase("fits", nvidia, q, used, asking(1, "500", "100"), null),
-        new CheckCase("memory over", nvidia, q, used, asking(1, "1500", "100"),
+        new CheckCase(
+            "memory over",
+            nvidia,
+            q,
+            used,
+            asking(1, "1500", "100"),
             "limits.nvidia.com/gpumem requested 1500 MiB"),
-        new CheckCase("cores over", nvidia, q, used, asking(1, "500", "300"),
+        new CheckCase(
+            "cores over",
+            nvidia,
+            q,
+            used,
+            asking(1, "500", "300"),
             "limits.nvidia.com/gpucores requested 300%"),
         new CheckCase("exactly at the limit fits", nvidia, q, used, asking(1, "1000", "100"), null),
-        new CheckCase("four GPUs count four times", nvidia, q, used, asking(4, "300", "10"),
+        new CheckCase(
+            "four GPUs count four times",
+            nvidia,
+            q,
+            used,
+            asking(4, "300", "10"),
             "requested 1200 MiB (per-GPU amount x GPU count), used 1000 MiB, limited 2000 MiB"),
-        new CheckCase("memoryFactor 2: limit doubles, request doubles (fits)", factor2, q, used,
-            asking(1, "1000", "0"), null),
-        new CheckCase("memoryFactor 2: over", factor2, q, used, asking(1, "5000", "0"),
+        new CheckCase(
+            "memoryFactor 2: limit doubles, request doubles (fits)",
+            factor2,
+            q,
+            used,
+            asking(1, "1000", "0"),
+            null),
+        new CheckCase(
+            "memoryFactor 2: over",
+            factor2,
+            q,
+            used,
+            asking(1, "5000", "0"),
             "requested 10000 MiB"),
-        new CheckCase("limit 0 blocks", nvidia,
-            List.of(quota("zero", "limits.nvidia.com/gpumem", "0")), List.of(),
-            asking(1, "500", "0"), "limited 0 MiB"),
-        new CheckCase("finished pods release their share", nvidia, q,
-            List.of(pod("done").phase("Succeeded").ctr(ctr("c").gpus(1).gpumem("1900")).build(),
+        new CheckCase(
+            "limit 0 blocks",
+            nvidia,
+            List.of(quota("zero", "limits.nvidia.com/gpumem", "0")),
+            List.of(),
+            asking(1, "500", "0"),
+            "limited 0 MiB"),
+        new CheckCase(
+            "finished pods release their share",
+            nvidia,
+            q,
+            List.of(
+                pod("done").phase("Succeeded").ctr(ctr("c").gpus(1).gpumem("1900")).build(),
                 pod("failed").phase("Failed").ctr(ctr("c").gpus(1).gpumem("1900")).build()),
-            asking(1, "1900", "0"), null),
-        new CheckCase("quota without GPU entries", nvidia,
-            List.of(quota("cpu", "limits.cpu", "2")), used, asking(8, "80000", "100"), null),
-        new CheckCase("the tightest of several quotas", nvidia,
-            List.of(quota("a", "limits.nvidia.com/gpumem", "100000"),
-                quota("b", "limits.nvidia.com/gpumem", "1200")), used,
-            asking(1, "500", "0"), "exceeding resource quota b"),
-        new CheckCase("quota scoped to BestEffort pods does not apply to others", nvidia,
-            List.of(scoped(quota("be", "limits.nvidia.com/gpumem", "10"), "BestEffort")), List.of(),
-            pod("new").ctr(ctr("c").gpus(1).gpumem("500").limit("cpu", "1")).build(), null),
-        new CheckCase("quota scoped to BestEffort applies to a pod without cpu or memory", nvidia,
-            List.of(scoped(quota("be", "limits.nvidia.com/gpumem", "10"), "BestEffort")), List.of(),
-            asking(1, "500", "0"), "exceeding resource quota be"),
-        new CheckCase("priority-class scope not matching", nvidia,
+            asking(1, "1900", "0"),
+            null),
+        new CheckCase(
+            "quota without GPU entries",
+            nvidia,
+            List.of(quota("cpu", "limits.cpu", "2")),
+            used,
+            asking(8, "80000", "100"),
+            null),
+        new CheckCase(
+            "the tightest of several quotas",
+            nvidia,
+            List.of(
+                quota("a", "limits.nvidia.com/gpumem", "100000"),
+                quota("b", "limits.nvidia.com/gpumem", "1200")),
+            used,
+            asking(1, "500", "0"),
+            "exceeding resource quota b"),
+        new CheckCase(
+            "quota scoped to BestEffort pods does not apply to others",
+            nvidia,
+            List.of(scoped(quota("be", "limits.nvidia.com/gpumem", "10"), "BestEffort")),
+            List.of(),
+            pod("new").ctr(ctr("c").gpus(1).gpumem("500").limit("cpu", "1")).build(),
+            null),
+        new CheckCase(
+            "quota scoped to BestEffort applies to a pod without cpu or memory",
+            nvidia,
+            List.of(scoped(quota("be", "limits.nvidia.com/gpumem", "10"), "BestEffort")),
+            List.of(),
+            asking(1, "500", "0"),
+            "exceeding resource quota be"),
+        new CheckCase(
+            "priority-class scope not matching",
+            nvidia,
             List.of(priorityScoped(quota("hi", "limits.nvidia.com/gpumem", "10"), "high")),
-            List.of(), asking(1, "500", "0"), null));
+            List.of(),
+            asking(1, "500", "0"),
+            null));
   }
 
   private static ResourceQuota scoped(ResourceQuota q, String scope) {
@@ -145,11 +224,18 @@ class GpuQuotaTest {
   }
 
   private static ResourceQuota priorityScoped(ResourceQuota q, String priorityClass) {
-    return new ResourceQuotaBuilder(q).editSpec()
-        .withScopeSelector(new ScopeSelectorBuilder().addNewMatchExpression()
-            .withScopeName("PriorityClass").withOperator("In").withValues(priorityClass)
-            .endMatchExpression().build())
-        .endSpec().build();
+    return new ResourceQuotaBuilder(q)
+        .editSpec()
+        .withScopeSelector(
+            new ScopeSelectorBuilder()
+                .addNewMatchExpression()
+                .withScopeName("PriorityClass")
+                .withOperator("In")
+                .withValues(priorityClass)
+                .endMatchExpression()
+                .build())
+        .endSpec()
+        .build();
   }
 
   @ParameterizedTest(name = "{0}")

@@ -29,8 +29,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * The Helm chart renders the same objects as the plain manifests. Rendering needs {@code helm}
- * (on PATH or in {@code $HELM}); without it only the values are compared.
+ * The Helm chart renders the same objects as the plain manifests. Rendering needs {@code helm} (on
+ * PATH or in {@code $HELM}); without it only the values are compared.
  */
 class HelmChartTest {
 
@@ -62,8 +62,17 @@ class HelmChartTest {
   private static List<HasMetadata> render(String... sets) throws Exception {
     Optional<String> helm = helm();
     assumeTrue(helm.isPresent(), "helm is not installed");
-    List<String> cmd = new ArrayList<>(List.of(helm.get(), "template", "hami", CHART.toString(),
-        "--namespace", "hami-system", "--kube-version", "1.31.0"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                helm.get(),
+                "template",
+                "hami",
+                CHART.toString(),
+                "--namespace",
+                "hami-system",
+                "--kube-version",
+                "1.31.0"));
     for (String s : sets) {
       cmd.add("--set");
       cmd.add(s);
@@ -83,9 +92,13 @@ class HelmChartTest {
     return docs;
   }
 
-  private static <T extends HasMetadata> T find(List<HasMetadata> docs, Class<T> type, String name) {
-    return docs.stream().filter(type::isInstance).map(type::cast)
-        .filter(o -> o.getMetadata().getName().equals(name)).findFirst()
+  private static <T extends HasMetadata> T find(
+      List<HasMetadata> docs, Class<T> type, String name) {
+    return docs.stream()
+        .filter(type::isInstance)
+        .map(type::cast)
+        .filter(o -> o.getMetadata().getName().equals(name))
+        .findFirst()
         .orElseThrow(() -> new AssertionError(type.getSimpleName() + " " + name + " not rendered"));
   }
 
@@ -97,7 +110,8 @@ class HelmChartTest {
   }
 
   private static Set<String> ids(List<HasMetadata> docs) {
-    return docs.stream().map(d -> d.getKind() + "/" + d.getMetadata().getName())
+    return docs.stream()
+        .map(d -> d.getKind() + "/" + d.getMetadata().getName())
         .collect(Collectors.toSet());
   }
 
@@ -140,23 +154,35 @@ class HelmChartTest {
     assertThat(hd.getVolumes()).isEqualTo(pd.getVolumes());
     assertThat(hd.getNodeSelector()).isEqualTo(pd.getNodeSelector());
 
-    JsonNode helmDevices = YAML.readTree(
-        find(helm, ConfigMap.class, "hami-device-config").getData().get("device-config.yaml"));
-    JsonNode plainDevices = YAML.readTree(
-        find(plain, ConfigMap.class, "hami-device-config").getData().get("device-config.yaml"));
+    JsonNode helmDevices =
+        YAML.readTree(
+            find(helm, ConfigMap.class, "hami-device-config").getData().get("device-config.yaml"));
+    JsonNode plainDevices =
+        YAML.readTree(
+            find(plain, ConfigMap.class, "hami-device-config").getData().get("device-config.yaml"));
     assertThat(helmDevices).isEqualTo(plainDevices);
-    assertThat(YAML.readTree(
-            find(helm, ConfigMap.class, "hami-scheduler-config").getData().get("scheduler-config.yaml")))
-        .isEqualTo(YAML.readTree(
-            find(plain, ConfigMap.class, "hami-scheduler-config").getData().get("scheduler-config.yaml")));
+    assertThat(
+            YAML.readTree(
+                find(helm, ConfigMap.class, "hami-scheduler-config")
+                    .getData()
+                    .get("scheduler-config.yaml")))
+        .isEqualTo(
+            YAML.readTree(
+                find(plain, ConfigMap.class, "hami-scheduler-config")
+                    .getData()
+                    .get("scheduler-config.yaml")));
   }
 
   @Test
   void fakeGpuRender_matchesTheFakeGpuDaemonSet() throws Exception {
-    List<HasMetadata> helm = render("nodeAgent.fakeGpus=4xNVIDIA-A100-SXM4-80GB:81920MiB\\,numa=0-1");
+    List<HasMetadata> helm =
+        render("nodeAgent.fakeGpus=4xNVIDIA-A100-SXM4-80GB:81920MiB\\,numa=0-1");
     PodSpec hd = find(helm, DaemonSet.class, "hami-node-agent").getSpec().getTemplate().getSpec();
-    PodSpec pd = find(plain("fake-gpu"), DaemonSet.class, "hami-node-agent").getSpec().getTemplate()
-        .getSpec();
+    PodSpec pd =
+        find(plain("fake-gpu"), DaemonSet.class, "hami-node-agent")
+            .getSpec()
+            .getTemplate()
+            .getSpec();
     assertThat(hd.getContainers()).isEqualTo(pd.getContainers());
     assertThat(hd.getNodeSelector()).isEqualTo(pd.getNodeSelector());
   }
@@ -164,7 +190,8 @@ class HelmChartTest {
   @Test
   void certManagerRender_usesACertificateAndCaInjection() throws Exception {
     List<HasMetadata> helm = render("webhook.certManager.enabled=true");
-    assertThat(ids(helm)).contains("Certificate/hami-webhook", "Issuer/hami-webhook-selfsigned")
+    assertThat(ids(helm))
+        .contains("Certificate/hami-webhook", "Issuer/hami-webhook-selfsigned")
         .doesNotContain("Secret/hami-webhook-tls");
     var config = find(helm, MutatingWebhookConfiguration.class, "hami-webhook");
     assertThat(config.getMetadata().getAnnotations())

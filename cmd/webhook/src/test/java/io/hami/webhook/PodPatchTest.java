@@ -27,18 +27,22 @@ class PodPatchTest {
     PodPatch p = patchOf(pod);
     p.setLimit(C0, "nvidia.com/gpu", "1");
     p.setLimit(C0, "nvidia.com/gpucores", "100");
-    assertThat(p.operations()).isEqualTo(json("["
-        + "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\","
-        + "\"value\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},"
-        + "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/nvidia.com~1gpucores\","
-        + "\"value\":\"100\"}]"));
+    assertThat(p.operations())
+        .isEqualTo(
+            json(
+                "["
+                    + "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\","
+                    + "\"value\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},"
+                    + "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/nvidia.com~1gpucores\","
+                    + "\"value\":\"100\"}]"));
     assertApplies(p, pod);
   }
 
   @Test
   void setLimit_sameValueRecordsNothing() {
-    PodPatch p = patchOf(
-        "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"x/y\":\"1\"}}}]}}");
+    PodPatch p =
+        patchOf(
+            "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"x/y\":\"1\"}}}]}}");
     p.setLimit(C0, "x/y", "1");
     assertThat(p.isEmpty()).isTrue();
   }
@@ -49,8 +53,10 @@ class PodPatchTest {
         "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"x/y\":\"1\"}}}]}}";
     PodPatch p = patchOf(pod);
     p.setLimit(C0, "x/y", "2");
-    assertThat(p.operations()).isEqualTo(json(
-        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/x~1y\",\"value\":\"2\"}]"));
+    assertThat(p.operations())
+        .isEqualTo(
+            json(
+                "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/x~1y\",\"value\":\"2\"}]"));
     assertApplies(p, pod);
   }
 
@@ -66,15 +72,19 @@ class PodPatchTest {
 
   @Test
   void setEnv_appendsThenReplacesValueFrom() {
-    String pod = "{\"spec\":{\"containers\":[{\"name\":\"c\",\"env\":[{\"name\":\"A\","
-        + "\"valueFrom\":{\"fieldRef\":{\"fieldPath\":\"metadata.name\"}}}]}]}}";
+    String pod =
+        "{\"spec\":{\"containers\":[{\"name\":\"c\",\"env\":[{\"name\":\"A\","
+            + "\"valueFrom\":{\"fieldRef\":{\"fieldPath\":\"metadata.name\"}}}]}]}}";
     PodPatch p = patchOf(pod);
     p.setEnv(C0, "B", "2");
     p.setEnv(C0, "A", "1");
     p.setEnv(C0, "B", "2");
-    assertThat(p.operations()).isEqualTo(json("["
-        + "{\"op\":\"add\",\"path\":\"/spec/containers/0/env/-\",\"value\":{\"name\":\"B\",\"value\":\"2\"}},"
-        + "{\"op\":\"replace\",\"path\":\"/spec/containers/0/env/0\",\"value\":{\"name\":\"A\",\"value\":\"1\"}}]"));
+    assertThat(p.operations())
+        .isEqualTo(
+            json(
+                "["
+                    + "{\"op\":\"add\",\"path\":\"/spec/containers/0/env/-\",\"value\":{\"name\":\"B\",\"value\":\"2\"}},"
+                    + "{\"op\":\"replace\",\"path\":\"/spec/containers/0/env/0\",\"value\":{\"name\":\"A\",\"value\":\"1\"}}]"));
     assertApplies(p, pod);
   }
 

@@ -51,8 +51,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Parses every manifest under {@code config/deploy} and {@code config/samples} into typed fabric8
- * objects and checks what the install depends on: names that refer to each other, RBAC, the
- * webhook registration, host paths, and that every sample pod passes the webhook.
+ * objects and checks what the install depends on: names that refer to each other, RBAC, the webhook
+ * registration, host paths, and that every sample pod passes the webhook.
  */
 class ShippedManifestsTest {
 
@@ -63,7 +63,11 @@ class ShippedManifestsTest {
   record Doc(Path file, HasMetadata object) {
     @Override
     public String toString() {
-      return CONFIG.relativize(file) + " " + object.getKind() + "/" + object.getMetadata().getName();
+      return CONFIG.relativize(file)
+          + " "
+          + object.getKind()
+          + "/"
+          + object.getMetadata().getName();
     }
   }
 
@@ -117,8 +121,8 @@ class ShippedManifestsTest {
   }
 
   private static <T extends HasMetadata> T one(List<Doc> docs, Class<T> type, String name) {
-    List<T> found = all(docs, type).stream()
-        .filter(o -> o.getMetadata().getName().equals(name)).toList();
+    List<T> found =
+        all(docs, type).stream().filter(o -> o.getMetadata().getName().equals(name)).toList();
     assertThat(found).as("%s %s", type.getSimpleName(), name).hasSize(1);
     return found.get(0);
   }
@@ -135,8 +139,10 @@ class ShippedManifestsTest {
       for (String g : r.getApiGroups()) {
         for (String res : r.getResources()) {
           for (String v : r.getVerbs()) {
-            String names = r.getResourceNames() == null || r.getResourceNames().isEmpty()
-                ? "" : r.getResourceNames().toString();
+            String names =
+                r.getResourceNames() == null || r.getResourceNames().isEmpty()
+                    ? ""
+                    : r.getResourceNames().toString();
             out.add((g.isEmpty() ? "core" : g) + "/" + res + names + ":" + v);
           }
         }
@@ -148,29 +154,50 @@ class ShippedManifestsTest {
   @Test
   void schedulerRbac_isExactlyWhatItNeeds() {
     List<Doc> d = deploy("gpu");
-    assertThat(rules(one(d, ClusterRole.class, "hami-scheduler").getRules())).containsExactlyInAnyOrder(
-        "core/pods:get", "core/pods:list", "core/pods:watch", "core/pods:patch",
-        // the binder posts to namespaces/{ns}/bindings; pods/{name}/binding is its equal
-        "core/bindings:create", "core/pods/binding:create", "core/pods/status:patch",
-        "core/nodes:get", "core/nodes:list", "core/nodes:watch", "core/nodes:patch",
-        "core/events:create", "core/events:patch", "core/events:update",
-        "events.k8s.io/events:create", "events.k8s.io/events:patch", "events.k8s.io/events:update",
-        // the vgpu plugin's quota informer; the webhook: namespace labels and GPU quotas
-        "core/namespaces:get", "core/resourcequotas:list", "core/resourcequotas:watch");
-    assertThat(rules(one(d, Role.class, "hami-scheduler").getRules())).containsExactlyInAnyOrder(
-        "coordination.k8s.io/leases:create",
-        "coordination.k8s.io/leases[hami-scheduler]:get",
-        "coordination.k8s.io/leases[hami-scheduler]:update",
-        "coordination.k8s.io/leases[hami-scheduler]:patch",
-        "core/configmaps:get");
+    assertThat(rules(one(d, ClusterRole.class, "hami-scheduler").getRules()))
+        .containsExactlyInAnyOrder(
+            "core/pods:get",
+            "core/pods:list",
+            "core/pods:watch",
+            "core/pods:patch",
+            // the binder posts to namespaces/{ns}/bindings; pods/{name}/binding is its equal
+            "core/bindings:create",
+            "core/pods/binding:create",
+            "core/pods/status:patch",
+            "core/nodes:get",
+            "core/nodes:list",
+            "core/nodes:watch",
+            "core/nodes:patch",
+            "core/events:create",
+            "core/events:patch",
+            "core/events:update",
+            "events.k8s.io/events:create",
+            "events.k8s.io/events:patch",
+            "events.k8s.io/events:update",
+            // the vgpu plugin's quota informer; the webhook: namespace labels and GPU quotas
+            "core/namespaces:get",
+            "core/resourcequotas:list",
+            "core/resourcequotas:watch");
+    assertThat(rules(one(d, Role.class, "hami-scheduler").getRules()))
+        .containsExactlyInAnyOrder(
+            "coordination.k8s.io/leases:create",
+            "coordination.k8s.io/leases[hami-scheduler]:get",
+            "coordination.k8s.io/leases[hami-scheduler]:update",
+            "coordination.k8s.io/leases[hami-scheduler]:patch",
+            "core/configmaps:get");
   }
 
   @Test
   void nodeAgentRbac_isExactlyWhatItNeeds_andThePolicyNarrowsIt() {
     List<Doc> d = deploy("gpu");
     assertThat(rules(one(d, ClusterRole.class, "hami-node-agent").getRules()))
-        .containsExactlyInAnyOrder("core/nodes:get", "core/nodes:patch",
-            "core/pods:get", "core/pods:list", "core/pods:watch", "core/pods:patch");
+        .containsExactlyInAnyOrder(
+            "core/nodes:get",
+            "core/nodes:patch",
+            "core/pods:get",
+            "core/pods:list",
+            "core/pods:watch",
+            "core/pods:patch");
     ValidatingAdmissionPolicy policy =
         one(d, ValidatingAdmissionPolicy.class, "hami-node-agent-node-updates");
     assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
@@ -183,13 +210,16 @@ class ShippedManifestsTest {
     assertThat(binding.getSpec().getPolicyName()).isEqualTo(policy.getMetadata().getName());
     assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
 
-    ValidatingAdmissionPolicy pods = one(d, ValidatingAdmissionPolicy.class, "hami-node-agent-pod-updates");
+    ValidatingAdmissionPolicy pods =
+        one(d, ValidatingAdmissionPolicy.class, "hami-node-agent-pod-updates");
     assertThat(pods.getSpec().getFailurePolicy()).isEqualTo("Fail");
-    assertThat(pods.getSpec().getMatchConstraints().getResourceRules().get(0).getResources()).containsExactly("pods");
+    assertThat(pods.getSpec().getMatchConstraints().getResourceRules().get(0).getResources())
+        .containsExactly("pods");
     assertThat(pods.getSpec().getMatchConditions().get(0).getExpression())
         .contains("system:serviceaccount:hami-system:hami-node-agent");
     assertThat(pods.getSpec().getValidations()).hasSize(3);
-    assertThat(pods.getSpec().getValidations().get(0).getExpression()).contains("oldObject.spec.nodeName");
+    assertThat(pods.getSpec().getValidations().get(0).getExpression())
+        .contains("oldObject.spec.nodeName");
     assertThat(pods.getSpec().getValidations().get(1).getExpression()).contains("\"hami.io/\"");
     ValidatingAdmissionPolicyBinding podsBinding =
         one(d, ValidatingAdmissionPolicyBinding.class, "hami-node-agent-pod-updates");
@@ -200,7 +230,8 @@ class ShippedManifestsTest {
   @Test
   void webhookRegistration_pointsAtTheSchedulerService() {
     List<Doc> d = deploy("gpu");
-    MutatingWebhookConfiguration config = one(d, MutatingWebhookConfiguration.class, "hami-webhook");
+    MutatingWebhookConfiguration config =
+        one(d, MutatingWebhookConfiguration.class, "hami-webhook");
     assertThat(config.getWebhooks()).hasSize(1);
     MutatingWebhook w = config.getWebhooks().get(0);
     assertThat(w.getName()).isEqualTo("vgpu.hami.io");
@@ -209,29 +240,39 @@ class ShippedManifestsTest {
     assertThat(w.getReinvocationPolicy()).isEqualTo("Never");
     assertThat(w.getSideEffects()).isEqualTo("None");
     assertThat(w.getAdmissionReviewVersions()).contains("v1");
-    assertThat(w.getRules()).singleElement().satisfies(r -> {
-      assertThat(r.getOperations()).containsExactly("CREATE");
-      assertThat(r.getResources()).containsExactly("pods");
-    });
+    assertThat(w.getRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getOperations()).containsExactly("CREATE");
+              assertThat(r.getResources()).containsExactly("pods");
+            });
     for (var selector : List.of(w.getNamespaceSelector(), w.getObjectSelector())) {
-      assertThat(selector.getMatchExpressions()).anySatisfy(e -> {
-        assertThat(e.getKey()).isEqualTo("hami.io/webhook");
-        assertThat(e.getOperator()).isEqualTo("NotIn");
-        assertThat(e.getValues()).containsExactly("ignore");
-      });
+      assertThat(selector.getMatchExpressions())
+          .anySatisfy(
+              e -> {
+                assertThat(e.getKey()).isEqualTo("hami.io/webhook");
+                assertThat(e.getOperator()).isEqualTo("NotIn");
+                assertThat(e.getValues()).containsExactly("ignore");
+              });
     }
     var ref = w.getClientConfig().getService();
     assertThat(ref.getPath()).isEqualTo("/webhook");
     Service svc = one(d, Service.class, ref.getName());
     assertThat(svc.getMetadata().getNamespace()).isEqualTo(ref.getNamespace());
-    var port = svc.getSpec().getPorts().stream()
-        .filter(p -> p.getPort().equals(ref.getPort())).findFirst().orElseThrow();
+    var port =
+        svc.getSpec().getPorts().stream()
+            .filter(p -> p.getPort().equals(ref.getPort()))
+            .findFirst()
+            .orElseThrow();
     Deployment scheduler = one(d, Deployment.class, "hami-scheduler");
     Container c = scheduler.getSpec().getTemplate().getSpec().getContainers().get(0);
-    assertThat(c.getPorts()).anySatisfy(p -> {
-      assertThat(p.getName()).isEqualTo(port.getTargetPort().getStrVal());
-      assertThat(c.getArgs()).contains("--webhook-bind-address=:" + p.getContainerPort());
-    });
+    assertThat(c.getPorts())
+        .anySatisfy(
+            p -> {
+              assertThat(p.getName()).isEqualTo(port.getTargetPort().getStrVal());
+              assertThat(c.getArgs()).contains("--webhook-bind-address=:" + p.getContainerPort());
+            });
     assertThat(svc.getSpec().getSelector())
         .isEqualTo(scheduler.getSpec().getSelector().getMatchLabels());
   }
@@ -264,18 +305,22 @@ class ShippedManifestsTest {
     DaemonSet ds = one(d, DaemonSet.class, "hami-node-agent");
     PodTemplateSpec t = ds.getSpec().getTemplate();
     one(d, ServiceAccount.class, t.getSpec().getServiceAccountName());
-    Map<String, String> hostPaths = t.getSpec().getVolumes().stream()
-        .filter(v -> v.getHostPath() != null)
-        .collect(Collectors.toMap(Volume::getName, v -> v.getHostPath().getPath()));
-    assertThat(hostPaths).containsValues(
-        "/var/lib/kubelet/device-plugins", "/usr/local/vgpu", "/tmp/vgpulock");
+    Map<String, String> hostPaths =
+        t.getSpec().getVolumes().stream()
+            .filter(v -> v.getHostPath() != null)
+            .collect(Collectors.toMap(Volume::getName, v -> v.getHostPath().getPath()));
+    assertThat(hostPaths)
+        .containsValues("/var/lib/kubelet/device-plugins", "/usr/local/vgpu", "/tmp/vgpulock");
     Container agent = t.getSpec().getContainers().get(0);
-    assertThat(agent.getVolumeMounts()).extracting(m -> m.getMountPath())
+    assertThat(agent.getVolumeMounts())
+        .extracting(m -> m.getMountPath())
         .contains("/var/lib/kubelet/device-plugins", "/usr/local/vgpu", "/tmp/vgpulock");
-    assertThat(agent.getEnv()).anySatisfy(e -> {
-      assertThat(e.getName()).isEqualTo("NODE_NAME");
-      assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
-    });
+    assertThat(agent.getEnv())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("NODE_NAME");
+              assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+            });
     boolean fake = agent.getArgs().stream().anyMatch(a -> a.startsWith("--fake-gpus="));
     assertThat(fake).isEqualTo(variant.equals("fake-gpu"));
     assertThat(t.getMetadata().getLabels()).containsEntry("hami.io/webhook", "ignore");
@@ -288,8 +333,8 @@ class ShippedManifestsTest {
         one(d, ConfigMap.class, v.getConfigMap().getName());
       }
     }
-    Set<String> volumes = t.getSpec().getVolumes().stream().map(Volume::getName)
-        .collect(Collectors.toSet());
+    Set<String> volumes =
+        t.getSpec().getVolumes().stream().map(Volume::getName).collect(Collectors.toSet());
     List<Container> containers = new ArrayList<>(t.getSpec().getContainers());
     if (t.getSpec().getInitContainers() != null) {
       containers.addAll(t.getSpec().getInitContainers());
@@ -316,8 +361,9 @@ class ShippedManifestsTest {
     String text = cm.getData().get("scheduler-config.yaml");
     YAMLMapper yaml = YAMLMapper.builder().build();
     ObjectNode inMap = (ObjectNode) yaml.readTree(text);
-    ObjectNode shipped = (ObjectNode) yaml.readTree(
-        Files.readString(CONFIG.resolve("scheduler/scheduler-config.yaml")));
+    ObjectNode shipped =
+        (ObjectNode)
+            yaml.readTree(Files.readString(CONFIG.resolve("scheduler/scheduler-config.yaml")));
     ObjectNode lease = (ObjectNode) inMap.remove("leaderElection");
     ObjectNode shippedLease = (ObjectNode) shipped.remove("leaderElection");
     assertThat(inMap).isEqualTo(shipped);
@@ -363,9 +409,14 @@ class ShippedManifestsTest {
       if (d.object() instanceof Pod) {
         out.add(d);
       } else if (d.object() instanceof Deployment dep) {
-        Pod pod = new PodBuilder().withMetadata(dep.getSpec().getTemplate().getMetadata())
-            .editMetadata().withName(dep.getMetadata().getName() + "-pod").endMetadata()
-            .withSpec(dep.getSpec().getTemplate().getSpec()).build();
+        Pod pod =
+            new PodBuilder()
+                .withMetadata(dep.getSpec().getTemplate().getMetadata())
+                .editMetadata()
+                .withName(dep.getMetadata().getName() + "-pod")
+                .endMetadata()
+                .withSpec(dep.getSpec().getTemplate().getSpec())
+                .build();
         out.add(new Doc(d.file(), pod));
       }
     }
@@ -382,8 +433,12 @@ class ShippedManifestsTest {
 
     assertThat(decision).isInstanceOf(AdmissionDecision.Allowed.class);
     var patch = ((AdmissionDecision.Allowed) decision).patch();
-    boolean ignored = "ignore".equals(pod.getMetadata().getLabels() == null ? null
-        : pod.getMetadata().getLabels().get(PodAdmission.IGNORE_LABEL));
+    boolean ignored =
+        "ignore"
+            .equals(
+                pod.getMetadata().getLabels() == null
+                    ? null
+                    : pod.getMetadata().getLabels().get(PodAdmission.IGNORE_LABEL));
     if (ignored) {
       assertThat(patch).isEmpty();
     } else {

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
@@ -44,13 +45,33 @@ final class TestCertificates {
     Path store = Files.createTempFile(workDir, "ks", ".p12");
     Files.delete(store);
     String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-    Process p = new ProcessBuilder(List.of(
-        keytool, "-genkeypair", "-alias", "webhook", "-keyalg", "EC", "-groupname", "secp256r1",
-        "-dname", "CN=" + commonName, "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2",
-        "-storetype", "PKCS12", "-keystore", store.toString(),
-        "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD)))
-        .redirectErrorStream(true)
-        .start();
+    Process p =
+        new ProcessBuilder(
+                List.of(
+                    keytool,
+                    "-genkeypair",
+                    "-alias",
+                    "webhook",
+                    "-keyalg",
+                    "EC",
+                    "-groupname",
+                    "secp256r1",
+                    "-dname",
+                    "CN=" + commonName,
+                    "-ext",
+                    "SAN=dns:localhost,ip:127.0.0.1",
+                    "-validity",
+                    "2",
+                    "-storetype",
+                    "PKCS12",
+                    "-keystore",
+                    store.toString(),
+                    "-storepass",
+                    new String(PASSWORD),
+                    "-keypass",
+                    new String(PASSWORD)))
+            .redirectErrorStream(true)
+            .start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
       throw new IOException("keytool failed: " + output);
@@ -66,14 +87,18 @@ final class TestCertificates {
     Path keyTmp = Files.createTempFile(workDir, "key", ".tmp");
     Files.writeString(certTmp, pem("CERTIFICATE", cert.getEncoded()));
     Files.writeString(keyTmp, pem("PRIVATE KEY", key.getEncoded()));
-    Files.move(keyTmp, keyFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    Files.move(certTmp, certFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.move(keyTmp, keyFile, StandardCopyOption.REPLACE_EXISTING);
+    Files.move(certTmp, certFile, StandardCopyOption.REPLACE_EXISTING);
     return new Issued(cert, key);
   }
 
   static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n"
+    return "-----BEGIN "
+        + type
+        + "-----\n"
         + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 }

@@ -12,7 +12,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** config/deploy/webhook-certs.sh issues a pair the webhook server accepts, for the Service name. */
+/**
+ * config/deploy/webhook-certs.sh issues a pair the webhook server accepts, for the Service name.
+ */
 class WebhookCertsScriptTest {
 
   @TempDir Path dir;
@@ -30,8 +32,8 @@ class WebhookCertsScriptTest {
   void issuesAServingCertificateForTheService() throws Exception {
     assumeTrue(onPath("openssl") && onPath("bash"), "needs bash and openssl");
     Path script = ShippedManifestsTest.CONFIG.resolve("deploy/webhook-certs.sh");
-    ProcessBuilder pb = new ProcessBuilder(List.of("bash", script.toString()))
-        .redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(List.of("bash", script.toString())).redirectErrorStream(true);
     pb.environment().put("OUT", dir.toString());
     Process p = pb.start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -44,7 +46,8 @@ class WebhookCertsScriptTest {
         .extracting(san -> String.valueOf(san.get(1)))
         .contains("hami-scheduler.hami-system.svc", "hami-scheduler.hami-system.svc.cluster.local");
     assertThat(cert.getExtendedKeyUsage()).contains("1.3.6.1.5.5.7.3.1");
-    X509Certificate ca = PemKeyMaterial.load(dir.resolve("ca.crt"), dir.resolve("ca.key")).chain().get(0);
+    X509Certificate ca =
+        PemKeyMaterial.load(dir.resolve("ca.crt"), dir.resolve("ca.key")).chain().get(0);
     cert.verify(ca.getPublicKey());
   }
 }

@@ -45,12 +45,13 @@ class WebhookServerIT {
     certFile = dir.resolve("tls.crt");
     keyFile = dir.resolve("tls.key");
     first = TestCertificates.issue(dir, "first", certFile, keyFile);
-    server = WebhookServer.builder()
-        .bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-        .certificate(certFile, keyFile)
-        .certCheckInterval(Duration.ofMillis(200))
-        .admission(new PodAdmission(WebhookConfig.defaults(), new FakeCluster()))
-        .build();
+    server =
+        WebhookServer.builder()
+            .bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .certificate(certFile, keyFile)
+            .certCheckInterval(Duration.ofMillis(200))
+            .admission(new PodAdmission(WebhookConfig.defaults(), new FakeCluster()))
+            .build();
     server.startAsync().awaitRunning(30, TimeUnit.SECONDS);
   }
 
@@ -86,7 +87,9 @@ class WebhookServerIT {
   void admissionReviewRoundTrip_overTls() throws Exception {
     Pod gpuPod = pod("train").ctr(ctr("cuda").gpus(1)).ctr(ctr("sidecar")).build();
     HttpResponse<String> response =
-        post(client(first), AdmissionHandlerTest.review("admission.k8s.io/v1", "CREATE", "Pod", gpuPod));
+        post(
+            client(first),
+            AdmissionHandlerTest.review("admission.k8s.io/v1", "CREATE", "Pod", gpuPod));
 
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
@@ -94,8 +97,11 @@ class WebhookServerIT {
     JsonNode review = json(response.body()).path("response");
     assertThat(review.path("uid").asString()).isEqualTo("0d1b-42");
     assertThat(review.path("allowed").asBoolean()).isTrue();
-    JsonNode patch = json(new String(
-        Base64.getDecoder().decode(review.path("patch").asString()), StandardCharsets.UTF_8));
+    JsonNode patch =
+        json(
+            new String(
+                Base64.getDecoder().decode(review.path("patch").asString()),
+                StandardCharsets.UTF_8));
     ObjectNode original = raw(gpuPod);
     JsonNode mutated = JsonPatch.apply(patch, original);
     assertThat(mutated.at("/spec/schedulerName").asString()).isEqualTo("hami-scheduler");
@@ -108,7 +114,9 @@ class WebhookServerIT {
   void denialTravelsBack() throws Exception {
     Pod bad = pod("p").ctr(ctr("cuda").gpus(1).gpupct("250")).build();
     HttpResponse<String> response =
-        post(client(first), AdmissionHandlerTest.review("admission.k8s.io/v1", "CREATE", "Pod", bad));
+        post(
+            client(first),
+            AdmissionHandlerTest.review("admission.k8s.io/v1", "CREATE", "Pod", bad));
     JsonNode review = json(response.body()).path("response");
     assertThat(review.path("allowed").asBoolean()).isFalse();
     assertThat(review.path("status").path("message").asString())
@@ -118,14 +126,17 @@ class WebhookServerIT {
   @Test
   void healthAndMethodAndSizeChecks() throws Exception {
     HttpClient c = client(first);
-    HttpResponse<String> health = c.send(
-        HttpRequest.newBuilder(uri("/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> health =
+        c.send(
+            HttpRequest.newBuilder(uri("/healthz")).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(health.statusCode()).isEqualTo(200);
-    HttpResponse<String> ready = c.send(
-        HttpRequest.newBuilder(uri("/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> ready =
+        c.send(
+            HttpRequest.newBuilder(uri("/readyz")).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(ready.statusCode()).isEqualTo(200);
-    HttpResponse<String> get = c.send(
-        HttpRequest.newBuilder(uri("/webhook")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> get =
+        c.send(
+            HttpRequest.newBuilder(uri("/webhook")).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(get.statusCode()).isEqualTo(405);
     HttpResponse<String> big = post(c, "x".repeat(WebhookServer.MAX_BODY_BYTES + 10));
     assertThat(big.statusCode()).isEqualTo(413);
@@ -138,11 +149,18 @@ class WebhookServerIT {
     TestCertificates.Issued second = TestCertificates.issue(dir, "second", certFile, keyFile);
 
     // The watcher picks the new pair up on its own.
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-        assertThat(server.servedChain()[0].getSubjectX500Principal().getName()).isEqualTo("CN=second"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(server.servedChain()[0].getSubjectX500Principal().getName())
+                    .isEqualTo("CN=second"));
 
-    HttpResponse<String> response = client(second).send(
-        HttpRequest.newBuilder(uri("/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        client(second)
+            .send(
+                HttpRequest.newBuilder(uri("/healthz")).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     X509Certificate peer =
         (X509Certificate) response.sslSession().orElseThrow().getPeerCertificates()[0];
@@ -156,18 +174,22 @@ class WebhookServerIT {
 
     assertThat(server.reloadCertificates()).isFalse();
 
-    HttpResponse<String> response = client(first).send(
-        HttpRequest.newBuilder(uri("/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        client(first)
+            .send(
+                HttpRequest.newBuilder(uri("/healthz")).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
   }
 
   @Test
   void missingCertificate_failsStart() {
-    WebhookServer broken = WebhookServer.builder()
-        .bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-        .certificate(dir.resolve("absent.crt"), keyFile)
-        .admission(new PodAdmission(WebhookConfig.defaults(), new FakeCluster()))
-        .build();
+    WebhookServer broken =
+        WebhookServer.builder()
+            .bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .certificate(dir.resolve("absent.crt"), keyFile)
+            .admission(new PodAdmission(WebhookConfig.defaults(), new FakeCluster()))
+            .build();
     assertThatThrownBy(() -> broken.startAsync().awaitRunning(30, TimeUnit.SECONDS))
         .isInstanceOf(IllegalStateException.class)
         .hasRootCauseMessage(dir.resolve("absent.crt").toString());

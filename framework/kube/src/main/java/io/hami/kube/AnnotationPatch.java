@@ -21,7 +21,8 @@ public final class AnnotationPatch {
   private AnnotationPatch() {}
 
   /** The patch setting (or, for a null value, deleting) each of {@code annotations}. */
-  public static String of(Map<String, @Nullable String> annotations, @Nullable String resourceVersion) {
+  public static String of(
+      Map<String, @Nullable String> annotations, @Nullable String resourceVersion) {
     StringWriter out = new StringWriter(64 + 64 * annotations.size());
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.writeStartObject();

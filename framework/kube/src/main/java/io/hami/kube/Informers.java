@@ -11,7 +11,8 @@ public final class Informers {
    * A handler that passes each added object and each update's new version to {@code latest}, and
    * each deleted object (whether or not its final state is known) to {@code deleted}.
    */
-  public static <T> ResourceEventHandler<T> onLatest(Consumer<? super T> latest, Consumer<? super T> deleted) {
+  public static <T> ResourceEventHandler<T> onLatest(
+      Consumer<? super T> latest, Consumer<? super T> deleted) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T obj) {

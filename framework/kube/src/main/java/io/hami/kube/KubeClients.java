@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * request once a minute has passed since the last refresh that found a token. A config that
  * authenticates with a client certificate has no token to find, so after its first minute every
  * request re-read the kubeconfig: half the CPU of a scheduler's binding threads under load. Such a
- * config has nothing to refresh, and its clients get no refresh step. Configs with any token
- * source (a token, a service-account token file, an exec plugin, an auth provider, basic auth)
- * keep the client's refresh as it is.
+ * config has nothing to refresh, and its clients get no refresh step. Configs with any token source
+ * (a token, a service-account token file, an exec plugin, an auth provider, basic auth) keep the
+ * client's refresh as it is.
  */
 public final class KubeClients {
   /** Takes the refresh step's place; the interface's defaults pass every request through. */
@@ -31,12 +31,14 @@ public final class KubeClients {
   }
 
   /**
-   * A builder for {@code config} whose HTTP client {@code more} also adjusts (interceptors);
-   * use this instead of {@link KubernetesClientBuilder#withHttpClientBuilderConsumer}, which
-   * would replace the adjustment made here.
+   * A builder for {@code config} whose HTTP client {@code more} also adjusts (interceptors); use
+   * this instead of {@link KubernetesClientBuilder#withHttpClientBuilderConsumer}, which would
+   * replace the adjustment made here.
    */
   public static KubernetesClientBuilder builder(Config config, Consumer<HttpClient.Builder> more) {
-    return new KubernetesClientBuilder().withConfig(config).withHttpClientBuilderConsumer(adjustment(config, more));
+    return new KubernetesClientBuilder()
+        .withConfig(config)
+        .withHttpClientBuilderConsumer(adjustment(config, more));
   }
 
   /** What {@link #builder} does to the HTTP client of {@code config}'s clients. */

@@ -21,7 +21,14 @@ class BindingsTest {
   @ParameterizedTest(name = "{0}/{1} -> {3}")
   @MethodSource("cases")
   void bindsThePodByUidToTheNode(String ns, String name, String uid, String node) {
-    Pod pod = new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).withUid(uid).endMetadata().build();
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withNamespace(ns)
+            .withName(name)
+            .withUid(uid)
+            .endMetadata()
+            .build();
     Binding b = Bindings.of(pod, node);
     assertThat(b.getMetadata().getNamespace()).isEqualTo(ns);
     assertThat(b.getMetadata().getName()).isEqualTo(name);

@@ -15,15 +15,26 @@ class InformersTest {
 
   static Stream<Arguments> events() {
     return Stream.<Arguments>of(
-        Arguments.of("add", (Consumer<ResourceEventHandler<String>>) h -> h.onAdd("a"), List.of("latest a")),
-        Arguments.of("update passes the new version", (Consumer<ResourceEventHandler<String>>) h -> h.onUpdate("old", "new"), List.of("latest new")),
-        Arguments.of("delete", (Consumer<ResourceEventHandler<String>>) h -> h.onDelete("d", false), List.of("deleted d")),
-        Arguments.of("delete, final state unknown", (Consumer<ResourceEventHandler<String>>) h -> h.onDelete("d", true), List.of("deleted d")));
+        Arguments.of(
+            "add", (Consumer<ResourceEventHandler<String>>) h -> h.onAdd("a"), List.of("latest a")),
+        Arguments.of(
+            "update passes the new version",
+            (Consumer<ResourceEventHandler<String>>) h -> h.onUpdate("old", "new"),
+            List.of("latest new")),
+        Arguments.of(
+            "delete",
+            (Consumer<ResourceEventHandler<String>>) h -> h.onDelete("d", false),
+            List.of("deleted d")),
+        Arguments.of(
+            "delete, final state unknown",
+            (Consumer<ResourceEventHandler<String>>) h -> h.onDelete("d", true),
+            List.of("deleted d")));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("events")
-  void routesEachEvent(String name, Consumer<ResourceEventHandler<String>> event, List<String> want) {
+  void routesEachEvent(
+      String name, Consumer<ResourceEventHandler<String>> event, List<String> want) {
     List<String> got = new ArrayList<>();
     event.accept(Informers.onLatest(s -> got.add("latest " + s), s -> got.add("deleted " + s)));
     assertThat(got).isEqualTo(want);
@@ -31,7 +42,8 @@ class InformersTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("events")
-  void withoutDeletionIgnoresIt(String name, Consumer<ResourceEventHandler<String>> event, List<String> want) {
+  void withoutDeletionIgnoresIt(
+      String name, Consumer<ResourceEventHandler<String>> event, List<String> want) {
     List<String> got = new ArrayList<>();
     event.accept(Informers.<String>onLatest(s -> got.add("latest " + s)));
     assertThat(got).isEqualTo(want.stream().filter(s -> s.startsWith("latest")).toList());

@@ -40,7 +40,8 @@ class PodPhasesTest {
 
   @ParameterizedTest(name = "phase={0} deleting={1}")
   @MethodSource("cases")
-  void answersEachQuestion(@Nullable String phase, boolean deleting, boolean terminal, boolean gone) {
+  void answersEachQuestion(
+      @Nullable String phase, boolean deleting, boolean terminal, boolean gone) {
     Pod pod = pod(phase, deleting);
     assertThat(PodPhases.isTerminal(phase)).isEqualTo(terminal);
     assertThat(PodPhases.isTerminal(pod)).isEqualTo(terminal);

@@ -1,8 +1,8 @@
 package io.hami.model;
 
 /**
- * The vendor-independent annotation and label keys of the protocol. Per-vendor keys (register, handshake,
- * allocation) live in {@link io.hami.model.vendor.VendorKeys}.
+ * The vendor-independent annotation and label keys of the protocol. Per-vendor keys (register,
+ * handshake, allocation) live in {@link io.hami.model.vendor.VendorKeys}.
  */
 public final class Annotations {
 
@@ -67,19 +67,29 @@ public final class Annotations {
 
   /** Comma list: the device type must contain one item (case-insensitive). */
   public static final String NVIDIA_USE_GPUTYPE = "nvidia.com/use-gputype";
+
   /** Comma list: a device whose type contains any item is excluded. */
   public static final String NVIDIA_NOUSE_GPUTYPE = "nvidia.com/nouse-gputype";
+
   /** Comma list of the only UUIDs allowed. */
   public static final String NVIDIA_USE_GPUUUID = "nvidia.com/use-gpuuuid";
+
   /** Comma list of UUIDs to exclude. */
   public static final String NVIDIA_NOUSE_GPUUUID = "nvidia.com/nouse-gpuuuid";
+
   /** Bool: all GPUs of one container on one NUMA node. */
   public static final String NVIDIA_NUMA_BIND = "nvidia.com/numa-bind";
+
   /** The device mode must be a substring of this value. */
   public static final String NVIDIA_VGPU_MODE = "nvidia.com/vgpu-mode";
+
   /** {@code binpack} or {@code spread}. */
   public static final String NODE_SCHEDULER_POLICY = "hami.io/node-scheduler-policy";
-  /** {@code binpack}, {@code spread}, {@code topology-aware}, {@code mutex}, {@code numa} or a comma chain. */
+
+  /**
+   * {@code binpack}, {@code spread}, {@code topology-aware}, {@code mutex}, {@code numa} or a comma
+   * chain.
+   */
   public static final String GPU_SCHEDULER_POLICY = "hami.io/gpu-scheduler-policy";
 
   /** {@code slot=<n>,core=<n>,memory=<n>} (v2.10); see {@link io.hami.model.pod.ScoringWeights}. */

@@ -4,7 +4,8 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The result of decoding a wire value: {@link Ok} with the typed value, or {@link Err} naming the bad input.
+ * The result of decoding a wire value: {@link Ok} with the typed value, or {@link Err} naming the
+ * bad input.
  *
  * @param <T> the decoded type
  */

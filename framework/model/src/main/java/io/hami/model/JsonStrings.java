@@ -3,8 +3,9 @@ package io.hami.model;
 import io.hami.model.internal.GoJson;
 
 /**
- * JSON string literals as Go's encoder writes them, for every module that builds JSON by hand (merge patches,
- * reports). One escaper keeps the bytes the scheduler and the node agent send identical to HAMi's.
+ * JSON string literals as Go's encoder writes them, for every module that builds JSON by hand
+ * (merge patches, reports). One escaper keeps the bytes the scheduler and the node agent send
+ * identical to HAMi's.
  */
 public final class JsonStrings {
 

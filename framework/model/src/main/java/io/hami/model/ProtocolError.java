@@ -3,7 +3,8 @@ package io.hami.model;
 /**
  * Why a wire value could not be decoded.
  *
- * @param field where the value came from, e.g. {@code devmem} or {@code [2].count}; empty for the whole value
+ * @param field where the value came from, e.g. {@code devmem} or {@code [2].count}; empty for the
+ *     whole value
  * @param value the offending input, shortened to at most {@value #MAX_VALUE_CHARS} characters
  * @param message a human-readable reason that already quotes the value where useful
  */
@@ -21,12 +22,16 @@ public record ProtocolError(String field, String value, String message) {
     return new ProtocolError(field, value, message);
   }
 
-  /** The same error with {@code prefix} put in front of the field path, e.g. an annotation key or list index. */
+  /**
+   * The same error with {@code prefix} put in front of the field path, e.g. an annotation key or
+   * list index.
+   */
   public ProtocolError within(String prefix) {
     if (prefix.isEmpty()) {
       return this;
     }
-    String f = field.isEmpty() ? prefix : field.startsWith("[") ? prefix + field : prefix + "." + field;
+    String f =
+        field.isEmpty() ? prefix : field.startsWith("[") ? prefix + field : prefix + "." + field;
     return new ProtocolError(f, value, message);
   }
 

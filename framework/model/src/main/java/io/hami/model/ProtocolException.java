@@ -1,6 +1,8 @@
 package io.hami.model;
 
-/** Checked form of a {@link ProtocolError}, for callers that prefer to propagate a decode failure. */
+/**
+ * Checked form of a {@link ProtocolError}, for callers that prefer to propagate a decode failure.
+ */
 public final class ProtocolException extends Exception {
   private static final long serialVersionUID = 1L;
 

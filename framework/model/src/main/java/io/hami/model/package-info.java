@@ -1,6 +1,6 @@
 /**
- * The HAMi wire protocol between the scheduler and the nodes: typed records for every annotation value
- * and codecs that read and write them.
+ * The HAMi wire protocol between the scheduler and the nodes: typed records for every annotation
+ * value and codecs that read and write them.
  *
  * <p>Every decoder returns a {@link io.hami.model.Decoded} value: either the typed result or a
  * {@link io.hami.model.ProtocolError} that names the field and the offending input. Decoders never

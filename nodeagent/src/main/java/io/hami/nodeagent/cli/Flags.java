@@ -88,12 +88,14 @@ final class Flags {
     int end = 0;
     while (m.find() && m.start() == end) {
       long n = Long.parseLong(m.group(1));
-      total = total.plus(switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
-      });
+      total =
+          total.plus(
+              switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+              });
       end = m.end();
     }
     if (end == 0 || end != s.length()) {
@@ -122,6 +124,8 @@ final class Flags {
       errors.add(flag + ": port " + port + " is not in 0..65535");
       return null;
     }
-    return host.isEmpty() ? new InetSocketAddress(port) : InetSocketAddress.createUnresolved(host, port);
+    return host.isEmpty()
+        ? new InetSocketAddress(port)
+        : InetSocketAddress.createUnresolved(host, port);
   }
 }

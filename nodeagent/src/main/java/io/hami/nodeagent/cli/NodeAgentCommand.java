@@ -49,93 +49,126 @@ public final class NodeAgentCommand implements Callable<Integer> {
 
   @Spec @Nullable CommandSpec spec;
 
-  @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}",
+  @Option(
+      names = "--node-name",
+      defaultValue = "${env:NODE_NAME}",
       description = "This node's name (default: env NODE_NAME).")
   @Nullable String nodeName;
 
   @Mixin ClusterOptions cluster = new ClusterOptions();
 
-  @Option(names = "--device-config-file", defaultValue = "${env:DEVICE_CONFIG_FILE}",
-      description = "The shared device config (device-config.yaml); its nvidia section applies below flags.")
+  @Option(
+      names = "--device-config-file",
+      defaultValue = "${env:DEVICE_CONFIG_FILE}",
+      description =
+          "The shared device config (device-config.yaml); its nvidia section applies below flags.")
   @Nullable Path deviceConfigFile;
 
-  @Option(names = "--node-config-file", defaultValue = "${env:NODE_CONFIG_FILE}",
+  @Option(
+      names = "--node-config-file",
+      defaultValue = "${env:NODE_CONFIG_FILE}",
       description = "Per-node overrides (config.json with a nodeconfig list); applies below flags.")
   @Nullable Path nodeConfigFile;
 
-  @Option(names = "--resource-name", description = "Resource counting vGPUs (default: nvidia.com/gpu).")
+  @Option(
+      names = "--resource-name",
+      description = "Resource counting vGPUs (default: nvidia.com/gpu).")
   @Nullable String resourceName;
 
   @Option(names = "--device-split-count", description = "vGPUs per GPU (default: 10).")
   @Nullable String splitCount;
 
-  @Option(names = "--device-memory-scaling", description = "Registered memory = total x scaling (default: 1).")
+  @Option(
+      names = "--device-memory-scaling",
+      description = "Registered memory = total x scaling (default: 1).")
   @Nullable String memoryScaling;
 
-  @Option(names = "--device-core-scaling", description = "Registered cores = 100 x scaling (default: 1).")
+  @Option(
+      names = "--device-core-scaling",
+      description = "Registered cores = 100 x scaling (default: 1).")
   @Nullable String coreScaling;
 
-  @Option(names = "--preconfigured-device-memory",
+  @Option(
+      names = "--preconfigured-device-memory",
       description = "MiB to register for GPUs that do not report memory (default: 0).")
   @Nullable String preConfiguredMemory;
 
   @Option(names = "--mode", description = "hami-core, mig or mps (default: hami-core).")
   @Nullable String mode;
 
-  @Option(names = "--kubelet-socket-dir", defaultValue = "/var/lib/kubelet/device-plugins",
+  @Option(
+      names = "--kubelet-socket-dir",
+      defaultValue = "/var/lib/kubelet/device-plugins",
       description = "Kubelet's device-plugin directory (default: ${DEFAULT-VALUE}).")
   Path deviceDir = NodeAgentConfig.DEFAULT_DEVICE_DIR;
 
-  @Option(names = "--hook-path", defaultValue = "${env:HOOK_PATH:-/usr/local}",
+  @Option(
+      names = "--hook-path",
+      defaultValue = "${env:HOOK_PATH:-/usr/local}",
       description = "Host directory holding vgpu/libvgpu.so (default: ${DEFAULT-VALUE}).")
   Path hookPath = Path.of("/usr/local");
 
-  @Option(names = "--fake-gpus",
+  @Option(
+      names = "--fake-gpus",
       description = "Serve fake GPUs instead of NVML, e.g. 8xNVIDIA-H200:143771MiB,numa=0-1.")
   @Nullable String fakeGpus;
 
-  @Option(names = "--metrics-address", defaultValue = ":9394",
+  @Option(
+      names = "--metrics-address",
+      defaultValue = ":9394",
       description = "Prometheus /metrics address, empty to disable (default: ${DEFAULT-VALUE}).")
   @Nullable String metricsAddress;
 
-  @Option(names = "--register-interval", defaultValue = "30s",
+  @Option(
+      names = "--register-interval",
+      defaultValue = "30s",
       description = "Register annotation re-check period (default: ${DEFAULT-VALUE}).")
   @Nullable String registerInterval;
 
-  @Option(names = "--register-error-interval", defaultValue = "5s",
+  @Option(
+      names = "--register-error-interval",
+      defaultValue = "5s",
       description = "Re-check period after an error (default: ${DEFAULT-VALUE}).")
   @Nullable String registerErrorInterval;
 
-  @Option(names = "--topology-score", defaultValue = "${env:ENABLE_TOPOLOGY_SCORE:-false}",
+  @Option(
+      names = "--topology-score",
+      defaultValue = "${env:ENABLE_TOPOLOGY_SCORE:-false}",
       description = "Publish hami.io/node-nvidia-score (default: env ENABLE_TOPOLOGY_SCORE).")
   @Nullable String topologyScore;
 
   @Option(names = "--lib-cuda-log-level", description = "LIBCUDA_LOG_LEVEL for containers (0-4).")
   @Nullable String libCudaLogLevel;
 
-  @Option(names = "--disable-core-limit", description = "Containers get GPU_CORE_UTILIZATION_POLICY=disable.")
+  @Option(
+      names = "--disable-core-limit",
+      description = "Containers get GPU_CORE_UTILIZATION_POLICY=disable.")
   @Nullable Boolean disableCoreLimit;
 
-  @Option(names = "--allow-disable-control",
+  @Option(
+      names = "--allow-disable-control",
       description = "Honour a container's CUDA_DISABLE_CONTROL=true (default: not allowed).")
   boolean allowDisableControl;
 
   @Option(names = "--enable-numa-topology", description = "Attach NUMA nodes to kubelet devices.")
   @Nullable Boolean numaTopology;
 
-  @Option(names = "--preferred-allocation",
+  @Option(
+      names = "--preferred-allocation",
       description = "Offer GetPreferredAllocation from the scheduler's choice.")
   @Nullable Boolean preferredAllocation;
 
   @Option(names = "--exclude-gpu", split = ",", description = "GPU UUIDs or indices not to serve.")
   List<String> excluded = new ArrayList<>();
 
-  @Option(names = "--print-register",
+  @Option(
+      names = "--print-register",
       description = "Print the register annotation this node would publish, then exit.")
   boolean printRegister;
 
   /** The validated config, or the list of problems. */
-  record Parsed(@Nullable NodeAgentConfig config, @Nullable InetSocketAddress metrics, List<String> errors) {}
+  record Parsed(
+      @Nullable NodeAgentConfig config, @Nullable InetSocketAddress metrics, List<String> errors) {}
 
   Parsed parse() {
     List<String> errors = new ArrayList<>();
@@ -152,29 +185,38 @@ public final class NodeAgentCommand implements Callable<Integer> {
     if (resource != null) {
       b.resourceName(resource.trim());
     }
-    Integer split = splitCount != null ? Flags.integer("--device-split-count", splitCount, errors) : file.splitCount();
+    Integer split =
+        splitCount != null
+            ? Flags.integer("--device-split-count", splitCount, errors)
+            : file.splitCount();
     if (split != null) {
       b.splitCount(split);
     }
-    Double mem = memoryScaling != null
-        ? Flags.decimal("--device-memory-scaling", memoryScaling, errors) : file.memoryScaling();
+    Double mem =
+        memoryScaling != null
+            ? Flags.decimal("--device-memory-scaling", memoryScaling, errors)
+            : file.memoryScaling();
     if (mem != null) {
       b.memoryScaling(mem);
     }
-    Double core = coreScaling != null
-        ? Flags.decimal("--device-core-scaling", coreScaling, errors) : file.coreScaling();
+    Double core =
+        coreScaling != null
+            ? Flags.decimal("--device-core-scaling", coreScaling, errors)
+            : file.coreScaling();
     if (core != null) {
       b.coreScaling(core);
     }
-    Long pre = preConfiguredMemory != null
-        ? Flags.longValue("--preconfigured-device-memory", preConfiguredMemory, errors)
-        : file.preConfiguredMemoryMiB();
+    Long pre =
+        preConfiguredMemory != null
+            ? Flags.longValue("--preconfigured-device-memory", preConfiguredMemory, errors)
+            : file.preConfiguredMemoryMiB();
     if (pre != null) {
       b.preConfiguredMemoryMiB(pre);
     }
     if (mode != null) {
-      OperatingMode.parse(mode).ifPresentOrElse(b::mode,
-          () -> errors.add("--mode: '" + mode + "' is not hami-core, mig or mps"));
+      OperatingMode.parse(mode)
+          .ifPresentOrElse(
+              b::mode, () -> errors.add("--mode: '" + mode + "' is not hami-core, mig or mps"));
     } else if (file.mode() != null) {
       b.mode(file.mode());
     }
@@ -207,8 +249,11 @@ public final class NodeAgentCommand implements Callable<Integer> {
       }
     }
     b.excludedUuids(uuids).excludedIndices(indices);
-    b.health(HealthCheckPolicy.fromEnv(
-        System.getenv("DP_DISABLE_HEALTHCHECKS"), System.getenv("DP_ENABLE_HEALTHCHECKS"), errors));
+    b.health(
+        HealthCheckPolicy.fromEnv(
+            System.getenv("DP_DISABLE_HEALTHCHECKS"),
+            System.getenv("DP_ENABLE_HEALTHCHECKS"),
+            errors));
     InetSocketAddress metrics = Flags.address("--metrics-address", metricsAddress, errors);
     String clusterProblem = cluster.problem();
     if (clusterProblem != null) {
@@ -245,9 +290,10 @@ public final class NodeAgentCommand implements Callable<Integer> {
     NodeAgentConfig config = parsed.config();
     Nvml nvml;
     try {
-      nvml = fakeGpus != null
-          ? FakeNvml.fromSpec(fakeGpus, config.nodeName())
-          : JniNvml.open(SysfsNuma.system());
+      nvml =
+          fakeGpus != null
+              ? FakeNvml.fromSpec(fakeGpus, config.nodeName())
+              : JniNvml.open(SysfsNuma.system());
     } catch (NvmlException e) {
       err.println("error: " + e.getMessage());
       err.flush();
@@ -271,7 +317,8 @@ public final class NodeAgentCommand implements Callable<Integer> {
     return run(config, nvml, parsed.metrics(), err);
   }
 
-  private int run(NodeAgentConfig config, Nvml nvml, @Nullable InetSocketAddress metrics, PrintWriter err) {
+  private int run(
+      NodeAgentConfig config, Nvml nvml, @Nullable InetSocketAddress metrics, PrintWriter err) {
     KubernetesClient client;
     try {
       client = cluster.client();
@@ -284,7 +331,9 @@ public final class NodeAgentCommand implements Callable<Integer> {
     try (client) {
       NodeAgent agent;
       try {
-        agent = NodeAgent.create(config, nvml, client, metrics, Clock.systemUTC(), NodeAgent.Tuning.defaults());
+        agent =
+            NodeAgent.create(
+                config, nvml, client, metrics, Clock.systemUTC(), NodeAgent.Tuning.defaults());
       } catch (NvmlException e) {
         err.println("error: GPU discovery failed: " + e.getMessage());
         err.flush();

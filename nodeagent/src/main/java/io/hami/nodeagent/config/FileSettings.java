@@ -17,9 +17,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Node-agent settings from the shared device config file ({@code device-config.yaml}, section
- * {@code nvidia}, spec §6.3, read by the protocol model) and the per-node override file ({@code config.json}, the
- * {@code nodeconfig} entry whose name is this node). Unset values are null; the command applies
- * them below flags.
+ * {@code nvidia}, spec §6.3, read by the protocol model) and the per-node override file ({@code
+ * config.json}, the {@code nodeconfig} entry whose name is this node). Unset values are null; the
+ * command applies them below flags.
  */
 public record FileSettings(
     @Nullable String resourceName,
@@ -36,7 +36,8 @@ public record FileSettings(
     List<Integer> excludedIndices) {
 
   public static final FileSettings NONE =
-      new FileSettings(null, null, null, null, null, null, null, null, null, null, List.of(), List.of());
+      new FileSettings(
+          null, null, null, null, null, null, null, null, null, null, List.of(), List.of());
 
   /** Values of {@code over} where set, else of this. */
   public FileSettings overriddenBy(FileSettings over) {
@@ -47,7 +48,8 @@ public record FileSettings(
     return new FileSettings(
         pick(over.resourceName, resourceName), pick(over.splitCount, splitCount),
         pick(over.memoryScaling, memoryScaling), pick(over.coreScaling, coreScaling),
-        pick(over.preConfiguredMemoryMiB, preConfiguredMemoryMiB), pick(over.libCudaLogLevel, libCudaLogLevel),
+        pick(over.preConfiguredMemoryMiB, preConfiguredMemoryMiB),
+            pick(over.libCudaLogLevel, libCudaLogLevel),
         pick(over.numaTopology, numaTopology), pick(over.disableCoreLimit, disableCoreLimit),
         pick(over.mode, mode), pick(over.preferredAllocation, preferredAllocation),
         List.copyOf(uuids), List.copyOf(indices));
@@ -59,23 +61,33 @@ public record FileSettings(
 
   /**
    * Reads the {@code nvidia} section of a device config file through the protocol model's parser
-   * (the one the scheduler and webhook use), with the chart defaults for absent keys; every
-   * problem goes to {@code errors} with its path and value.
+   * (the one the scheduler and webhook use), with the chart defaults for absent keys; every problem
+   * goes to {@code errors} with its path and value.
    */
   public static FileSettings deviceConfig(Path file, List<String> errors) {
     Validated<DeviceConfig> v = DeviceConfigFile.load(file);
     if (v instanceof Validated.Invalid<DeviceConfig> bad) {
       for (ProtocolError e : bad.errors()) {
         String value = e.value().isEmpty() || e.field().isEmpty() ? "" : "'" + e.value() + "' ";
-        errors.add(file + ": " + (e.field().isEmpty() ? "" : e.field() + ": ") + value + e.message());
+        errors.add(
+            file + ": " + (e.field().isEmpty() ? "" : e.field() + ": ") + value + e.message());
       }
       return NONE;
     }
     NvidiaConfig n = ((Validated.Valid<DeviceConfig>) v).value().nvidia();
     return new FileSettings(
-        n.resourceNames().count(), n.deviceSplitCount(), n.deviceMemoryScaling(), n.deviceCoreScaling(),
-        (long) n.preConfiguredDeviceMemory(), Integer.toString(n.libCudaLogLevel()), n.enableNumaTopology(),
-        n.disableCoreLimit(), null, null, List.of(), List.of());
+        n.resourceNames().count(),
+        n.deviceSplitCount(),
+        n.deviceMemoryScaling(),
+        n.deviceCoreScaling(),
+        (long) n.preConfiguredDeviceMemory(),
+        Integer.toString(n.libCudaLogLevel()),
+        n.enableNumaTopology(),
+        n.disableCoreLimit(),
+        null,
+        null,
+        List.of(),
+        List.of());
   }
 
   /** Reads this node's entry of a per-node config file; problems go to {@code errors}. */
@@ -100,7 +112,13 @@ public record FileSettings(
       if (m != null && !m.isEmpty()) {
         mode = OperatingMode.parse(m).orElse(null);
         if (mode == null) {
-          errors.add(file + ": nodeconfig[" + i + "].operatingmode: '" + m + "' is not hami-core, mig or mps");
+          errors.add(
+              file
+                  + ": nodeconfig["
+                  + i
+                  + "].operatingmode: '"
+                  + m
+                  + "' is not hami-core, mig or mps");
         }
       }
       List<String> uuids = new ArrayList<>();
@@ -114,19 +132,35 @@ public record FileSettings(
         }
         JsonNode ix = filter.get("index");
         if (ix != null && ix.isArray()) {
-          ix.forEach(x -> {
-            if (x.isIntegralNumber()) {
-              indices.add(x.asInt());
-            } else {
-              errors.add(file + ": nodeconfig[" + entry + "].filterdevices.index: '" + text(x) + "' is not an integer");
-            }
-          });
+          ix.forEach(
+              x -> {
+                if (x.isIntegralNumber()) {
+                  indices.add(x.asInt());
+                } else {
+                  errors.add(
+                      file
+                          + ": nodeconfig["
+                          + entry
+                          + "].filterdevices.index: '"
+                          + text(x)
+                          + "' is not an integer");
+                }
+              });
         }
       }
-      return new FileSettings(null, f.integer("devicesplitcount"), f.decimal("devicememoryscaling"),
-          f.decimal("devicecorescaling"), f.longValue("preconfigureddevicememory"), f.string("libcudaloglevel"),
-          f.bool("enablenumatopology"), null, mode, f.bool("enablegetpreferredallocation"),
-          List.copyOf(uuids), List.copyOf(indices));
+      return new FileSettings(
+          null,
+          f.integer("devicesplitcount"),
+          f.decimal("devicememoryscaling"),
+          f.decimal("devicecorescaling"),
+          f.longValue("preconfigureddevicememory"),
+          f.string("libcudaloglevel"),
+          f.bool("enablenumatopology"),
+          null,
+          mode,
+          f.bool("enablegetpreferredallocation"),
+          List.copyOf(uuids),
+          List.copyOf(indices));
     }
     return NONE;
   }

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param ignoredXids XIDs that are not the device's fault (13, 31, 43, 45, 68, 109 by default)
  */
 public record HealthCheckPolicy(boolean enabled, ImmutableSet<Long> ignoredXids) {
-  public static final ImmutableSet<Long> DEFAULT_IGNORED = ImmutableSet.of(13L, 31L, 43L, 45L, 68L, 109L);
+  public static final ImmutableSet<Long> DEFAULT_IGNORED =
+      ImmutableSet.of(13L, 31L, 43L, 45L, 68L, 109L);
 
   public static HealthCheckPolicy defaults() {
     return new HealthCheckPolicy(true, DEFAULT_IGNORED);
@@ -27,8 +28,8 @@ public record HealthCheckPolicy(boolean enabled, ImmutableSet<Long> ignoredXids)
   }
 
   /**
-   * Reads {@code DP_DISABLE_HEALTHCHECKS} and {@code DP_ENABLE_HEALTHCHECKS}. Bad items are
-   * added to {@code errors}.
+   * Reads {@code DP_DISABLE_HEALTHCHECKS} and {@code DP_ENABLE_HEALTHCHECKS}. Bad items are added
+   * to {@code errors}.
    */
   public static HealthCheckPolicy fromEnv(
       @Nullable String disable, @Nullable String enable, List<String> errors) {

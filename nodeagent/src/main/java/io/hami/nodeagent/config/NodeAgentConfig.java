@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param splitCount vGPUs per physical GPU (register {@code count} and kubelet replicas)
  * @param memoryScaling register {@code devmem} = floor(total MiB × scaling)
  * @param coreScaling register {@code devcore} = int(100 × scaling)
- * @param preConfiguredMemoryMiB memory for GPUs that do not report it (unified memory); 0: skip them
+ * @param preConfiguredMemoryMiB memory for GPUs that do not report it (unified memory); 0: skip
+ *     them
  * @param mode the register {@code mode}
  * @param deviceDir kubelet's device-plugin directory (holds {@code kubelet.sock})
  * @param hookPath where libvgpu lives on the host ({@code <hookPath>/vgpu/...})
@@ -67,7 +68,9 @@ public record NodeAgentConfig(
       p.add("node name: must be set (--node-name or NODE_NAME)");
     }
     int slash = resourceName.indexOf('/');
-    if (slash <= 0 || slash == resourceName.length() - 1 || resourceName.indexOf('/', slash + 1) >= 0) {
+    if (slash <= 0
+        || slash == resourceName.length() - 1
+        || resourceName.indexOf('/', slash + 1) >= 0) {
       p.add("resource name: '" + resourceName + "' is not <domain>/<name>");
     }
     if (splitCount < 1 || splitCount > 1024) {
@@ -156,34 +159,134 @@ public record NodeAgentConfig(
       this.nodeName = nodeName;
     }
 
-    public Builder nodeName(String v) { nodeName = v; return this; }
-    public Builder resourceName(String v) { resourceName = v; return this; }
-    public Builder splitCount(int v) { splitCount = v; return this; }
-    public Builder memoryScaling(double v) { memoryScaling = v; return this; }
-    public Builder coreScaling(double v) { coreScaling = v; return this; }
-    public Builder preConfiguredMemoryMiB(long v) { preConfiguredMemoryMiB = v; return this; }
-    public Builder mode(OperatingMode v) { mode = v; return this; }
-    public Builder deviceDir(Path v) { deviceDir = v; return this; }
-    public Builder hookPath(Path v) { hookPath = v; return this; }
-    public Builder libCudaLogLevel(@Nullable String v) { libCudaLogLevel = v; return this; }
-    public Builder disableCoreLimit(boolean v) { disableCoreLimit = v; return this; }
-    public Builder allowDisableControl(boolean v) { allowDisableControl = v; return this; }
-    public Builder numaTopology(boolean v) { numaTopology = v; return this; }
-    public Builder preferredAllocation(boolean v) { preferredAllocation = v; return this; }
-    public Builder topologyScore(boolean v) { topologyScore = v; return this; }
-    public Builder answerHandshake(boolean v) { answerHandshake = v; return this; }
-    public Builder registerInterval(Duration v) { registerInterval = v; return this; }
-    public Builder registerErrorInterval(Duration v) { registerErrorInterval = v; return this; }
-    public Builder excludedUuids(Iterable<String> v) { excludedUuids = ImmutableSet.copyOf(v); return this; }
-    public Builder excludedIndices(Iterable<Integer> v) { excludedIndices = ImmutableSet.copyOf(v); return this; }
-    public Builder health(HealthCheckPolicy v) { health = v; return this; }
+    public Builder nodeName(String v) {
+      nodeName = v;
+      return this;
+    }
+
+    public Builder resourceName(String v) {
+      resourceName = v;
+      return this;
+    }
+
+    public Builder splitCount(int v) {
+      splitCount = v;
+      return this;
+    }
+
+    public Builder memoryScaling(double v) {
+      memoryScaling = v;
+      return this;
+    }
+
+    public Builder coreScaling(double v) {
+      coreScaling = v;
+      return this;
+    }
+
+    public Builder preConfiguredMemoryMiB(long v) {
+      preConfiguredMemoryMiB = v;
+      return this;
+    }
+
+    public Builder mode(OperatingMode v) {
+      mode = v;
+      return this;
+    }
+
+    public Builder deviceDir(Path v) {
+      deviceDir = v;
+      return this;
+    }
+
+    public Builder hookPath(Path v) {
+      hookPath = v;
+      return this;
+    }
+
+    public Builder libCudaLogLevel(@Nullable String v) {
+      libCudaLogLevel = v;
+      return this;
+    }
+
+    public Builder disableCoreLimit(boolean v) {
+      disableCoreLimit = v;
+      return this;
+    }
+
+    public Builder allowDisableControl(boolean v) {
+      allowDisableControl = v;
+      return this;
+    }
+
+    public Builder numaTopology(boolean v) {
+      numaTopology = v;
+      return this;
+    }
+
+    public Builder preferredAllocation(boolean v) {
+      preferredAllocation = v;
+      return this;
+    }
+
+    public Builder topologyScore(boolean v) {
+      topologyScore = v;
+      return this;
+    }
+
+    public Builder answerHandshake(boolean v) {
+      answerHandshake = v;
+      return this;
+    }
+
+    public Builder registerInterval(Duration v) {
+      registerInterval = v;
+      return this;
+    }
+
+    public Builder registerErrorInterval(Duration v) {
+      registerErrorInterval = v;
+      return this;
+    }
+
+    public Builder excludedUuids(Iterable<String> v) {
+      excludedUuids = ImmutableSet.copyOf(v);
+      return this;
+    }
+
+    public Builder excludedIndices(Iterable<Integer> v) {
+      excludedIndices = ImmutableSet.copyOf(v);
+      return this;
+    }
+
+    public Builder health(HealthCheckPolicy v) {
+      health = v;
+      return this;
+    }
 
     public NodeAgentConfig build() {
       return new NodeAgentConfig(
-          nodeName, resourceName, splitCount, memoryScaling, coreScaling, preConfiguredMemoryMiB,
-          mode, deviceDir, hookPath, libCudaLogLevel, disableCoreLimit, allowDisableControl,
-          numaTopology, preferredAllocation, topologyScore, answerHandshake, registerInterval,
-          registerErrorInterval, excludedUuids, excludedIndices, health);
+          nodeName,
+          resourceName,
+          splitCount,
+          memoryScaling,
+          coreScaling,
+          preConfiguredMemoryMiB,
+          mode,
+          deviceDir,
+          hookPath,
+          libCudaLogLevel,
+          disableCoreLimit,
+          allowDisableControl,
+          numaTopology,
+          preferredAllocation,
+          topologyScore,
+          answerHandshake,
+          registerInterval,
+          registerErrorInterval,
+          excludedUuids,
+          excludedIndices,
+          health);
     }
   }
 }

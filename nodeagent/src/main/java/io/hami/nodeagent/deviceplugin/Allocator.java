@@ -9,9 +9,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
+import io.hami.kube.PatchTargets;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
-import io.hami.kube.PatchTargets;
 import io.hami.model.lock.NodeLock;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.PodDevices;
@@ -37,9 +37,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves kubelet's Allocate from the scheduler's pod annotations (spec §7.5). Calls are
- * serialised: the node lock admits one binding pod at a time and kubelet allocates its
- * containers one call after another.
+ * Serves kubelet's Allocate from the scheduler's pod annotations (spec §7.5). Calls are serialised:
+ * the node lock admits one binding pod at a time and kubelet allocates its containers one call
+ * after another.
  */
 public final class Allocator {
   private static final Logger log = LoggerFactory.getLogger(Allocator.class);
@@ -65,7 +65,8 @@ public final class Allocator {
     this.podsOnNode = podsOnNode;
   }
 
-  public synchronized AllocateResponse allocate(AllocateRequest request) throws AllocationException {
+  public synchronized AllocateResponse allocate(AllocateRequest request)
+      throws AllocationException {
     Pod pod = findPendingPod();
     String who = name(pod);
     try {
@@ -79,15 +80,22 @@ public final class Allocator {
     }
   }
 
-  private AllocateResponse allocateFor(Pod pod, AllocateRequest request) throws AllocationException {
+  private AllocateResponse allocateFor(Pod pod, AllocateRequest request)
+      throws AllocationException {
     String raw = annotation(pod, Annotations.VGPU_DEVICES_TO_ALLOCATE);
     if (raw == null) {
-      throw new AllocationException("annotation " + Annotations.VGPU_DEVICES_TO_ALLOCATE + " is missing");
+      throw new AllocationException(
+          "annotation " + Annotations.VGPU_DEVICES_TO_ALLOCATE + " is missing");
     }
     var decoded = PodDevicesCodec.decode(raw);
     if (decoded.failure().isPresent()) {
-      throw new AllocationException("malformed annotation " + Annotations.VGPU_DEVICES_TO_ALLOCATE
-          + "='" + raw + "': " + decoded.failure().get());
+      throw new AllocationException(
+          "malformed annotation "
+              + Annotations.VGPU_DEVICES_TO_ALLOCATE
+              + "='"
+              + raw
+              + "': "
+              + decoded.failure().get());
     }
     List<List<ContainerDevice>> entries = decoded.orElse(PodDevices.empty()).containers();
     List<Container> containers = containers(pod);
@@ -102,13 +110,21 @@ public final class Allocator {
       int k = nextEntry(entries, served);
       if (k < 0) {
         throw new AllocationException(
-            "no container entry with devices left in " + Annotations.VGPU_DEVICES_TO_ALLOCATE + "='" + raw + "'");
+            "no container entry with devices left in "
+                + Annotations.VGPU_DEVICES_TO_ALLOCATE
+                + "='"
+                + raw
+                + "'");
       }
       List<ContainerDevice> devices = entries.get(k);
       if (devices.size() != ids.size()) {
         throw new AllocationException(
-            "device number not matched: container entry " + k + " has " + devices.size()
-                + " device(s), kubelet asked for " + ids.size());
+            "device number not matched: container entry "
+                + k
+                + " has "
+                + devices.size()
+                + " device(s), kubelet asked for "
+                + ids.size());
       }
       if (k >= containers.size()) {
         throw new AllocationException(
@@ -119,8 +135,12 @@ public final class Allocator {
           ContainerResponses.build(config, pod, containers.get(k), devices, cacheNames.get()));
     }
     patchPod(pod, Map.of(Annotations.VGPU_DEVICES_TO_ALLOCATE, emptied(raw, served)));
-    Pod now = client.pods().inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName()).get();
+    Pod now =
+        client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .get();
     String left = now == null ? null : annotation(now, Annotations.VGPU_DEVICES_TO_ALLOCATE);
     if (left == null || !left.contains(VendorKeys.NVIDIA.commonWord())) {
       patchPod(pod, Map.of(Annotations.BIND_PHASE, BindPhase.SUCCESS.wire()));
@@ -175,8 +195,15 @@ public final class Allocator {
     if (lock != null) {
       var decoded = NodeLock.decode(lock);
       if (decoded.failure().isPresent()) {
-        throw new AllocationException("node lock " + Annotations.MUTEX_LOCK + "='" + lock + "' on node "
-            + config.nodeName() + " does not parse: " + decoded.failure().get());
+        throw new AllocationException(
+            "node lock "
+                + Annotations.MUTEX_LOCK
+                + "='"
+                + lock
+                + "' on node "
+                + config.nodeName()
+                + " does not parse: "
+                + decoded.failure().get());
       }
       NodeLock held = decoded.toOptional().orElseThrow();
       // A time-only (legacy) lock names no pod: fall through to the scan.
@@ -185,18 +212,23 @@ public final class Allocator {
         if (holder != null && notPendingReason(holder) == null) {
           return holder;
         }
-        log.info("node lock holder {}/{} is not pending here ({}); scanning the node's pods",
-            held.namespace(), held.name(), holder == null ? "not found" : notPendingReason(holder));
+        log.info(
+            "node lock holder {}/{} is not pending here ({}); scanning the node's pods",
+            held.namespace(),
+            held.name(),
+            holder == null ? "not found" : notPendingReason(holder));
       }
     }
     return podsOnNode.get().stream()
         .filter(p -> p.getSpec() != null && config.nodeName().equals(p.getSpec().getNodeName()))
         .filter(p -> notPendingReason(p) == null)
-        .min(Comparator.<Pod, Boolean>comparing(
-                p -> !BindPhase.ALLOCATING.wire().equals(annotation(p, Annotations.BIND_PHASE)))
-            .thenComparing(p -> bindTime(p))
-            .thenComparing(Allocator::name))
-        .orElseThrow(() -> new AllocationException("no binding pod found on node " + config.nodeName()));
+        .min(
+            Comparator.<Pod, Boolean>comparing(
+                    p -> !BindPhase.ALLOCATING.wire().equals(annotation(p, Annotations.BIND_PHASE)))
+                .thenComparing(p -> bindTime(p))
+                .thenComparing(Allocator::name))
+        .orElseThrow(
+            () -> new AllocationException("no binding pod found on node " + config.nodeName()));
   }
 
   /** Null when the pod waits for its devices on this node, else why not. */
@@ -209,7 +241,8 @@ public final class Allocator {
       return "no " + Annotations.BIND_TIME;
     }
     String bindPhase = annotation(pod, Annotations.BIND_PHASE);
-    if (!BindPhase.ALLOCATING.wire().equals(bindPhase) && !BindPhase.SUCCESS.wire().equals(bindPhase)) {
+    if (!BindPhase.ALLOCATING.wire().equals(bindPhase)
+        && !BindPhase.SUCCESS.wire().equals(bindPhase)) {
       return Annotations.BIND_PHASE + "=" + bindPhase;
     }
     if (!config.nodeName().equals(annotation(pod, Annotations.VGPU_NODE))) {
@@ -253,13 +286,18 @@ public final class Allocator {
       if (lock == null) {
         return;
       }
-      if (!NodeLock.releasableBy(lock, pod.getMetadata().getNamespace(), pod.getMetadata().getName())) {
+      if (!NodeLock.releasableBy(
+          lock, pod.getMetadata().getNamespace(), pod.getMetadata().getName())) {
         log.info("node lock held by another pod, left in place lock={} pod={}", lock, name(pod));
         return;
       }
-      String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, null, node.getMetadata().getResourceVersion());
+      String patch =
+          AnnotationPatch.of(Annotations.MUTEX_LOCK, null, node.getMetadata().getResourceVersion());
       try {
-        client.nodes().resource(PatchTargets.node(config.nodeName())).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client
+            .nodes()
+            .resource(PatchTargets.node(config.nodeName()))
+            .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         return;
       } catch (KubernetesClientException e) {
         if (attempt >= 5) {
@@ -272,13 +310,15 @@ public final class Allocator {
   }
 
   private void patchPod(Pod pod, Map<String, @Nullable String> annotations) {
-    client.pods().resource(PatchTargets.pod(pod))
+    client
+        .pods()
+        .resource(PatchTargets.pod(pod))
         .patch(PatchContext.of(PatchType.JSON_MERGE), AnnotationPatch.of(annotations, null));
   }
 
   /**
-   * Chooses kubelet devices so that each container gets replicas of the GPUs the scheduler
-   * picked (spec §7.4). Falls back to kubelet's own order when no pod is pending.
+   * Chooses kubelet devices so that each container gets replicas of the GPUs the scheduler picked
+   * (spec §7.4). Falls back to kubelet's own order when no pod is pending.
    */
   public synchronized PreferredAllocationResponse preferred(PreferredAllocationRequest request) {
     List<List<ContainerDevice>> wanted = List.of();
@@ -287,8 +327,10 @@ public final class Allocator {
         Pod pod = findPendingPod();
         String raw = annotation(pod, Annotations.VGPU_DEVICES_TO_ALLOCATE);
         if (raw != null) {
-          wanted = PodDevicesCodec.decode(raw).orElse(PodDevices.empty()).containers().stream()
-              .filter(e -> !e.isEmpty()).toList();
+          wanted =
+              PodDevicesCodec.decode(raw).orElse(PodDevices.empty()).containers().stream()
+                  .filter(e -> !e.isEmpty())
+                  .toList();
         }
       } catch (AllocationException | KubernetesClientException e) {
         log.info("preferred allocation without the scheduler's choice: {}", e.getMessage());

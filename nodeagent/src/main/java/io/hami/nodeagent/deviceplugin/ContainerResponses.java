@@ -3,11 +3,11 @@ package io.hami.nodeagent.deviceplugin;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.model.pod.ContainerDevice;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.Mount;
-import io.hami.model.pod.ContainerDevice;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,10 @@ final class ContainerResponses {
   }
 
   static ContainerAllocateResponse build(
-      NodeAgentConfig config, Pod pod, Container container, List<ContainerDevice> devices,
+      NodeAgentConfig config,
+      Pod pod,
+      Container container,
+      List<ContainerDevice> devices,
       String cacheName)
       throws AllocationException {
     Set<String> uuids = new LinkedHashSet<>();
@@ -67,7 +71,10 @@ final class ContainerResponses {
     }
 
     Path containerDir =
-        config.hookPath().resolve("vgpu").resolve("containers")
+        config
+            .hookPath()
+            .resolve("vgpu")
+            .resolve("containers")
             .resolve(pod.getMetadata().getUid() + "_" + container.getName());
     recreate(containerDir);
     r.addMounts(mount(vgpu + "/libvgpu.so", vgpu + "/libvgpu.so", true));
@@ -84,8 +91,8 @@ final class ContainerResponses {
   }
 
   /**
-   * True when the container asks for {@code CUDA_DISABLE_CONTROL} and the agent allows it; a
-   * tenant cannot opt out of its limits unless the operator said so.
+   * True when the container asks for {@code CUDA_DISABLE_CONTROL} and the agent allows it; a tenant
+   * cannot opt out of its limits unless the operator said so.
    */
   static boolean controlDisabled(NodeAgentConfig config, Pod pod, Container container) {
     boolean asked = false;
@@ -97,18 +104,23 @@ final class ContainerResponses {
       }
     }
     if (asked && !config.allowDisableControl()) {
-      log.warn("ignoring {}=true: not allowed on this node pod={}/{} container={}", DISABLE_CONTROL,
-          pod.getMetadata().getNamespace(), pod.getMetadata().getName(), container.getName());
+      log.warn(
+          "ignoring {}=true: not allowed on this node pod={}/{} container={}",
+          DISABLE_CONTROL,
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          container.getName());
       return false;
     }
     return asked;
   }
 
-  static boolean parseGoBool(@org.jspecify.annotations.Nullable String v) {
-    return v != null && switch (v) {
-      case "1", "t", "T", "true", "TRUE", "True" -> true;
-      default -> false;
-    };
+  static boolean parseGoBool(@Nullable String v) {
+    return v != null
+        && switch (v) {
+          case "1", "t", "T", "true", "TRUE", "True" -> true;
+          default -> false;
+        };
   }
 
   private static Mount mount(String containerPath, String hostPath, boolean readOnly) {
@@ -123,19 +135,22 @@ final class ContainerResponses {
   private static void recreate(Path dir) throws AllocationException {
     try {
       if (Files.exists(dir)) {
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-            Files.delete(file);
-            return FileVisitResult.CONTINUE;
-          }
+        Files.walkFileTree(
+            dir,
+            new SimpleFileVisitor<>() {
+              @Override
+              public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                  throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+              }
 
-          @Override
-          public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-            Files.delete(d);
-            return FileVisitResult.CONTINUE;
-          }
-        });
+              @Override
+              public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                Files.delete(d);
+                return FileVisitResult.CONTINUE;
+              }
+            });
       }
       Files.createDirectories(dir);
       Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));

@@ -24,9 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves the device plugin on its Unix socket in kubelet's device-plugin directory and
- * registers it with kubelet (spec §7.2). {@link #restart} serves a fresh socket and registers
- * again, as needed after kubelet restarts; the socket is removed on stop.
+ * Serves the device plugin on its Unix socket in kubelet's device-plugin directory and registers it
+ * with kubelet (spec §7.2). {@link #restart} serves a fresh socket and registers again, as needed
+ * after kubelet restarts; the socket is removed on stop.
  */
 public final class DevicePluginServer extends AbstractIdleService {
   private static final Logger log = LoggerFactory.getLogger(DevicePluginServer.class);
@@ -123,7 +123,9 @@ public final class DevicePluginServer extends AbstractIdleService {
                           .setGetPreferredAllocationAvailable(config.preferredAllocation()))
                   .build());
       registered = true;
-      log.info("registered with kubelet resource={} endpoint={}", config.resourceName(),
+      log.info(
+          "registered with kubelet resource={} endpoint={}",
+          config.resourceName(),
           config.socketName());
     } catch (RuntimeException e) {
       registered = false;

@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kubelet device-plugin API: translates to {@link GpuInventory} and {@link Allocator} and
- * back. ListAndWatch re-sends the whole list on every health change.
+ * The kubelet device-plugin API: translates to {@link GpuInventory} and {@link Allocator} and back.
+ * ListAndWatch re-sends the whole list on every health change.
  */
 public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
   private static final Logger log = LoggerFactory.getLogger(DevicePluginService.class);
@@ -105,7 +105,8 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
         stream.onNext(
             ListAndWatchResponse.newBuilder()
                 .addAllDevices(
-                    KubeletDevices.of(inventory.snapshot(), config.splitCount(), config.numaTopology()))
+                    KubeletDevices.of(
+                        inventory.snapshot(), config.splitCount(), config.numaTopology()))
                 .build());
       } catch (RuntimeException e) {
         log.info("ListAndWatch stream closed: {}", e.toString());

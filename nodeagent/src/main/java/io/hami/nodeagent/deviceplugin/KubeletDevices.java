@@ -34,7 +34,10 @@ public final class KubeletDevices {
     return out.build();
   }
 
-  /** Whether kubelet device {@code id} is a replica of GPU {@code uuid} ({@code <uuid>-<n>} or {@code <uuid>::<n>}). */
+  /**
+   * Whether kubelet device {@code id} is a replica of GPU {@code uuid} ({@code <uuid>-<n>} or
+   * {@code <uuid>::<n>}).
+   */
   public static boolean isReplicaOf(String id, String uuid) {
     if (physicalId(id).equals(uuid)) {
       return true;
@@ -47,8 +50,8 @@ public final class KubeletDevices {
   }
 
   /**
-   * The physical GPU of a kubelet device ID: strip {@code ::<n>}, or a trailing {@code -<n>}
-   * when the ID has exactly 6 dashes (a GPU UUID has 5).
+   * The physical GPU of a kubelet device ID: strip {@code ::<n>}, or a trailing {@code -<n>} when
+   * the ID has exactly 6 dashes (a GPU UUID has 5).
    */
   public static String physicalId(String id) {
     int colons = id.indexOf("::");

@@ -4,6 +4,7 @@ import com.google.common.util.concurrent.AbstractExecutionThreadService;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
@@ -35,7 +36,7 @@ public final class KubeletWatcher extends AbstractExecutionThreadService {
 
   @Override
   protected void startUp() throws IOException {
-    java.nio.file.Files.createDirectories(deviceDir);
+    Files.createDirectories(deviceDir);
     WatchService w = FileSystems.getDefault().newWatchService();
     deviceDir.register(w, StandardWatchEventKinds.ENTRY_CREATE);
     watcher = w;
@@ -57,13 +58,15 @@ public final class KubeletWatcher extends AbstractExecutionThreadService {
       }
       boolean kubeletRestarted = false;
       for (WatchEvent<?> ev : key.pollEvents()) {
-        if (ev.context() instanceof Path p && p.toString().equals(DevicePluginServer.KUBELET_SOCKET)) {
+        if (ev.context() instanceof Path p
+            && p.toString().equals(DevicePluginServer.KUBELET_SOCKET)) {
           kubeletRestarted = true;
         }
       }
       key.reset();
       if (kubeletRestarted) {
-        log.info("{} created: kubelet restarted, registering again", DevicePluginServer.KUBELET_SOCKET);
+        log.info(
+            "{} created: kubelet restarted, registering again", DevicePluginServer.KUBELET_SOCKET);
         try {
           server.restart();
         } catch (IOException | RuntimeException e) {

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The GPUs this agent serves and their health. Thread-safe; readers get immutable snapshots and
- * listeners run on the thread that changed the health. A GPU never recovers without a restart,
- * as in the reference plugin.
+ * listeners run on the thread that changed the health. A GPU never recovers without a restart, as
+ * in the reference plugin.
  */
 public final class GpuInventory {
   private static final Logger log = LoggerFactory.getLogger(GpuInventory.class);

@@ -24,7 +24,8 @@ public final class HealthMonitor extends AbstractExecutionThreadService {
   private final HealthCheckPolicy policy;
   private final Duration slice;
 
-  public HealthMonitor(Nvml nvml, GpuInventory inventory, HealthCheckPolicy policy, Duration slice) {
+  public HealthMonitor(
+      Nvml nvml, GpuInventory inventory, HealthCheckPolicy policy, Duration slice) {
     this.nvml = nvml;
     this.inventory = inventory;
     this.policy = policy;

@@ -20,13 +20,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per-container gauges read, when scraped, from libvgpu's shared regions under
- * {@code <hook>/vgpu/containers/<podUID>_<container>/*.cache}. Directories of pods that are not
- * on this node any more are skipped.
+ * Per-container gauges read, when scraped, from libvgpu's shared regions under {@code
+ * <hook>/vgpu/containers/<podUID>_<container>/*.cache}. Directories of pods that are not on this
+ * node any more are skipped.
  */
 public final class ContainerMetrics {
   private static final Logger log = LoggerFactory.getLogger(ContainerMetrics.class);
-  private static final String[] LABELS = {"namespace", "pod", "container", "vdevice_index", "device_uuid"};
+  private static final String[] LABELS = {
+    "namespace", "pod", "container", "vdevice_index", "device_uuid"
+  };
 
   private final Path containersDir;
   private final Supplier<List<Pod>> pods;
@@ -36,7 +38,8 @@ public final class ContainerMetrics {
       Suppliers.memoizeWithExpiration(this::samples, 1, TimeUnit.SECONDS);
 
   /** One container's region with the pod it belongs to. */
-  public record Sample(String namespace, String pod, String container, SharedRegion.Snapshot region) {}
+  public record Sample(
+      String namespace, String pod, String container, SharedRegion.Snapshot region) {}
 
   public ContainerMetrics(Path hookPath, Supplier<List<Pod>> pods, Clock clock) {
     this.containersDir = hookPath.resolve("vgpu").resolve("containers");
@@ -45,32 +48,58 @@ public final class ContainerMetrics {
   }
 
   public void register(PrometheusRegistry registry) {
-    device(registry, "hami_vgpu_memory_used_bytes", "GPU memory used by the container",
+    device(
+        registry,
+        "hami_vgpu_memory_used_bytes",
+        "GPU memory used by the container",
         (s, d) -> d.memUsedBytes());
-    device(registry, "hami_vgpu_memory_limit_bytes", "GPU memory limit of the container (0: none)",
+    device(
+        registry,
+        "hami_vgpu_memory_limit_bytes",
+        "GPU memory limit of the container (0: none)",
         (s, d) -> d.memLimitBytes());
-    device(registry, "hami_vgpu_memory_peak_bytes", "Highest GPU memory use of the container",
+    device(
+        registry,
+        "hami_vgpu_memory_peak_bytes",
+        "Highest GPU memory use of the container",
         (s, d) -> d.memPeakBytes());
-    device(registry, "hami_container_device_utilization_ratio", "SM utilization of the container, 0..1",
+    device(
+        registry,
+        "hami_container_device_utilization_ratio",
+        "SM utilization of the container, 0..1",
         (s, d) -> d.smUtil() / 100.0);
-    device(registry, "hami_container_device_core_limit_ratio", "SM limit of the container, 0..1 (0: none)",
+    device(
+        registry,
+        "hami_container_device_core_limit_ratio",
+        "SM limit of the container, 0..1 (0: none)",
         (s, d) -> d.smLimit() / 100.0);
-    device(registry, "hami_container_device_busy_seconds", "GPU time charged to the container's launches",
+    device(
+        registry,
+        "hami_container_device_busy_seconds",
+        "GPU time charged to the container's launches",
         (s, d) -> d.busyNanos() / 1e9);
-    device(registry, "hami_container_device_throttled_seconds", "Time the container's launches waited",
+    device(
+        registry,
+        "hami_container_device_throttled_seconds",
+        "Time the container's launches waited",
         (s, d) -> d.throttledNanos() / 1e9);
     GaugeWithCallback.builder()
         .name("hami_container_last_kernel_elapsed_seconds")
         .help("Seconds since the container's latest kernel launch")
         .labelNames("namespace", "pod", "container")
-        .callback(cb -> {
-          long now = clock.instant().getEpochSecond();
-          for (Sample s : scrape.get()) {
-            if (s.region().lastKernelTime() > 0) {
-              cb.call((double) Math.max(0, now - s.region().lastKernelTime()), s.namespace(), s.pod(), s.container());
-            }
-          }
-        })
+        .callback(
+            cb -> {
+              long now = clock.instant().getEpochSecond();
+              for (Sample s : scrape.get()) {
+                if (s.region().lastKernelTime() > 0) {
+                  cb.call(
+                      (double) Math.max(0, now - s.region().lastKernelTime()),
+                      s.namespace(),
+                      s.pod(),
+                      s.container());
+                }
+              }
+            })
         .register(registry);
   }
 
@@ -83,13 +112,20 @@ public final class ContainerMetrics {
         .name(name)
         .help(help)
         .labelNames(LABELS)
-        .callback(cb -> {
-          for (Sample s : scrape.get()) {
-            for (SharedRegion.DeviceUsage d : s.region().devices()) {
-              cb.call(value.of(s, d), s.namespace(), s.pod(), s.container(), Integer.toString(d.index()), d.uuid());
-            }
-          }
-        })
+        .callback(
+            cb -> {
+              for (Sample s : scrape.get()) {
+                for (SharedRegion.DeviceUsage d : s.region().devices()) {
+                  cb.call(
+                      value.of(s, d),
+                      s.namespace(),
+                      s.pod(),
+                      s.container(),
+                      Integer.toString(d.index()),
+                      d.uuid());
+                }
+              }
+            })
         .register(registry);
   }
 
@@ -119,8 +155,12 @@ public final class ContainerMetrics {
         try (DirectoryStream<Path> caches = Files.newDirectoryStream(dir, "*.cache")) {
           for (Path cache : caches) {
             try {
-              out.add(new Sample(pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
-                  name.substring(sep + 1), SharedRegion.read(cache)));
+              out.add(
+                  new Sample(
+                      pod.getMetadata().getNamespace(),
+                      pod.getMetadata().getName(),
+                      name.substring(sep + 1),
+                      SharedRegion.read(cache)));
             } catch (SharedRegion.RegionException e) {
               log.debug("skipping region: {}", e.getMessage());
             }

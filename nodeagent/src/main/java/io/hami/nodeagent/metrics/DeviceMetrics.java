@@ -2,15 +2,15 @@ package io.hami.nodeagent.metrics;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.kube.PodPhases;
+import io.hami.model.Annotations;
+import io.hami.model.device.NodeDevice;
+import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.PodDevices;
+import io.hami.model.pod.PodDevicesCodec;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.publish.RegisterRecords;
-import io.hami.model.Annotations;
-import io.hami.model.pod.ContainerDevice;
-import io.hami.model.device.NodeDevice;
-import io.hami.model.pod.PodDevices;
-import io.hami.model.pod.PodDevicesCodec;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.HashMap;
@@ -48,17 +48,32 @@ public final class DeviceMetrics {
   }
 
   public void register(PrometheusRegistry registry) {
-    gauge(registry, "hami_node_gpu_memory_total_bytes", "GPU memory registered for sharing",
+    gauge(
+        registry,
+        "hami_node_gpu_memory_total_bytes",
+        "GPU memory registered for sharing",
         (r, u) -> r.devmem() * 1048576.0);
-    gauge(registry, "hami_node_gpu_memory_allocated_bytes", "GPU memory given to pods",
+    gauge(
+        registry,
+        "hami_node_gpu_memory_allocated_bytes",
+        "GPU memory given to pods",
         (r, u) -> u.memoryMiB() * 1048576.0);
-    gauge(registry, "hami_node_gpu_cores_total", "GPU core capacity in percent",
+    gauge(
+        registry,
+        "hami_node_gpu_cores_total",
+        "GPU core capacity in percent",
         (r, u) -> r.devcore());
-    gauge(registry, "hami_node_gpu_cores_allocated", "GPU cores given to pods, in percent",
+    gauge(
+        registry,
+        "hami_node_gpu_cores_allocated",
+        "GPU cores given to pods, in percent",
         (r, u) -> u.cores());
     gauge(registry, "hami_node_gpu_slots_total", "vGPU slots (split count)", (r, u) -> r.count());
     gauge(registry, "hami_node_gpu_slots_used", "vGPU slots in use", (r, u) -> u.slots());
-    gauge(registry, "hami_node_gpu_healthy", "1 when the GPU is healthy",
+    gauge(
+        registry,
+        "hami_node_gpu_healthy",
+        "1 when the GPU is healthy",
         (r, u) -> r.health() ? 1 : 0);
   }
 
@@ -71,15 +86,20 @@ public final class DeviceMetrics {
         .name(name)
         .help(help)
         .labelNames(LABELS)
-        .callback(cb -> {
-          List<Gpu> gpus = inventory.snapshot();
-          List<NodeDevice> records = RegisterRecords.build(config, gpus);
-          Map<String, Usage> usage = usage(config.nodeName(), safePods());
-          for (NodeDevice r : records) {
-            cb.call(value.of(r, usage.getOrDefault(r.id(), Usage.NONE)),
-                config.nodeName(), r.id(), Integer.toString(r.index()), r.type());
-          }
-        })
+        .callback(
+            cb -> {
+              List<Gpu> gpus = inventory.snapshot();
+              List<NodeDevice> records = RegisterRecords.build(config, gpus);
+              Map<String, Usage> usage = usage(config.nodeName(), safePods());
+              for (NodeDevice r : records) {
+                cb.call(
+                    value.of(r, usage.getOrDefault(r.id(), Usage.NONE)),
+                    config.nodeName(),
+                    r.id(),
+                    Integer.toString(r.index()),
+                    r.type());
+              }
+            })
         .register(registry);
   }
 
@@ -100,19 +120,28 @@ public final class DeviceMetrics {
         continue;
       }
       Map<String, String> a = p.getMetadata().getAnnotations();
-      if (a == null || !node.equals(a.get(Annotations.VGPU_NODE)) || a.get(Annotations.VGPU_DEVICES_ALLOCATED) == null) {
+      if (a == null
+          || !node.equals(a.get(Annotations.VGPU_NODE))
+          || a.get(Annotations.VGPU_DEVICES_ALLOCATED) == null) {
         continue;
       }
       var decoded = PodDevicesCodec.decode(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
       if (decoded.failure().isPresent()) {
-        log.debug("skipping pod with a malformed {} pod={}: {}", Annotations.VGPU_DEVICES_ALLOCATED,
-            p.getMetadata().getName(), decoded.failure().get());
+        log.debug(
+            "skipping pod with a malformed {} pod={}: {}",
+            Annotations.VGPU_DEVICES_ALLOCATED,
+            p.getMetadata().getName(),
+            decoded.failure().get());
         continue;
       }
       for (List<ContainerDevice> ctr : decoded.orElse(PodDevices.empty()).containers()) {
         for (ContainerDevice d : ctr) {
-          out.merge(d.uuid(), Usage.NONE.plus(d), (x, y) ->
-              new Usage(x.memoryMiB() + y.memoryMiB(), x.cores() + y.cores(), x.slots() + y.slots()));
+          out.merge(
+              d.uuid(),
+              Usage.NONE.plus(d),
+              (x, y) ->
+                  new Usage(
+                      x.memoryMiB() + y.memoryMiB(), x.cores() + y.cores(), x.slots() + y.slots()));
         }
       }
     }

@@ -26,11 +26,12 @@ public final class MetricsServer extends AbstractIdleService {
 
   @Override
   protected void startUp() throws IOException {
-    server = HTTPServer.builder()
-        .hostname(address.getHostString())
-        .port(address.getPort())
-        .registry(registry)
-        .buildAndStart();
+    server =
+        HTTPServer.builder()
+            .hostname(address.getHostString())
+            .port(address.getPort())
+            .registry(registry)
+            .buildAndStart();
   }
 
   @Override

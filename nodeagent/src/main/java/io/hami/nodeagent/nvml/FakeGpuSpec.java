@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
  * Parses a fake GPU description such as {@code 8xNVIDIA-H200:143771MiB,numa=0-1}.
  *
  * <p>Grammar: groups separated by {@code +}; each group is {@code <count>x<model>:<memory>} with
- * memory in {@code MiB} or {@code GiB}, followed by optional {@code ,numa=<n>} or
- * {@code ,numa=<first>-<last>} (GPUs are spread over the nodes in contiguous blocks). UUIDs are
- * derived from the node name and the index, so they stay stable across restarts.
+ * memory in {@code MiB} or {@code GiB}, followed by optional {@code ,numa=<n>} or {@code
+ * ,numa=<first>-<last>} (GPUs are spread over the nodes in contiguous blocks). UUIDs are derived
+ * from the node name and the index, so they stay stable across restarts.
  */
 public final class FakeGpuSpec {
   private static final Pattern GROUP =
@@ -53,7 +53,8 @@ public final class FakeGpuSpec {
         }
         String[] kv = opt.split("=", 2);
         if (!kv[0].equals("numa")) {
-          throw new IllegalArgumentException("unknown fake GPU option '" + kv[0] + "' in '" + group + "'");
+          throw new IllegalArgumentException(
+              "unknown fake GPU option '" + kv[0] + "' in '" + group + "'");
         }
         String[] range = kv[1].split("-", 2);
         numaFirst = parseInt(range[0], "numa", group);

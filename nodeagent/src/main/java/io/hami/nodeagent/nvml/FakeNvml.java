@@ -9,9 +9,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * GPUs that exist only in memory, for tests and {@code --fake-gpus}. GPUs on the same NUMA node
- * are linked through a host bridge, others across CPUs; NVLinks can be added. XID errors are
- * injected with {@link #injectXid}.
+ * GPUs that exist only in memory, for tests and {@code --fake-gpus}. GPUs on the same NUMA node are
+ * linked through a host bridge, others across CPUs; NVLinks can be added. XID errors are injected
+ * with {@link #injectXid}.
  */
 public final class FakeNvml implements Nvml {
   private final ImmutableList<GpuInfo> devices;

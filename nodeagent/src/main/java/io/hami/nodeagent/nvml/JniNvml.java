@@ -89,7 +89,8 @@ public final class JniNvml implements Nvml {
     return new XidWatch() {
       @Override
       public Optional<XidEvent> await(Duration timeout) throws NvmlException {
-        long[] ev = NvmlNatives.eventWait(set, (int) Math.min(timeout.toMillis(), Integer.MAX_VALUE));
+        long[] ev =
+            NvmlNatives.eventWait(set, (int) Math.min(timeout.toMillis(), Integer.MAX_VALUE));
         return ev == null ? Optional.empty() : Optional.of(new XidEvent((int) ev[0], ev[2]));
       }
 

@@ -3,9 +3,9 @@ package io.hami.nodeagent.nvml;
 import java.util.List;
 
 /**
- * The part of NVML the node agent uses. Implementations: {@link JniNvml} (the driver),
- * {@link FakeNvml} (tests and {@code --fake-gpus}) and {@link NullNvml} (no GPUs).
- * Methods may be called from several threads.
+ * The part of NVML the node agent uses. Implementations: {@link JniNvml} (the driver), {@link
+ * FakeNvml} (tests and {@code --fake-gpus}) and {@link NullNvml} (no GPUs). Methods may be called
+ * from several threads.
  */
 public interface Nvml extends AutoCloseable {
 

@@ -3,8 +3,8 @@ package io.hami.nodeagent.nvml;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The natives of the NVML shim ({@code src/main/c/hami_nvml.c}), registered in its
- * {@code JNI_OnLoad}. Failures throw {@link NvmlException}. Handles are NVML device pointers.
+ * The natives of the NVML shim ({@code src/main/c/hami_nvml.c}), registered in its {@code
+ * JNI_OnLoad}. Failures throw {@link NvmlException}. Handles are NVML device pointers.
  */
 final class NvmlNatives {
   private NvmlNatives() {}

@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
-import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
+import io.hami.model.Annotations;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.handshake.Handshake;
 import io.hami.nodeagent.config.NodeAgentConfig;
@@ -78,8 +78,11 @@ public final class NodeRegistrar extends AbstractScheduledService {
       registerOnce();
       nextDelay = config.registerInterval();
     } catch (RuntimeException | NvmlException e) {
-      log.warn("node registration failed node={}, retrying in {}", config.nodeName(),
-          config.registerErrorInterval(), e);
+      log.warn(
+          "node registration failed node={}, retrying in {}",
+          config.nodeName(),
+          config.registerErrorInterval(),
+          e);
       nextDelay = config.registerErrorInterval();
     }
   }
@@ -93,7 +96,9 @@ public final class NodeRegistrar extends AbstractScheduledService {
       throw new IllegalStateException("node " + config.nodeName() + " not found");
     }
     Map<String, String> current =
-        node.getMetadata().getAnnotations() == null ? Map.of() : node.getMetadata().getAnnotations();
+        node.getMetadata().getAnnotations() == null
+            ? Map.of()
+            : node.getMetadata().getAnnotations();
     Map<String, @Nullable String> patch = new LinkedHashMap<>();
     if (!register.equals(current.get(Annotations.NODE_NVIDIA_REGISTER))) {
       patch.put(Annotations.NODE_NVIDIA_REGISTER, register);
@@ -108,8 +113,12 @@ public final class NodeRegistrar extends AbstractScheduledService {
       }
     }
     String handshake = current.get(Annotations.NODE_HANDSHAKE);
-    if (config.answerHandshake() && handshake != null && !(Handshake.parse(handshake) instanceof Handshake.Reported)) {
-      patch.put(Annotations.NODE_HANDSHAKE, "Reported " + REPORTED.format(clock.instant().atZone(ZoneOffset.UTC)));
+    if (config.answerHandshake()
+        && handshake != null
+        && !(Handshake.parse(handshake) instanceof Handshake.Reported)) {
+      patch.put(
+          Annotations.NODE_HANDSHAKE,
+          "Reported " + REPORTED.format(clock.instant().atZone(ZoneOffset.UTC)));
     }
     if (patch.isEmpty()) {
       return Outcome.UNCHANGED;

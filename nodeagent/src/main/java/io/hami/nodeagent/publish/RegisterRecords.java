@@ -1,10 +1,10 @@
 package io.hami.nodeagent.publish;
 
 import com.google.common.collect.ImmutableList;
+import io.hami.model.device.NodeDevice;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.health.Gpu;
-import io.hami.model.device.NodeDevice;
 import java.util.List;
 
 /** Builds the register records from the GPUs and the config (spec §7.1). */

@@ -1,7 +1,7 @@
 package io.hami.nodeagent.publish;
 
-import io.hami.nodeagent.health.Gpu;
 import io.hami.model.JsonStrings;
+import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
 import java.util.ArrayList;

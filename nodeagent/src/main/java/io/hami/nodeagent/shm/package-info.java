@@ -1,4 +1,7 @@
-/** Reads libvgpu's per-container shared accounting region ({@code libvgpu/include/vgpu/shared_region.h}). */
+/**
+ * Reads libvgpu's per-container shared accounting region ({@code
+ * libvgpu/include/vgpu/shared_region.h}).
+ */
 @NullMarked
 package io.hami.nodeagent.shm;
 

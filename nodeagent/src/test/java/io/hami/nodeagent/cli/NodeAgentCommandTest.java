@@ -2,9 +2,14 @@ package io.hami.nodeagent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hami.nodeagent.nvml.FakeGpuSpec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class NodeAgentCommandTest {
@@ -29,7 +34,13 @@ class NodeAgentCommandTest {
    */
   @Test
   void fakeGpusRegisterAnnotationIsExactlyTheSpecsForm() {
-    Result r = run("--node-name", "n1", "--fake-gpus", "8xNVIDIA-H200:143771MiB,numa=0-1", "--print-register");
+    Result r =
+        run(
+            "--node-name",
+            "n1",
+            "--fake-gpus",
+            "8xNVIDIA-H200:143771MiB,numa=0-1",
+            "--print-register");
 
     String[] uuids = {
       "GPU-b07be74f-7453-3786-9e19-9a02a6f13ceb", "GPU-27cf5db2-5ce3-30dc-8856-322369f9dfa2",
@@ -56,56 +67,110 @@ class NodeAgentCommandTest {
 
   @Test
   void scalingAndSplitReachTheAnnotation() {
-    Result r = run("--node-name", "n1", "--fake-gpus", "1xTesla T4:15360MiB", "--print-register",
-        "--device-split-count", "4", "--device-memory-scaling", "1.5", "--device-core-scaling", "2", "--mode", "mps");
+    Result r =
+        run(
+            "--node-name",
+            "n1",
+            "--fake-gpus",
+            "1xTesla T4:15360MiB",
+            "--print-register",
+            "--device-split-count",
+            "4",
+            "--device-memory-scaling",
+            "1.5",
+            "--device-core-scaling",
+            "2",
+            "--mode",
+            "mps");
 
-    assertThat(r.out()).isEqualTo("[{\"id\":\"" + io.hami.nodeagent.nvml.FakeGpuSpec.uuid("n1", 0)
-        + "\",\"count\":4,\"devmem\":23040,\"devcore\":200,\"type\":\"NVIDIA-Tesla T4\",\"mode\":\"mps\",\"health\":true}]\n");
+    assertThat(r.out())
+        .isEqualTo(
+            "[{\"id\":\""
+                + FakeGpuSpec.uuid("n1", 0)
+                + "\",\"count\":4,\"devmem\":23040,\"devcore\":200,\"type\":\"NVIDIA-Tesla T4\",\"mode\":\"mps\",\"health\":true}]\n");
   }
 
   @Test
   void badFlagsExitTwoAndPrintEveryProblem() {
-    Result r = run("--node-name", "", "--device-split-count", "abc", "--device-memory-scaling", "-1",
-        "--mode", "foo", "--metrics-address", "nope", "--register-interval", "10 sec",
-        "--fake-gpus", "3xT4", "--resource-name", "gpu", "--lib-cuda-log-level", "9", "--exclude-gpu", "x");
+    Result r =
+        run(
+            "--node-name",
+            "",
+            "--device-split-count",
+            "abc",
+            "--device-memory-scaling",
+            "-1",
+            "--mode",
+            "foo",
+            "--metrics-address",
+            "nope",
+            "--register-interval",
+            "10 sec",
+            "--fake-gpus",
+            "3xT4",
+            "--resource-name",
+            "gpu",
+            "--lib-cuda-log-level",
+            "9",
+            "--exclude-gpu",
+            "x");
 
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err().lines()).containsExactlyInAnyOrder(
-        "error: --device-split-count: 'abc' is not an integer",
-        "error: --mode: 'foo' is not hami-core, mig or mps",
-        "error: --register-interval: '10 sec' is not a duration such as 30s, 500ms or 1m",
-        "error: --exclude-gpu: 'x' is neither a GPU UUID nor an index",
-        "error: --metrics-address: 'nope' is not [host]:port",
-        "error: node name: must be set (--node-name or NODE_NAME)",
-        "error: resource name: 'gpu' is not <domain>/<name>",
-        "error: device memory scaling: -1.0 must be > 0",
-        "error: libcuda log level: '9' is not 0..4",
-        "error: --fake-gpus: fake GPU group '3xT4' is not <count>x<model>:<memory>MiB|GiB[,numa=a-b]");
+    assertThat(r.err().lines())
+        .containsExactlyInAnyOrder(
+            "error: --device-split-count: 'abc' is not an integer",
+            "error: --mode: 'foo' is not hami-core, mig or mps",
+            "error: --register-interval: '10 sec' is not a duration such as 30s, 500ms or 1m",
+            "error: --exclude-gpu: 'x' is neither a GPU UUID nor an index",
+            "error: --metrics-address: 'nope' is not [host]:port",
+            "error: node name: must be set (--node-name or NODE_NAME)",
+            "error: resource name: 'gpu' is not <domain>/<name>",
+            "error: device memory scaling: -1.0 must be > 0",
+            "error: libcuda log level: '9' is not 0..4",
+            "error: --fake-gpus: fake GPU group '3xT4' is not <count>x<model>:<memory>MiB|GiB[,numa=a-b]");
   }
 
   @Test
-  void flagsWinOverFilesAndFilesOverDefaults(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-    java.nio.file.Path yaml = dir.resolve("device-config.yaml");
-    java.nio.file.Files.writeString(yaml, "nvidia:\n  deviceSplitCount: 5\n  deviceMemoryScaling: 2\n");
+  void flagsWinOverFilesAndFilesOverDefaults(@TempDir Path dir) throws Exception {
+    Path yaml = dir.resolve("device-config.yaml");
+    Files.writeString(yaml, "nvidia:\n  deviceSplitCount: 5\n  deviceMemoryScaling: 2\n");
 
-    Result r = run("--node-name", "n1", "--fake-gpus", "1xA10:1000MiB", "--print-register",
-        "--device-config-file", yaml.toString(), "--device-split-count", "3");
+    Result r =
+        run(
+            "--node-name",
+            "n1",
+            "--fake-gpus",
+            "1xA10:1000MiB",
+            "--print-register",
+            "--device-config-file",
+            yaml.toString(),
+            "--device-split-count",
+            "3");
 
     assertThat(r.out()).contains("\"count\":3,\"devmem\":2000,");
   }
 
   @Test
-  void badConfigFileExitsTwo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-    java.nio.file.Path yaml = dir.resolve("device-config.yaml");
-    java.nio.file.Files.writeString(yaml, "nvidia:\n  deviceSplitCount: x\n");
+  void badConfigFileExitsTwo(@TempDir Path dir) throws Exception {
+    Path yaml = dir.resolve("device-config.yaml");
+    Files.writeString(yaml, "nvidia:\n  deviceSplitCount: x\n");
 
-    Result r = run("--node-name", "n1", "--fake-gpus", "1xA10:1000MiB", "--device-config-file", yaml.toString(),
-        "--device-core-scaling", "z");
+    Result r =
+        run(
+            "--node-name",
+            "n1",
+            "--fake-gpus",
+            "1xA10:1000MiB",
+            "--device-config-file",
+            yaml.toString(),
+            "--device-core-scaling",
+            "z");
 
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err().lines()).containsExactlyInAnyOrder(
-        "error: " + yaml + ": nvidia.deviceSplitCount: 'x' must be an integer",
-        "error: --device-core-scaling: 'z' is not a number");
+    assertThat(r.err().lines())
+        .containsExactlyInAnyOrder(
+            "error: " + yaml + ": nvidia.deviceSplitCount: 'x' must be an integer",
+            "error: --device-core-scaling: 'z' is not a number");
   }
 
   @Test
@@ -115,8 +180,7 @@ class NodeAgentCommandTest {
 
   @Test
   void withoutNvmlTheAgentSaysSoAndExitsThree() {
-    org.junit.jupiter.api.Assumptions.assumeFalse(
-        java.nio.file.Files.exists(java.nio.file.Path.of("/dev/nvidiactl")), "a GPU host");
+    Assumptions.assumeFalse(Files.exists(Path.of("/dev/nvidiactl")), "a GPU host");
     Result r = run("--node-name", "n1", "--print-register");
     assertThat(r.code()).isEqualTo(3);
     assertThat(r.err()).startsWith("error: NVML not available");

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 class FileSettingsTest {
   @TempDir Path dir;
 
-  static final String DEVICE_CONFIG = """
+  static final String DEVICE_CONFIG =
+      """
       nvidia:
         resourceCountName: nvidia.com/gpu
         resourceMemoryName: nvidia.com/gpumem
@@ -30,7 +31,8 @@ class FileSettingsTest {
         resourceCountName: cambricon.com/vmlu
       """;
 
-  static final String NODE_CONFIG = """
+  static final String NODE_CONFIG =
+      """
       {"nodeconfig":[
         {"name":"other","devicesplitcount":3},
         {"name":"gpu-1","operatingmode":"mps","devicesplitcount":4,"devicememoryscaling":1,
@@ -45,12 +47,26 @@ class FileSettingsTest {
     Files.writeString(dir.resolve("config.json"), NODE_CONFIG);
     List<String> errors = new ArrayList<>();
 
-    FileSettings s = FileSettings.deviceConfig(dir.resolve("device-config.yaml"), errors)
-        .overriddenBy(FileSettings.nodeConfig(dir.resolve("config.json"), "gpu-1", errors));
+    FileSettings s =
+        FileSettings.deviceConfig(dir.resolve("device-config.yaml"), errors)
+            .overriddenBy(FileSettings.nodeConfig(dir.resolve("config.json"), "gpu-1", errors));
 
     assertThat(errors).isEmpty();
-    assertThat(s).isEqualTo(new FileSettings("nvidia.com/gpu", 4, 1.0, 2.0, 0L, "3", false, false,
-        OperatingMode.MPS, true, List.of("GPU-x"), List.of(7)));
+    assertThat(s)
+        .isEqualTo(
+            new FileSettings(
+                "nvidia.com/gpu",
+                4,
+                1.0,
+                2.0,
+                0L,
+                "3",
+                false,
+                false,
+                OperatingMode.MPS,
+                true,
+                List.of("GPU-x"),
+                List.of(7)));
   }
 
   @Test
@@ -59,8 +75,9 @@ class FileSettingsTest {
     Files.writeString(dir.resolve("config.json"), NODE_CONFIG);
     List<String> errors = new ArrayList<>();
 
-    FileSettings s = FileSettings.deviceConfig(dir.resolve("device-config.yaml"), errors)
-        .overriddenBy(FileSettings.nodeConfig(dir.resolve("config.json"), "gpu-9", errors));
+    FileSettings s =
+        FileSettings.deviceConfig(dir.resolve("device-config.yaml"), errors)
+            .overriddenBy(FileSettings.nodeConfig(dir.resolve("config.json"), "gpu-9", errors));
 
     assertThat(s.splitCount()).isEqualTo(10);
     assertThat(s.memoryScaling()).isEqualTo(1.5);
@@ -85,7 +102,9 @@ class FileSettingsTest {
   @Test
   void badValuesAreAllReported() throws Exception {
     Path f = dir.resolve("bad.yaml");
-    Files.writeString(f, "nvidia:\n  deviceSplitCount: ten\n  deviceMemoryScaling: [1]\n  enableNumaTopology: maybe\n");
+    Files.writeString(
+        f,
+        "nvidia:\n  deviceSplitCount: ten\n  deviceMemoryScaling: [1]\n  enableNumaTopology: maybe\n");
     List<String> errors = new ArrayList<>();
 
     FileSettings.deviceConfig(f, errors);

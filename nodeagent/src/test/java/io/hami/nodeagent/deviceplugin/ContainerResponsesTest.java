@@ -20,12 +20,27 @@ import org.junit.jupiter.api.io.TempDir;
 class ContainerResponsesTest {
   @TempDir Path hook;
 
-  static final Pod POD = new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").withUid("u1").endMetadata().build();
-  static final List<ContainerDevice> DEVICES = List.of(
-      new ContainerDevice("GPU-a", "NVIDIA", 1000, 30), new ContainerDevice("GPU-a", "NVIDIA", 2000, 40));
+  static final Pod POD =
+      new PodBuilder()
+          .withNewMetadata()
+          .withName("p")
+          .withNamespace("ns")
+          .withUid("u1")
+          .endMetadata()
+          .build();
+  static final List<ContainerDevice> DEVICES =
+      List.of(
+          new ContainerDevice("GPU-a", "NVIDIA", 1000, 30),
+          new ContainerDevice("GPU-a", "NVIDIA", 2000, 40));
 
   static Container container(String disableControl) {
-    return new ContainerBuilder().withName("c").addNewEnv().withName("CUDA_DISABLE_CONTROL").withValue(disableControl).endEnv().build();
+    return new ContainerBuilder()
+        .withName("c")
+        .addNewEnv()
+        .withName("CUDA_DISABLE_CONTROL")
+        .withValue(disableControl)
+        .endEnv()
+        .build();
   }
 
   NodeAgentConfig.Builder config() {
@@ -34,21 +49,35 @@ class ContainerResponsesTest {
 
   @Test
   void disableControlIsIgnoredUnlessAllowed() throws Exception {
-    ContainerAllocateResponse denied = ContainerResponses.build(config().build(), POD, container("true"), DEVICES, "x");
+    ContainerAllocateResponse denied =
+        ContainerResponses.build(config().build(), POD, container("true"), DEVICES, "x");
     ContainerAllocateResponse allowed =
-        ContainerResponses.build(config().allowDisableControl(true).build(), POD, container("true"), DEVICES, "x");
+        ContainerResponses.build(
+            config().allowDisableControl(true).build(), POD, container("true"), DEVICES, "x");
     ContainerAllocateResponse notAsked =
-        ContainerResponses.build(config().allowDisableControl(true).build(), POD, container("false"), DEVICES, "x");
+        ContainerResponses.build(
+            config().allowDisableControl(true).build(), POD, container("false"), DEVICES, "x");
 
-    assertThat(denied.getMountsList()).extracting(Mount::getContainerPath).contains("/etc/ld.so.preload");
-    assertThat(allowed.getMountsList()).extracting(Mount::getContainerPath).doesNotContain("/etc/ld.so.preload");
-    assertThat(notAsked.getMountsList()).extracting(Mount::getContainerPath).contains("/etc/ld.so.preload");
+    assertThat(denied.getMountsList())
+        .extracting(Mount::getContainerPath)
+        .contains("/etc/ld.so.preload");
+    assertThat(allowed.getMountsList())
+        .extracting(Mount::getContainerPath)
+        .doesNotContain("/etc/ld.so.preload");
+    assertThat(notAsked.getMountsList())
+        .extracting(Mount::getContainerPath)
+        .contains("/etc/ld.so.preload");
   }
 
   @Test
   void optionalEnvFollowsTheConfig() throws Exception {
-    ContainerAllocateResponse r = ContainerResponses.build(
-        config().memoryScaling(1.5).libCudaLogLevel("4").disableCoreLimit(true).build(), POD, container("0"), DEVICES, "c1");
+    ContainerAllocateResponse r =
+        ContainerResponses.build(
+            config().memoryScaling(1.5).libCudaLogLevel("4").disableCoreLimit(true).build(),
+            POD,
+            container("0"),
+            DEVICES,
+            "c1");
 
     assertThat(r.getEnvsMap())
         .containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-a")
@@ -67,18 +96,21 @@ class ContainerResponsesTest {
     Files.writeString(hook.resolve("vgpu/containers/u1_c/old.cache"), "stale");
     Files.writeString(hook.resolve("vgpu/license"), "l");
 
-    ContainerAllocateResponse r = ContainerResponses.build(config().build(), POD, container("0"), DEVICES, "x");
+    ContainerAllocateResponse r =
+        ContainerResponses.build(config().build(), POD, container("0"), DEVICES, "x");
 
-    assertThat(r.getMountsList()).extracting(Mount::getContainerPath).endsWith("/tmp/license", "/usr/bin/vgpuvalidator");
+    assertThat(r.getMountsList())
+        .extracting(Mount::getContainerPath)
+        .endsWith("/tmp/license", "/usr/bin/vgpuvalidator");
     assertThat(hook.resolve("vgpu/containers/u1_c")).isEmptyDirectory();
-    assertThat(Files.getPosixFilePermissions(hook.resolve("vgpu/containers/u1_c")))
-        .hasSize(9);
+    assertThat(Files.getPosixFilePermissions(hook.resolve("vgpu/containers/u1_c"))).hasSize(9);
   }
 
   @Test
   void migModeOnlyNamesTheDevices() throws Exception {
     ContainerAllocateResponse r =
-        ContainerResponses.build(config().mode(OperatingMode.MIG).build(), POD, container("0"), DEVICES, "x");
+        ContainerResponses.build(
+            config().mode(OperatingMode.MIG).build(), POD, container("0"), DEVICES, "x");
     assertThat(r.getEnvsMap()).containsOnlyKeys("NVIDIA_VISIBLE_DEVICES");
     assertThat(r.getMountsList()).isEmpty();
   }

@@ -6,9 +6,9 @@ import io.hami.nodeagent.deviceplugin.v1beta1.Device;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.nvml.GpuInfo;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class KubeletDevicesTest {
 
@@ -34,14 +34,19 @@ class KubeletDevicesTest {
 
   @Test
   void replicasCarryHealthAndOptionalNuma() {
-    List<Gpu> gpus = List.of(
-        Gpu.healthy(new GpuInfo(0, "GPU-a", "T4", 1, "b", 1, false)),
-        new Gpu(new GpuInfo(1, "GPU-b", "T4", 1, "c", 0, false), false, "XID 79"));
+    List<Gpu> gpus =
+        List.of(
+            Gpu.healthy(new GpuInfo(0, "GPU-a", "T4", 1, "b", 1, false)),
+            new Gpu(new GpuInfo(1, "GPU-b", "T4", 1, "c", 0, false), false, "XID 79"));
 
     List<Device> devices = KubeletDevices.of(gpus, 2, true);
 
-    assertThat(devices).extracting(Device::getID).containsExactly("GPU-a-0", "GPU-a-1", "GPU-b-0", "GPU-b-1");
-    assertThat(devices).extracting(Device::getHealth).containsExactly("Healthy", "Healthy", "Unhealthy", "Unhealthy");
+    assertThat(devices)
+        .extracting(Device::getID)
+        .containsExactly("GPU-a-0", "GPU-a-1", "GPU-b-0", "GPU-b-1");
+    assertThat(devices)
+        .extracting(Device::getHealth)
+        .containsExactly("Healthy", "Healthy", "Unhealthy", "Unhealthy");
     assertThat(devices.get(0).getTopology().getNodes(0).getID()).isEqualTo(1);
     assertThat(KubeletDevices.of(gpus, 1, false).get(0).hasTopology()).isFalse();
   }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class FakeGpuSpecTest {
 
@@ -30,15 +30,17 @@ class FakeGpuSpecTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-    "''|empty fake GPU spec",
-    "8xH200|is not <count>x<model>",
-    "0xH200:1MiB|count must be 1..64",
-    "2xH200:10MB|is not <count>x<model>",
-    "2xH200:10MiB,numa=1-0|numa range is reversed",
-    "2xH200:10MiB,numa=a|'a' is not a number",
-    "2xH200:10MiB,mig=1|unknown fake GPU option 'mig'",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "''|empty fake GPU spec",
+        "8xH200|is not <count>x<model>",
+        "0xH200:1MiB|count must be 1..64",
+        "2xH200:10MB|is not <count>x<model>",
+        "2xH200:10MiB,numa=1-0|numa range is reversed",
+        "2xH200:10MiB,numa=a|'a' is not a number",
+        "2xH200:10MiB,mig=1|unknown fake GPU option 'mig'",
+      })
   void rejects(String spec, String message) {
     assertThatThrownBy(() -> FakeGpuSpec.parse(spec, "n")).hasMessageContaining(message);
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -16,10 +17,14 @@ class JniNvmlGpuTest {
 
   @Test
   void discoveryMatchesNvidiaSmi() throws Exception {
-    Process p = new ProcessBuilder("nvidia-smi", "--query-gpu=uuid,name,memory.total", "--format=csv,noheader,nounits")
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                "nvidia-smi", "--query-gpu=uuid,name,memory.total", "--format=csv,noheader,nounits")
+            .redirectErrorStream(true)
+            .start();
     List<String> smi = new ArrayList<>();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; ) {
         if (!line.isBlank()) {
           smi.add(line.trim());
@@ -39,7 +44,7 @@ class JniNvmlGpuTest {
         System.out.println("link 0-1: " + nvml.pcieLink(0, 1) + ", nvlinks " + nvml.nvLinks(0, 1));
       }
       try (XidWatch w = nvml.watchXids()) {
-        assertThat(w.await(java.time.Duration.ofMillis(100))).isEmpty();
+        assertThat(w.await(Duration.ofMillis(100))).isEmpty();
       }
     }
   }

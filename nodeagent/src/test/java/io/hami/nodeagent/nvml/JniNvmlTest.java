@@ -2,10 +2,14 @@ package io.hami.nodeagent.nvml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The shim is built and packaged by Maven; it must load everywhere and fail cleanly without NVML. */
+/**
+ * The shim is built and packaged by Maven; it must load everywhere and fail cleanly without NVML.
+ */
 class JniNvmlTest {
 
   @Test
@@ -14,7 +18,8 @@ class JniNvmlTest {
     try (JniNvml nvml = JniNvml.open(new SysfsNuma(Path.of("/sys/bus/pci/devices")))) {
       // A host with a driver: discovery must work.
       assertThat(nvml.describe()).startsWith("NVML, driver ");
-      assertThat(nvml.devices()).allMatch(g -> g.uuid().startsWith("GPU-") || g.uuid().startsWith("MIG-"));
+      assertThat(nvml.devices())
+          .allMatch(g -> g.uuid().startsWith("GPU-") || g.uuid().startsWith("MIG-"));
     } catch (NvmlException e) {
       assertThat(e.code()).isEqualTo(NvmlException.NOT_LOADED);
       assertThat(e.getMessage()).startsWith("NVML not available: ");
@@ -29,11 +34,11 @@ class JniNvmlTest {
   }
 
   @Test
-  void numaNodeFromSysfsClampsNegativeAndMissing(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-    java.nio.file.Files.createDirectories(dir.resolve("0000:3b:00.0"));
-    java.nio.file.Files.writeString(dir.resolve("0000:3b:00.0/numa_node"), "1\n");
-    java.nio.file.Files.createDirectories(dir.resolve("0000:18:00.0"));
-    java.nio.file.Files.writeString(dir.resolve("0000:18:00.0/numa_node"), "-1\n");
+  void numaNodeFromSysfsClampsNegativeAndMissing(@TempDir Path dir) throws Exception {
+    Files.createDirectories(dir.resolve("0000:3b:00.0"));
+    Files.writeString(dir.resolve("0000:3b:00.0/numa_node"), "1\n");
+    Files.createDirectories(dir.resolve("0000:18:00.0"));
+    Files.writeString(dir.resolve("0000:18:00.0/numa_node"), "-1\n");
     SysfsNuma numa = new SysfsNuma(dir);
     assertThat(numa.numaNode("00000000:3B:00.0")).isEqualTo(1);
     assertThat(numa.numaNode("00000000:18:00.0")).isZero();

@@ -9,10 +9,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class TopologyScoreTest {
-  static final List<GpuInfo> GPUS = List.of(
-      new GpuInfo(0, "GPU-0", "A100", 40960, "00000000:18:00.0", 0, false),
-      new GpuInfo(1, "GPU-1", "A100", 40960, "00000000:19:00.0", 0, false),
-      new GpuInfo(2, "GPU-2", "A100", 40960, "00000000:3B:00.0", 1, false));
+  static final List<GpuInfo> GPUS =
+      List.of(
+          new GpuInfo(0, "GPU-0", "A100", 40960, "00000000:18:00.0", 0, false),
+          new GpuInfo(1, "GPU-1", "A100", 40960, "00000000:19:00.0", 0, false),
+          new GpuInfo(2, "GPU-2", "A100", 40960, "00000000:3B:00.0", 1, false));
 
   static List<Gpu> gpus() {
     return GPUS.stream().map(Gpu::healthy).toList();
@@ -24,10 +25,13 @@ class TopologyScoreTest {
 
     String json = TopologyScore.encode(gpus(), TopologyScore.compute(nvml, gpus()));
 
-    // Host bridge 30 + 2 NVLinks; same NUMA without NVLink 30; across CPUs 10. Keys sorted as Go does.
-    assertThat(json).isEqualTo("[{\"uuid\":\"GPU-0\",\"score\":{\"GPU-1\":230,\"GPU-2\":10}},"
-        + "{\"uuid\":\"GPU-1\",\"score\":{\"GPU-0\":230,\"GPU-2\":10}},"
-        + "{\"uuid\":\"GPU-2\",\"score\":{\"GPU-0\":10,\"GPU-1\":10}}]");
+    // Host bridge 30 + 2 NVLinks; same NUMA without NVLink 30; across CPUs 10. Keys sorted as Go
+    // does.
+    assertThat(json)
+        .isEqualTo(
+            "[{\"uuid\":\"GPU-0\",\"score\":{\"GPU-1\":230,\"GPU-2\":10}},"
+                + "{\"uuid\":\"GPU-1\",\"score\":{\"GPU-0\":230,\"GPU-2\":10}},"
+                + "{\"uuid\":\"GPU-2\",\"score\":{\"GPU-0\":10,\"GPU-1\":10}}]");
   }
 
   @Test
@@ -36,7 +40,10 @@ class TopologyScoreTest {
 
     List<TopologyScore.Pair> pairs = TopologyScore.compute(nvml, gpus());
 
-    assertThat(pairs).contains(new TopologyScore.Pair("GPU-0", "GPU-2", 0), new TopologyScore.Pair("GPU-2", "GPU-0", 0));
+    assertThat(pairs)
+        .contains(
+            new TopologyScore.Pair("GPU-0", "GPU-2", 0),
+            new TopologyScore.Pair("GPU-2", "GPU-0", 0));
     assertThat(pairs).contains(new TopologyScore.Pair("GPU-0", "GPU-1", 30));
   }
 }

@@ -19,16 +19,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Pins {@link SharedRegionLayout} to libvgpu's ABI header: a C program built against
- * {@code libvgpu/include/vgpu/shared_region.h} prints every offset the agent uses and writes a
- * region with known values, which {@link SharedRegion} must read back.
+ * Pins {@link SharedRegionLayout} to libvgpu's ABI header: a C program built against {@code
+ * libvgpu/include/vgpu/shared_region.h} prints every offset the agent uses and writes a region with
+ * known values, which {@link SharedRegion} must read back.
  */
 class SharedRegionAbiTest {
   static final Path HEADER_DIR = Path.of("..", "libvgpu", "include").toAbsolutePath().normalize();
 
   @TempDir Path tmp;
 
-  static final String PROGRAM = """
+  static final String PROGRAM =
+      """
       #include <stddef.h>
       #include <stdio.h>
       #include <stdlib.h>
@@ -114,7 +115,15 @@ class SharedRegionAbiTest {
     Path exe = tmp.resolve("abi");
     Path region = tmp.resolve("r.cache");
     Files.writeString(src, PROGRAM);
-    run("gcc", "-std=c11", "-Wall", "-Werror", "-I" + HEADER_DIR, "-o", exe.toString(), src.toString());
+    run(
+        "gcc",
+        "-std=c11",
+        "-Wall",
+        "-Werror",
+        "-I" + HEADER_DIR,
+        "-o",
+        exe.toString(),
+        src.toString());
     Map<String, Long> c = new LinkedHashMap<>();
     for (String line : run(exe.toString(), region.toString())) {
       String[] kv = line.split("=", 2);
@@ -133,11 +142,32 @@ class SharedRegionAbiTest {
     assertThat(s.versionMinor()).isEqualTo(3);
     assertThat(s.priority()).isEqualTo(1);
     assertThat(s.lastKernelTime()).isEqualTo(1705054796L);
-    assertThat(s.devices()).containsExactly(
-        new SharedRegion.DeviceUsage(0, "GPU-0", 3000L << 20, 1000L << 20, 2000L << 20, 15360L << 20, 50, 42,
-            7_000_000_000L, 99, 1_500_000_000L),
-        new SharedRegion.DeviceUsage(1, "GPU-1", 3000L << 20, 1001L << 20, 2000L << 20, 15360L << 20, 50, 43,
-            7_000_000_000L, 99, 1_500_000_000L));
+    assertThat(s.devices())
+        .containsExactly(
+            new SharedRegion.DeviceUsage(
+                0,
+                "GPU-0",
+                3000L << 20,
+                1000L << 20,
+                2000L << 20,
+                15360L << 20,
+                50,
+                42,
+                7_000_000_000L,
+                99,
+                1_500_000_000L),
+            new SharedRegion.DeviceUsage(
+                1,
+                "GPU-1",
+                3000L << 20,
+                1001L << 20,
+                2000L << 20,
+                15360L << 20,
+                50,
+                43,
+                7_000_000_000L,
+                99,
+                1_500_000_000L));
   }
 
   @Test
@@ -146,9 +176,12 @@ class SharedRegionAbiTest {
     Files.write(small, new byte[100]);
     assertThatThrownBy(() -> SharedRegion.read(small)).hasMessageContaining("100 bytes");
 
-    ByteBuffer b = ByteBuffer.allocate(SharedRegionLayout.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-    assertThatThrownBy(() -> SharedRegion.parse("zero", b)).hasMessageContaining("not a libvgpu region");
-    b.putInt(SharedRegionLayout.H_MAGIC, SharedRegionLayout.MAGIC).putShort(SharedRegionLayout.H_VERSION_MAJOR, (short) 2);
+    ByteBuffer b =
+        ByteBuffer.allocate(SharedRegionLayout.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+    assertThatThrownBy(() -> SharedRegion.parse("zero", b))
+        .hasMessageContaining("not a libvgpu region");
+    b.putInt(SharedRegionLayout.H_MAGIC, SharedRegionLayout.MAGIC)
+        .putShort(SharedRegionLayout.H_VERSION_MAJOR, (short) 2);
     assertThatThrownBy(() -> SharedRegion.parse("v2", b)).hasMessageContaining("region layout 2.x");
   }
 

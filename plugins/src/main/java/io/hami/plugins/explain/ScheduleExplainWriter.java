@@ -24,7 +24,8 @@ public final class ScheduleExplainWriter implements AttemptObserver {
 
   @Override
   public Map<String, String> failed(FailedAttempt attempt) {
-    return Map.of(Annotations.SCHEDULE_EXPLAIN, ScheduleRecordCodec.encode(record(attempt.diagnosis())));
+    return Map.of(
+        Annotations.SCHEDULE_EXPLAIN, ScheduleRecordCodec.encode(record(attempt.diagnosis())));
   }
 
   /** The record of a diagnosis; the codec leaves out reasons beyond what fits. */
@@ -37,6 +38,7 @@ public final class ScheduleExplainWriter implements AttemptObserver {
     for (FailedAttempt.NodeReasons n : d.closest()) {
       closest.add(new NodeReasons(n.node(), n.reasons()));
     }
-    return new ScheduleRecord.Failed(d.time(), d.reason(), d.node(), d.nodes(), reasons, 0, closest);
+    return new ScheduleRecord.Failed(
+        d.time(), d.reason(), d.node(), d.nodes(), reasons, 0, closest);
   }
 }

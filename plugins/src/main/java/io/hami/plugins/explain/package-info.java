@@ -1,4 +1,6 @@
-/** The {@code hami.io/schedule-explain} record of a failed attempt, left for {@code hami explain}. */
+/**
+ * The {@code hami.io/schedule-explain} record of a failed attempt, left for {@code hami explain}.
+ */
 @NullMarked
 package io.hami.plugins.explain;
 

@@ -11,7 +11,13 @@ public final class DeviceShare {
 
   /** Returns the free share of a device in 0..1000. */
   public static int freeMilli(
-      boolean usable, int totalSlots, int usedSlots, int totalMemMiB, int usedMemMiB, int totalCores, int usedCores) {
+      boolean usable,
+      int totalSlots,
+      int usedSlots,
+      int totalMemMiB,
+      int usedMemMiB,
+      int totalCores,
+      int usedCores) {
     if (!usable || usedSlots >= totalSlots || totalMemMiB <= 0) {
       return 0;
     }

@@ -4,9 +4,10 @@ package io.hami.plugins.fgd;
  * The FGD score: place a task where the node's fragment against the target workload grows least.
  *
  * <p>Score = trunc(100 · sigmoid(−Δ/1000)) with Δ = F_n'(M) − F_n(M) in milli-GPU, where n' is the
- * node after the hypothetical placement. A shared-GPU task tries every GPU that fits, in index order,
- * and keeps the first best; a whole-GPU task takes the lowest-index GPUs that fit. Static and
- * allocation-free: callers pass a scratch array of at least {@link Fragmentation#MAX_GPUS} ints.
+ * node after the hypothetical placement. A shared-GPU task tries every GPU that fits, in index
+ * order, and keeps the first best; a whole-GPU task takes the lowest-index GPUs that fit. Static
+ * and allocation-free: callers pass a scratch array of at least {@link Fragmentation#MAX_GPUS}
+ * ints.
  */
 public final class Fgd {
 

@@ -16,7 +16,8 @@ import io.hami.framework.api.PluginArgs;
 public record FgdArgs(String targetWorkloadFile, int window, int refreshEvery, double coverage)
     implements PluginArgs {
 
-  public static final FgdArgs DEFAULTS = new FgdArgs("", 2000, 100, TargetWorkload.DEFAULT_COVERAGE);
+  public static final FgdArgs DEFAULTS =
+      new FgdArgs("", 2000, 100, TargetWorkload.DEFAULT_COVERAGE);
 
   @Override
   public void validate(FieldErrors errors) {

@@ -82,9 +82,7 @@ public final class Fragmentation {
     for (int m = 0, n = cpu.length; m < n; m++) {
       int d = milli[m];
       int frag;
-      if (d == 0
-          || cpuLeft < cpu[m]
-          || (mask[m] != 0 && (mask[m] & nodeModel) == 0)) {
+      if (d == 0 || cpuLeft < cpu[m] || (mask[m] != 0 && (mask[m] & nodeModel) == 0)) {
         frag = idle;
       } else {
         int fit = 0;

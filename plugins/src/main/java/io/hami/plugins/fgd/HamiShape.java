@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A task shape in HAMi's request units: CPU, and per GPU container the number of GPUs, memory
- * (MiB or percent of the card) and cores (percent of the card). Its share of a given card, in
- * milli-GPU, is the larger of its memory and core fractions, so that a card's free share is the
- * smaller of its free memory and free cores fractions.
+ * A task shape in HAMi's request units: CPU, and per GPU container the number of GPUs, memory (MiB
+ * or percent of the card) and cores (percent of the card). Its share of a given card, in milli-GPU,
+ * is the larger of its memory and core fractions, so that a card's free share is the smaller of its
+ * free memory and free cores fractions.
  *
  * @param cpuMilli CPU request in millicores
  * @param gpus GPUs per task (0 for a CPU-only task)
@@ -17,7 +17,8 @@ import java.util.Locale;
  * @param types allowed device types ({@code use-gputype}), matched as case-insensitive substrings;
  *     empty meaning any
  */
-public record HamiShape(int cpuMilli, int gpus, int memMiB, int memPercent, int cores, List<String> types) {
+public record HamiShape(
+    int cpuMilli, int gpus, int memMiB, int memPercent, int cores, List<String> types) {
 
   /** HAMi's sentinel for "no memory percentage given". */
   public static final int PERCENT_UNSET = 101;
@@ -25,14 +26,25 @@ public record HamiShape(int cpuMilli, int gpus, int memMiB, int memPercent, int 
   public HamiShape {
     if (cpuMilli < 0 || gpus < 0 || gpus > Fragmentation.MAX_GPUS || memMiB < 0 || cores < 0) {
       throw new IllegalArgumentException(
-          "invalid shape: cpu " + cpuMilli + "m, gpus " + gpus + ", memory " + memMiB + " MiB, cores " + cores);
+          "invalid shape: cpu "
+              + cpuMilli
+              + "m, gpus "
+              + gpus
+              + ", memory "
+              + memMiB
+              + " MiB, cores "
+              + cores);
     }
     if (memPercent <= 0 || memPercent > 100) {
       memPercent = PERCENT_UNSET;
     }
-    types = types.isEmpty()
-        ? List.of()
-        : types.stream().map(t -> t.trim().toLowerCase(Locale.ROOT)).filter(t -> !t.isEmpty()).toList();
+    types =
+        types.isEmpty()
+            ? List.of()
+            : types.stream()
+                .map(t -> t.trim().toLowerCase(Locale.ROOT))
+                .filter(t -> !t.isEmpty())
+                .toList();
   }
 
   /** A shape with no GPU. */
@@ -41,8 +53,8 @@ public record HamiShape(int cpuMilli, int gpus, int memMiB, int memPercent, int 
   }
 
   /**
-   * A shape asking for {@code milli} thousandths of each of {@code gpus} cards, in memory and
-   * cores alike (the openb trace's {@code gpu_milli}, in whole percents).
+   * A shape asking for {@code milli} thousandths of each of {@code gpus} cards, in memory and cores
+   * alike (the openb trace's {@code gpu_milli}, in whole percents).
    */
   public static HamiShape ofShare(int cpuMilli, int gpus, int milli, List<String> types) {
     if (gpus == 0) {
@@ -53,8 +65,8 @@ public record HamiShape(int cpuMilli, int gpus, int memMiB, int memPercent, int 
   }
 
   /**
-   * The task's share of one card of the given capacity in milli-GPU (1..1000), or 0 for a
-   * CPU-only task. Memory defaults to the whole card when not asked, as HAMi does.
+   * The task's share of one card of the given capacity in milli-GPU (1..1000), or 0 for a CPU-only
+   * task. Memory defaults to the whole card when not asked, as HAMi does.
    *
    * @param devmemMiB the card's memory in MiB
    * @param devcore the card's core capacity (100 × core scaling)

@@ -30,7 +30,10 @@ public final class HamiWorkload {
   private HamiWorkload(List<HamiShape> shapes, long[] weights) {
     if (shapes.isEmpty() || shapes.size() != weights.length) {
       throw new IllegalArgumentException(
-          "a workload needs shapes and as many weights; got " + shapes.size() + " and " + weights.length);
+          "a workload needs shapes and as many weights; got "
+              + shapes.size()
+              + " and "
+              + weights.length);
     }
     for (long w : weights) {
       if (w <= 0) {
@@ -99,13 +102,17 @@ public final class HamiWorkload {
    * excludes the card marked as needing another model. Evaluate it with model {@link #NODE_MODEL}.
    */
   public TargetWorkload on(String type, int devmemMiB, int devcore) {
-    return byKind.computeIfAbsent(new DeviceKind(type, devmemMiB, devcore), k -> {
-      List<TaskShape> task = new ArrayList<>(shapes.size());
-      for (HamiShape s : shapes) {
-        int d = s.shareOn(k.devmem(), k.devcore());
-        task.add(new TaskShape(s.cpuMilli(), d, d == 0 ? 0 : s.gpus(), s.allows(k.type()) ? 0 : OTHER_MODEL));
-      }
-      return TargetWorkload.of(task, weights);
-    });
+    return byKind.computeIfAbsent(
+        new DeviceKind(type, devmemMiB, devcore),
+        k -> {
+          List<TaskShape> task = new ArrayList<>(shapes.size());
+          for (HamiShape s : shapes) {
+            int d = s.shareOn(k.devmem(), k.devcore());
+            task.add(
+                new TaskShape(
+                    s.cpuMilli(), d, d == 0 ? 0 : s.gpus(), s.allows(k.type()) ? 0 : OTHER_MODEL));
+          }
+          return TargetWorkload.of(task, weights);
+        });
   }
 }

@@ -5,9 +5,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The shapes of the pods seen most recently, as a target workload that follows the cluster's
- * actual demand. Holds the last {@code window} shapes and derives the workload again after every
- * {@code refreshEvery} new ones, so that scoring reads a stable value between refreshes.
+ * The shapes of the pods seen most recently, as a target workload that follows the cluster's actual
+ * demand. Holds the last {@code window} shapes and derives the workload again after every {@code
+ * refreshEvery} new ones, so that scoring reads a stable value between refreshes.
  *
  * <p>Thread-safe: {@link #add} and {@link #current} synchronise on this object; the workload
  * returned is immutable.
@@ -44,7 +44,8 @@ public final class RecentShapes {
     size = Math.min(size + 1, ring.length);
     if (current == null || ++sinceRefresh >= refreshEvery) {
       sinceRefresh = 0;
-      current = HamiWorkload.fromPopulation(List.copyOf(Arrays.asList(ring).subList(0, size)), coverage);
+      current =
+          HamiWorkload.fromPopulation(List.copyOf(Arrays.asList(ring).subList(0, size)), coverage);
     }
   }
 

@@ -12,9 +12,9 @@ import java.util.Objects;
 /**
  * The target workload M = {(m, p_m)}: the task shapes the cluster expects, with their popularity.
  *
- * <p>Popularities are kept as integer weights (pod counts) so that a node's fragment weighted by M is
- * an exact integer; divide by {@link #totalWeight()} for milli-GPU. Immutable; the arrays are read on
- * the scoring hot path and never exposed.
+ * <p>Popularities are kept as integer weights (pod counts) so that a node's fragment weighted by M
+ * is an exact integer; divide by {@link #totalWeight()} for milli-GPU. Immutable; the arrays are
+ * read on the scoring hot path and never exposed.
  */
 public final class TargetWorkload {
 
@@ -35,8 +35,7 @@ public final class TargetWorkload {
       throw new IllegalArgumentException("a target workload needs at least one shape");
     }
     if (weights.length != n) {
-      throw new IllegalArgumentException(
-          "got " + weights.length + " weights for " + n + " shapes");
+      throw new IllegalArgumentException("got " + weights.length + " weights for " + n + " shapes");
     }
     this.shapes = List.copyOf(shapes);
     cpu = new int[n];

@@ -49,13 +49,24 @@ public final class TargetWorkloadFile {
         int gpus = integer(c, gpusCol, file, n, "num_gpu");
         int milli = integer(c, milliCol, file, n, "gpu_milli");
         if (gpus > Fragmentation.MAX_GPUS || (gpus > 0 && (milli <= 0 || milli > 1000))) {
-          throw new IOException(file + " line " + n + ": num_gpu " + gpus + " with gpu_milli " + milli
-              + " is not a valid request (0..8 GPUs of 1..1000 milli)");
+          throw new IOException(
+              file
+                  + " line "
+                  + n
+                  + ": num_gpu "
+                  + gpus
+                  + " with gpu_milli "
+                  + milli
+                  + " is not a valid request (0..8 GPUs of 1..1000 milli)");
         }
         Integer specCol = col.get("gpu_spec");
         String spec = specCol != null && specCol < c.length ? c[specCol].trim() : "";
-        out.add(HamiShape.ofShare(cpu == 0 ? 100 : cpu, gpus, milli,
-            Arrays.stream(spec.split("\\|")).filter(s -> !s.isBlank()).toList()));
+        out.add(
+            HamiShape.ofShare(
+                cpu == 0 ? 100 : cpu,
+                gpus,
+                milli,
+                Arrays.stream(spec.split("\\|")).filter(s -> !s.isBlank()).toList()));
       }
       if (out.isEmpty()) {
         throw new IOException(file + ": no pods");
@@ -72,7 +83,8 @@ public final class TargetWorkloadFile {
     return i;
   }
 
-  private static int integer(String[] cells, int i, Path file, int line, String column) throws IOException {
+  private static int integer(String[] cells, int i, Path file, int line, String column)
+      throws IOException {
     String v = i < cells.length ? cells[i].trim() : "";
     try {
       int x = Integer.parseInt(v);
@@ -81,7 +93,8 @@ public final class TargetWorkloadFile {
       }
       return x;
     } catch (NumberFormatException e) {
-      throw new IOException(file + " line " + line + ": column " + column + " = '" + v + "' is not an integer >= 0");
+      throw new IOException(
+          file + " line " + line + ": column " + column + " = '" + v + "' is not an integer >= 0");
     }
   }
 }

@@ -1,7 +1,5 @@
 package io.hami.plugins.metrics;
 
-import static java.util.Objects.requireNonNull;
-
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -21,8 +19,8 @@ import java.util.function.Supplier;
  * instance per registry, shared by the profiles; thread-safe.
  *
  * <ul>
- *   <li>{@code hami_scheduler_gpu_unreadable_nodes{vendor,profile}}: nodes whose device
- *       annotations do not parse now (they offer no devices).
+ *   <li>{@code hami_scheduler_gpu_unreadable_nodes{vendor,profile}}: nodes whose device annotations
+ *       do not parse now (they offer no devices).
  *   <li>{@code hami_scheduler_gpu_annotation_parse_failures_total{vendor,field,profile}}: times a
  *       node's annotations turned unreadable, by the annotation field at fault.
  *   <li>{@code hami_scheduler_gpu_fit_failures_total{reason,profile}}: Filter rejections of a node
@@ -33,7 +31,8 @@ import java.util.function.Supplier;
  *       (per node and period, whatever the pods do).
  *   <li>{@code hami_scheduler_node_locks_broken_total{cause,profile}}: stale locks taken over.
  *   <li>{@code hami_scheduler_node_lock_held_total{holder,profile}}: lock attempts that found the
- *       node locked, by another pod of this scheduler (Permit) or by someone else (the node's lock).
+ *       node locked, by another pod of this scheduler (Permit) or by someone else (the node's
+ *       lock).
  *   <li>{@code hami_scheduler_node_lock_permit_waits_total{profile}} and {@code
  *       hami_scheduler_node_lock_permit_wait_duration_seconds{result,profile}}: pods queued at
  *       Permit behind a node's lock holder, and how long they waited.
@@ -71,7 +70,8 @@ public final class GpuMetrics {
     parseFailures =
         Counter.builder()
             .name("hami_scheduler_gpu_annotation_parse_failures_total")
-            .help("Times a node's device annotations turned unreadable, by vendor and annotation field.")
+            .help(
+                "Times a node's device annotations turned unreadable, by vendor and annotation field.")
             .labelNames("vendor", "field", "profile")
             .register(registry);
     // Filter runs for every node of every cycle: it counts in plain adders, read at scrape time.
@@ -79,16 +79,17 @@ public final class GpuMetrics {
         .name("hami_scheduler_gpu_fit_failures_total")
         .help("Filter evaluations that rejected a node for a GPU pod, by HAMi reason code.")
         .labelNames("reason", "profile")
-        .callback(cb -> {
-          for (FitSource f : fitSources) {
-            for (int i = 0; i < f.codes().size(); i++) {
-              long n = f.counts().get(i).sum();
-              if (n != 0) {
-                cb.call((double) n, f.codes().get(i), f.profile());
+        .callback(
+            cb -> {
+              for (FitSource f : fitSources) {
+                for (int i = 0; i < f.codes().size(); i++) {
+                  long n = f.counts().get(i).sum();
+                  if (n != 0) {
+                    cb.call((double) n, f.codes().get(i), f.profile());
+                  }
+                }
               }
-            }
-          }
-        })
+            })
         .register(registry);
     locksBroken =
         Counter.builder()
@@ -99,7 +100,8 @@ public final class GpuMetrics {
     lockHeld =
         Counter.builder()
             .name("hami_scheduler_node_lock_held_total")
-            .help("Node lock attempts that found the lock held: by a pod of this scheduler (permit) or on the node (node).")
+            .help(
+                "Node lock attempts that found the lock held: by a pod of this scheduler (permit) or on the node (node).")
             .labelNames("holder", "profile")
             .register(registry);
     permitWaits =
@@ -111,7 +113,8 @@ public final class GpuMetrics {
     permitWait =
         Histogram.builder()
             .name("hami_scheduler_node_lock_permit_wait_duration_seconds")
-            .help("How long pods waited at Permit for a node's lock, by outcome (allowed, rejected).")
+            .help(
+                "How long pods waited at Permit for a node's lock, by outcome (allowed, rejected).")
             .labelNames("result", "profile")
             .classicUpperBounds(WAIT_BUCKETS)
             .classicOnly()
@@ -124,13 +127,15 @@ public final class GpuMetrics {
             .register(registry);
     GaugeWithCallback.builder()
         .name("hami_scheduler_gpu_unreadable_nodes")
-        .help("Nodes whose device annotations cannot be read now, by vendor; they offer no devices.")
+        .help(
+            "Nodes whose device annotations cannot be read now, by vendor; they offer no devices.")
         .labelNames("vendor", "profile")
         .callback(cb -> report(unreadable, (labels, v) -> cb.call(v, labels)))
         .register(registry);
     GaugeWithCallback.builder()
         .name("hami_scheduler_gpu_node_handshake")
-        .help("Nodes by handshake state (absent, reported, requesting, expired, unhealthy) and vendor.")
+        .help(
+            "Nodes by handshake state (absent, reported, requesting, expired, unhealthy) and vendor.")
         .labelNames("state", "vendor", "profile")
         .callback(cb -> report(handshakes, (labels, v) -> cb.call(v, labels)))
         .register(registry);
@@ -178,7 +183,9 @@ public final class GpuMetrics {
     return locksBroken.labelValues(cause, profile);
   }
 
-  /** The counter of lock attempts that met a held lock; holder is {@code permit} or {@code node}. */
+  /**
+   * The counter of lock attempts that met a held lock; holder is {@code permit} or {@code node}.
+   */
   public CounterDataPoint lockHeld(String holder, String profile) {
     return lockHeld.labelValues(holder, profile);
   }

@@ -8,10 +8,10 @@ import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decides whether a node lock can be taken (protocol §4, with the stale-lock rules HAMi users
- * asked for): a lock is taken over when it has expired, when its holder is gone, terminal, already
- * served by the node agent or bound elsewhere, and never while its holder is bound to the node
- * and waiting for Allocate, however old the lock is.
+ * Decides whether a node lock can be taken (protocol §4, with the stale-lock rules HAMi users asked
+ * for): a lock is taken over when it has expired, when its holder is gone, terminal, already served
+ * by the node agent or bound elsewhere, and never while its holder is bound to the node and waiting
+ * for Allocate, however old the lock is.
  */
 public final class LockArbiter {
   private final Duration timeout;
@@ -54,7 +54,9 @@ public final class LockArbiter {
     String holder = lock.isTimeOnly() ? "unknown" : lock.namespace() + "/" + lock.name();
     String since = lock.time().toString();
     if (lock.isTimeOnly()) {
-      return expired ? new LockDecision.Stale(StaleCause.EXPIRED, holder) : new LockDecision.Held(holder, since);
+      return expired
+          ? new LockDecision.Stale(StaleCause.EXPIRED, holder)
+          : new LockDecision.Held(holder, since);
     }
     HolderState state = holderState.apply(lock.namespace(), lock.name());
     if (state.cause() != null) {

@@ -4,9 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import org.jspecify.annotations.Nullable;
 
-/**
- * What to do about a node's lock before taking it. Contention is a value, not an exception.
- */
+/** What to do about a node's lock before taking it. Contention is a value, not an exception. */
 public sealed interface LockDecision {
 
   /** No lock on the node: take it. */

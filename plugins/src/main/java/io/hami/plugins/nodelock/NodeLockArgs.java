@@ -9,8 +9,8 @@ import java.time.Duration;
  *
  * @param lockTimeoutSeconds age after which a lock whose holder is not waiting for Allocate is
  *     taken over (HAMi's {@code --node-lock-timeout}, 5 minutes)
- * @param waitTimeoutSeconds how long a pod may wait at Permit for another pod of this scheduler
- *     to release the node before it is sent back to the queue
+ * @param waitTimeoutSeconds how long a pod may wait at Permit for another pod of this scheduler to
+ *     release the node before it is sent back to the queue
  * @param patchAttempts attempts of the resourceVersion-guarded lock patch on conflicts
  */
 public record NodeLockArgs(long lockTimeoutSeconds, long waitTimeoutSeconds, int patchAttempts)

@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
-import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
+import io.hami.model.Annotations;
 import io.hami.model.lock.NodeLock;
 import java.time.InstantSource;
 import java.time.ZoneId;
@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Takes and releases {@code hami.io/mutex.lock} on the API server. Every write is a JSON merge
  * patch carrying the resourceVersion that was read, so two schedulers (or a scheduler and a node
- * agent) that race for the same node can never both believe they hold it: the loser gets a 409
- * and reads again. Thread-safe; blocks on the API.
+ * agent) that race for the same node can never both believe they hold it: the loser gets a 409 and
+ * reads again. Thread-safe; blocks on the API.
  */
 public final class NodeLockClient {
 
@@ -44,7 +44,11 @@ public final class NodeLockClient {
   private final int attempts;
 
   public NodeLockClient(
-      KubernetesClient client, LockArbiter arbiter, InstantSource clock, ZoneId zone, int attempts) {
+      KubernetesClient client,
+      LockArbiter arbiter,
+      InstantSource clock,
+      ZoneId zone,
+      int attempts) {
     this.client = requireNonNull(client, "client");
     this.arbiter = requireNonNull(arbiter, "arbiter");
     this.clock = requireNonNull(clock, "clock");
@@ -55,8 +59,8 @@ public final class NodeLockClient {
   /**
    * Takes the lock on {@code node} for pod {@code namespace/name}, replacing a stale one.
    *
-   * @throws KubernetesClientException when the API fails for another reason than a conflict, or
-   *     the conflicts outlast the attempts
+   * @throws KubernetesClientException when the API fails for another reason than a conflict, or the
+   *     conflicts outlast the attempts
    */
   public Result acquire(String node, String namespace, String name) {
     return acquire(node, namespace, name, null);
@@ -65,14 +69,15 @@ public final class NodeLockClient {
   /**
    * As {@link #acquire(String, String, String)}, trying first with {@code seen}, the node as the
    * scheduler's informer last saw it, when it shows no lock: the patch then needs no read, and a
-   * node changed since fails it with a conflict, after which the node is read as usual. A lock
-   * seen there is never trusted (it may be gone by now); the node is read instead.
+   * node changed since fails it with a conflict, after which the node is read as usual. A lock seen
+   * there is never trusted (it may be gone by now); the node is read instead.
    */
   public Result acquire(String node, String namespace, String name, @Nullable Node seen) {
     if (seen != null
         && seen.getMetadata().getResourceVersion() != null
         && !annotations(seen).containsKey(Annotations.MUTEX_LOCK)) {
-      String lock = NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
+      String lock =
+          NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
       try {
         patchLock(seen, lock);
         return new Result.Acquired(null);
@@ -90,14 +95,16 @@ public final class NodeLockClient {
       }
       String value = annotations(n).get(Annotations.MUTEX_LOCK);
       LockDecision d =
-          arbiter.decide(value, namespace, name, clock.instant(), (ns, pod) -> holderState(ns, pod, node));
+          arbiter.decide(
+              value, namespace, name, clock.instant(), (ns, pod) -> holderState(ns, pod, node));
       if (d instanceof LockDecision.Held h) {
         return new Result.Held(h.holder(), h.since());
       }
       if (d instanceof LockDecision.Mine) {
         return new Result.Acquired(null);
       }
-      String lock = NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
+      String lock =
+          NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
       try {
         patchLock(n, lock);
         return new Result.Acquired(d instanceof LockDecision.Stale s ? s : null);
@@ -143,8 +150,12 @@ public final class NodeLockClient {
   }
 
   private void patchLock(Node node, @Nullable String value) {
-    String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, value, node.getMetadata().getResourceVersion());
-    client.nodes().resource(PatchTargets.node(node.getMetadata().getName())).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    String patch =
+        AnnotationPatch.of(Annotations.MUTEX_LOCK, value, node.getMetadata().getResourceVersion());
+    client
+        .nodes()
+        .resource(PatchTargets.node(node.getMetadata().getName()))
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   private static Map<String, String> annotations(Node n) {

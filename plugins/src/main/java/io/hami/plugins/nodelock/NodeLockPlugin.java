@@ -52,6 +52,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,17 +62,18 @@ import org.slf4j.LoggerFactory;
  * serve in Allocate through the lock, so at most one pod per node may be between binding and
  * Allocate.
  *
- * <p>Within this scheduler, pods bound for the same node queue at Permit: the first is allowed,
- * the others wait and are allowed one at a time as soon as the node's lock is seen released (or
- * its holder is gone), so no pod waits for a backoff while the node is free, and pods for other
- * nodes bind meanwhile. Score prefers nodes with fewer pods between placement and Allocate, so
- * that binds for different nodes overlap instead of queueing on one lock. PreBind takes the lock with a resourceVersion-guarded patch, replacing a
- * stale lock (expired, holder gone, terminal, finished, or bound elsewhere), never one whose
- * holder is bound and waiting for Allocate. A lock held by another scheduler sends the pod back to
- * the queue; it is re-activated by the lock's removal event.
+ * <p>Within this scheduler, pods bound for the same node queue at Permit: the first is allowed, the
+ * others wait and are allowed one at a time as soon as the node's lock is seen released (or its
+ * holder is gone), so no pod waits for a backoff while the node is free, and pods for other nodes
+ * bind meanwhile. Score prefers nodes with fewer pods between placement and Allocate, so that binds
+ * for different nodes overlap instead of queueing on one lock. PreBind takes the lock with a
+ * resourceVersion-guarded patch, replacing a stale lock (expired, holder gone, terminal, finished,
+ * or bound elsewhere), never one whose holder is bound and waiting for Allocate. A lock held by
+ * another scheduler sends the pod back to the queue; it is re-activated by the lock's removal
+ * event.
  *
- * <p>Pods that ask for no device in their app containers are not locked. Without an API client
- * (an in-memory cluster) there is no node agent to release locks, and the plugin lets every pod
+ * <p>Pods that ask for no device in their app containers are not locked. Without an API client (an
+ * in-memory cluster) there is no node agent to release locks, and the plugin lets every pod
  * through.
  *
  * <p>Concurrency: Permit runs on the scheduling thread, PreBind and Unreserve on binding threads,
@@ -103,10 +105,11 @@ public final class NodeLockPlugin
     final ArrayDeque<Claim> waiters = new ArrayDeque<>();
     final Map<String, Pod> blocked = new LinkedHashMap<>();
     @Nullable String observed;
+
     /**
-     * When the owner was reported served (bind-phase success or failed) while its lock was still
-     * on the node: the node agent removes the lock right after, and that removal hands the node
-     * on. Null otherwise.
+     * When the owner was reported served (bind-phase success or failed) while its lock was still on
+     * the node: the node agent removes the lock right after, and that removal hands the node on.
+     * Null otherwise.
      */
     @Nullable Instant ownerDoneAt;
   }
@@ -125,7 +128,7 @@ public final class NodeLockPlugin
   private final Map<String, Slot> slots = new HashMap<>();
 
   /** Each node as the informer last delivered it, for a lock patch without a read first. */
-  private final Map<String, Node> seen = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Node> seen = new ConcurrentHashMap<>();
 
   /** When each pod queued at Permit began to wait, by UID. */
   @GuardedBy("this")
@@ -138,7 +141,8 @@ public final class NodeLockPlugin
   private final DistributionDataPoint waitAllowed;
   private final DistributionDataPoint waitRejected;
 
-  NodeLockPlugin(NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client, GpuMetrics m) {
+  NodeLockPlugin(
+      NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client, GpuMetrics m) {
     this.args = requireNonNull(args, "args");
     this.handle = requireNonNull(handle, "handle");
     this.client = client;
@@ -154,11 +158,19 @@ public final class NodeLockPlugin
   }
 
   /** Factory for the registry. */
-  public static NodeLockPlugin create(NodeLockArgs args, FrameworkHandle handle, SharedGpuState shared) {
+  public static NodeLockPlugin create(
+      NodeLockArgs args, FrameworkHandle handle, SharedGpuState shared) {
     NodeLockClient c =
         handle
             .client()
-            .map(k -> new NodeLockClient(k, new LockArbiter(args.lockTimeout()), handle.clock(), ZoneId.systemDefault(), args.patchAttempts()))
+            .map(
+                k ->
+                    new NodeLockClient(
+                        k,
+                        new LockArbiter(args.lockTimeout()),
+                        handle.clock(),
+                        ZoneId.systemDefault(),
+                        args.patchAttempts()))
             .orElse(null);
     NodeLockPlugin p = new NodeLockPlugin(args, handle, c, shared.metrics(handle));
     handle.addClusterStateListener(p.listener());
@@ -167,7 +179,10 @@ public final class NodeLockPlugin
 
   public static PluginRegistration<NodeLockArgs> registration(SharedGpuState shared) {
     return PluginRegistration.of(
-        NAME, NodeLockArgs.class, NodeLockArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
+        NAME,
+        NodeLockArgs.class,
+        NodeLockArgs.DEFAULTS,
+        (args, handle) -> create(args, handle, shared));
   }
 
   @Override
@@ -191,7 +206,8 @@ public final class NodeLockPlugin
   }
 
   private static Claim claim(Pod pod) {
-    return new Claim(pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+    return new Claim(
+        pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), pod.getMetadata().getName());
   }
 
   @GuardedBy("this")
@@ -215,7 +231,8 @@ public final class NodeLockPlugin
     return MAX_NODE_SCORE / (1 + inPipeline(node));
   }
 
-  private static final NodeLocal<Integer> IN_PIPELINE = NodeLocal.create("nodelock: pods in the lock's pipeline");
+  private static final NodeLocal<Integer> IN_PIPELINE =
+      NodeLocal.create("nodelock: pods in the lock's pipeline");
 
   /** Pods in the node's lock pipeline, counted once per NodeInfo (it reads nothing else). */
   static int inPipeline(NodeInfo node) {
@@ -282,7 +299,12 @@ public final class NodeLockPlugin
       try {
         client.release(n.node(), me.namespace(), me.name());
       } catch (KubernetesClientException e) {
-        log.warn("node lock release failed node={} pod={}/{} error={}", n.node(), me.namespace(), me.name(), e.getMessage());
+        log.warn(
+            "node lock release failed node={} pod={}/{} error={}",
+            n.node(),
+            me.namespace(),
+            me.name(),
+            e.getMessage());
       }
     }
     synchronized (this) {
@@ -306,7 +328,8 @@ public final class NodeLockPlugin
     synchronized (this) {
       Slot s = slot(nodeName);
       boolean lingering =
-          s.ownerDoneAt != null && !handle.clock().instant().isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
+          s.ownerDoneAt != null
+              && !handle.clock().instant().isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
       if (s.owner == null || s.owner.uid().equals(me.uid()) || lingering) {
         s.owner = me;
         s.acquired = false;
@@ -363,11 +386,25 @@ public final class NodeLockPlugin
       if (a.broken() != null) {
         LockDecision.Stale st = a.broken();
         requireNonNull(broken.get(st.cause())).inc();
-        log.info("stale node lock taken over node={} holder={} cause={}", nodeName, st.holder(), st.cause().label());
+        log.info(
+            "stale node lock taken over node={} holder={} cause={}",
+            nodeName,
+            st.holder(),
+            st.cause().label());
         handle
             .eventRecorder()
-            .record(pod, EventRecorder.Type.NORMAL, "NodeLockTakenOver", "Binding",
-                "took over the lock of node " + nodeName + " from " + st.holder() + " (" + st.cause().label() + ")");
+            .record(
+                pod,
+                EventRecorder.Type.NORMAL,
+                "NodeLockTakenOver",
+                "Binding",
+                "took over the lock of node "
+                    + nodeName
+                    + " from "
+                    + st.holder()
+                    + " ("
+                    + st.cause().label()
+                    + ")");
       }
       return Status.success();
     }
@@ -531,12 +568,18 @@ public final class NodeLockPlugin
   public List<ClusterEventWithHint> eventsToRegister() {
     return List.of(
         ClusterEventWithHint.of(
-            ClusterEvent.of(EventResource.NODE, ActionType.UPDATE_NODE_ANNOTATION), NodeLockPlugin::lockHint),
+            ClusterEvent.of(EventResource.NODE, ActionType.UPDATE_NODE_ANNOTATION),
+            NodeLockPlugin::lockHint),
         ClusterEventWithHint.of(
-            ClusterEvent.of(EventResource.ASSIGNED_POD, ActionType.DELETE, ActionType.UPDATE_POD_SCALE_DOWN, ActionType.UPDATE_POD_ANNOTATION)));
+            ClusterEvent.of(
+                EventResource.ASSIGNED_POD,
+                ActionType.DELETE,
+                ActionType.UPDATE_POD_SCALE_DOWN,
+                ActionType.UPDATE_POD_ANNOTATION)));
   }
 
-  private static QueueingHint lockHint(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+  private static QueueingHint lockHint(
+      Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
     String before = lockOf(oldObj);
     String after = lockOf(newObj);
     return before != null && !before.equals(after) ? QueueingHint.QUEUE : QueueingHint.SKIP;

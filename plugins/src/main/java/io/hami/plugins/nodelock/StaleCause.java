@@ -12,7 +12,9 @@ public enum StaleCause {
   HOLDER_TERMINAL,
   /** The node agent served the holder ({@code bind-phase=success}) but kept the lock. */
   BIND_SUCCESS,
-  /** The node agent failed the holder's allocation ({@code bind-phase=failed}) and kept the lock. */
+  /**
+   * The node agent failed the holder's allocation ({@code bind-phase=failed}) and kept the lock.
+   */
   BIND_FAILED,
   /** The holder was bound to another node. */
   HOLDER_ELSEWHERE,

@@ -1,4 +1,7 @@
-/** The node lock plugin: HAMi's {@code hami.io/mutex.lock}, taken before binding and released by the node agent. */
+/**
+ * The node lock plugin: HAMi's {@code hami.io/mutex.lock}, taken before binding and released by the
+ * node agent.
+ */
 @NullMarked
 package io.hami.plugins.nodelock;
 

@@ -6,9 +6,9 @@ import io.hami.framework.api.PluginArgs;
 /**
  * Arguments of the {@code numa} plugin.
  *
- * @param policy {@link AlignmentPolicy} name: {@code BestEffort} (score only, the default),
- *     {@code SingleNumaNode} (also reject nodes where a multi-GPU container cannot stay on one
- *     NUMA node, for every pod), or {@code None}
+ * @param policy {@link AlignmentPolicy} name: {@code BestEffort} (score only, the default), {@code
+ *     SingleNumaNode} (also reject nodes where a multi-GPU container cannot stay on one NUMA node,
+ *     for every pod), or {@code None}
  */
 public record NumaArgs(String policy) implements PluginArgs {
   public static final NumaArgs DEFAULTS = new NumaArgs("BestEffort");

@@ -21,8 +21,10 @@ import java.util.List;
 final class GpuNode {
 
   final Object owner;
+
   /** The node's slot in its plugin's {@link ShapeEvaluations}, the same across rebuilds. */
   final int slot;
+
   final Object workloadKey;
   final NodeTable table;
   final String[] ids;
@@ -30,8 +32,15 @@ final class GpuNode {
   final int devmem;
   final int devcore;
 
-  private GpuNode(Object owner, int slot, Object workloadKey, NodeTable table, String[] ids,
-      String type, int devmem, int devcore) {
+  private GpuNode(
+      Object owner,
+      int slot,
+      Object workloadKey,
+      NodeTable table,
+      String[] ids,
+      String type,
+      int devmem,
+      int devcore) {
     this.owner = owner;
     this.slot = slot;
     this.workloadKey = workloadKey;
@@ -44,8 +53,8 @@ final class GpuNode {
 
   /**
    * Whether this compact form, kept on its NodeInfo, is the one {@code plugin} made against {@code
-   * workload}. The node and its devices need no check: the NodeInfo is replaced when either
-   * changes (the device index reports every change).
+   * workload}. The node and its devices need no check: the NodeInfo is replaced when either changes
+   * (the device index reports every change).
    */
   boolean current(Object plugin, Object workload) {
     return owner == plugin && workloadKey == workload;
@@ -59,7 +68,8 @@ final class GpuNode {
    * @param workloadFor the target workload per kind of card; cached nodes are rebuilt when it is
    *     replaced
    */
-  static GpuNode of(Object owner, int slot, NodeInfo node, NodeDevices devices, CardWorkloads workloadFor) {
+  static GpuNode of(
+      Object owner, int slot, NodeInfo node, NodeDevices devices, CardWorkloads workloadFor) {
     List<DeviceUsage> cards = new ArrayList<>();
     for (DeviceUsage d : devices.devices()) {
       if ("NVIDIA".equals(d.vendor()) && !"mig".equals(d.mode())) {
@@ -82,8 +92,15 @@ final class GpuNode {
     for (int g = 0; g < gpus; g++) {
       DeviceUsage d = cards.get(g);
       ids[g] = d.id();
-      free[g] = DeviceShare.freeMilli(d.healthy() && !d.cordoned(), d.totalSlots(), d.usedSlots(),
-          d.totalMemMiB(), d.usedMemMiB(), d.totalCores(), d.usedCores());
+      free[g] =
+          DeviceShare.freeMilli(
+              d.healthy() && !d.cordoned(),
+              d.totalSlots(),
+              d.usedSlots(),
+              d.totalMemMiB(),
+              d.usedMemMiB(),
+              d.totalCores(),
+              d.usedCores());
     }
     int tags = 0;
     for (var p : node.pods()) {
@@ -93,8 +110,14 @@ final class GpuNode {
         tags |= s.shape().gpus() == 1 && d < Fragmentation.FULL ? 1 : 1 << s.shape().gpus();
       }
     }
-    NodeTable table = NodeTable.single(workload, Math.max(cpuLeft, 0), Math.max(memLeft, 0),
-        HamiWorkload.NODE_MODEL, free, tags);
+    NodeTable table =
+        NodeTable.single(
+            workload,
+            Math.max(cpuLeft, 0),
+            Math.max(memLeft, 0),
+            HamiWorkload.NODE_MODEL,
+            free,
+            tags);
     return new GpuNode(owner, slot, workloadFor, table, ids, type, devmem, devcore);
   }
 }

@@ -64,7 +64,8 @@ public final class NodeTable {
       Arrays.fill(free, n * STRIDE, n * STRIDE + gpus[n], Fragmentation.FULL);
       gpuLeft[n] = gpus[n] * Fragmentation.FULL;
       cap += gpuLeft[n];
-      fragment[n] = Fragmentation.nodeFragment(workload, model[n], cpuLeft[n], free, n * STRIDE, gpus[n]);
+      fragment[n] =
+          Fragmentation.nodeFragment(workload, model[n], cpuLeft[n], free, n * STRIDE, gpus[n]);
       totalFragment += fragment[n];
     }
     capacity = cap;
@@ -72,17 +73,23 @@ public final class NodeTable {
   }
 
   /**
-   * A table of one node in a given state: CPU and memory left, the free share of each GPU, and
-   * the GPU-clustering tags of the pods it holds.
+   * A table of one node in a given state: CPU and memory left, the free share of each GPU, and the
+   * GPU-clustering tags of the pods it holds.
    */
   public static NodeTable single(
       TargetWorkload workload, long cpuLeft, long memLeft, long modelBit, int[] free, int tags) {
-    NodeTable t = new NodeTable(workload, new long[] {cpuLeft}, new long[] {memLeft},
-        new long[] {modelBit}, new int[] {free.length});
+    NodeTable t =
+        new NodeTable(
+            workload,
+            new long[] {cpuLeft},
+            new long[] {memLeft},
+            new long[] {modelBit},
+            new int[] {free.length});
     int left = 0;
     for (int g = 0; g < free.length; g++) {
       if (free[g] < 0 || free[g] > Fragmentation.FULL) {
-        throw new IllegalArgumentException("free share of GPU " + g + " must be in 0..1000, was " + free[g]);
+        throw new IllegalArgumentException(
+            "free share of GPU " + g + " must be in 0..1000, was " + free[g]);
       }
       t.free[g] = free[g];
       left += free[g];
@@ -215,7 +222,8 @@ public final class NodeTable {
     int left = 0;
     for (int g = 0; g < freeShares.length; g++) {
       if (freeShares[g] < 0 || freeShares[g] > Fragmentation.FULL) {
-        throw new IllegalArgumentException("free share of GPU " + g + " must be in 0..1000, was " + freeShares[g]);
+        throw new IllegalArgumentException(
+            "free share of GPU " + g + " must be in 0..1000, was " + freeShares[g]);
       }
       free[base + g] = freeShares[g];
       left += freeShares[g];

@@ -5,6 +5,7 @@ import io.hami.plugins.fgd.Fragmentation;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The six policies of the FGD paper's evaluation, scored exactly as its artifact does (integer
@@ -151,12 +152,12 @@ public enum PaperPolicy implements PlacementPolicy {
   }
 
   /**
-   * For a sharing task, draws one GPU uniformly among those that fit; other tasks take the
-   * best-fit GPUs.
+   * For a sharing task, draws one GPU uniformly among those that fit; other tasks take the best-fit
+   * GPUs.
    *
    * @param draw a uniform draw in [0, number of fitting GPUs)
    */
-  public static int randomGpu(NodeTable t, int n, Task task, java.util.function.IntUnaryOperator draw) {
+  public static int randomGpu(NodeTable t, int n, Task task, IntUnaryOperator draw) {
     if (!task.isSharing()) {
       return bestFit(t, n, task);
     }

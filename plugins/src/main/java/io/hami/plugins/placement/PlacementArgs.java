@@ -7,8 +7,8 @@ import java.util.Arrays;
 /**
  * Arguments of the {@code placement} plugin.
  *
- * @param policy one of {@code random}, {@code dotprod}, {@code clustering}, {@code packing},
- *     {@code bestfit} ({@code fgd} has its own plugin, which takes a target workload)
+ * @param policy one of {@code random}, {@code dotprod}, {@code clustering}, {@code packing}, {@code
+ *     bestfit} ({@code fgd} has its own plugin, which takes a target workload)
  * @param seed seed of Random-fit's draws
  */
 public record PlacementArgs(String policy, long seed) implements PluginArgs {
@@ -18,9 +18,17 @@ public record PlacementArgs(String policy, long seed) implements PluginArgs {
   @Override
   public void validate(FieldErrors errors) {
     if (policy == null || PaperPolicy.byName(policy).filter(p -> p != PaperPolicy.FGD).isEmpty()) {
-      errors.invalid("policy", policy, "must be one of "
-          + String.join(", ", Arrays.stream(PaperPolicy.values()).filter(p -> p != PaperPolicy.FGD)
-              .map(PaperPolicy::policyName).toList()) + " (use the fgd plugin for FGD)");
+      errors.invalid(
+          "policy",
+          policy,
+          "must be one of "
+              + String.join(
+                  ", ",
+                  Arrays.stream(PaperPolicy.values())
+                      .filter(p -> p != PaperPolicy.FGD)
+                      .map(PaperPolicy::policyName)
+                      .toList())
+              + " (use the fgd plugin for FGD)");
     }
   }
 }

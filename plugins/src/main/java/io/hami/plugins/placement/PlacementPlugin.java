@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  * choice of GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
  * concurrently for different nodes; everything it shares is immutable or concurrent.
  */
-public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, ScoreExtensions, ReservePlugin {
+public final class PlacementPlugin
+    implements PreScorePlugin, ScorePlugin, ScoreExtensions, ReservePlugin {
 
   /** Name of the baselines' plugin. */
   public static final String NAME = "placement";
@@ -52,7 +53,8 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
   private final Supplier<CardWorkloads> workloads;
   private final @Nullable ShapeListener shapes;
   private final StateKey<Choices> key;
-  private final ThreadLocal<int[]> scratch = ThreadLocal.withInitial(() -> new int[NodeTable.STRIDE]);
+  private final ThreadLocal<int[]> scratch =
+      ThreadLocal.withInitial(() -> new int[NodeTable.STRIDE]);
   private final SplittableRandom random;
 
   /** Told of the shape of every pod scored (the FGD plugin learns its target workload so). */
@@ -81,8 +83,13 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
    * @param workloads what the policy scores against
    * @param seed seed of Random-fit's draws
    */
-  public PlacementPlugin(String name, PlacementPolicy policy, FrameworkHandle handle, DeviceUsageIndex index,
-      Workloads workloads, long seed) {
+  public PlacementPlugin(
+      String name,
+      PlacementPolicy policy,
+      FrameworkHandle handle,
+      DeviceUsageIndex index,
+      Workloads workloads,
+      long seed) {
     this.name = name;
     this.policy = policy;
     this.handle = handle;
@@ -93,15 +100,22 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     this.random = new SplittableRandom(seed);
   }
 
-  public static PlacementPlugin create(PlacementArgs args, FrameworkHandle handle, SharedGpuState shared) {
-    PaperPolicy p = PaperPolicy.byName(args.policy()).orElseThrow(
-        () -> new IllegalArgumentException("args.policy: unknown policy " + args.policy()));
-    return new PlacementPlugin(NAME, p, handle, shared.index(handle), Workloads.none(), args.seed());
+  public static PlacementPlugin create(
+      PlacementArgs args, FrameworkHandle handle, SharedGpuState shared) {
+    PaperPolicy p =
+        PaperPolicy.byName(args.policy())
+            .orElseThrow(
+                () -> new IllegalArgumentException("args.policy: unknown policy " + args.policy()));
+    return new PlacementPlugin(
+        NAME, p, handle, shared.index(handle), Workloads.none(), args.seed());
   }
 
   public static PluginRegistration<PlacementArgs> registration(SharedGpuState shared) {
     return PluginRegistration.of(
-        NAME, PlacementArgs.class, PlacementArgs.DEFAULTS, (args, handle) -> create(args, handle, shared));
+        NAME,
+        PlacementArgs.class,
+        PlacementArgs.DEFAULTS,
+        (args, handle) -> create(args, handle, shared));
   }
 
   @Override
@@ -141,7 +155,8 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
     if (byShape.size() >= MAX_SHAPES) {
       byShape.clear();
     }
-    ShapeEvaluations evaluations = byShape.computeIfAbsent(shape.shape(), s -> new ShapeEvaluations());
+    ShapeEvaluations evaluations =
+        byShape.computeIfAbsent(shape.shape(), s -> new ShapeEvaluations());
     evaluations.ensure(nextSlot.get());
     c = new Choices(shape, workloads.get(), evaluations);
     state.write(key, c);
@@ -155,7 +170,9 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
       return 0;
     }
     long e = evaluate(c, gpuNode(c, node));
-    return e == NO_FIT ? 0 : Math.max(MIN_NODE_SCORE, Math.min(MAX_NODE_SCORE, PlacementPolicy.score(e)));
+    return e == NO_FIT
+        ? 0
+        : Math.max(MIN_NODE_SCORE, Math.min(MAX_NODE_SCORE, PlacementPolicy.score(e)));
   }
 
   private static final long NO_FIT = Long.MIN_VALUE;
@@ -180,7 +197,10 @@ public final class PlacementPlugin implements PreScorePlugin, ScorePlugin, Score
       return e;
     }
     Task task = task(c, g);
-    e = g.table.fitsIgnoringMemory(0, task) ? policy.evaluate(g.table, 0, task, scratch.get()) : NO_FIT;
+    e =
+        g.table.fitsIgnoringMemory(0, task)
+            ? policy.evaluate(g.table, 0, task, scratch.get())
+            : NO_FIT;
     c.evaluations().put(g, e);
     return e;
   }

@@ -1,8 +1,8 @@
 package io.hami.plugins.placement;
 
 /**
- * A placement policy: an integer score for a task on a node, and the GPUs it would take there.
- * The highest score wins; ties go to the node that comes first in the caller's tie-break order.
+ * A placement policy: an integer score for a task on a node, and the GPUs it would take there. The
+ * highest score wins; ties go to the node that comes first in the caller's tie-break order.
  *
  * <p>Implementations are stateless and allocation-free; one instance may serve many threads, each
  * with its own {@link NodeTable} and scratch array.

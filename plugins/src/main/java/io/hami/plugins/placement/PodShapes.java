@@ -22,15 +22,19 @@ public final class PodShapes {
   public record PodShape(HamiShape shape, long memMiB, int gpuContainer, int containers) {}
 
   /**
-   * The pod's shape: its CPU and memory requests, and the NVIDIA request of its one GPU
-   * container; null when more than one container asks for GPUs (the policies model one request
-   * per pod) or a request cannot be read.
+   * The pod's shape: its CPU and memory requests, and the NVIDIA request of its one GPU container;
+   * null when more than one container asks for GPUs (the policies model one request per pod) or a
+   * request cannot be read.
    */
   public static @Nullable PodShape of(Pod pod, Resources requests) {
-    List<Container> init = pod.getSpec() == null || pod.getSpec().getInitContainers() == null
-        ? List.of() : pod.getSpec().getInitContainers();
-    List<Container> app = pod.getSpec() == null || pod.getSpec().getContainers() == null
-        ? List.of() : pod.getSpec().getContainers();
+    List<Container> init =
+        pod.getSpec() == null || pod.getSpec().getInitContainers() == null
+            ? List.of()
+            : pod.getSpec().getInitContainers();
+    List<Container> app =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? List.of()
+            : pod.getSpec().getContainers();
     ContainerRequest gpu = null;
     int at = -1;
     int i = 0;
@@ -52,7 +56,11 @@ public final class PodShapes {
         i++;
       }
     }
-    int cpu = (int) Math.min(Integer.MAX_VALUE, Math.max(requests.milliCpu(), Resources.DEFAULT_MILLI_CPU_REQUEST));
+    int cpu =
+        (int)
+            Math.min(
+                Integer.MAX_VALUE,
+                Math.max(requests.milliCpu(), Resources.DEFAULT_MILLI_CPU_REQUEST));
     long mem = requests.memory() >> 20;
     if (gpu == null) {
       return new PodShape(HamiShape.cpuOnly(cpu), mem, -1, i);
@@ -60,8 +68,14 @@ public final class PodShapes {
     Map<String, String> annotations = pod.getMetadata().getAnnotations();
     String types = annotations == null ? null : annotations.get(Annotations.NVIDIA_USE_GPUTYPE);
     List<String> typeList = types == null ? List.of() : Arrays.stream(types.split(",")).toList();
-    HamiShape shape = new HamiShape(
-        cpu, Math.min(gpu.nums(), 8), gpu.memreq(), gpu.memPercentage(), gpu.coresreq(), typeList);
+    HamiShape shape =
+        new HamiShape(
+            cpu,
+            Math.min(gpu.nums(), 8),
+            gpu.memreq(),
+            gpu.memPercentage(),
+            gpu.coresreq(),
+            typeList);
     return new PodShape(shape, mem, at, i);
   }
 }

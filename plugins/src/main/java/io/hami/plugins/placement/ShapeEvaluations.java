@@ -8,10 +8,9 @@ import java.util.Arrays;
  * object, which is replaced whenever the node, its devices or the target workload change. Two flat
  * arrays read in slot order, so scoring a shape seen before costs two reads per unchanged node.
  *
- * <p>Threads: {@link #ensure} runs on the scheduling thread before Score fans out; {@link #get}
- * and {@link #put} run for different nodes concurrently, and a node is scored by one thread per
- * cycle. The evaluation is written before its node, so it is only read for the node it was
- * computed on.
+ * <p>Threads: {@link #ensure} runs on the scheduling thread before Score fans out; {@link #get} and
+ * {@link #put} run for different nodes concurrently, and a node is scored by one thread per cycle.
+ * The evaluation is written before its node, so it is only read for the node it was computed on.
  */
 final class ShapeEvaluations {
 

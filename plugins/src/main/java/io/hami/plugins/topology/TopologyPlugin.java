@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NoArgs;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeScores;
 import io.hami.framework.api.PluginRegistration;
@@ -27,13 +28,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Topology-aware placement of multi-GPU containers from the pair scores a node publishes in
- * {@code hami.io/node-nvidia-score} (NVLink 100 per link, PCIe switch 50, ..., cross-CPU 10).
+ * Topology-aware placement of multi-GPU containers from the pair scores a node publishes in {@code
+ * hami.io/node-nvidia-score} (NVLink 100 per link, PCIe switch 50, ..., cross-CPU 10).
  *
- * <p>Score: the summed pair score of the best set of usable GPUs each multi-GPU container could
- * get on the node, normalised so that the best node scores 100. Reserve (ordered before {@code
- * vgpu}): for a pod with one multi-GPU container, prefers that best set on the chosen node
- * through {@link VgpuPlugin#PREFERRED_DEVICES}; {@code vgpu} still checks every device.
+ * <p>Score: the summed pair score of the best set of usable GPUs each multi-GPU container could get
+ * on the node, normalised so that the best node scores 100. Reserve (ordered before {@code vgpu}):
+ * for a pod with one multi-GPU container, prefers that best set on the chosen node through {@link
+ * VgpuPlugin#PREFERRED_DEVICES}; {@code vgpu} still checks every device.
  */
 public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, ReservePlugin {
   public static final String NAME = "topology";
@@ -52,7 +53,7 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
     return new TopologyPlugin(shared.index(handle));
   }
 
-  public static PluginRegistration<io.hami.framework.api.NoArgs> registration(SharedGpuState shared) {
+  public static PluginRegistration<NoArgs> registration(SharedGpuState shared) {
     return PluginRegistration.of(NAME, handle -> create(handle, shared));
   }
 

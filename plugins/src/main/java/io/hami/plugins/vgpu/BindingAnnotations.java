@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** The pod annotations that record a placement (protocol §6.9, §6.10 and §8.3), as values. */
 public final class BindingAnnotations {
@@ -55,7 +56,7 @@ public final class BindingAnnotations {
   }
 
   /** The vendor's devices of each container, or null when the placement holds none of them. */
-  private static @org.jspecify.annotations.Nullable PodDevices devicesOf(Placement p, GpuVendor v) {
+  private static @Nullable PodDevices devicesOf(Placement p, GpuVendor v) {
     List<List<ContainerDevice>> containers = new ArrayList<>(p.containers().size());
     boolean any = false;
     for (List<DevicePick> picks : p.containers()) {
@@ -82,27 +83,39 @@ public final class BindingAnnotations {
       for (DevicePick d : p.containers().get(c)) {
         int at = position.merge(d.vendor(), 1, Integer::sum) - 1;
         if (d.mig() != null) {
-          out.add(new MigAllocation(c, at, d.id(), d.mig().profile(), d.mig().placement(), Optional.empty()));
+          out.add(
+              new MigAllocation(
+                  c, at, d.id(), d.mig().profile(), d.mig().placement(), Optional.empty()));
         }
       }
     }
     return out;
   }
 
-  /** What {@code hami explain} shows for the placement: the policies and how the node was chosen. */
+  /**
+   * What {@code hami explain} shows for the placement: the policies and how the node was chosen.
+   */
   static ScheduleRecord.Scheduled scheduledRecord(CycleState state, String nodeName, Instant now) {
     PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
     PodGpuOptions o = r == null ? PodGpuOptions.DEFAULT : r.options();
     String gpuPolicy = o.gpuPolicy().wireName() + (o.numaBind() ? ",numa-bind" : "");
     NodeSelection sel = state.get(NodeSelection.KEY);
     if (sel == null) {
-      return new ScheduleRecord.Scheduled(now, nodeName, null, o.nodePolicy().wireName(), gpuPolicy, 0, 0, List.of());
+      return new ScheduleRecord.Scheduled(
+          now, nodeName, null, o.nodePolicy().wireName(), gpuPolicy, 0, 0, List.of());
     }
     List<ScheduleRecord.NodeScore> top = new ArrayList<>(sel.top().size());
     for (NodeSelection.Candidate c : sel.top()) {
       top.add(new ScheduleRecord.NodeScore(c.node(), c.score()));
     }
     return new ScheduleRecord.Scheduled(
-        now, nodeName, sel.score(), o.nodePolicy().wireName(), gpuPolicy, sel.feasible(), sel.evaluated(), top);
+        now,
+        nodeName,
+        sel.score(),
+        o.nodePolicy().wireName(),
+        gpuPolicy,
+        sel.feasible(),
+        sel.evaluated(),
+        top);
   }
 }

@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.Status;
-import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
+import io.hami.model.Annotations;
 import io.hami.model.explain.ScheduleRecordCodec;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -38,7 +38,8 @@ final class BindingWriter {
     }
     Instant now = handle.clock().instant();
     Map<String, String> annos = new LinkedHashMap<>(BindingAnnotations.of(placement, now, vendors));
-    annos.put(Annotations.SCHEDULE_EXPLAIN,
+    annos.put(
+        Annotations.SCHEDULE_EXPLAIN,
         ScheduleRecordCodec.encode(BindingAnnotations.scheduledRecord(state, nodeName, now)));
     Map<String, Object> patch =
         Map.of(
@@ -48,7 +49,9 @@ final class BindingWriter {
       client
           .pods()
           .resource(PatchTargets.pod(pod))
-          .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              client.getKubernetesSerialization().asJson(patch));
       return Status.success();
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {

@@ -7,8 +7,8 @@ import io.hami.framework.api.StateData;
 import java.util.List;
 
 /**
- * Devices another plugin prefers for the pod on one node: per container (init first, one entry
- * per container as in {@link PodRequests}), the device UUIDs to use. Set under {@link
+ * Devices another plugin prefers for the pod on one node: per container (init first, one entry per
+ * container as in {@link PodRequests}), the device UUIDs to use. Set under {@link
  * VgpuPlugin#PREFERRED_DEVICES} by a placement plugin that runs before {@code vgpu} in Reserve;
  * {@code vgpu} honours it when the pod is reserved on {@link #node()} and every listed device
  * passes the fit, and otherwise places by its own GPU policy.

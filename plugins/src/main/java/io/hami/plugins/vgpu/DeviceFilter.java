@@ -5,8 +5,8 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import io.hami.model.pod.DeviceSelectors;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,7 +26,8 @@ public record DeviceFilter(
     ImmutableMap<String, DeviceFilter> vendors) {
 
   public static final DeviceFilter NONE =
-      new DeviceFilter(ImmutableList.of(), ImmutableList.of(), ImmutableSet.of(), ImmutableSet.of(), null);
+      new DeviceFilter(
+          ImmutableList.of(), ImmutableList.of(), ImmutableSet.of(), ImmutableSet.of(), null);
 
   public DeviceFilter(
       ImmutableList<String> useTypes,
@@ -39,7 +40,8 @@ public record DeviceFilter(
 
   /** This filter with other vendors' filters. */
   public DeviceFilter withVendors(Map<String, DeviceFilter> byVendor) {
-    return new DeviceFilter(useTypes, noUseTypes, useUuids, noUseUuids, vgpuMode, ImmutableMap.copyOf(byVendor));
+    return new DeviceFilter(
+        useTypes, noUseTypes, useUuids, noUseUuids, vgpuMode, ImmutableMap.copyOf(byVendor));
   }
 
   /** The filter for a device: NVIDIA's fields, or its vendor's own filter. */
@@ -58,7 +60,8 @@ public record DeviceFilter(
       @Nullable String useUuids,
       @Nullable String noUseUuids,
       @Nullable String vgpuMode) {
-    return ofItems(items(useTypes), items(noUseTypes), items(useUuids), items(noUseUuids), vgpuMode);
+    return ofItems(
+        items(useTypes), items(noUseTypes), items(useUuids), items(noUseUuids), vgpuMode);
   }
 
   /** Builds a filter from the annotations' items. */

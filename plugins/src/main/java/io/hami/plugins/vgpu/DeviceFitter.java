@@ -39,7 +39,9 @@ public final class DeviceFitter {
       QuotaCheck base = this;
       return (vendor, memMiB, cores) -> {
         int[] a = add.get(vendor);
-        return a == null ? base.fits(vendor, memMiB, cores) : base.fits(vendor, memMiB + a[0], cores + a[1]);
+        return a == null
+            ? base.fits(vendor, memMiB, cores)
+            : base.fits(vendor, memMiB + a[0], cores + a[1]);
       };
     }
   }
@@ -72,9 +74,10 @@ public final class DeviceFitter {
       DeviceUsage d = revisit != null ? revisit : sorted.get(i);
       revisit = null;
       // Earlier picks of this request count toward the quota (at most need - 1 of them).
-      QuotaCheck q = quota == QuotaCheck.NONE || picks.isEmpty()
-          ? quota
-          : quota.plus(picks.size() < need ? picks : picks.subList(0, need - 1));
+      QuotaCheck q =
+          quota == QuotaCheck.NONE || picks.isEmpty()
+              ? quota
+              : quota.plus(picks.size() < need ? picks : picks.subList(0, need - 1));
       FitReason refused = check(d, req, cores, filter, policy, q);
       // Health, cordon and type come before the NUMA restart; the other checks after it.
       if (refused != null && refused.compareTo(FitReason.NUMA_NOT_FIT) < 0) {
@@ -114,11 +117,12 @@ public final class DeviceFitter {
   }
 
   /**
-   * Whether a device could take one device of the request now, ignoring NUMA binding and the
-   * other devices of the request (for plugins that reason about sets of usable devices).
+   * Whether a device could take one device of the request now, ignoring NUMA binding and the other
+   * devices of the request (for plugins that reason about sets of usable devices).
    */
   public static boolean usable(DeviceUsage d, VendorRequest req, PodGpuOptions opts) {
-    return check(d, req, req.clampedCores(), opts.filter(), opts.gpuPolicy(), QuotaCheck.NONE) == null;
+    return check(d, req, req.clampedCores(), opts.filter(), opts.gpuPolicy(), QuotaCheck.NONE)
+        == null;
   }
 
   /**

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One device chosen for one container: what goes into the pod's device annotations ({@code
- * <uuid>,<vendor>,<mem MiB>,<cores>}), plus the dynamic MIG instance when the device is in mig mode.
+ * <uuid>,<vendor>,<mem MiB>,<cores>}), plus the dynamic MIG instance when the device is in mig
+ * mode.
  *
  * @param mig the MIG profile and placement chosen on the device, or null for a shared device
  */

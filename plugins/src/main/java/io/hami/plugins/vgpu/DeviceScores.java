@@ -11,7 +11,8 @@ public final class DeviceScores {
   /**
    * Device score used to order a node's devices for one container:
    *
-   * <pre>10 * (wSlot*(r+Used)/Count + wCore*(c+Usedcores)/Totalcore + wMem*(m+Usedmem)/Totalmem)</pre>
+   * <pre>10 * (wSlot*(r+Used)/Count + wCore*(c+Usedcores)/Totalcore + wMem*(m+Usedmem)/Totalmem)
+   * </pre>
    *
    * where r, c and m sum the container's requests that {@linkplain #matches match} the device.
    *
@@ -32,9 +33,10 @@ public final class DeviceScores {
       if (matches(q, d, byVendor)) {
         r++;
         c += q.cores();
-        m += (q.memPercent() != 0 && q.memPercent() != VendorRequest.PERCENT_UNSET)
-            ? (long) d.totalMemMiB() * q.memPercent() / 100
-            : q.memMiB();
+        m +=
+            (q.memPercent() != 0 && q.memPercent() != VendorRequest.PERCENT_UNSET)
+                ? (long) d.totalMemMiB() * q.memPercent() / 100
+                : q.memMiB();
       }
     }
     float slot = (float) (r + d.usedSlots()) / d.totalSlots();

@@ -71,8 +71,23 @@ public record DeviceUsage(
       int usedMemMiB,
       int totalCores,
       int usedCores) {
-    this(id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, usedSlots, totalMemMiB,
-        usedMemMiB, totalCores, usedCores, List.of(), List.of());
+    this(
+        id,
+        index,
+        vendor,
+        type,
+        numa,
+        mode,
+        healthy,
+        cordoned,
+        totalSlots,
+        usedSlots,
+        totalMemMiB,
+        usedMemMiB,
+        totalCores,
+        usedCores,
+        List.of(),
+        List.of());
   }
 
   /** Whether the scheduler places dynamic MIG instances on this device (mig mode with profiles). */
@@ -83,8 +98,22 @@ public record DeviceUsage(
   /** This device with the given MIG profiles and held placements. */
   public DeviceUsage withMig(List<MigProfile> profiles, List<MigPlacement> used) {
     return new DeviceUsage(
-        id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, usedSlots, totalMemMiB,
-        usedMemMiB, totalCores, usedCores, profiles, used);
+        id,
+        index,
+        vendor,
+        type,
+        numa,
+        mode,
+        healthy,
+        cordoned,
+        totalSlots,
+        usedSlots,
+        totalMemMiB,
+        usedMemMiB,
+        totalCores,
+        usedCores,
+        profiles,
+        used);
   }
 
   /** This device with one more MIG placement held. */
@@ -97,7 +126,14 @@ public record DeviceUsage(
 
   /** An idle device with the given capacity. */
   public static DeviceUsage idle(
-      String id, int index, String vendor, String type, int numa, int slots, int memMiB, int cores) {
+      String id,
+      int index,
+      String vendor,
+      String type,
+      int numa,
+      int slots,
+      int memMiB,
+      int cores) {
     return new DeviceUsage(
         id, index, vendor, type, numa, "hami-core", true, false, slots, 0, memMiB, 0, cores, 0);
   }
@@ -126,15 +162,43 @@ public record DeviceUsage(
   /** This device with the given usage. */
   public DeviceUsage withUsage(int slots, int memMiB, int cores) {
     return new DeviceUsage(
-        id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, slots, totalMemMiB,
-        memMiB, totalCores, cores, migProfiles, migUsed);
+        id,
+        index,
+        vendor,
+        type,
+        numa,
+        mode,
+        healthy,
+        cordoned,
+        totalSlots,
+        slots,
+        totalMemMiB,
+        memMiB,
+        totalCores,
+        cores,
+        migProfiles,
+        migUsed);
   }
 
   /** This device with another health and cordon state. */
   public DeviceUsage withState(boolean healthy, boolean cordoned) {
     return new DeviceUsage(
-        id, index, vendor, type, numa, mode, healthy, cordoned, totalSlots, usedSlots, totalMemMiB,
-        usedMemMiB, totalCores, usedCores, migProfiles, migUsed);
+        id,
+        index,
+        vendor,
+        type,
+        numa,
+        mode,
+        healthy,
+        cordoned,
+        totalSlots,
+        usedSlots,
+        totalMemMiB,
+        usedMemMiB,
+        totalCores,
+        usedCores,
+        migProfiles,
+        migUsed);
   }
 
   public int freeSlots() {

@@ -1,25 +1,29 @@
 package io.hami.plugins.vgpu;
 
-import io.hami.model.device.NodeDevice;
-import io.hami.model.device.MigPlacement;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeLocal;
+import io.hami.model.device.MigPlacement;
+import io.hami.model.device.NodeDevice;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.Consumer;
-import io.hami.framework.api.ClusterStateListener;
-import io.hami.framework.api.NodeInfo;
-import io.hami.framework.api.NodeLocal;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,15 +35,15 @@ import org.jspecify.annotations.Nullable;
  * (handshake and allocatable) and {@code hami.io/device-cordon} applied. Usage is the sum, per
  * device, of the {@link PodUsage} of every pod attributed to the node: pods that carry an
  * allocation annotation naming the node in {@code hami.io/vgpu-node} and are neither Succeeded,
- * Failed nor deleted, plus pods this scheduler {@linkplain #reserve reserved} that the informer
- * has not yet shown with their annotations. Entries are keyed by pod UID, so the informer's view
- * of a pod replaces its reservation.
+ * Failed nor deleted, plus pods this scheduler {@linkplain #reserve reserved} that the informer has
+ * not yet shown with their annotations. Entries are keyed by pod UID, so the informer's view of a
+ * pod replaces its reservation.
  *
- * <p>Other plugins of the same profile read the views through {@link #node(NodeInfo)} (for
- * example a fragmentation-aware placement plugin); they must not mutate anything. Each new view
- * is reported to the scheduler ({@link FrameworkHandle#nodeStateChanged}), so a node's NodeInfo
- * is replaced whenever its view is, and what is kept on a NodeInfo (Filter verdicts, compact
- * nodes) stays valid while it lives.
+ * <p>Other plugins of the same profile read the views through {@link #node(NodeInfo)} (for example
+ * a fragmentation-aware placement plugin); they must not mutate anything. Each new view is reported
+ * to the scheduler ({@link FrameworkHandle#nodeStateChanged}), so a node's NodeInfo is replaced
+ * whenever its view is, and what is kept on a NodeInfo (Filter verdicts, compact nodes) stays valid
+ * while it lives.
  *
  * <p>Concurrency: mutations (informer events on the cache thread, reserve and unreserve on the
  * scheduling and binding threads) are serialised by one lock and cost O(devices of the node).
@@ -51,22 +55,24 @@ public final class DeviceUsageIndex {
   /** Reads a node's register annotations, health and cordon list. */
   @FunctionalInterface
   public interface NodeReader {
-    /** Decodes the node; never throws: a bad annotation comes back as {@link Registered#invalid}. */
-    Registered read(io.fabric8.kubernetes.api.model.Node node);
+    /**
+     * Decodes the node; never throws: a bad annotation comes back as {@link Registered#invalid}.
+     */
+    Registered read(Node node);
   }
 
   /** Reads what a pod holds according to its annotations. */
   @FunctionalInterface
   public interface PodReader {
     /** The pod's node and usage, or null when it holds no devices (or is terminal). */
-    @Nullable Held read(io.fabric8.kubernetes.api.model.Pod pod);
+    @Nullable Held read(Pod pod);
   }
 
   /** Called once each time a node's device annotations turn unreadable. */
   @FunctionalInterface
   public interface InvalidNodeListener {
     /** {@code registered} says why ({@link Registered#invalid()}) and where (vendor, field). */
-    void invalid(io.fabric8.kubernetes.api.model.Node node, Registered registered);
+    void invalid(Node node, Registered registered);
   }
 
   /**
@@ -93,7 +99,8 @@ public final class DeviceUsageIndex {
       requireNonNull(invalidField, "invalidField");
     }
 
-    public Registered(ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid) {
+    public Registered(
+        ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid) {
       this(devices, pairs, invalid, "", "");
     }
 
@@ -116,7 +123,8 @@ public final class DeviceUsageIndex {
     }
   }
 
-  private record PodEntry(String node, @Nullable String namespace, PodUsage usage, boolean assumed) {}
+  private record PodEntry(
+      String node, @Nullable String namespace, PodUsage usage, boolean assumed) {}
 
   private final class NodeState {
     final String name;
@@ -129,6 +137,7 @@ public final class DeviceUsageIndex {
 
     @GuardedBy("lock")
     final Map<String, int[]> used = new HashMap<>();
+
     /** Dynamic MIG placements held per GPU, one element per holding pod. */
     final Map<String, List<MigPlacement>> mig = new HashMap<>();
 
@@ -168,7 +177,9 @@ public final class DeviceUsageIndex {
         }
         b.add(v);
       }
-      view = new NodeDevices(name, b.build(), registered.pairs(), registered.invalid(), view.version() + 1);
+      view =
+          new NodeDevices(
+              name, b.build(), registered.pairs(), registered.invalid(), view.version() + 1);
       // After the view is visible: a NodeInfo made from now on sees it.
       changed.accept(name);
     }
@@ -209,37 +220,36 @@ public final class DeviceUsageIndex {
   public ClusterStateListener listener() {
     return new ClusterStateListener() {
       @Override
-      public void onNodeAdd(io.fabric8.kubernetes.api.model.Node node) {
+      public void onNodeAdd(Node node) {
         upsertNode(node);
       }
 
       @Override
-      public void onNodeUpdate(io.fabric8.kubernetes.api.model.Node oldNode, io.fabric8.kubernetes.api.model.Node newNode) {
+      public void onNodeUpdate(Node oldNode, Node newNode) {
         upsertNode(newNode);
       }
 
       @Override
-      public void onNodeDelete(io.fabric8.kubernetes.api.model.Node node) {
+      public void onNodeDelete(Node node) {
         deleteNode(node.getMetadata().getName());
       }
 
       @Override
-      public void onPodAdd(io.fabric8.kubernetes.api.model.Pod pod) {
+      public void onPodAdd(Pod pod) {
         upsertPod(pod);
       }
 
       @Override
-      public void onPodUpdate(io.fabric8.kubernetes.api.model.Pod oldPod, io.fabric8.kubernetes.api.model.Pod newPod) {
+      public void onPodUpdate(Pod oldPod, Pod newPod) {
         upsertPod(newPod);
       }
 
       @Override
-      public void onPodDelete(io.fabric8.kubernetes.api.model.Pod pod) {
+      public void onPodDelete(Pod pod) {
         deletePod(pod);
       }
     };
   }
-
 
   private final Object lock = new Object();
   private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
@@ -283,7 +293,9 @@ public final class DeviceUsageIndex {
     return s != null ? s.view : new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
   }
 
-  /** {@link #node(String)} for a node of the snapshot, without a lookup by name once it is known. */
+  /**
+   * {@link #node(String)} for a node of the snapshot, without a lookup by name once it is known.
+   */
   public NodeDevices node(NodeInfo node) {
     NodeState s = entry(node);
     return s != null ? s.view : node(node.name());
@@ -363,7 +375,7 @@ public final class DeviceUsageIndex {
       if (s.unhealthyVendors.contains(vendor) != healthy) {
         return;
       }
-      Set<String> next = new java.util.HashSet<>(s.unhealthyVendors);
+      Set<String> next = new HashSet<>(s.unhealthyVendors);
       if (healthy) {
         next.remove(vendor);
       } else {
@@ -392,7 +404,7 @@ public final class DeviceUsageIndex {
   // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
   // enclosing instance of a NodeState reached through a local.
   @SuppressWarnings("GuardedBy")
-  public void upsertNode(io.fabric8.kubernetes.api.model.Node node) {
+  public void upsertNode(Node node) {
     String name = node.getMetadata().getName();
     Object from = registrationInputs(node);
     NodeState s = nodes.computeIfAbsent(name, NodeState::new);
@@ -416,7 +428,7 @@ public final class DeviceUsageIndex {
   }
 
   /** What a node's registration depends on: annotations and allocatable. */
-  private Object registrationInputs(io.fabric8.kubernetes.api.model.Node node) {
+  private Object registrationInputs(Node node) {
     Map<String, String> annos = node.getMetadata().getAnnotations();
     Object alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
     Object cap = node.getStatus() == null ? null : node.getStatus().getCapacity();
@@ -433,7 +445,7 @@ public final class DeviceUsageIndex {
         }
       }
     }
-    return java.util.Arrays.asList(
+    return Arrays.asList(
         relevant,
         alloc == null ? null : new HashMap<>((Map<?, ?>) alloc),
         cap == null ? null : new HashMap<>((Map<?, ?>) cap));
@@ -455,8 +467,10 @@ public final class DeviceUsageIndex {
     }
   }
 
-  /** Pod added or changed: its usage follows its annotations (a reservation survives until then). */
-  public void upsertPod(io.fabric8.kubernetes.api.model.Pod pod) {
+  /**
+   * Pod added or changed: its usage follows its annotations (a reservation survives until then).
+   */
+  public void upsertPod(Pod pod) {
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
       return;
@@ -470,7 +484,8 @@ public final class DeviceUsageIndex {
         }
         return;
       }
-      PodEntry now = new PodEntry(held.node(), pod.getMetadata().getNamespace(), held.usage(), false);
+      PodEntry now =
+          new PodEntry(held.node(), pod.getMetadata().getNamespace(), held.usage(), false);
       if (old != null
           && old.node().equals(now.node())
           && Objects.equals(old.namespace(), now.namespace())
@@ -488,7 +503,7 @@ public final class DeviceUsageIndex {
   }
 
   /** Pod deleted. */
-  public void deletePod(io.fabric8.kubernetes.api.model.Pod pod) {
+  public void deletePod(Pod pod) {
     String uid = pod.getMetadata().getUid();
     if (uid != null) {
       release(uid);
@@ -496,8 +511,8 @@ public final class DeviceUsageIndex {
   }
 
   /**
-   * Accounts a pod this scheduler placed, before its annotations are written. Replaces whatever
-   * the pod held before.
+   * Accounts a pod this scheduler placed, before its annotations are written. Replaces whatever the
+   * pod held before.
    */
   public void reserve(String uid, String node, PodUsage usage) {
     reserve(uid, null, node, usage);

@@ -1,8 +1,8 @@
 package io.hami.plugins.vgpu;
 
 /**
- * Why a device (or a node) could not take a request. The names are HAMi's reason codes, which
- * users and dashboards already know, in the order the fit checks them (protocol §6.6).
+ * Why a device (or a node) could not take a request. The names are HAMi's reason codes, which users
+ * and dashboards already know, in the order the fit checks them (protocol §6.6).
  */
 public enum FitReason {
   CARD_NOT_HEALTH("CardNotHealth"),

@@ -41,7 +41,9 @@ public final class FitReasons {
     return true;
   }
 
-  /** Bit {@code r.ordinal()} set for each reason {@code r} present: the set {@link #codes} names. */
+  /**
+   * Bit {@code r.ordinal()} set for each reason {@code r} present: the set {@link #codes} names.
+   */
   public long presence() {
     long bits = 0;
     for (int i = 0; i < counts.length; i++) {
@@ -75,7 +77,9 @@ public final class FitReasons {
     return out;
   }
 
-  /** HAMi's per-node message: {@code "<n>/<devices> <Reason>"} sorted and joined by {@code ", "}. */
+  /**
+   * HAMi's per-node message: {@code "<n>/<devices> <Reason>"} sorted and joined by {@code ", "}.
+   */
   public String message() {
     List<String> parts = new ArrayList<>();
     for (FitReason r : FitReason.values()) {

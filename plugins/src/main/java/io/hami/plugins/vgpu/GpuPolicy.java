@@ -52,16 +52,27 @@ public final class GpuPolicy {
     String v = value.trim().toLowerCase(Locale.ROOT);
     if (!v.contains(",") && !v.equals("numa")) {
       return switch (v) {
-        case "binpack" -> new GpuPolicy(
-            v, List.of(Key.SCORE_ASC, Key.NUMA_ASC), List.of(Key.NUMA_DESC, Key.SCORE_ASC), false, false);
-        case "mutex" -> new GpuPolicy(
-            v, List.of(Key.USED_DESC, Key.NUMA_ASC), List.of(Key.NUMA_ASC, Key.USED_DESC), true, false);
-        default -> new GpuPolicy(
-            v,
-            List.of(Key.SCORE_DESC, Key.NUMA_ASC),
-            List.of(Key.NUMA_ASC, Key.SCORE_DESC),
-            false,
-            v.equals("topology-aware"));
+        case "binpack" ->
+            new GpuPolicy(
+                v,
+                List.of(Key.SCORE_ASC, Key.NUMA_ASC),
+                List.of(Key.NUMA_DESC, Key.SCORE_ASC),
+                false,
+                false);
+        case "mutex" ->
+            new GpuPolicy(
+                v,
+                List.of(Key.USED_DESC, Key.NUMA_ASC),
+                List.of(Key.NUMA_ASC, Key.USED_DESC),
+                true,
+                false);
+        default ->
+            new GpuPolicy(
+                v,
+                List.of(Key.SCORE_DESC, Key.NUMA_ASC),
+                List.of(Key.NUMA_ASC, Key.SCORE_DESC),
+                false,
+                v.equals("topology-aware"));
       };
     }
     List<Key> chain = new ArrayList<>();
@@ -92,7 +103,8 @@ public final class GpuPolicy {
     return new GpuPolicy(v, chain, bound, mutex, topology);
   }
 
-  private static final ImmutableSet<String> KNOWN = ImmutableSet.of("binpack", "spread", "numa", "mutex", "topology-aware");
+  private static final ImmutableSet<String> KNOWN =
+      ImmutableSet.of("binpack", "spread", "numa", "mutex", "topology-aware");
 
   /**
    * The items of {@code value} that {@link #parse} does not know and reads as spread (a single

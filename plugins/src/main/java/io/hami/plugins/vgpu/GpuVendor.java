@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * @param exclusiveRule the rule that says whether a whole-card request takes every core (the
  *     webhook's {@code gpucores=100} since v2.7, NVIDIA only); null for other vendors
  */
-public record GpuVendor(VendorProtocol protocol, int memoryFactor, @Nullable RequestRule exclusiveRule) {
+public record GpuVendor(
+    VendorProtocol protocol, int memoryFactor, @Nullable RequestRule exclusiveRule) {
 
   /** The reader's message when a node registered no device of the vendor. */
   static final String NO_DEVICE = "no device found on node";

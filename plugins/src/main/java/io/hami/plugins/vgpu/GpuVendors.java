@@ -22,7 +22,8 @@ public final class GpuVendors {
   private GpuVendors() {}
 
   /** Hygon DCU with the chart defaults: colon-form register, cores default to a whole card. */
-  public static final GpuVendor HYGON = new GpuVendor(Vendors.hygon(DeviceConfig.DEFAULTS.hygon()), 1, null);
+  public static final GpuVendor HYGON =
+      new GpuVendor(Vendors.hygon(DeviceConfig.DEFAULTS.hygon()), 1, null);
 
   /** Cambricon MLU with the chart defaults: devices from node capacity, memory in 256 MiB units. */
   public static final GpuVendor CAMBRICON = cambricon(DeviceConfig.DEFAULTS);
@@ -44,7 +45,12 @@ public final class GpuVendors {
         };
     VendorProtocol p =
         new VendorProtocol(
-            base.keys(), base.register(), base.registerWriter(), requests, base.allocationWriter(), base.allocationReader());
+            base.keys(),
+            base.register(),
+            base.registerWriter(),
+            requests,
+            base.allocationWriter(),
+            base.allocationReader());
     return new GpuVendor(p, Math.max(rule.memoryFactor(), 1), rule);
   }
 
@@ -53,7 +59,8 @@ public final class GpuVendors {
   }
 
   public static GpuVendor hygon(DeviceConfig config) {
-    return new GpuVendor(Vendors.hygon(config.hygon()), Math.max(config.hygon().memoryFactor(), 1), null);
+    return new GpuVendor(
+        Vendors.hygon(config.hygon()), Math.max(config.hygon().memoryFactor(), 1), null);
   }
 
   public static GpuVendor iluvatar(IluvatarConfig chip) {
@@ -61,12 +68,13 @@ public final class GpuVendors {
   }
 
   public static GpuVendor ascend(AscendChipConfig chip, boolean hamiVnpuCore) {
-    return new GpuVendor(Vendors.ascend(chip, hamiVnpuCore), Math.max(chip.memoryFactor(), 1), null);
+    return new GpuVendor(
+        Vendors.ascend(chip, hamiVnpuCore), Math.max(chip.memoryFactor(), 1), null);
   }
 
   /**
-   * The vendors a profile places: NVIDIA with its own request rule, then the vendors of the
-   * device config that are switched on.
+   * The vendors a profile places: NVIDIA with its own request rule, then the vendors of the device
+   * config that are switched on.
    */
   public static ImmutableList<GpuVendor> of(
       RequestRule nvidiaRule,
@@ -93,8 +101,8 @@ public final class GpuVendors {
   }
 
   /**
-   * Every vendor whose annotations are read for usage accounting when no profile says more:
-   * NVIDIA, Cambricon and Hygon with the chart defaults.
+   * Every vendor whose annotations are read for usage accounting when no profile says more: NVIDIA,
+   * Cambricon and Hygon with the chart defaults.
    */
   public static ImmutableList<GpuVendor> accounted() {
     return ImmutableList.of(nvidia(RequestRule.NVIDIA_DEFAULTS), CAMBRICON, HYGON);

@@ -23,6 +23,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -47,12 +49,12 @@ import org.slf4j.LoggerFactory;
  * value) is answered with {@code Requesting_<now>}; a {@code Requesting} stamp older than {@link
  * HandshakeCheck#EXPIRY} while the node's allocatable count of the vendor is 0 makes the vendor's
  * devices unhealthy on that node and removes the key (v2.10 clean-up). The node then stays
- * unhealthy, with a fresh request written each period, until its agent reports again or
- * allocatable turns positive: this scheduler's own request proves nothing about the agent.
+ * unhealthy, with a fresh request written each period, until its agent reports again or allocatable
+ * turns positive: this scheduler's own request proves nothing about the agent.
  *
  * <p>Writes are JSON merge patches carrying the resourceVersion last seen, so a node changed
- * meanwhile (a report racing the request) is left alone until the next round; all of a node's
- * keys go in one patch, and a node is written at most once per period.
+ * meanwhile (a report racing the request) is left alone until the next round; all of a node's keys
+ * go in one patch, and a node is written at most once per period.
  */
 public final class HandshakeMonitor {
 
@@ -96,15 +98,17 @@ public final class HandshakeMonitor {
       Set<String> registered) {}
 
   private final List<GpuVendor> vendors;
-  private final List<DeviceUsageIndex> indexes = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<DeviceUsageIndex> indexes = new CopyOnWriteArrayList<>();
   private final InstantSource clock;
   private final ZoneId zone;
   private final Duration period;
   private final Writer writer;
   private final ConcurrentHashMap<String, Seen> nodes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Instant> lastWrite = new ConcurrentHashMap<>();
+
   /** {@code node + '\0' + vendor} pairs found unhealthy and not heard from since. */
   private final Set<String> cleaned = ConcurrentHashMap.newKeySet();
+
   private volatile Map<List<String>, Long> counts = Map.of();
 
   /**
@@ -115,11 +119,7 @@ public final class HandshakeMonitor {
    * @param writer writes to the API
    */
   public HandshakeMonitor(
-      List<GpuVendor> vendors,
-      InstantSource clock,
-      ZoneId zone,
-      Duration period,
-      Writer writer) {
+      List<GpuVendor> vendors, InstantSource clock, ZoneId zone, Duration period, Writer writer) {
     List<GpuVendor> v = new ArrayList<>();
     for (GpuVendor g : vendors) {
       if (!g.keys().handshake().isEmpty() && !g.keys().register().isEmpty()) {
@@ -150,21 +150,30 @@ public final class HandshakeMonitor {
 
   /**
    * A monitor that writes through {@code client}, counted in {@code metrics}, listening to the
-   * handle's cluster events and running every {@code period} on a daemon thread while the
-   * handle's scheduler leads.
+   * handle's cluster events and running every {@code period} on a daemon thread while the handle's
+   * scheduler leads.
    */
   // The periodic task logs its own failures and runs for the process's life on a daemon thread:
   // its future carries nothing to check.
   @SuppressWarnings("FutureReturnValueIgnored")
   static HandshakeMonitor started(
-      KubernetesClient client, FrameworkHandle handle, List<GpuVendor> vendors, Duration period, GpuMetrics metrics) {
+      KubernetesClient client,
+      FrameworkHandle handle,
+      List<GpuVendor> vendors,
+      Duration period,
+      GpuMetrics metrics) {
     Writer api = apiWriter(client);
     CounterDataPoint writes = metrics.handshakeWrites(handle.schedulerName());
-    HandshakeMonitor m = new HandshakeMonitor(vendors, handle.clock(), ZoneId.systemDefault(), period,
-        (node, rv, annotations) -> {
-          writes.inc();
-          return api.write(node, rv, annotations);
-        });
+    HandshakeMonitor m =
+        new HandshakeMonitor(
+            vendors,
+            handle.clock(),
+            ZoneId.systemDefault(),
+            period,
+            (node, rv, annotations) -> {
+              writes.inc();
+              return api.write(node, rv, annotations);
+            });
     handle.addClusterStateListener(m.listener());
     metrics.addHandshakes(handle.schedulerName(), m::counts);
     ScheduledExecutorService ex =
@@ -183,7 +192,10 @@ public final class HandshakeMonitor {
     return (node, rv, annotations) -> {
       String patch = AnnotationPatch.of(annotations, rv);
       try {
-        client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client
+            .nodes()
+            .resource(PatchTargets.node(node))
+            .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         return true;
       } catch (KubernetesClientException e) {
         if (e.getCode() == 409 || e.getCode() == 404) {
@@ -195,8 +207,7 @@ public final class HandshakeMonitor {
   }
 
   /**
-   * Runs a round every period on {@code executor} while {@code active} says this replica
-   * schedules.
+   * Runs a round every period on {@code executor} while {@code active} says this replica schedules.
    */
   public ScheduledFuture<?> start(ScheduledExecutorService executor, BooleanSupplier active) {
     long ms = period.toMillis();
@@ -247,7 +258,7 @@ public final class HandshakeMonitor {
     }
     Map<String, String> hs = new HashMap<>();
     Map<String, Long> alloc = new HashMap<>();
-    Set<String> reg = new java.util.HashSet<>();
+    Set<String> reg = new HashSet<>();
     for (GpuVendor v : vendors) {
       if (!annos.containsKey(v.keys().register())) {
         continue;
@@ -260,7 +271,8 @@ public final class HandshakeMonitor {
       alloc.put(v.word(), Math.max(0, ModelReaders.allocatable(node, v.names().count())));
       // An answer (or a device plugin back in kubelet) brings a cleaned vendor back at once.
       if (cleaned.contains(name + '\0' + v.word())
-          && ((h != null && Handshake.parse(h) instanceof Handshake.Reported) || alloc.get(v.word()) > 0)) {
+          && ((h != null && Handshake.parse(h) instanceof Handshake.Reported)
+              || alloc.get(v.word()) > 0)) {
         cleaned.remove(name + '\0' + v.word());
         setHealthy(name, v.word(), true);
         log.info("node handshake answered node={} vendor={}", name, v.word());
@@ -271,7 +283,8 @@ public final class HandshakeMonitor {
       return;
     }
     String rv = node.getMetadata().getResourceVersion();
-    nodes.put(name, new Seen(rv == null ? "" : rv, Map.copyOf(hs), Map.copyOf(alloc), Set.copyOf(reg)));
+    nodes.put(
+        name, new Seen(rv == null ? "" : rv, Map.copyOf(hs), Map.copyOf(alloc), Set.copyOf(reg)));
   }
 
   /** Node counts by {@code [state, vendor]} after the last round. */
@@ -341,7 +354,11 @@ public final class HandshakeMonitor {
         cleaned.add(pair);
         setHealthy(node, v.word(), false);
         writes.put(key, null);
-        log.warn("node handshake unanswered, devices withdrawn node={} vendor={} value={}", node, v.word(), value);
+        log.warn(
+            "node handshake unanswered, devices withdrawn node={} vendor={} value={}",
+            node,
+            v.word(),
+            value);
         return State.UNHEALTHY;
       }
       default -> {

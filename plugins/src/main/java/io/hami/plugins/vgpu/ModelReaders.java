@@ -1,11 +1,5 @@
 package io.hami.plugins.vgpu;
 
-import io.hami.framework.api.Quantities;
-import io.hami.kube.PodPhases;
-import java.util.ArrayList;
-import io.hami.model.device.MigPlacement;
-import io.hami.model.pod.MigAllocationJson;
-import io.hami.model.pod.MigAllocation;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -13,20 +7,28 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.hami.framework.api.Quantities;
+import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
+import io.hami.model.ProtocolError;
+import io.hami.model.device.MigPlacement;
 import io.hami.model.device.NodeDevice;
-import io.hami.model.handshake.HandshakeCheck;
 import io.hami.model.device.PairScore;
 import io.hami.model.device.PairScoreJson;
+import io.hami.model.handshake.HandshakeCheck;
 import io.hami.model.pod.DeviceSelectors;
+import io.hami.model.pod.MigAllocation;
+import io.hami.model.pod.MigAllocationJson;
 import io.hami.model.pod.PodDevices;
-import io.hami.model.pod.UsageCollapse;
-import java.util.HashMap;
 import io.hami.model.pod.PodDevicesCodec;
+import io.hami.model.pod.UsageCollapse;
+import io.hami.model.vendor.NodeFacts;
 import java.time.InstantSource;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,13 +59,14 @@ final class ModelReaders {
     return keys;
   }
 
-  static DeviceUsageIndex.NodeReader nodeReader(List<GpuVendor> vendors, InstantSource clock, ZoneId zone) {
+  static DeviceUsageIndex.NodeReader nodeReader(
+      List<GpuVendor> vendors, InstantSource clock, ZoneId zone) {
     return node -> readNode(node, vendors, clock, zone);
   }
 
   /** {@code key="value"}, the value shortened as in protocol errors. */
   private static String quoted(String key, String value) {
-    return key + "=\"" + io.hami.model.ProtocolError.of(key, value, "").value() + "\"";
+    return key + "=\"" + ProtocolError.of(key, value, "").value() + "\"";
   }
 
   static DeviceUsageIndex.Registered readNode(
@@ -85,8 +88,8 @@ final class ModelReaders {
       }
       pairs = pairScores(d.orElse(List.of()));
     }
-    ImmutableList.Builder<io.hami.plugins.vgpu.DeviceUsage> out = ImmutableList.builder();
-    io.hami.model.vendor.NodeFacts facts = null;
+    ImmutableList.Builder<DeviceUsage> out = ImmutableList.builder();
+    NodeFacts facts = null;
     for (GpuVendor v : vendors) {
       if (!v.capacityRegistered() && !annos.containsKey(v.keys().register())) {
         continue;
@@ -98,13 +101,14 @@ final class ModelReaders {
         continue;
       }
       if (facts == null) {
-        facts = io.hami.model.vendor.NodeFacts.of(node);
+        facts = NodeFacts.of(node);
       }
       Decoded<List<NodeDevice>> decoded = v.devices(facts);
       if (decoded instanceof Decoded.Err<List<NodeDevice>> e) {
         String key = v.capacityRegistered() ? "status.capacity" : v.keys().register();
         String shown = v.capacityRegistered() ? key : quoted(key, annos.getOrDefault(key, ""));
-        return DeviceUsageIndex.Registered.invalid(v.word(), field(key, e.error()), shown + ": " + e.error());
+        return DeviceUsageIndex.Registered.invalid(
+            v.word(), field(key, e.error()), shown + ": " + e.error());
       }
       List<NodeDevice> devices = decoded.orElse(List.of());
       if (devices.isEmpty()) {
@@ -113,7 +117,8 @@ final class ModelReaders {
       long allocatable = allocatable(node, v.names().count());
       boolean nodeHealthy =
           HandshakeCheck.check(
-                      Optional.ofNullable(v.keys().handshake().isEmpty() ? null : annos.get(v.keys().handshake())),
+                      Optional.ofNullable(
+                          v.keys().handshake().isEmpty() ? null : annos.get(v.keys().handshake())),
                       LocalDateTime.ofInstant(clock.instant(), zone),
                       Math.max(allocatable, 0))
                   .healthy()
@@ -157,9 +162,10 @@ final class ModelReaders {
 
   /**
    * The metric label of a decode error: the annotation key and the field path inside it, list
-   * indices dropped so that the label set stays small ({@code hami.io/node-nvidia-register.devmem}).
+   * indices dropped so that the label set stays small ({@code
+   * hami.io/node-nvidia-register.devmem}).
    */
-  static String field(String key, io.hami.model.ProtocolError e) {
+  static String field(String key, ProtocolError e) {
     String f = e.field().replaceAll("\\[\\d+\\]", "");
     if (f.startsWith(".")) {
       f = f.substring(1);
@@ -189,7 +195,10 @@ final class ModelReaders {
     }
   }
 
-  /** Told about an allocation annotation that cannot be decoded; the pod's devices there are not counted. */
+  /**
+   * Told about an allocation annotation that cannot be decoded; the pod's devices there are not
+   * counted.
+   */
   @FunctionalInterface
   interface UnreadableAllocation {
     UnreadableAllocation IGNORE = (pod, key, value, error) -> {};
@@ -201,7 +210,8 @@ final class ModelReaders {
     return podReader(vendors, UnreadableAllocation.IGNORE);
   }
 
-  static DeviceUsageIndex.PodReader podReader(List<GpuVendor> vendors, UnreadableAllocation unreadable) {
+  static DeviceUsageIndex.PodReader podReader(
+      List<GpuVendor> vendors, UnreadableAllocation unreadable) {
     return pod -> readPod(pod, vendors, unreadable);
   }
 
@@ -244,20 +254,19 @@ final class ModelReaders {
       int init = initContainers(pod, devices, v);
       PodUsage.of(UsageCollapse.collapse(devices, init, initDone(pod)), v.word())
           .byDevice()
-          .forEach(
-              (id, u) -> usage.merge(
-                  id,
-                  u,
-                  PodUsage.Usage::plus));
+          .forEach((id, u) -> usage.merge(id, u, PodUsage.Usage::plus));
     }
-    PodUsage held = new PodUsage(ImmutableMap.copyOf(usage)).withMig(migPlacements(pod, annos, unreadable));
+    PodUsage held =
+        new PodUsage(ImmutableMap.copyOf(usage)).withMig(migPlacements(pod, annos, unreadable));
     if (held.isEmpty()) {
       return null;
     }
     return new DeviceUsageIndex.Held(node, held);
   }
 
-  /** The dynamic MIG placements a pod holds, per parent GPU, each placement once (protocol §8.3). */
+  /**
+   * The dynamic MIG placements a pod holds, per parent GPU, each placement once (protocol §8.3).
+   */
   static Map<String, List<MigPlacement>> migPlacements(
       Pod pod, Map<String, String> annos, UnreadableAllocation unreadable) {
     String json = annos.get(Annotations.VGPU_MIG_ALLOCATIONS);
@@ -280,14 +289,17 @@ final class ModelReaders {
   }
 
   /**
-   * How many leading annotation entries belong to init containers. A writer that left out the
-   * empty entries of containers without devices (v2.10, protocol §11 trap 4) shifts the entries;
-   * when init containers ask for no device, every entry is then an app container's.
+   * How many leading annotation entries belong to init containers. A writer that left out the empty
+   * entries of containers without devices (v2.10, protocol §11 trap 4) shifts the entries; when
+   * init containers ask for no device, every entry is then an app container's.
    */
   static int initContainers(Pod pod, PodDevices devices, GpuVendor v) {
     List<Container> inits = pod.getSpec() == null ? null : pod.getSpec().getInitContainers();
     int init = inits == null ? 0 : inits.size();
-    int apps = pod.getSpec() == null || pod.getSpec().getContainers() == null ? 0 : pod.getSpec().getContainers().size();
+    int apps =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? 0
+            : pod.getSpec().getContainers().size();
     int entries = devices.size();
     if (entries > 0 && devices.container(entries - 1).isEmpty()) {
       entries--; // the empty entry after the final ';'
@@ -298,8 +310,10 @@ final class ModelReaders {
     String count = v.names().count();
     for (Container c : inits) {
       if (c.getResources() != null
-          && ((c.getResources().getLimits() != null && c.getResources().getLimits().containsKey(count))
-              || (c.getResources().getRequests() != null && c.getResources().getRequests().containsKey(count)))) {
+          && ((c.getResources().getLimits() != null
+                  && c.getResources().getLimits().containsKey(count))
+              || (c.getResources().getRequests() != null
+                  && c.getResources().getRequests().containsKey(count)))) {
         return init;
       }
     }

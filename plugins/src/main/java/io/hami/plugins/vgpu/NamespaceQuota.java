@@ -9,7 +9,8 @@ import com.google.common.collect.ImmutableMap;
  *
  * @param byVendor the limited vendors; a vendor not listed is not limited
  */
-public record NamespaceQuota(ImmutableMap<String, VendorQuota> byVendor) implements DeviceFitter.QuotaCheck {
+public record NamespaceQuota(ImmutableMap<String, VendorQuota> byVendor)
+    implements DeviceFitter.QuotaCheck {
 
   /**
    * One vendor's quota.
@@ -20,7 +21,8 @@ public record NamespaceQuota(ImmutableMap<String, VendorQuota> byVendor) impleme
    * @param usedCores committed cores of the namespace's pods on this vendor's devices
    * @param memoryFactor MiB per unit of the memory resource
    */
-  public record VendorQuota(long memLimit, long coreLimit, long usedMemMiB, long usedCores, int memoryFactor) {
+  public record VendorQuota(
+      long memLimit, long coreLimit, long usedMemMiB, long usedCores, int memoryFactor) {
     boolean fits(int memMiB, int cores) {
       if (memLimit >= 0 && usedMemMiB + memMiB > memLimit * memoryFactor) {
         return false;

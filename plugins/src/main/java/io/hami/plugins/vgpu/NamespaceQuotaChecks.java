@@ -8,8 +8,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A pod's namespace GPU quotas (protocol §6.8) against what its namespace holds on each vendor,
- * as the quota check of the device fit.
+ * A pod's namespace GPU quotas (protocol §6.8) against what its namespace holds on each vendor, as
+ * the quota check of the device fit.
  */
 final class NamespaceQuotaChecks {
 
@@ -17,8 +17,11 @@ final class NamespaceQuotaChecks {
   private final DeviceUsageIndex index;
   private final Map<String, Integer> memoryFactors;
 
-  /** @param quotas the namespaces' quotas, or null for no quota checks */
-  NamespaceQuotaChecks(@Nullable NamespaceQuotas quotas, DeviceUsageIndex index, List<GpuVendor> vendors) {
+  /**
+   * @param quotas the namespaces' quotas, or null for no quota checks
+   */
+  NamespaceQuotaChecks(
+      @Nullable NamespaceQuotas quotas, DeviceUsageIndex index, List<GpuVendor> vendors) {
     this.quotas = quotas;
     this.index = index;
     Map<String, Integer> factors = new HashMap<>();
@@ -45,7 +48,11 @@ final class NamespaceQuotaChecks {
             b.put(
                 vendor,
                 new NamespaceQuota.VendorQuota(
-                    l.mem(), l.cores(), u.memMiB(vendor), u.cores(vendor), memoryFactors.getOrDefault(vendor, 1))));
+                    l.mem(),
+                    l.cores(),
+                    u.memMiB(vendor),
+                    u.cores(vendor),
+                    memoryFactors.getOrDefault(vendor, 1))));
     return new NamespaceQuota(b.buildOrThrow());
   }
 }

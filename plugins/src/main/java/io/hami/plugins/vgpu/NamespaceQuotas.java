@@ -42,8 +42,10 @@ public final class NamespaceQuotas {
 
   private final List<Tracked> tracked;
   // namespace -> quota name -> vendor -> limits
-  private final ConcurrentHashMap<String, Map<String, Map<String, Limits>>> byQuota = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, ImmutableMap<String, Limits>> effective = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Map<String, Map<String, Limits>>> byQuota =
+      new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, ImmutableMap<String, Limits>> effective =
+      new ConcurrentHashMap<>();
 
   /** Tracks each vendor's memory and core resources. */
   public NamespaceQuotas(List<Tracked> tracked) {
@@ -63,7 +65,9 @@ public final class NamespaceQuotas {
   /** Tracks the vendors' memory and core resources. */
   public static NamespaceQuotas of(List<GpuVendor> vendors) {
     return new NamespaceQuotas(
-        vendors.stream().map(v -> new Tracked(v.word(), v.names().memory(), v.names().core())).toList());
+        vendors.stream()
+            .map(v -> new Tracked(v.word(), v.names().memory(), v.names().core()))
+            .toList());
   }
 
   /** The namespace's NVIDIA limits; {@link Limits#NONE} when it has none. */
@@ -94,7 +98,10 @@ public final class NamespaceQuotas {
     Map<String, Limits> limits = new HashMap<>();
     if (hard != null) {
       for (Tracked t : tracked) {
-        Limits l = new Limits(amount(hard, t.memoryResource(), ns, name), amount(hard, t.coreResource(), ns, name));
+        Limits l =
+            new Limits(
+                amount(hard, t.memoryResource(), ns, name),
+                amount(hard, t.coreResource(), ns, name));
         if (!l.equals(Limits.NONE)) {
           limits.put(t.vendor(), l);
         }
@@ -154,8 +161,13 @@ public final class NamespaceQuotas {
     try {
       return Quantities.toNonNegativeLongCeil(v);
     } catch (RuntimeException e) {
-      log.warn("resource quota entry ignored namespace={} quota={} field=spec.hard.{} value={} error={}",
-          ns, name, key, v, e.getMessage());
+      log.warn(
+          "resource quota entry ignored namespace={} quota={} field=spec.hard.{} value={} error={}",
+          ns,
+          name,
+          key,
+          v,
+          e.getMessage());
       return -1;
     }
   }

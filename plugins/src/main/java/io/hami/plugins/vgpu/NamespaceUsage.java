@@ -5,8 +5,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Committed memory and cores of one namespace's pods, summed over their devices per vendor
- * (quotas limit each vendor's own resources).
+ * Committed memory and cores of one namespace's pods, summed over their devices per vendor (quotas
+ * limit each vendor's own resources).
  */
 public record NamespaceUsage(ImmutableMap<String, Totals> byVendor) {
   public static final NamespaceUsage NONE = new NamespaceUsage(ImmutableMap.of());

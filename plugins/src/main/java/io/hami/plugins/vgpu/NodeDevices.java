@@ -3,12 +3,13 @@ package io.hami.plugins.vgpu;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An immutable view of one node's devices with their committed usage, as {@link
- * DeviceUsageIndex} publishes it. A new view replaces the old one on every change to the node or
- * to a pod on it; readers never see a half-applied change.
+ * An immutable view of one node's devices with their committed usage, as {@link DeviceUsageIndex}
+ * publishes it. A new view replaces the old one on every change to the node or to a pod on it;
+ * readers never see a half-applied change.
  *
  * @param node node name
  * @param devices every registered device of every vendor, in registration order
@@ -36,12 +37,16 @@ public record NodeDevices(
   }
 
   public NodeDevices(
-      String node, ImmutableList<DeviceUsage> devices, PairScores pairs, @Nullable String invalid, long version) {
+      String node,
+      ImmutableList<DeviceUsage> devices,
+      PairScores pairs,
+      @Nullable String invalid,
+      long version) {
     this(node, devices, pairs, invalid, version, DeviceScores.node(devices));
   }
 
   /** A node with devices and no topology. */
-  public static NodeDevices of(String node, java.util.List<DeviceUsage> devices) {
+  public static NodeDevices of(String node, List<DeviceUsage> devices) {
     return new NodeDevices(node, ImmutableList.copyOf(devices), PairScores.NONE, null, 0);
   }
 

@@ -2,9 +2,11 @@ package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,10 +18,10 @@ import org.jspecify.annotations.Nullable;
 public final class NodePlacer {
 
   /** The last full placement answer for a node. */
-  private record Memo(NodeDevices view, PodRequests reqs, PodGpuOptions opts, @Nullable FitReasons result) {}
+  private record Memo(
+      NodeDevices view, PodRequests reqs, PodGpuOptions opts, @Nullable FitReasons result) {}
 
-  private final java.util.concurrent.ConcurrentHashMap<String, Memo> memo =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Memo> memo = new ConcurrentHashMap<>();
   private final boolean scoreByVendor;
   private final DeviceFitter.QuotaCheck quota;
 
@@ -97,7 +99,10 @@ public final class NodePlacer {
     }
     if (vendorDevices < only.nums()) {
       FitReasons r = new FitReasons(devices.size());
-      r.add(vendorDevices == 0 && devices.isEmpty() ? FitReason.NODE_UNREGISTERED : FitReason.NODE_INSUFFICIENT_DEVICE);
+      r.add(
+          vendorDevices == 0 && devices.isEmpty()
+              ? FitReason.NODE_UNREGISTERED
+              : FitReason.NODE_INSUFFICIENT_DEVICE);
       return r;
     }
     if (ok >= only.nums()) {
@@ -185,7 +190,14 @@ public final class NodePlacer {
         }
         List<DevicePick> picks =
             DeviceFitter.fit(
-                sorted, r, opts.filter(), opts.gpuPolicy(), opts.numaBind(), node.pairs(), quota.plus(earlier), reasons);
+                sorted,
+                r,
+                opts.filter(),
+                opts.gpuPolicy(),
+                opts.numaBind(),
+                node.pairs(),
+                quota.plus(earlier),
+                reasons);
         if (picks == null) {
           return Placement.failed(node.node(), reasons);
         }
@@ -249,7 +261,9 @@ public final class NodePlacer {
         List<DevicePick> picks = new ArrayList<>();
         for (DeviceUsage d : mine) {
           List<DevicePick> earlier = concat(init ? List.of() : appPicks, concat(ctr, picks));
-          if (DeviceFitter.check(d, r, r.clampedCores(), opts.filter(), opts.gpuPolicy(), quota.plus(earlier)) != null
+          if (DeviceFitter.check(
+                      d, r, r.clampedCores(), opts.filter(), opts.gpuPolicy(), quota.plus(earlier))
+                  != null
               || (opts.numaBind() && d.numa() != prevNuma)) {
             return null;
           }
@@ -314,7 +328,7 @@ public final class NodePlacer {
       ds[j + 1] = d;
       scores[j + 1] = s;
     }
-    return java.util.Arrays.asList(ds);
+    return Arrays.asList(ds);
   }
 
   private static void apply(DeviceUsage[] work, List<DevicePick> picks) {

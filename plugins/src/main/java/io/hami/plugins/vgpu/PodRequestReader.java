@@ -27,7 +27,8 @@ final class PodRequestReader {
   private static final String NVIDIA = "NVIDIA";
 
   private static final ImmutableSet<String> GO_BOOLS =
-      ImmutableSet.of("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
+      ImmutableSet.of(
+          "1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False");
 
   /** A pod annotation or resource that cannot be used; the message names it. */
   static final class InvalidPodException extends Exception {
@@ -58,10 +59,14 @@ final class PodRequestReader {
 
   /** The pod's requests and options, or null when it asks for no device. */
   @Nullable PodDeviceRequests requestsOf(Pod pod) throws InvalidPodException {
-    List<Container> inits = pod.getSpec() == null || pod.getSpec().getInitContainers() == null
-        ? List.of() : pod.getSpec().getInitContainers();
-    List<Container> apps = pod.getSpec() == null || pod.getSpec().getContainers() == null
-        ? List.of() : pod.getSpec().getContainers();
+    List<Container> inits =
+        pod.getSpec() == null || pod.getSpec().getInitContainers() == null
+            ? List.of()
+            : pod.getSpec().getInitContainers();
+    List<Container> apps =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? List.of()
+            : pod.getSpec().getContainers();
     List<List<VendorRequest>> containers = new ArrayList<>(inits.size() + apps.size());
     boolean any = false;
     for (Container c : inits) {
@@ -105,17 +110,25 @@ final class PodRequestReader {
   PodGpuOptions optionsOf(Pod pod) throws InvalidPodException {
     Map<String, String> annos = pod.getMetadata().getAnnotations();
     if (annos == null || annos.isEmpty()) {
-      return new PodGpuOptions(DeviceFilter.NONE, defaultGpuPolicy, defaultNodePolicy, ScoringWeights.DEFAULT, false);
+      return new PodGpuOptions(
+          DeviceFilter.NONE, defaultGpuPolicy, defaultNodePolicy, ScoringWeights.DEFAULT, false);
     }
     String np = annos.get(Annotations.NODE_SCHEDULER_POLICY);
     String gp = annos.get(Annotations.GPU_SCHEDULER_POLICY);
     ScoringWeights weights = weightsOf(annos);
     DeviceFilter filter = filterOf(annos);
-    GpuPolicy gpuPolicy = gp == null || gp.isBlank() ? defaultGpuPolicy : policies.computeIfAbsent(gp, GpuPolicy::parse);
+    GpuPolicy gpuPolicy =
+        gp == null || gp.isBlank()
+            ? defaultGpuPolicy
+            : policies.computeIfAbsent(gp, GpuPolicy::parse);
     NodePolicy nodePolicy = np == null || np.isBlank() ? defaultNodePolicy : NodePolicy.parse(np);
     warnUnusable(pod, gp, np, annos.get(Annotations.NVIDIA_NUMA_BIND), nodePolicy);
     return new PodGpuOptions(
-        filter, gpuPolicy, nodePolicy, weights, DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
+        filter,
+        gpuPolicy,
+        nodePolicy,
+        weights,
+        DeviceSelectors.flag(annos, Annotations.NVIDIA_NUMA_BIND));
   }
 
   private static ScoringWeights weightsOf(Map<String, String> annos) throws InvalidPodException {
@@ -126,7 +139,8 @@ final class PodRequestReader {
     try {
       return ScoringWeights.parse(w);
     } catch (IllegalArgumentException e) {
-      throw new InvalidPodException(Annotations.DEVICE_SCORING_WEIGHTS + "=\"" + w + "\": " + e.getMessage());
+      throw new InvalidPodException(
+          Annotations.DEVICE_SCORING_WEIGHTS + "=\"" + w + "\": " + e.getMessage());
     }
   }
 
@@ -167,22 +181,38 @@ final class PodRequestReader {
    * its owner learns that the value was not understood.
    */
   private void warnUnusable(
-      Pod pod, @Nullable String gp, @Nullable String np, @Nullable String numaBind, NodePolicy nodePolicy) {
+      Pod pod,
+      @Nullable String gp,
+      @Nullable String np,
+      @Nullable String numaBind,
+      NodePolicy nodePolicy) {
     if (gp != null && !gp.isBlank()) {
       List<String> unknown = GpuPolicy.unknownItems(gp);
       if (!unknown.isEmpty()) {
-        warnings.warn(pod, Annotations.GPU_SCHEDULER_POLICY, gp,
-            "unknown policy " + unknown.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", "))
+        warnings.warn(
+            pod,
+            Annotations.GPU_SCHEDULER_POLICY,
+            gp,
+            "unknown policy "
+                + unknown.stream().map(u -> "\"" + u + "\"").collect(Collectors.joining(", "))
                 + " (known: binpack, spread, topology-aware, mutex, numa, or a comma chain of them)",
             gp.contains(",") ? "unknown items are ignored" : "devices are ordered as spread");
       }
     }
     if (np != null && !np.isBlank() && !NodePolicy.isKnown(np)) {
-      warnings.warn(pod, Annotations.NODE_SCHEDULER_POLICY, np, "unknown policy (known: binpack, spread)",
+      warnings.warn(
+          pod,
+          Annotations.NODE_SCHEDULER_POLICY,
+          np,
+          "unknown policy (known: binpack, spread)",
           "nodes are ranked as " + nodePolicy.wireName());
     }
     if (numaBind != null && !numaBind.isBlank() && !GO_BOOLS.contains(numaBind.trim())) {
-      warnings.warn(pod, Annotations.NVIDIA_NUMA_BIND, numaBind, "not a boolean (true or false)",
+      warnings.warn(
+          pod,
+          Annotations.NVIDIA_NUMA_BIND,
+          numaBind,
+          "not a boolean (true or false)",
           "NUMA binding is off");
     }
   }

@@ -6,8 +6,8 @@ import com.google.common.collect.ImmutableList;
 import java.util.List;
 
 /**
- * A pod's device requests per container, init containers first, with an entry (possibly empty)
- * for every container so that indices match the pod annotation's container entries.
+ * A pod's device requests per container, init containers first, with an entry (possibly empty) for
+ * every container so that indices match the pod annotation's container entries.
  *
  * @param containers per container, the requests for each vendor
  * @param initCount how many of the entries are init containers

@@ -4,7 +4,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import io.hami.model.Decoded;
 
-
 /**
  * Weights of the three terms of the device score, as read from {@code
  * hami.io/device-scoring-weights} by the protocol model.

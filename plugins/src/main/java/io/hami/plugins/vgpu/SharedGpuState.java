@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What the GPU plugins of one scheduler share: the device usage index of each profile, the metrics
  * of each registry served, and one node handshake per API client. Made once per scheduler (as
- * {@code GpuPlugins.registrations()} does) and handed to the plugin factories; nothing is static, so
- * schedulers built side by side in one JVM (tests, the simulator) never see each other's state.
+ * {@code GpuPlugins.registrations()} does) and handed to the plugin factories; nothing is static,
+ * so schedulers built side by side in one JVM (tests, the simulator) never see each other's state.
  *
  * <p>Thread-safe: profiles may be built concurrently.
  */
@@ -32,18 +32,20 @@ public final class SharedGpuState {
   private static final Logger log = LoggerFactory.getLogger(SharedGpuState.class);
 
   @GuardedBy("this")
-  private final IdentityHashMap<FrameworkHandle, DeviceUsageIndex> indexes = new IdentityHashMap<>();
+  private final IdentityHashMap<FrameworkHandle, DeviceUsageIndex> indexes =
+      new IdentityHashMap<>();
 
   @GuardedBy("this")
   private final IdentityHashMap<PrometheusRegistry, GpuMetrics> metrics = new IdentityHashMap<>();
 
   @GuardedBy("this")
-  private final IdentityHashMap<KubernetesClient, HandshakeMonitor> handshakes = new IdentityHashMap<>();
+  private final IdentityHashMap<KubernetesClient, HandshakeMonitor> handshakes =
+      new IdentityHashMap<>();
 
   /**
    * The index of a profile, created on first use and fed by the profile's cluster events. Every
-   * plugin of the profile gets the same instance; call it from a plugin factory so that the
-   * initial listing is delivered.
+   * plugin of the profile gets the same instance; call it from a plugin factory so that the initial
+   * listing is delivered.
    */
   public synchronized DeviceUsageIndex index(FrameworkHandle handle) {
     DeviceUsageIndex index = indexes.get(handle);
@@ -56,16 +58,24 @@ public final class SharedGpuState {
 
   /** A new index fed by the profile's cluster events, reading the default vendors to begin with. */
   private static DeviceUsageIndex newIndex(FrameworkHandle handle, GpuMetrics metrics) {
-    AtomicReference<ImmutableList<GpuVendor>> vendors = new AtomicReference<>(GpuVendors.accounted());
+    AtomicReference<ImmutableList<GpuVendor>> vendors =
+        new AtomicReference<>(GpuVendors.accounted());
     ZoneId zone = ZoneId.systemDefault();
     PodAnnotationWarnings podWarnings = new PodAnnotationWarnings(handle.eventRecorder());
     ModelReaders.UnreadableAllocation unreadable =
-        (pod, key, value, error) -> podWarnings.warn(pod, key, value, error,
-            "its devices on node " + pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)
-                + " are not counted, so they may be given to other pods");
+        (pod, key, value, error) ->
+            podWarnings.warn(
+                pod,
+                key,
+                value,
+                error,
+                "its devices on node "
+                    + pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)
+                    + " are not counted, so they may be given to other pods");
     DeviceUsageIndex index =
         new DeviceUsageIndex(
-            node -> ModelReaders.readNode(node, requireNonNull(vendors.get()), handle.clock(), zone),
+            node ->
+                ModelReaders.readNode(node, requireNonNull(vendors.get()), handle.clock(), zone),
             pod -> ModelReaders.readPod(pod, requireNonNull(vendors.get()), unreadable),
             (node, r) -> reportUnreadable(handle, metrics, node, r),
             ModelReaders.registrationKeys(requireNonNull(vendors.get())));
@@ -78,12 +88,20 @@ public final class SharedGpuState {
   private static void reportUnreadable(
       FrameworkHandle handle, GpuMetrics metrics, Node node, DeviceUsageIndex.Registered r) {
     String message = String.valueOf(r.invalid());
-    log.warn("node device annotations unreadable node={} vendor={} field={} error={}",
-        node.getMetadata().getName(), r.invalidVendor(), r.invalidField(), message);
+    log.warn(
+        "node device annotations unreadable node={} vendor={} field={} error={}",
+        node.getMetadata().getName(),
+        r.invalidVendor(),
+        r.invalidField(),
+        message);
     metrics.parseFailure(r.invalidVendor(), r.invalidField(), handle.schedulerName());
     handle
         .eventRecorder()
-        .record(node, EventRecorder.Type.WARNING, "InvalidDeviceAnnotation", "Scheduling",
+        .record(
+            node,
+            EventRecorder.Type.WARNING,
+            "InvalidDeviceAnnotation",
+            "Scheduling",
             "device annotations cannot be read, node skipped for GPU pods: " + message);
   }
 
@@ -108,8 +126,11 @@ public final class SharedGpuState {
     return metrics.computeIfAbsent(registry, GpuMetrics::new);
   }
 
-  /** The handshake of {@code client}, started by {@code start} on first use (the profiles share it). */
-  synchronized HandshakeMonitor handshake(KubernetesClient client, Supplier<HandshakeMonitor> start) {
+  /**
+   * The handshake of {@code client}, started by {@code start} on first use (the profiles share it).
+   */
+  synchronized HandshakeMonitor handshake(
+      KubernetesClient client, Supplier<HandshakeMonitor> start) {
     return handshakes.computeIfAbsent(client, c -> start.get());
   }
 }

@@ -1,21 +1,22 @@
 package io.hami.plugins.vgpu;
 
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.PluginArgs;
 import io.hami.model.config.DeviceConfig;
 import io.hami.model.config.DeviceConfigFile;
 import io.hami.model.config.Validated;
-import java.nio.file.Path;
 import io.hami.model.resource.RequestRule;
 import io.hami.model.resource.ResourceNames;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
  * Arguments of the {@code vgpu} plugin ({@code pluginConfig[].args}).
  *
- * @param nodeSchedulerPolicy default node policy, {@code binpack} or {@code spread}; a pod's
- *     {@code hami.io/node-scheduler-policy} overrides it
+ * @param nodeSchedulerPolicy default node policy, {@code binpack} or {@code spread}; a pod's {@code
+ *     hami.io/node-scheduler-policy} overrides it
  * @param gpuSchedulerPolicy default GPU policy ({@code spread}, {@code binpack}, {@code
  *     topology-aware}, {@code mutex}, {@code numa} or a comma chain); a pod's {@code
  *     hami.io/gpu-scheduler-policy} overrides it
@@ -106,11 +107,13 @@ public record VgpuArgs(
       errors.invalid("defaultMemory", defaultMemory, "must not be negative");
     }
     if (!deviceConfigFile.isBlank()
-        && DeviceConfigFile.load(Path.of(deviceConfigFile)) instanceof Validated.Invalid<DeviceConfig> bad) {
+        && DeviceConfigFile.load(Path.of(deviceConfigFile))
+            instanceof Validated.Invalid<DeviceConfig> bad) {
       errors.invalid("deviceConfigFile", deviceConfigFile, bad.describe().replace('\n', ';'));
     }
     if (handshakePeriodSeconds < 0 || handshakePeriodSeconds > 3600) {
-      errors.invalid("handshakePeriodSeconds", handshakePeriodSeconds, "must be between 0 and 3600");
+      errors.invalid(
+          "handshakePeriodSeconds", handshakePeriodSeconds, "must be between 0 and 3600");
     }
     if (defaultCores < 0 || defaultCores > 100) {
       errors.invalid("defaultCores", defaultCores, "must be between 0 and 100");
@@ -127,11 +130,14 @@ public record VgpuArgs(
       return ok.value();
     }
     throw new IllegalArgumentException(
-        "deviceConfigFile " + deviceConfigFile + ": " + ((Validated.Invalid<DeviceConfig>) v).describe());
+        "deviceConfigFile "
+            + deviceConfigFile
+            + ": "
+            + ((Validated.Invalid<DeviceConfig>) v).describe());
   }
 
   /** The vendors these arguments place: NVIDIA, then those switched on. */
-  public com.google.common.collect.ImmutableList<GpuVendor> vendors() {
+  public ImmutableList<GpuVendor> vendors() {
     return GpuVendors.of(nvidiaRule(), deviceConfig(), cambricon, hygon, iluvatar, ascend);
   }
 

@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * The vGPU plugin: HAMi's device placement as scheduler-framework extension points.
  *
  * <ul>
- *   <li>PreFilter derives each container's requests for every vendor (protocol §5.2) and reads
- *       the pod's placement annotations; the result is public under {@link #REQUESTS}.
+ *   <li>PreFilter derives each container's requests for every vendor (protocol §5.2) and reads the
+ *       pod's placement annotations; the result is public under {@link #REQUESTS}.
  *   <li>Filter runs the per-device fit of §6.6 against the node's {@link NodeDevices} and rejects
  *       with HAMi's reason codes ({@code CardInsufficientMemory}, ...), which the framework counts
  *       across nodes in the pod's message.
@@ -60,7 +61,9 @@ public final class VgpuPlugin
 
   public static final String NAME = "vgpu";
 
-  /** The pod's derived requests and options, written in PreFilter; absent for pods without devices. */
+  /**
+   * The pod's derived requests and options, written in PreFilter; absent for pods without devices.
+   */
   public static final StateKey<PodDeviceRequests> REQUESTS =
       StateKey.of("PreFilter" + NAME, PodDeviceRequests.class);
 
@@ -83,7 +86,7 @@ public final class VgpuPlugin
   private final NamespaceQuotaChecks quotas;
   private final BindingWriter writer;
   private final VgpuRequeue requeue;
-  private final java.util.concurrent.atomic.LongAdder[] fitFailures;
+  private final LongAdder[] fitFailures;
 
   /**
    * @param quotas namespace GPU quotas (protocol §6.8), or null for none
@@ -113,8 +116,8 @@ public final class VgpuPlugin
   }
 
   /**
-   * Factory for the registry. With an API client, quotas come from a ResourceQuota informer and
-   * the node handshake runs in the background (one per client, shared by the profiles).
+   * Factory for the registry. With an API client, quotas come from a ResourceQuota informer and the
+   * node handshake runs in the background (one per client, shared by the profiles).
    */
   public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle, SharedGpuState shared) {
     NamespaceQuotas quotas = null;
@@ -129,7 +132,9 @@ public final class VgpuPlugin
       if (args.handshakePeriodSeconds() > 0) {
         Duration period = Duration.ofSeconds(args.handshakePeriodSeconds());
         shared
-            .handshake(client, () -> HandshakeMonitor.started(client, handle, index.vendors(), period, metrics))
+            .handshake(
+                client,
+                () -> HandshakeMonitor.started(client, handle, index.vendors(), period, metrics))
             .addIndex(index);
       }
     }
@@ -180,7 +185,9 @@ public final class VgpuPlugin
   }
 
   private static boolean bound(Pod pod) {
-    return pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
+    return pod.getSpec() != null
+        && pod.getSpec().getNodeName() != null
+        && !pod.getSpec().getNodeName().isEmpty();
   }
 
   // Filter
@@ -191,7 +198,8 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
-    FitReasons reasons = placer.feasible(index.node(node), r.requests(), r.options(), quotas.of(pod));
+    FitReasons reasons =
+        placer.feasible(index.node(node), r.requests(), r.options(), quotas.of(pod));
     if (reasons == null) {
       return Status.success();
     }
@@ -199,7 +207,11 @@ public final class VgpuPlugin
       fitFailures[Long.numberOfTrailingZeros(bits)].increment();
     }
     if (log.isDebugEnabled()) {
-      log.debug("filter rejected pod={} node={} reason={}", pod.getMetadata().getName(), node.name(), reasons.message());
+      log.debug(
+          "filter rejected pod={} node={} reason={}",
+          pod.getMetadata().getName(),
+          node.name(),
+          reasons.message());
     }
     return rejection(reasons);
   }
@@ -254,11 +266,17 @@ public final class VgpuPlugin
       return Status.success();
     }
     Placement p =
-        placer.place(index.node(nodeName), r.requests(), r.options(), state.get(PREFERRED_DEVICES), quotas.of(pod));
+        placer.place(
+            index.node(nodeName),
+            r.requests(),
+            r.options(),
+            state.get(PREFERRED_DEVICES),
+            quotas.of(pod));
     if (!p.fits()) {
       return Status.unschedulable(requireNonNull(p.reasons()).codes().toArray(new String[0]));
     }
-    index.reserve(pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), nodeName, p.usage());
+    index.reserve(
+        pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), nodeName, p.usage());
     state.write(RESERVED, new Reserved(p));
     return Status.success();
   }

@@ -36,7 +36,10 @@ final class VgpuRequeue {
     return List.of(
         ClusterEventWithHint.of(ClusterEvent.of(EventResource.NODE, ActionType.ADD)),
         ClusterEventWithHint.of(
-            ClusterEvent.of(EventResource.NODE, ActionType.UPDATE_NODE_ANNOTATION, ActionType.UPDATE_NODE_ALLOCATABLE),
+            ClusterEvent.of(
+                EventResource.NODE,
+                ActionType.UPDATE_NODE_ANNOTATION,
+                ActionType.UPDATE_NODE_ALLOCATABLE),
             this::nodeHint),
         ClusterEventWithHint.of(
             ClusterEvent.of(
@@ -47,7 +50,8 @@ final class VgpuRequeue {
             VgpuRequeue::podHint));
   }
 
-  private QueueingHint nodeHint(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+  private QueueingHint nodeHint(
+      Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
     if (!(oldObj instanceof Node o) || !(newObj instanceof Node n)) {
       return QueueingHint.QUEUE;
     }
@@ -63,13 +67,16 @@ final class VgpuRequeue {
     return Objects.equals(alloc1, alloc2) ? QueueingHint.SKIP : QueueingHint.QUEUE;
   }
 
-  private static QueueingHint podHint(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+  private static QueueingHint podHint(
+      Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
     HasMetadata before = oldObj != null ? oldObj : newObj;
     if (before == null) {
       return QueueingHint.QUEUE;
     }
     // Only pods that held devices free any when they leave or change.
-    return annotations(before).containsKey(Annotations.VGPU_NODE) ? QueueingHint.QUEUE : QueueingHint.SKIP;
+    return annotations(before).containsKey(Annotations.VGPU_NODE)
+        ? QueueingHint.QUEUE
+        : QueueingHint.SKIP;
   }
 
   private static Map<String, String> annotations(HasMetadata o) {

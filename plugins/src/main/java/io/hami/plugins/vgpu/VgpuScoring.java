@@ -1,6 +1,5 @@
 package io.hami.plugins.vgpu;
 
-
 /** Maps HAMi's node score onto the framework's [0, 100] range, higher meaning preferred. */
 public final class VgpuScoring {
   /** The highest framework node score. */

@@ -1,4 +1,7 @@
-/** The vGPU plugin: per-device fit, scoring and binding annotations, plus the shared device usage index. */
+/**
+ * The vGPU plugin: per-device fit, scoring and binding annotations, plus the shared device usage
+ * index.
+ */
 @NullMarked
 package io.hami.plugins.vgpu;
 

@@ -5,10 +5,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulingObserver;
-import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.testing.MakePod;
 import io.hami.model.testing.FakeGpus;
 import io.hami.model.testing.MakeGpuNode;
@@ -66,17 +66,37 @@ public final class GpuSchedulerBench {
         "RESULT {\"nodes\":%d,\"gpusPerNode\":%d,\"pods\":%d,\"bound\":%d,\"podsPerSecond\":%.1f,"
             + "\"p50Ms\":%.3f,\"p99Ms\":%.3f,\"baselinePodsPerSecond\":%.1f,\"baselineP99Ms\":%.3f,"
             + "\"throughputVsBaseline\":%.3f}%n",
-        nodes, gpus, pods, gpu.bound(), gpu.podsPerSecond(), gpu.percentileMs(0.5), gpu.percentileMs(0.99),
-        base.podsPerSecond(), base.percentileMs(0.99), gpu.podsPerSecond() / base.podsPerSecond());
+        nodes,
+        gpus,
+        pods,
+        gpu.bound(),
+        gpu.podsPerSecond(),
+        gpu.percentileMs(0.5),
+        gpu.percentileMs(0.99),
+        base.podsPerSecond(),
+        base.percentileMs(0.99),
+        gpu.podsPerSecond() / base.podsPerSecond());
   }
 
   static void print(String label, Run r) {
     System.out.printf(
         "%-42s bound=%d failed=%d wall=%.2fs throughput=%.1f pods/s p50=%.3fms p99=%.3fms%n",
-        label, r.bound(), r.failed(), r.wallNanos() / 1e9, r.podsPerSecond(), r.percentileMs(0.5), r.percentileMs(0.99));
+        label,
+        r.bound(),
+        r.failed(),
+        r.wallNanos() / 1e9,
+        r.podsPerSecond(),
+        r.percentileMs(0.5),
+        r.percentileMs(0.99));
   }
 
-  static Run run(Registry registry, SchedulerConfiguration conf, int nodes, int gpus, int pods, boolean gpuPods) {
+  static Run run(
+      Registry registry,
+      SchedulerConfiguration conf,
+      int nodes,
+      int gpus,
+      int pods,
+      boolean gpuPods) {
     long[] decisions = new long[pods * 2];
     int[] counts = new int[2];
     SchedulingObserver obs =
@@ -93,7 +113,8 @@ public final class GpuSchedulerBench {
             counts[1]++;
           }
         };
-    InMemoryCluster.Builder b = InMemoryCluster.builder(registry).observer(obs).recordEvents(false).seed(7L);
+    InMemoryCluster.Builder b =
+        InMemoryCluster.builder(registry).observer(obs).recordEvents(false).seed(7L);
     if (conf != null) {
       b.config(conf);
     }
@@ -105,7 +126,8 @@ public final class GpuSchedulerBench {
       }
       Random rnd = new Random(11);
       for (int i = 0; i < pods; i++) {
-        c.addPod(gpuPods ? mixedPod(i, rnd) : MakePod.named("p" + i).cpu("100m").memory("128Mi").obj());
+        c.addPod(
+            gpuPods ? mixedPod(i, rnd) : MakePod.named("p" + i).cpu("100m").memory("128Mi").obj());
       }
       long t0 = System.nanoTime();
       InMemoryCluster.DrainResult d = c.drain(1);
@@ -125,7 +147,14 @@ public final class GpuSchedulerBench {
     } else if (shape < 80) {
       p.gpus(2 + rnd.nextInt(3)).gpuMemMiB(4096).gpuCores(20);
     } else {
-      p.container("a").gpus(1).gpuMemMiB(2048).gpuCores(10).container("b").gpus(1).gpuMemMiB(1024).gpuCores(5);
+      p.container("a")
+          .gpus(1)
+          .gpuMemMiB(2048)
+          .gpuCores(10)
+          .container("b")
+          .gpus(1)
+          .gpuMemMiB(1024)
+          .gpuCores(5);
     }
     return p.obj();
   }

@@ -12,8 +12,8 @@ import io.hami.model.explain.ScheduleRecord;
 import io.hami.model.explain.ScheduleRecord.NodeReasons;
 import io.hami.model.explain.ScheduleRecord.ReasonCount;
 import io.hami.model.explain.ScheduleRecordCodec;
-import io.hami.plugins.vgpu.VgpuArgs;
 import io.hami.plugins.vgpu.SharedGpuState;
+import io.hami.plugins.vgpu.VgpuArgs;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.time.Instant;
 import java.util.List;
@@ -25,25 +25,44 @@ class ScheduleExplainWriterTest {
 
   @Test
   void failed_writesTheDiagnosisAsTheScheduleExplainRecord() throws Exception {
-    Diagnosis d = new Diagnosis(T, "Unschedulable", null, 3,
-        List.of(new FailedAttempt.ReasonCount("CardInsufficientMemory", 2)),
-        List.of(new FailedAttempt.NodeReasons("n1", List.of("CardInsufficientMemory"))));
-    FailedAttempt attempt = new FailedAttempt(
-        MakePod.named("p").obj(), Status.unschedulable("x"), "0/3 nodes are available.", d);
+    Diagnosis d =
+        new Diagnosis(
+            T,
+            "Unschedulable",
+            null,
+            3,
+            List.of(new FailedAttempt.ReasonCount("CardInsufficientMemory", 2)),
+            List.of(new FailedAttempt.NodeReasons("n1", List.of("CardInsufficientMemory"))));
+    FailedAttempt attempt =
+        new FailedAttempt(
+            MakePod.named("p").obj(), Status.unschedulable("x"), "0/3 nodes are available.", d);
 
     Map<String, String> annotations = ScheduleExplainWriter.INSTANCE.failed(attempt);
 
     assertThat(annotations).containsOnlyKeys(Annotations.SCHEDULE_EXPLAIN);
-    assertThat(ScheduleRecordCodec.decode(annotations.get(Annotations.SCHEDULE_EXPLAIN)).orElseThrow())
-        .isEqualTo(new ScheduleRecord.Failed(T, "Unschedulable", null, 3,
-            List.of(new ReasonCount("CardInsufficientMemory", 2)), 0,
-            List.of(new NodeReasons("n1", List.of("CardInsufficientMemory")))));
+    assertThat(
+            ScheduleRecordCodec.decode(annotations.get(Annotations.SCHEDULE_EXPLAIN)).orElseThrow())
+        .isEqualTo(
+            new ScheduleRecord.Failed(
+                T,
+                "Unschedulable",
+                null,
+                3,
+                List.of(new ReasonCount("CardInsufficientMemory", 2)),
+                0,
+                List.of(new NodeReasons("n1", List.of("CardInsufficientMemory")))));
   }
 
   @Test
   void failed_keepsTheNodeOfALaterStep() {
-    Diagnosis d = new Diagnosis(T, "Unschedulable", "n1", 3,
-        List.of(new FailedAttempt.ReasonCount("node n1 is locked by ns/p", 1)), List.of());
+    Diagnosis d =
+        new Diagnosis(
+            T,
+            "Unschedulable",
+            "n1",
+            3,
+            List.of(new FailedAttempt.ReasonCount("node n1 is locked by ns/p", 1)),
+            List.of());
 
     ScheduleRecord.Failed r = ScheduleExplainWriter.record(d);
 

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.Registry;
-import io.hami.framework.local.InMemoryCluster;
 import io.hami.model.testing.FakeGpus;
 import io.hami.model.testing.MakeGpuNode;
 import io.hami.model.testing.MakeGpuPod;
@@ -31,10 +31,12 @@ final class FgdSchedulingTest {
   @Test
   void shippedProfiles_load() {
     assertThat(new ConfigLoader(registry()).load(FGD).profiles())
-        .extracting(p -> p.schedulerName()).containsExactly("hami-fgd");
+        .extracting(p -> p.schedulerName())
+        .containsExactly("hami-fgd");
     assertThat(new ConfigLoader(registry()).load(PLACEMENT).profiles())
         .extracting(p -> p.schedulerName())
-        .containsExactly("hami-bestfit", "hami-packing", "hami-clustering", "hami-dotprod", "hami-random");
+        .containsExactly(
+            "hami-bestfit", "hami-packing", "hami-clustering", "hami-dotprod", "hami-random");
   }
 
   /**
@@ -44,12 +46,15 @@ final class FgdSchedulingTest {
   @Test
   void fgdChoosesTheGpuAndVgpuHonoursIt(@TempDir Path dir) throws Exception {
     Path target = dir.resolve("target.csv");
-    Files.writeString(target, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
-        + "w0,1000,100,1,1000\nw1,1000,100,1,1000\nw2,1000,100,1,1000\n");
-    String yaml = Files.readString(FGD)
-        .replace("schedulerName: hami-fgd", "schedulerName: hami-scheduler")
-        .replace("targetWorkloadFile: \"\"", "targetWorkloadFile: \"" + target + "\"")
-        .replace("gpuSchedulerPolicy: binpack", "gpuSchedulerPolicy: spread");
+    Files.writeString(
+        target,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+            + "w0,1000,100,1,1000\nw1,1000,100,1,1000\nw2,1000,100,1,1000\n");
+    String yaml =
+        Files.readString(FGD)
+            .replace("schedulerName: hami-fgd", "schedulerName: hami-scheduler")
+            .replace("targetWorkloadFile: \"\"", "targetWorkloadFile: \"" + target + "\"")
+            .replace("gpuSchedulerPolicy: binpack", "gpuSchedulerPolicy: spread");
     SchedulerConfiguration config = new ConfigLoader(registry()).parse(yaml, "fgd.yaml");
     try (InMemoryCluster c = InMemoryCluster.builder(registry()).config(config).build()) {
       c.addNode(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2)).obj());
@@ -65,7 +70,8 @@ final class FgdSchedulingTest {
 
   @Test
   void withoutFgd_spreadLeavesNoWholeCard() {
-    String yaml = """
+    String yaml =
+        """
         apiVersion: hami.io/v1
         kind: SchedulerConfiguration
         profiles:

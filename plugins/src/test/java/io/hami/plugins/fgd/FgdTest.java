@@ -9,9 +9,11 @@ final class FgdTest {
 
   private static final long MODEL = 1L;
 
-  private static long eval(TargetWorkload w, long cpuLeft, int[] free, int cpu, int milli, int count) {
+  private static long eval(
+      TargetWorkload w, long cpuLeft, int[] free, int cpu, int milli, int count) {
     long current = Fragmentation.nodeFragment(w, MODEL, cpuLeft, free, 0, free.length);
-    return Fgd.evaluate(w, current, MODEL, cpuLeft, free, 0, free.length, cpu, milli, count, new int[8]);
+    return Fgd.evaluate(
+        w, current, MODEL, cpuLeft, free, 0, free.length, cpu, milli, count, new int[8]);
   }
 
   @Test
@@ -26,7 +28,8 @@ final class FgdTest {
   void sharingTask_picksGpuThatLeavesLeastFragment() {
     // Target: tasks of 500 milli. A 300-milli task on the 800-free GPU leaves exactly 500 (usable);
     // on the full GPU it leaves 700, still usable; both keep the fragment, so the first index wins
-    // ties. Make GPU 1 the strictly better one: on GPU 0 (free 600) 300 leaves 300 < 500 (fragment).
+    // ties. Make GPU 1 the strictly better one: on GPU 0 (free 600) 300 leaves 300 < 500
+    // (fragment).
     TargetWorkload w = TargetWorkload.of(List.of(new TaskShape(100, 500, 1, 0)), new long[] {1});
     int[] free = {600, 800};
     long e = eval(w, 10_000, free, 100, 300, 1);

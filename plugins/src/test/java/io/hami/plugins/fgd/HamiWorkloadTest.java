@@ -15,13 +15,20 @@ final class HamiWorkloadTest {
   static Stream<Arguments> shareOn() {
     return Stream.of(
         Arguments.of("cpu-only", HamiShape.cpuOnly(100), 0),
-        Arguments.of("percent memory and cores alike", HamiShape.ofShare(100, 1, 470, List.of()), 470),
+        Arguments.of(
+            "percent memory and cores alike", HamiShape.ofShare(100, 1, 470, List.of()), 470),
         Arguments.of("memory percent dominates", new HamiShape(100, 1, 0, 60, 30, List.of()), 600),
         Arguments.of("cores dominate", new HamiShape(100, 1, 0, 20, 50, List.of()), 500),
-        Arguments.of("memory in MiB over a 16000 MiB card", new HamiShape(100, 1, 4000, 101, 0, List.of()), 250),
-        Arguments.of("memory in MiB rounds up", new HamiShape(100, 1, 4001, 101, 0, List.of()), 251),
-        Arguments.of("no memory asked takes the card", new HamiShape(100, 1, 0, 101, 10, List.of()), 1000),
-        Arguments.of("cores over 100 are clamped", new HamiShape(100, 1, 0, 10, 300, List.of()), 1000));
+        Arguments.of(
+            "memory in MiB over a 16000 MiB card",
+            new HamiShape(100, 1, 4000, 101, 0, List.of()),
+            250),
+        Arguments.of(
+            "memory in MiB rounds up", new HamiShape(100, 1, 4001, 101, 0, List.of()), 251),
+        Arguments.of(
+            "no memory asked takes the card", new HamiShape(100, 1, 0, 101, 10, List.of()), 1000),
+        Arguments.of(
+            "cores over 100 are clamped", new HamiShape(100, 1, 0, 10, 300, List.of()), 1000));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -48,20 +55,29 @@ final class HamiWorkloadTest {
   @Test
   void onCard_matchesTheOpenbMeasureForShareShapes() {
     // The generalisation reduces to the paper's measure when requests are trace shares.
-    List<HamiShape> hami = List.of(
-        HamiShape.ofShare(3152, 1, 810, List.of()), HamiShape.cpuOnly(4000),
-        HamiShape.ofShare(8000, 8, 1000, List.of()), HamiShape.ofShare(1000, 1, 470, List.of("P100")));
-    List<TaskShape> openb = List.of(
-        new TaskShape(3152, 810, 1, 0), TaskShape.cpuOnly(4000),
-        new TaskShape(8000, 1000, 8, 0), new TaskShape(1000, 470, 1, 2));
+    List<HamiShape> hami =
+        List.of(
+            HamiShape.ofShare(3152, 1, 810, List.of()), HamiShape.cpuOnly(4000),
+            HamiShape.ofShare(8000, 8, 1000, List.of()),
+                HamiShape.ofShare(1000, 1, 470, List.of("P100")));
+    List<TaskShape> openb =
+        List.of(
+            new TaskShape(3152, 810, 1, 0),
+            TaskShape.cpuOnly(4000),
+            new TaskShape(8000, 1000, 8, 0),
+            new TaskShape(1000, 470, 1, 2));
     long[] w = {5, 3, 1, 2};
     HamiWorkload workload = HamiWorkload.of(hami, w);
     TargetWorkload viaHami = workload.on("NVIDIA-Tesla T4", 15_360, 100);
     TargetWorkload direct = TargetWorkload.of(openb, w);
-    int[][] states = {{1000, 1000}, {190, 1000}, {530, 0}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}};
+    int[][] states = {
+      {1000, 1000}, {190, 1000}, {530, 0}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}
+    };
     for (int[] free : states) {
       for (long cpu : new long[] {500, 3152, 64_000}) {
-        assertThat(Fragmentation.nodeFragment(viaHami, HamiWorkload.NODE_MODEL, cpu, free, 0, free.length))
+        assertThat(
+                Fragmentation.nodeFragment(
+                    viaHami, HamiWorkload.NODE_MODEL, cpu, free, 0, free.length))
             .isEqualTo(Fragmentation.nodeFragment(direct, 1L, cpu, free, 0, free.length));
       }
     }

@@ -37,7 +37,8 @@ final class TargetWorkloadTest {
     TaskShape small = new TaskShape(1000, 500, 1, 0);
     TaskShape bigCpu = new TaskShape(2000, 100, 1, 0);
     TaskShape bigShare = new TaskShape(1000, 900, 1, 0);
-    TargetWorkload w = TargetWorkload.fromPopulation(pods(10, small, 10, bigCpu, 10, bigShare), 1.0);
+    TargetWorkload w =
+        TargetWorkload.fromPopulation(pods(10, small, 10, bigCpu, 10, bigShare), 1.0);
     assertThat(w.shapes()).containsExactly(bigCpu, bigShare, small);
   }
 

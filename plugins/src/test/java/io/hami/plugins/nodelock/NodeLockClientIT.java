@@ -39,7 +39,9 @@ final class NodeLockClientIT {
     registry = new PrometheusRegistry();
     metrics.register(registry);
     counted = metrics.clientBuilder(client.getConfiguration()).build();
-    locks = new NodeLockClient(counted, new LockArbiter(Duration.ofMinutes(5)), new FakeClock(NOW), ZoneOffset.UTC, 5);
+    locks =
+        new NodeLockClient(
+            counted, new LockArbiter(Duration.ofMinutes(5)), new FakeClock(NOW), ZoneOffset.UTC, 5);
   }
 
   @AfterEach
@@ -60,7 +62,10 @@ final class NodeLockClientIT {
         .filter(s -> s instanceof CounterSnapshot)
         .map(s -> (CounterSnapshot) s)
         .flatMap(s -> s.getDataPoints().stream())
-        .filter(d -> verb.equals(d.getLabels().get("verb")) && "nodes".equals(d.getLabels().get("resource")))
+        .filter(
+            d ->
+                verb.equals(d.getLabels().get("verb"))
+                    && "nodes".equals(d.getLabels().get("resource")))
         .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue)
         .sum();
   }
@@ -69,7 +74,8 @@ final class NodeLockClientIT {
   void currentSeenNode_isLockedWithOnePatchAndNoRead() throws Exception {
     Node seen = server();
 
-    assertThat(locks.acquire("n1", "default", "a", seen)).isInstanceOf(NodeLockClient.Result.Acquired.class);
+    assertThat(locks.acquire("n1", "default", "a", seen))
+        .isInstanceOf(NodeLockClient.Result.Acquired.class);
 
     assertThat(NodeLock.decode(lockOnServer()).orElseThrow().isHeldBy("default", "a")).isTrue();
     assertThat(requests("get")).isZero();
@@ -79,12 +85,17 @@ final class NodeLockClientIT {
   @Test
   void seenNodeChangedSince_conflicts_thenTheNodeIsReadAndLocked() throws Exception {
     Node seen = server();
-    client.nodes().withName("n1").edit(n -> {
-      n.getMetadata().getAnnotations().put("other", "change");
-      return n;
-    });
+    client
+        .nodes()
+        .withName("n1")
+        .edit(
+            n -> {
+              n.getMetadata().getAnnotations().put("other", "change");
+              return n;
+            });
 
-    assertThat(locks.acquire("n1", "default", "a", seen)).isInstanceOf(NodeLockClient.Result.Acquired.class);
+    assertThat(locks.acquire("n1", "default", "a", seen))
+        .isInstanceOf(NodeLockClient.Result.Acquired.class);
 
     assertThat(NodeLock.decode(lockOnServer()).orElseThrow().isHeldBy("default", "a")).isTrue();
     assertThat(server().getMetadata().getAnnotations()).containsEntry("other", "change");
@@ -94,14 +105,21 @@ final class NodeLockClientIT {
 
   @Test
   void seenNodeLockedSinceByALiveHolder_isNotOverwritten() {
-    client.pods().inNamespace("default").resource(MakePod.named("b").namespace("default").uid("uid-b").obj())
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(MakePod.named("b").namespace("default").uid("uid-b").obj())
         .createOr(NonDeletingOperation::update);
     Node seen = server();
     String theirs = NodeLock.of(NOW.atOffset(ZoneOffset.UTC), "default", "b").encode();
-    client.nodes().withName("n1").edit(n -> {
-      n.getMetadata().getAnnotations().put(Annotations.MUTEX_LOCK, theirs);
-      return n;
-    });
+    client
+        .nodes()
+        .withName("n1")
+        .edit(
+            n -> {
+              n.getMetadata().getAnnotations().put(Annotations.MUTEX_LOCK, theirs);
+              return n;
+            });
 
     NodeLockClient.Result r = locks.acquire("n1", "default", "a", seen);
 
@@ -114,9 +132,14 @@ final class NodeLockClientIT {
   @Test
   void seenLock_isNotTrusted_theNodeIsRead() throws Exception {
     Node seen = server();
-    seen.getMetadata().getAnnotations().put(Annotations.MUTEX_LOCK, NodeLock.of(NOW.atOffset(ZoneOffset.UTC), "default", "gone").encode());
+    seen.getMetadata()
+        .getAnnotations()
+        .put(
+            Annotations.MUTEX_LOCK,
+            NodeLock.of(NOW.atOffset(ZoneOffset.UTC), "default", "gone").encode());
 
-    assertThat(locks.acquire("n1", "default", "a", seen)).isInstanceOf(NodeLockClient.Result.Acquired.class);
+    assertThat(locks.acquire("n1", "default", "a", seen))
+        .isInstanceOf(NodeLockClient.Result.Acquired.class);
 
     assertThat(NodeLock.decode(lockOnServer()).orElseThrow().isHeldBy("default", "a")).isTrue();
     assertThat(requests("get")).isEqualTo(1);

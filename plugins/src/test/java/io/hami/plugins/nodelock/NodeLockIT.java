@@ -1,10 +1,10 @@
 package io.hami.plugins.nodelock;
 
-import io.hami.plugins.vgpu.SharedGpuState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -13,6 +13,7 @@ import io.hami.framework.api.CycleState;
 import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.Status;
 import io.hami.framework.api.WaitingPod;
+import io.hami.framework.testing.FakeClock;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
@@ -21,6 +22,7 @@ import io.hami.model.lock.NodeLock;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.PodGpuOptions;
 import io.hami.plugins.vgpu.PodRequests;
+import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VendorRequest;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.time.Duration;
@@ -61,7 +63,7 @@ final class NodeLockIT {
   }
 
   FakeHandle newHandle() {
-    FakeHandle h = new FakeHandle("hami-scheduler", new io.hami.framework.testing.FakeClock(NOW));
+    FakeHandle h = new FakeHandle("hami-scheduler", new FakeClock(NOW));
     h.withClient(client);
     return h;
   }
@@ -81,14 +83,24 @@ final class NodeLockIT {
   }
 
   String lockValue() {
-    return client.nodes().withName("n1").get().getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK);
+    return client
+        .nodes()
+        .withName("n1")
+        .get()
+        .getMetadata()
+        .getAnnotations()
+        .get(Annotations.MUTEX_LOCK);
   }
 
   void setLock(String value) {
-    client.nodes().withName("n1").edit(n -> {
-      n.getMetadata().getAnnotations().put(Annotations.MUTEX_LOCK, value);
-      return n;
-    });
+    client
+        .nodes()
+        .withName("n1")
+        .edit(
+            n -> {
+              n.getMetadata().getAnnotations().put(Annotations.MUTEX_LOCK, value);
+              return n;
+            });
   }
 
   static String lock(Instant t, String ns, String name) {
@@ -122,7 +134,8 @@ final class NodeLockIT {
     String other = lock(NOW, "default", "other");
     setLock(other);
     NodeLockClient c =
-        new NodeLockClient(client, new LockArbiter(Duration.ofMinutes(5)), handle.clock(), ZoneOffset.UTC, 3);
+        new NodeLockClient(
+            client, new LockArbiter(Duration.ofMinutes(5)), handle.clock(), ZoneOffset.UTC, 3);
     assertThat(c.release("n1", "default", "a")).isFalse();
     assertThat(lockValue()).isEqualTo(other);
     assertThat(c.release("n1", "default", "other")).isTrue();
@@ -149,18 +162,54 @@ final class NodeLockIT {
   static Stream<Stale> staleCases() {
     Instant fresh = NOW.minusSeconds(10);
     return Stream.of(
-        new Stale("expired, holder not bound", MakePod.named("h").namespace("default").obj(), NOW.minus(Duration.ofMinutes(6)), StaleCause.EXPIRED),
-        new Stale("holder terminal", MakePod.named("h").namespace("default").phase("Failed").obj(), fresh, StaleCause.HOLDER_TERMINAL),
-        new Stale("holder succeeded", MakePod.named("h").namespace("default").phase("Succeeded").obj(), fresh, StaleCause.HOLDER_TERMINAL),
-        new Stale("holder served", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "success").obj(), fresh, StaleCause.BIND_SUCCESS),
-        new Stale("holder failed allocation", MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "failed").obj(), fresh, StaleCause.BIND_FAILED),
-        new Stale("holder bound elsewhere", MakePod.named("h").namespace("default").nodeName("n9").obj(), fresh, StaleCause.HOLDER_ELSEWHERE));
+        new Stale(
+            "expired, holder not bound",
+            MakePod.named("h").namespace("default").obj(),
+            NOW.minus(Duration.ofMinutes(6)),
+            StaleCause.EXPIRED),
+        new Stale(
+            "holder terminal",
+            MakePod.named("h").namespace("default").phase("Failed").obj(),
+            fresh,
+            StaleCause.HOLDER_TERMINAL),
+        new Stale(
+            "holder succeeded",
+            MakePod.named("h").namespace("default").phase("Succeeded").obj(),
+            fresh,
+            StaleCause.HOLDER_TERMINAL),
+        new Stale(
+            "holder served",
+            MakePod.named("h")
+                .namespace("default")
+                .nodeName("n1")
+                .annotation(Annotations.BIND_PHASE, "success")
+                .obj(),
+            fresh,
+            StaleCause.BIND_SUCCESS),
+        new Stale(
+            "holder failed allocation",
+            MakePod.named("h")
+                .namespace("default")
+                .nodeName("n1")
+                .annotation(Annotations.BIND_PHASE, "failed")
+                .obj(),
+            fresh,
+            StaleCause.BIND_FAILED),
+        new Stale(
+            "holder bound elsewhere",
+            MakePod.named("h").namespace("default").nodeName("n9").obj(),
+            fresh,
+            StaleCause.HOLDER_ELSEWHERE));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("staleCases")
   void staleLock_isTakenOver(Stale c) {
-    client.pods().inNamespace("default").resource(c.holder()).createOr(NonDeletingOperation::update);
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(c.holder())
+        .createOr(NonDeletingOperation::update);
     setLock(lock(c.lockTime(), "default", "h"));
     assertThat(bind(plugin, gpuState(), pod("a")).isSuccess()).isTrue();
     assertThat(lockValue()).endsWith(",default,a");
@@ -176,8 +225,15 @@ final class NodeLockIT {
 
   @Test
   void expiredLockOfHolderWaitingForAllocate_isNeverTaken() {
-    client.pods().inNamespace("default")
-        .resource(MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "allocating").obj())
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            MakePod.named("h")
+                .namespace("default")
+                .nodeName("n1")
+                .annotation(Annotations.BIND_PHASE, "allocating")
+                .obj())
         .createOr(NonDeletingOperation::update);
     String held = lock(NOW.minus(Duration.ofMinutes(30)), "default", "h");
     setLock(held);
@@ -189,8 +245,15 @@ final class NodeLockIT {
 
   @Test
   void blockedPod_isActivatedWhenTheLockIsRemoved() {
-    client.pods().inNamespace("default")
-        .resource(MakePod.named("h").namespace("default").nodeName("n1").annotation(Annotations.BIND_PHASE, "allocating").obj())
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            MakePod.named("h")
+                .namespace("default")
+                .nodeName("n1")
+                .annotation(Annotations.BIND_PHASE, "allocating")
+                .obj())
         .createOr(NonDeletingOperation::update);
     setLock(lock(NOW, "default", "h"));
     Node locked = client.nodes().withName("n1").get();
@@ -200,10 +263,15 @@ final class NodeLockIT {
     assertThat(handle.activated()).isEmpty();
 
     // The node agent releases the lock after Allocate.
-    Node released = client.nodes().withName("n1").edit(n -> {
-      n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
-      return n;
-    });
+    Node released =
+        client
+            .nodes()
+            .withName("n1")
+            .edit(
+                n -> {
+                  n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+                  return n;
+                });
     handle.fireNodeUpdate(locked, released);
     assertThat(handle.activated()).extracting(p -> p.getMetadata().getName()).containsExactly("a");
   }
@@ -257,10 +325,15 @@ final class NodeLockIT {
     handle.putWaitingPod("uid-b", waiting);
 
     // The node agent finishes Allocate for a and removes the lock.
-    Node released = client.nodes().withName("n1").edit(n -> {
-      n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
-      return n;
-    });
+    Node released =
+        client
+            .nodes()
+            .withName("n1")
+            .edit(
+                n -> {
+                  n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+                  return n;
+                });
     handle.fireNodeUpdate(lockedNode, released);
     assertThat(waiting.allowedBy).containsExactly(NodeLockPlugin.NAME);
     assertThat(plugin.preBind(sb, b, "n1").isSuccess()).isTrue();
@@ -282,14 +355,23 @@ final class NodeLockIT {
     handle.putWaitingPod("uid-b", waiting);
 
     // The node agent reports a served first, then removes the lock (protocol 7.5 step 6).
-    Pod served = new io.fabric8.kubernetes.api.model.PodBuilder(a)
-        .editMetadata().addToAnnotations(Annotations.BIND_PHASE, "success").endMetadata().build();
+    Pod served =
+        new PodBuilder(a)
+            .editMetadata()
+            .addToAnnotations(Annotations.BIND_PHASE, "success")
+            .endMetadata()
+            .build();
     handle.firePodUpdate(a, served);
     assertThat(waiting.allowedBy).isEmpty();
-    Node released = client.nodes().withName("n1").edit(n -> {
-      n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
-      return n;
-    });
+    Node released =
+        client
+            .nodes()
+            .withName("n1")
+            .edit(
+                n -> {
+                  n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+                  return n;
+                });
     handle.fireNodeUpdate(locked, released);
     assertThat(waiting.allowedBy).containsExactly(NodeLockPlugin.NAME);
     assertThat(plugin.preBind(sb, b, "n1").isSuccess()).isTrue();
@@ -304,8 +386,12 @@ final class NodeLockIT {
     assertThat(bind(plugin, gpuState(), a).isSuccess()).isTrue();
     Node locked = client.nodes().withName("n1").get();
     handle.fireNodeUpdate(locked, locked);
-    Pod served = new io.fabric8.kubernetes.api.model.PodBuilder(a)
-        .editMetadata().addToAnnotations(Annotations.BIND_PHASE, "success").endMetadata().build();
+    Pod served =
+        new PodBuilder(a)
+            .editMetadata()
+            .addToAnnotations(Annotations.BIND_PHASE, "success")
+            .endMetadata()
+            .build();
     handle.firePodUpdate(a, served);
     Pod b = pod("b");
     CycleState sb = gpuState();
@@ -313,7 +399,7 @@ final class NodeLockIT {
     assertThat(plugin.permit(sb, b, "n1").status().code()).isEqualTo(Code.WAIT);
     plugin.unreserve(sb, b, "n1");
 
-    ((io.hami.framework.testing.FakeClock) handle.clock()).advance(NodeLockPlugin.SERVED_LOCK_GRACE);
+    ((FakeClock) handle.clock()).advance(NodeLockPlugin.SERVED_LOCK_GRACE);
     CycleState again = gpuState();
     plugin.reserve(again, b, "n1");
     assertThat(plugin.permit(again, b, "n1").status().isSuccess()).isTrue();
@@ -340,7 +426,8 @@ final class NodeLockIT {
   @Test
   void twoSchedulers_neverBothHoldTheLock() throws Exception {
     FakeHandle otherHandle = newHandle();
-    NodeLockPlugin other = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, otherHandle, new SharedGpuState());
+    NodeLockPlugin other =
+        NodeLockPlugin.create(NodeLockArgs.DEFAULTS, otherHandle, new SharedGpuState());
     // Each holder exists and is being bound, so neither lock is stale for the other.
     client.pods().inNamespace("default").resource(pod("a")).createOr(NonDeletingOperation::update);
     client.pods().inNamespace("default").resource(pod("b")).createOr(NonDeletingOperation::update);
@@ -353,13 +440,19 @@ final class NodeLockIT {
         Future<Status> f2 = pool.submit(second);
         Status s1 = f1.get();
         Status s2 = f2.get();
-        assertThat(s1.isSuccess() ^ s2.isSuccess()).as("exactly one holds the lock in round %s", round).isTrue();
+        assertThat(s1.isSuccess() ^ s2.isSuccess())
+            .as("exactly one holds the lock in round %s", round)
+            .isTrue();
         String holder = s1.isSuccess() ? "a" : "b";
         assertThat(lockValue()).endsWith(",default," + holder);
-        client.nodes().withName("n1").edit(n -> {
-          n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
-          return n;
-        });
+        client
+            .nodes()
+            .withName("n1")
+            .edit(
+                n -> {
+                  n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+                  return n;
+                });
       }
     } finally {
       pool.shutdownNow();

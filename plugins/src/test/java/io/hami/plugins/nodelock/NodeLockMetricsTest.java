@@ -1,6 +1,5 @@
 package io.hami.plugins.nodelock;
 
-import io.hami.plugins.metrics.GpuMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -13,6 +12,7 @@ import io.hami.framework.api.CycleState;
 import io.hami.framework.testing.FakeClock;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.MakePod;
+import io.hami.plugins.metrics.GpuMetrics;
 import io.hami.plugins.metrics.Scrape;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
@@ -25,9 +25,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** The node lock's metrics, read back from the registry after each code path. */
 final class NodeLockMetricsTest {
 
-  final FakeHandle handle = new FakeHandle("hami-scheduler", new FakeClock(Instant.parse("2026-08-21T08:20:39Z")));
+  final FakeHandle handle =
+      new FakeHandle("hami-scheduler", new FakeClock(Instant.parse("2026-08-21T08:20:39Z")));
   final NodeLockClient client = mock(NodeLockClient.class);
-  final NodeLockPlugin plugin = new NodeLockPlugin(NodeLockArgs.DEFAULTS, handle, client, new GpuMetrics(handle.metricsRegistry()));
+  final NodeLockPlugin plugin =
+      new NodeLockPlugin(
+          NodeLockArgs.DEFAULTS, handle, client, new GpuMetrics(handle.metricsRegistry()));
   final PrometheusRegistry registry = handle.metricsRegistry();
 
   static Pod pod(String name) {
@@ -53,7 +56,14 @@ final class NodeLockMetricsTest {
     CycleState s = reserved(p);
     assertThat(plugin.permit(s, p, "n1").status().isSuccess()).isTrue();
     assertThat(plugin.preBind(s, p, "n1").isSuccess()).isTrue();
-    assertThat(Scrape.value(registry, "hami_scheduler_node_locks_broken", "cause", cause.label(), "profile", "hami-scheduler"))
+    assertThat(
+            Scrape.value(
+                registry,
+                "hami_scheduler_node_locks_broken",
+                "cause",
+                cause.label(),
+                "profile",
+                "hami-scheduler"))
         .isEqualTo(1);
     assertThat(Scrape.value(registry, "hami_scheduler_node_locks_broken")).isEqualTo(1);
   }
@@ -66,8 +76,10 @@ final class NodeLockMetricsTest {
     CycleState s = reserved(p);
     plugin.permit(s, p, "n1");
     assertThat(plugin.preBind(s, p, "n1").code()).isEqualTo(Code.UNSCHEDULABLE);
-    assertThat(Scrape.value(registry, "hami_scheduler_node_lock_held", "holder", "node")).isEqualTo(1);
-    assertThat(Scrape.value(registry, "hami_scheduler_node_lock_held", "holder", "permit")).isZero();
+    assertThat(Scrape.value(registry, "hami_scheduler_node_lock_held", "holder", "node"))
+        .isEqualTo(1);
+    assertThat(Scrape.value(registry, "hami_scheduler_node_lock_held", "holder", "permit"))
+        .isZero();
   }
 
   @Test
@@ -83,7 +95,8 @@ final class NodeLockMetricsTest {
     assertThat(plugin.permit(sc, c, "n1").status().code()).isEqualTo(Code.WAIT);
     handle.putWaitingPod("uid-b", new NodeLockIT.RecordingWaitingPod(b));
     assertThat(Scrape.value(registry, "hami_scheduler_node_lock_permit_waits")).isEqualTo(2);
-    assertThat(Scrape.value(registry, "hami_scheduler_node_lock_held", "holder", "permit")).isEqualTo(2);
+    assertThat(Scrape.value(registry, "hami_scheduler_node_lock_held", "holder", "permit"))
+        .isEqualTo(2);
 
     // a gives the node up after 2 s: b is allowed.
     handle.fakeClock().advance(Duration.ofSeconds(2));

@@ -14,10 +14,16 @@ class GpuNodeTest {
 
   private static GpuNode node() {
     NodeInfo info = NodeInfo.of(MakeNode.named("n").capacity("8", "32Gi", 110).obj());
-    NodeDevices devices = new NodeDevices("n", ImmutableList.of(
-        DeviceUsage.idle("g0", 0, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100),
-        DeviceUsage.idle("g1", 1, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100).plus(1, 8_000, 50)),
-        PairScores.NONE, null, 3);
+    NodeDevices devices =
+        new NodeDevices(
+            "n",
+            ImmutableList.of(
+                DeviceUsage.idle("g0", 0, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100),
+                DeviceUsage.idle("g1", 1, "NVIDIA", "NVIDIA-T4", 0, 10, 16_000, 100)
+                    .plus(1, 8_000, 50)),
+            PairScores.NONE,
+            null,
+            3);
     return GpuNode.of(GpuNodeTest.class, 3, info, devices, CardWorkloads.none());
   }
 

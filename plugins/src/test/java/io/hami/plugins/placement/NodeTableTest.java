@@ -14,8 +14,12 @@ final class NodeTableTest {
       TargetWorkload.of(List.of(new TaskShape(1000, 600, 1, 0)), new long[] {1});
 
   private static NodeTable twoNodes() {
-    return new NodeTable(WORKLOAD, new long[] {4000, 8000}, new long[] {1024, 2048},
-        new long[] {1, 2}, new int[] {2, 4});
+    return new NodeTable(
+        WORKLOAD,
+        new long[] {4000, 8000},
+        new long[] {1024, 2048},
+        new long[] {1, 2},
+        new int[] {2, 4});
   }
 
   @Test

@@ -17,8 +17,13 @@ final class PaperPolicyTest {
 
   /** A one-node table with the given CPU and GPUs, after taking {@code used[g]} from GPU g. */
   private static NodeTable node(long cpu, int[] used) {
-    NodeTable t = new NodeTable(WORKLOAD, new long[] {cpu}, new long[] {1 << 20}, new long[] {1},
-        new int[] {used.length});
+    NodeTable t =
+        new NodeTable(
+            WORKLOAD,
+            new long[] {cpu},
+            new long[] {1 << 20},
+            new long[] {1},
+            new int[] {used.length});
     for (int g = 0; g < used.length; g++) {
       if (used[g] > 0) {
         t.place(0, new Task(0, 0, used[g], 1, 0, 0), 1 << g);
@@ -31,7 +36,8 @@ final class PaperPolicyTest {
     return new Task(cpu, 0, milli, count, 0, 0);
   }
 
-  record Case(String name, PaperPolicy policy, NodeTable table, Task task, int wantScore, int wantMask) {
+  record Case(
+      String name, PaperPolicy policy, NodeTable table, Task task, int wantScore, int wantMask) {
     @Override
     public String toString() {
       return name;
@@ -40,36 +46,111 @@ final class PaperPolicyTest {
 
   static Stream<Case> cases() {
     return Stream.of(
-        new Case("dotprod: trunc(100·(1 − dp))", PaperPolicy.DOT_PRODUCT,
-            node(64_000, new int[] {0, 0}), task(8000, 500, 1), 97, 0b01),
-        new Case("bestfit: least leftover", PaperPolicy.BEST_FIT,
-            node(64_000, new int[] {0, 0}), task(8000, 500, 1), 68, 0b01),
-        new Case("bestfit GPU choice: smallest free that fits", PaperPolicy.BEST_FIT,
-            node(64_000, new int[] {300, 500, 100}), task(1000, 400, 1), 64, 0b010),
-        new Case("packing: empty 1-GPU node", PaperPolicy.PACKING,
-            node(8000, new int[] {0}), task(1000, 500, 1), 32, 0b1),
-        new Case("packing: empty 2-GPU node", PaperPolicy.PACKING,
-            node(8000, new int[] {0, 0}), task(1000, 500, 1), 31, 0b01),
-        new Case("packing: empty 8-GPU node", PaperPolicy.PACKING,
-            node(8000, new int[8]), task(1000, 500, 1), 25, 0b1),
-        new Case("packing: shared GPU used, prefers the fullest", PaperPolicy.PACKING,
-            node(8000, new int[] {400, 0}), task(1000, 500, 1), 94, 0b01),
-        new Case("packing: fully free GPU on a used node", PaperPolicy.PACKING,
-            node(8000, new int[] {400, 0}), task(1000, 1000, 1), 49, 0b10),
-        new Case("packing: cpu-only task scores 0", PaperPolicy.PACKING,
-            node(8000, new int[] {400, 0}), task(1000, 0, 0), 0, 0),
-        new Case("clustering: node without GPU pods", PaperPolicy.CLUSTERING,
-            node(8000, new int[] {0, 0}), task(1000, 500, 1), 18 + 25, 0b01),
-        new Case("clustering: node holding only sharing pods", PaperPolicy.CLUSTERING,
-            node(8000, new int[] {500, 0}), task(1000, 500, 1), 20 + 75, 0b01),
-        new Case("clustering: whole-GPU task on a sharing node", PaperPolicy.CLUSTERING,
-            node(8000, new int[] {500, 0}), task(1000, 1000, 1), 20, 0b10),
-        new Case("clustering: cpu-only task scores 0", PaperPolicy.CLUSTERING,
-            node(8000, new int[] {500, 0}), task(1000, 0, 0), 0, 0),
-        new Case("fgd: no fragment change scores 50", PaperPolicy.FGD,
-            node(64_000, new int[] {0, 0}), task(1000, 500, 1), 50, 0b01),
-        new Case("random: scores 0, best-fit GPUs for whole tasks", PaperPolicy.RANDOM,
-            node(64_000, new int[] {500, 0, 0}), task(1000, 1000, 2), 0, 0b110));
+        new Case(
+            "dotprod: trunc(100·(1 − dp))",
+            PaperPolicy.DOT_PRODUCT,
+            node(64_000, new int[] {0, 0}),
+            task(8000, 500, 1),
+            97,
+            0b01),
+        new Case(
+            "bestfit: least leftover",
+            PaperPolicy.BEST_FIT,
+            node(64_000, new int[] {0, 0}),
+            task(8000, 500, 1),
+            68,
+            0b01),
+        new Case(
+            "bestfit GPU choice: smallest free that fits",
+            PaperPolicy.BEST_FIT,
+            node(64_000, new int[] {300, 500, 100}),
+            task(1000, 400, 1),
+            64,
+            0b010),
+        new Case(
+            "packing: empty 1-GPU node",
+            PaperPolicy.PACKING,
+            node(8000, new int[] {0}),
+            task(1000, 500, 1),
+            32,
+            0b1),
+        new Case(
+            "packing: empty 2-GPU node",
+            PaperPolicy.PACKING,
+            node(8000, new int[] {0, 0}),
+            task(1000, 500, 1),
+            31,
+            0b01),
+        new Case(
+            "packing: empty 8-GPU node",
+            PaperPolicy.PACKING,
+            node(8000, new int[8]),
+            task(1000, 500, 1),
+            25,
+            0b1),
+        new Case(
+            "packing: shared GPU used, prefers the fullest",
+            PaperPolicy.PACKING,
+            node(8000, new int[] {400, 0}),
+            task(1000, 500, 1),
+            94,
+            0b01),
+        new Case(
+            "packing: fully free GPU on a used node",
+            PaperPolicy.PACKING,
+            node(8000, new int[] {400, 0}),
+            task(1000, 1000, 1),
+            49,
+            0b10),
+        new Case(
+            "packing: cpu-only task scores 0",
+            PaperPolicy.PACKING,
+            node(8000, new int[] {400, 0}),
+            task(1000, 0, 0),
+            0,
+            0),
+        new Case(
+            "clustering: node without GPU pods",
+            PaperPolicy.CLUSTERING,
+            node(8000, new int[] {0, 0}),
+            task(1000, 500, 1),
+            18 + 25,
+            0b01),
+        new Case(
+            "clustering: node holding only sharing pods",
+            PaperPolicy.CLUSTERING,
+            node(8000, new int[] {500, 0}),
+            task(1000, 500, 1),
+            20 + 75,
+            0b01),
+        new Case(
+            "clustering: whole-GPU task on a sharing node",
+            PaperPolicy.CLUSTERING,
+            node(8000, new int[] {500, 0}),
+            task(1000, 1000, 1),
+            20,
+            0b10),
+        new Case(
+            "clustering: cpu-only task scores 0",
+            PaperPolicy.CLUSTERING,
+            node(8000, new int[] {500, 0}),
+            task(1000, 0, 0),
+            0,
+            0),
+        new Case(
+            "fgd: no fragment change scores 50",
+            PaperPolicy.FGD,
+            node(64_000, new int[] {0, 0}),
+            task(1000, 500, 1),
+            50,
+            0b01),
+        new Case(
+            "random: scores 0, best-fit GPUs for whole tasks",
+            PaperPolicy.RANDOM,
+            node(64_000, new int[] {500, 0, 0}),
+            task(1000, 1000, 2),
+            0,
+            0b110));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -3,19 +3,22 @@ package io.hami.plugins.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.collect.ImmutableList;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
+import io.hami.framework.api.NodeInfo;
+import io.hami.model.testing.MakeGpuPod;
 import io.hami.plugins.vgpu.DeviceChoice;
+import io.hami.plugins.vgpu.DevicePick;
 import io.hami.plugins.vgpu.DeviceUsage;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
 import io.hami.plugins.vgpu.PairScores;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.PodGpuOptions;
 import io.hami.plugins.vgpu.PodRequests;
+import io.hami.plugins.vgpu.PodUsage;
 import io.hami.plugins.vgpu.VendorRequest;
 import io.hami.plugins.vgpu.VgpuPlugin;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.hami.model.testing.MakeGpuPod;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -51,7 +54,8 @@ final class TopologyPluginTest {
     s.write(
         VgpuPlugin.REQUESTS,
         new PodDeviceRequests(
-            PodRequests.single(new VendorRequest("NVIDIA", gpus, 1000, VendorRequest.PERCENT_UNSET, 0)),
+            PodRequests.single(
+                new VendorRequest("NVIDIA", gpus, 1000, VendorRequest.PERCENT_UNSET, 0)),
             PodGpuOptions.DEFAULT));
     return s;
   }
@@ -60,8 +64,10 @@ final class TopologyPluginTest {
   void reserve_prefersTheNvlinkPair() {
     index.upsertNode(new NodeBuilder().withNewMetadata().withName("linked").endMetadata().build());
     // g0 is busy: the best pair left is g2-g3.
-    index.reserve("other", "linked", io.hami.plugins.vgpu.PodUsage.collapse(
-        List.of(List.of(new io.hami.plugins.vgpu.DevicePick("g0", "NVIDIA", 40000, 0))), 0, false));
+    index.reserve(
+        "other",
+        "linked",
+        PodUsage.collapse(List.of(List.of(new DevicePick("g0", "NVIDIA", 40000, 0))), 0, false));
     CycleState s = state(2);
     Pod pod = MakeGpuPod.named("p").gpus(2).obj();
     assertThat(plugin.reserve(s, pod, "linked").isSuccess()).isTrue();
@@ -77,9 +83,19 @@ final class TopologyPluginTest {
     index.upsertNode(new NodeBuilder().withNewMetadata().withName("plain").endMetadata().build());
     Pod pod = MakeGpuPod.named("p").gpus(2).obj();
     CycleState s = state(2);
-    assertThat(plugin.score(s, pod, io.hami.framework.api.NodeInfo.of(new NodeBuilder().withNewMetadata().withName("linked").endMetadata().build())))
+    assertThat(
+            plugin.score(
+                s,
+                pod,
+                NodeInfo.of(
+                    new NodeBuilder().withNewMetadata().withName("linked").endMetadata().build())))
         .isEqualTo(200);
-    assertThat(plugin.score(s, pod, io.hami.framework.api.NodeInfo.of(new NodeBuilder().withNewMetadata().withName("plain").endMetadata().build())))
+    assertThat(
+            plugin.score(
+                s,
+                pod,
+                NodeInfo.of(
+                    new NodeBuilder().withNewMetadata().withName("plain").endMetadata().build())))
         .isZero();
   }
 
@@ -87,7 +103,8 @@ final class TopologyPluginTest {
   void reserve_leavesSingleGpuPodsAlone() {
     index.upsertNode(new NodeBuilder().withNewMetadata().withName("linked").endMetadata().build());
     CycleState s = state(1);
-    assertThat(plugin.reserve(s, MakeGpuPod.named("p").gpus(1).obj(), "linked").isSuccess()).isTrue();
+    assertThat(plugin.reserve(s, MakeGpuPod.named("p").gpus(1).obj(), "linked").isSuccess())
+        .isTrue();
     assertThat(s.get(VgpuPlugin.PREFERRED_DEVICES)).isNull();
   }
 }

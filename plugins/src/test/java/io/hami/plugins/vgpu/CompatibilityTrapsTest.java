@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Snapshot;
@@ -35,7 +36,8 @@ final class CompatibilityTrapsTest {
   @Test
   void trap1_colonAndJsonRegistrationsAreBothRead() {
     NodeDevices json = add(MakeGpuNode.named("new").gpus(FakeGpus.t4s("new", 2)).obj());
-    NodeDevices colon = add(MakeGpuNode.named("old").gpus(FakeGpus.t4s("old", 2)).colonForm().obj());
+    NodeDevices colon =
+        add(MakeGpuNode.named("old").gpus(FakeGpus.t4s("old", 2)).colonForm().obj());
     assertThat(json.devices()).hasSize(2);
     assertThat(colon.devices()).hasSize(2);
     assertThat(colon.devices().get(1).totalMemMiB()).isEqualTo(15360);
@@ -47,7 +49,8 @@ final class CompatibilityTrapsTest {
     String reg =
         "[{\"ID\":\"GPU-x\",\"Count\":4,\"Devmem\":8738,\"Devcore\":100,\"Type\":\"NVIDIA-X\",\"Health\":true,"
             + "\"devicepairscore\":{}}]";
-    NodeDevices n = add(MakeGpuNode.named("n").annotation(Annotations.NODE_NVIDIA_REGISTER, reg).obj());
+    NodeDevices n =
+        add(MakeGpuNode.named("n").annotation(Annotations.NODE_NVIDIA_REGISTER, reg).obj());
     DeviceUsage d = n.device("GPU-x");
     assertThat(d).isNotNull();
     assertThat(d.index()).isZero();
@@ -63,7 +66,10 @@ final class CompatibilityTrapsTest {
     String g = FakeGpus.uuid("n", 0);
     // init (no device), app on g with 1000 MiB; the leading empty entry marks the init container.
     Pod pod =
-        MakeGpuPod.named("p").initContainer("init").container("main").gpus(1)
+        MakeGpuPod.named("p")
+            .initContainer("init")
+            .container("main")
+            .gpus(1)
             .annotation(Annotations.VGPU_NODE, "n")
             .annotation(Annotations.VGPU_DEVICES_ALLOCATED, ";" + g + ",NVIDIA,1000,30:;")
             .obj();
@@ -79,10 +85,15 @@ final class CompatibilityTrapsTest {
     String g = FakeGpus.uuid("n", 0);
     // v2.10 may drop the empty entry of the device-less init container: both entries are apps.
     Pod pod =
-        MakeGpuPod.named("p").initContainer("init")
-            .container("a").gpus(1).container("b").gpus(1)
+        MakeGpuPod.named("p")
+            .initContainer("init")
+            .container("a")
+            .gpus(1)
+            .container("b")
+            .gpus(1)
             .annotation(Annotations.VGPU_NODE, "n")
-            .annotation(Annotations.VGPU_DEVICES_ALLOCATED, g + ",NVIDIA,500,10:;" + g + ",NVIDIA,500,10:;")
+            .annotation(
+                Annotations.VGPU_DEVICES_ALLOCATED, g + ",NVIDIA,500,10:;" + g + ",NVIDIA,500,10:;")
             .obj();
     handle.firePodAdd(pod);
     DeviceUsage d = plugin.index().node("n").device(g);
@@ -92,29 +103,35 @@ final class CompatibilityTrapsTest {
 
   @Test
   void trap5_healthFollowsAllocatableNotReports() {
-    // v2.8+ plugins never write "Reported": a node without a handshake but with allocatable is healthy.
+    // v2.8+ plugins never write "Reported": a node without a handshake but with allocatable is
+    // healthy.
     NodeDevices ok = add(MakeGpuNode.named("ok").gpus(FakeGpus.t4s("ok", 1)).obj());
     assertThat(ok.devices().get(0).healthy()).isTrue();
     // The device plugin left kubelet: allocatable nvidia.com/gpu is 0.
     Node gone = MakeGpuNode.named("gone").gpus(FakeGpus.t4s("gone", 1)).withoutAllocatable().obj();
-    gone.getStatus().getAllocatable().put("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("0"));
+    gone.getStatus().getAllocatable().put("nvidia.com/gpu", new Quantity("0"));
     assertThat(add(gone).devices().get(0).healthy()).isFalse();
   }
 
   @Test
   void trap6_staleRequestingHandshakeWithoutAllocatableIsUnhealthy() {
     Node stale =
-        MakeGpuNode.named("stale").gpus(FakeGpus.t4s("stale", 1)).withoutAllocatable()
+        MakeGpuNode.named("stale")
+            .gpus(FakeGpus.t4s("stale", 1))
+            .withoutAllocatable()
             .annotation(Annotations.NODE_HANDSHAKE, "Requesting_2024-01-02 00:00:00")
             .obj();
     assertThat(add(stale).devices().get(0).healthy()).isFalse();
     Node fresh =
-        MakeGpuNode.named("fresh").gpus(FakeGpus.t4s("fresh", 1))
+        MakeGpuNode.named("fresh")
+            .gpus(FakeGpus.t4s("fresh", 1))
             .annotation(Annotations.NODE_HANDSHAKE, "Requesting_2024-01-02 00:00:00")
             .obj();
     assertThat(add(fresh).devices().get(0).healthy()).as("allocatable keeps it healthy").isTrue();
     Node unparsable =
-        MakeGpuNode.named("odd").gpus(FakeGpus.t4s("odd", 1)).withoutAllocatable()
+        MakeGpuNode.named("odd")
+            .gpus(FakeGpus.t4s("odd", 1))
+            .withoutAllocatable()
             .annotation(Annotations.NODE_HANDSHAKE, "Requesting_not-a-timestamp")
             .obj();
     assertThat(add(unparsable).devices().get(0).healthy()).isTrue();

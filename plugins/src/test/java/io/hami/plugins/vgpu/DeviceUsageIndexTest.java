@@ -44,7 +44,12 @@ final class DeviceUsageIndexTest {
           (node, r) -> warnings.add(node.getMetadata().getName() + ": " + r.invalid()));
 
   static Node node(String name, String reg) {
-    return new NodeBuilder().withNewMetadata().withName(name).addToAnnotations("reg", reg).endMetadata().build();
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .addToAnnotations("reg", reg)
+        .endMetadata()
+        .build();
   }
 
   static Pod pod(String uid) {
@@ -133,15 +138,17 @@ final class DeviceUsageIndexTest {
   void everyNewViewIsReportedToTheScheduler() {
     FakeHandle handle = new FakeHandle();
     DeviceUsageIndex shared = new SharedGpuState().index(handle);
-    handle.fireNodeAdd(MakeGpuNode.named("n1")
-        .gpus(FakeGpus.t4s("n1", 1)).obj());
+    handle.fireNodeAdd(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1)).obj());
     assertThat(handle.changedNodes()).containsExactly("n1");
 
     // Another scheduler's pod, annotated for n1 but not bound: only the index sees it.
     String dev = FakeGpus.uuid("n1", 0);
-    handle.firePodAdd(MakeGpuPod.named("other").gpus(1)
-        .annotation(Annotations.VGPU_NODE, "n1")
-        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,1000,10:;").obj());
+    handle.firePodAdd(
+        MakeGpuPod.named("other")
+            .gpus(1)
+            .annotation(Annotations.VGPU_NODE, "n1")
+            .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,1000,10:;")
+            .obj());
     assertThat(handle.changedNodes()).containsExactly("n1", "n1");
 
     shared.reserve("p1", "n1", usage(dev, 1, 500, 0));

@@ -34,7 +34,15 @@ final class FitVectorsTest {
   }
 
   static Case fit(String name, List<Dev> devs, VendorRequest r, String... ids) {
-    return new Case(name, build(devs), r, DeviceFilter.NONE, GpuPolicy.SPREAD, PairScores.NONE, List.of(ids), "");
+    return new Case(
+        name,
+        build(devs),
+        r,
+        DeviceFilter.NONE,
+        GpuPolicy.SPREAD,
+        PairScores.NONE,
+        List.of(ids),
+        "");
   }
 
   static Case fail(String name, List<Dev> devs, VendorRequest r, DeviceFilter f, String reasons) {
@@ -56,26 +64,131 @@ final class FitVectorsTest {
     GpuPolicy topo = GpuPolicy.parse("topology-aware");
     List<Dev> three = List.of(dev("dev-0").index(0), dev("dev-1").index(1), dev("dev-2").index(2));
     return Stream.of(
-        fit("V51 walks from the end", List.of(dev("dev-0").mem(128), dev("dev-1").mem(128)), req(1, 64, 50), "dev-1"),
-        fail("V52 insufficient memory", List.of(dev("dev-0").mem(128)), req(1, 512, 50), DeviceFilter.NONE, "1/1 CardInsufficientMemory"),
-        fail("V53 insufficient core", List.of(dev("dev-0").usedCores(100)), req(1, 512, 50), DeviceFilter.NONE, "1/1 CardInsufficientCore"),
-        fail("V54 type mismatch", List.of(dev("dev-0")), new VendorRequest("OtherType", 1, 0, 100, 0), DeviceFilter.NONE, "1/1 CardTypeMismatch"),
-        fail("V55 use-gpuuuid", List.of(dev("dev-1")), req(2, 0, 0), DeviceFilter.of(null, null, "dev-0", null, null), "1/1 CardUuidMismatch"),
-        fail("V56 nouse-gpuuuid", List.of(dev("dev-0")), req(2, 0, 0), DeviceFilter.of(null, null, null, "dev-0", null), "1/1 CardUuidMismatch"),
-        fail("V57 time slicing exhausted", List.of(dev("dev-0").used(100)), req(1, 0, 0), DeviceFilter.NONE, "1/1 CardTimeSlicingExhausted"),
+        fit(
+            "V51 walks from the end",
+            List.of(dev("dev-0").mem(128), dev("dev-1").mem(128)),
+            req(1, 64, 50),
+            "dev-1"),
+        fail(
+            "V52 insufficient memory",
+            List.of(dev("dev-0").mem(128)),
+            req(1, 512, 50),
+            DeviceFilter.NONE,
+            "1/1 CardInsufficientMemory"),
+        fail(
+            "V53 insufficient core",
+            List.of(dev("dev-0").usedCores(100)),
+            req(1, 512, 50),
+            DeviceFilter.NONE,
+            "1/1 CardInsufficientCore"),
+        fail(
+            "V54 type mismatch",
+            List.of(dev("dev-0")),
+            new VendorRequest("OtherType", 1, 0, 100, 0),
+            DeviceFilter.NONE,
+            "1/1 CardTypeMismatch"),
+        fail(
+            "V55 use-gpuuuid",
+            List.of(dev("dev-1")),
+            req(2, 0, 0),
+            DeviceFilter.of(null, null, "dev-0", null, null),
+            "1/1 CardUuidMismatch"),
+        fail(
+            "V56 nouse-gpuuuid",
+            List.of(dev("dev-0")),
+            req(2, 0, 0),
+            DeviceFilter.of(null, null, null, "dev-0", null),
+            "1/1 CardUuidMismatch"),
+        fail(
+            "V57 time slicing exhausted",
+            List.of(dev("dev-0").used(100)),
+            req(1, 0, 0),
+            DeviceFilter.NONE,
+            "1/1 CardTimeSlicingExhausted"),
         fit("V58 cores clamped to 100", List.of(dev("dev-0").mem(1280)), req(1, 512, 120), "dev-0"),
-        fail("V59 exclusive conflict", List.of(dev("dev-0").used(20).mem(1280)), req(1, 0, 100), DeviceFilter.NONE, "1/1 ExclusiveDeviceAllocateConflict"),
-        fail("V60 compute units exhausted", List.of(dev("dev-0").used(20).usedCores(100)), req(1, 0, 0), DeviceFilter.NONE, "1/1 CardComputeUnitsExhausted"),
-        fail("V61 partial pick", List.of(dev("dev-0").used(20).usedCores(10)), req(2, 512, 20), DeviceFilter.NONE, "1/1 AllocatedCardsInsufficientRequest"),
-        fail("V62 two of three", List.of(dev("dev-0").mem(1280), dev("dev-1").mem(1280)), req(3, 512, 20), DeviceFilter.NONE, "2/2 AllocatedCardsInsufficientRequest"),
-        fit("V63 percentage memory", List.of(dev("dev-0").used(20).usedCores(10).mem(1280)), new VendorRequest("NVIDIA", 1, 0, 10, 20), "dev-0"),
-        fail("V64 unhealthy", List.of(dev("dev-0").used(20).usedCores(10).mem(1280).unhealthy()), new VendorRequest("NVIDIA", 1, 0, 10, 20), DeviceFilter.NONE, "1/1 CardNotHealth"),
-        fail("cordoned", List.of(dev("dev-0").cordoned()), req(1, 0, 0), DeviceFilter.NONE, "1/1 CardCordoned"),
-        fail("vgpu-mode mismatch", List.of(dev("dev-0").mode("mig")), req(1, 0, 0), DeviceFilter.of(null, null, null, null, "hami-core"), "1/1 CardTypeMismatch"),
-        new Case("V65 topology n1 lowest total", build(three), req(1, 0, 0), DeviceFilter.NONE, topo, TOPO, List.of("dev-1"), ""),
-        new Case("V66 topology n2 highest pair", build(three), req(2, 0, 0), DeviceFilter.NONE, topo, TOPO, List.of("dev-2", "dev-0"), ""),
-        new Case("V67 topology all zero", build(three), req(2, 0, 0), DeviceFilter.NONE, topo, PairScores.NONE, List.of("dev-2", "dev-1"), ""),
-        new Case("mutex refuses used device", build(List.of(dev("dev-0").used(1))), req(1, 0, 0), DeviceFilter.NONE, GpuPolicy.parse("mutex"), PairScores.NONE, null, "1/1 ExclusiveDeviceAllocateConflict"));
+        fail(
+            "V59 exclusive conflict",
+            List.of(dev("dev-0").used(20).mem(1280)),
+            req(1, 0, 100),
+            DeviceFilter.NONE,
+            "1/1 ExclusiveDeviceAllocateConflict"),
+        fail(
+            "V60 compute units exhausted",
+            List.of(dev("dev-0").used(20).usedCores(100)),
+            req(1, 0, 0),
+            DeviceFilter.NONE,
+            "1/1 CardComputeUnitsExhausted"),
+        fail(
+            "V61 partial pick",
+            List.of(dev("dev-0").used(20).usedCores(10)),
+            req(2, 512, 20),
+            DeviceFilter.NONE,
+            "1/1 AllocatedCardsInsufficientRequest"),
+        fail(
+            "V62 two of three",
+            List.of(dev("dev-0").mem(1280), dev("dev-1").mem(1280)),
+            req(3, 512, 20),
+            DeviceFilter.NONE,
+            "2/2 AllocatedCardsInsufficientRequest"),
+        fit(
+            "V63 percentage memory",
+            List.of(dev("dev-0").used(20).usedCores(10).mem(1280)),
+            new VendorRequest("NVIDIA", 1, 0, 10, 20),
+            "dev-0"),
+        fail(
+            "V64 unhealthy",
+            List.of(dev("dev-0").used(20).usedCores(10).mem(1280).unhealthy()),
+            new VendorRequest("NVIDIA", 1, 0, 10, 20),
+            DeviceFilter.NONE,
+            "1/1 CardNotHealth"),
+        fail(
+            "cordoned",
+            List.of(dev("dev-0").cordoned()),
+            req(1, 0, 0),
+            DeviceFilter.NONE,
+            "1/1 CardCordoned"),
+        fail(
+            "vgpu-mode mismatch",
+            List.of(dev("dev-0").mode("mig")),
+            req(1, 0, 0),
+            DeviceFilter.of(null, null, null, null, "hami-core"),
+            "1/1 CardTypeMismatch"),
+        new Case(
+            "V65 topology n1 lowest total",
+            build(three),
+            req(1, 0, 0),
+            DeviceFilter.NONE,
+            topo,
+            TOPO,
+            List.of("dev-1"),
+            ""),
+        new Case(
+            "V66 topology n2 highest pair",
+            build(three),
+            req(2, 0, 0),
+            DeviceFilter.NONE,
+            topo,
+            TOPO,
+            List.of("dev-2", "dev-0"),
+            ""),
+        new Case(
+            "V67 topology all zero",
+            build(three),
+            req(2, 0, 0),
+            DeviceFilter.NONE,
+            topo,
+            PairScores.NONE,
+            List.of("dev-2", "dev-1"),
+            ""),
+        new Case(
+            "mutex refuses used device",
+            build(List.of(dev("dev-0").used(1))),
+            req(1, 0, 0),
+            DeviceFilter.NONE,
+            GpuPolicy.parse("mutex"),
+            PairScores.NONE,
+            null,
+            "1/1 ExclusiveDeviceAllocateConflict"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -83,7 +196,15 @@ final class FitVectorsTest {
   void fit(Case c) {
     FitReasons reasons = new FitReasons(c.devices().size());
     List<DevicePick> picks =
-        DeviceFitter.fit(c.devices(), c.req(), c.filter(), c.policy(), false, c.pairs(), DeviceFitter.QuotaCheck.NONE, reasons);
+        DeviceFitter.fit(
+            c.devices(),
+            c.req(),
+            c.filter(),
+            c.policy(),
+            false,
+            c.pairs(),
+            DeviceFitter.QuotaCheck.NONE,
+            reasons);
     if (c.wantIds() == null) {
       assertThat(picks).isNull();
       assertThat(reasons.message()).isEqualTo(c.wantReasons());
@@ -116,11 +237,21 @@ final class FitVectorsTest {
 
   @Test
   void fit_numaBindRestartsOnNumaChange() {
-    // Walk order: dev-2 (numa 1), dev-1 (numa 0), dev-0 (numa 0): the partial pick on numa 1 is dropped.
-    List<DeviceUsage> devs = build(List.of(dev("dev-0").numa(0), dev("dev-1").numa(0), dev("dev-2").numa(1)));
+    // Walk order: dev-2 (numa 1), dev-1 (numa 0), dev-0 (numa 0): the partial pick on numa 1 is
+    // dropped.
+    List<DeviceUsage> devs =
+        build(List.of(dev("dev-0").numa(0), dev("dev-1").numa(0), dev("dev-2").numa(1)));
     FitReasons reasons = new FitReasons(3);
     List<DevicePick> picks =
-        DeviceFitter.fit(devs, req(2, 0, 0), DeviceFilter.NONE, GpuPolicy.SPREAD, true, PairScores.NONE, DeviceFitter.QuotaCheck.NONE, reasons);
+        DeviceFitter.fit(
+            devs,
+            req(2, 0, 0),
+            DeviceFilter.NONE,
+            GpuPolicy.SPREAD,
+            true,
+            PairScores.NONE,
+            DeviceFitter.QuotaCheck.NONE,
+            reasons);
     assertThat(picks).extracting(DevicePick::id).containsExactly("dev-1", "dev-0");
     assertThat(reasons.count(FitReason.NUMA_NOT_FIT)).isEqualTo(1);
   }
@@ -130,9 +261,18 @@ final class FitVectorsTest {
     List<DeviceUsage> devs = build(List.of(dev("dev-0").numa(0), dev("dev-1").numa(1)));
     FitReasons reasons = new FitReasons(2);
     assertThat(
-            DeviceFitter.fit(devs, req(2, 0, 0), DeviceFilter.NONE, GpuPolicy.SPREAD, true, PairScores.NONE, DeviceFitter.QuotaCheck.NONE, reasons))
+            DeviceFitter.fit(
+                devs,
+                req(2, 0, 0),
+                DeviceFilter.NONE,
+                GpuPolicy.SPREAD,
+                true,
+                PairScores.NONE,
+                DeviceFitter.QuotaCheck.NONE,
+                reasons))
         .isNull();
-    assertThat(reasons.message()).isEqualTo("1/2 AllocatedCardsInsufficientRequest, 1/2 NumaNotFit");
+    assertThat(reasons.message())
+        .isEqualTo("1/2 AllocatedCardsInsufficientRequest, 1/2 NumaNotFit");
   }
 
   record Check(String name, Map<String, String> annos, String id, boolean want) {

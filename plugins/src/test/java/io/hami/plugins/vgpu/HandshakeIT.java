@@ -39,7 +39,8 @@ final class HandshakeIT {
   DeviceUsageIndex index;
   HandshakeMonitor monitor;
   final NodePlacer placer = NodePlacer.standard();
-  final PodRequests oneGpu = PodRequests.single(new VendorRequest("NVIDIA", 1, 1000, VendorRequest.PERCENT_UNSET, 0));
+  final PodRequests oneGpu =
+      PodRequests.single(new VendorRequest("NVIDIA", 1, 1000, VendorRequest.PERCENT_UNSET, 0));
 
   @BeforeEach
   void setUp() {
@@ -49,7 +50,9 @@ final class HandshakeIT {
             ModelReaders.podReader(VENDORS),
             (n, r) -> {},
             ModelReaders.registrationKeys(VENDORS));
-    monitor = new HandshakeMonitor(VENDORS, clock, ZoneOffset.UTC, PERIOD, HandshakeMonitor.apiWriter(client));
+    monitor =
+        new HandshakeMonitor(
+            VENDORS, clock, ZoneOffset.UTC, PERIOD, HandshakeMonitor.apiWriter(client));
     monitor.addIndex(index);
     for (String name : List.of("alive", "dead")) {
       client.nodes().withName(name).delete();
@@ -82,7 +85,9 @@ final class HandshakeIT {
           .withName("alive")
           .patch(
               PatchContext.of(PatchType.JSON_MERGE),
-              "{\"metadata\":{\"annotations\":{\"" + Annotations.NODE_HANDSHAKE + "\":\"Reported 2026-08-21 08:21:00 +0000 UTC\"}}}");
+              "{\"metadata\":{\"annotations\":{\""
+                  + Annotations.NODE_HANDSHAKE
+                  + "\":\"Reported 2026-08-21 08:21:00 +0000 UTC\"}}}");
     }
   }
 
@@ -136,7 +141,9 @@ final class HandshakeIT {
         .withName("dead")
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
-            "{\"metadata\":{\"annotations\":{\"" + Annotations.NODE_HANDSHAKE + "\":\"Reported_2026-08-21 08:23:00\"}}}");
+            "{\"metadata\":{\"annotations\":{\""
+                + Annotations.NODE_HANDSHAKE
+                + "\":\"Reported_2026-08-21 08:23:00\"}}}");
     sync();
     assertThat(schedulable("dead")).isTrue();
     for (int i = 0; i < 8; i++) {
@@ -149,7 +156,9 @@ final class HandshakeIT {
   @Test
   void allocatableKeepsAnExpiredNodeHealthy() {
     Node n = MakeGpuNode.named("dead").gpus(FakeGpus.t4s("dead", 2)).obj();
-    n.getMetadata().setResourceVersion(client.nodes().withName("dead").get().getMetadata().getResourceVersion());
+    n.getMetadata()
+        .setResourceVersion(
+            client.nodes().withName("dead").get().getMetadata().getResourceVersion());
     client.nodes().resource(n).update();
     sync();
     for (int i = 0; i < 6; i++) {
@@ -174,7 +183,8 @@ final class HandshakeIT {
     // The report arrives within the same period: no second request yet.
     clock.advance(Duration.ofSeconds(5));
     monitor.runOnce();
-    assertThat(client.nodes().withName("alive").get().getMetadata().getResourceVersion()).isEqualTo(answered);
+    assertThat(client.nodes().withName("alive").get().getMetadata().getResourceVersion())
+        .isEqualTo(answered);
     clock.advance(PERIOD);
     monitor.runOnce();
     assertThat(handshake("alive")).startsWith("Requesting_");
@@ -190,7 +200,9 @@ final class HandshakeIT {
         .withName("alive")
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
-            "{\"metadata\":{\"annotations\":{\"" + Annotations.NODE_HANDSHAKE + "\":\"Reported_2026-08-21 08:20:30\"}}}");
+            "{\"metadata\":{\"annotations\":{\""
+                + Annotations.NODE_HANDSHAKE
+                + "\":\"Reported_2026-08-21 08:20:30\"}}}");
     monitor.runOnce();
     assertThat(handshake("alive")).isEqualTo("Reported_2026-08-21 08:20:30");
   }

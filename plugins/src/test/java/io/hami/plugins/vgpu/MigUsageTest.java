@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.hami.model.Annotations;
 import io.hami.model.device.MigPlacement;
+import io.hami.model.device.MigProfile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,11 +22,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Protocol §8.3: MIG instances held by pods occupy their placements in the scheduler's accounting. */
+/**
+ * Protocol §8.3: MIG instances held by pods occupy their placements in the scheduler's accounting.
+ */
 final class MigUsageTest {
 
-  static DevicePick mig(String id, io.hami.model.device.MigProfile p, MigPlacement placement) {
-    return new DevicePick(id, "NVIDIA", p.memoryMB(), p.core(), new DevicePick.Mig(p.name(), placement));
+  static DevicePick mig(String id, MigProfile p, MigPlacement placement) {
+    return new DevicePick(
+        id, "NVIDIA", p.memoryMB(), p.core(), new DevicePick.Mig(p.name(), placement));
   }
 
   static Placement placement(List<List<DevicePick>> containers) {
@@ -36,13 +40,25 @@ final class MigUsageTest {
 
   static Pod pod(String uid, Map<String, String> annos) {
     return new PodBuilder()
-        .withNewMetadata().withName(uid).withUid(uid).withNamespace("ns").addToAnnotations(annos).endMetadata()
-        .withNewSpec().addNewContainer().withName("c0").endContainer().addNewContainer().withName("c1").endContainer()
+        .withNewMetadata()
+        .withName(uid)
+        .withUid(uid)
+        .withNamespace("ns")
+        .addToAnnotations(annos)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("c0")
+        .endContainer()
+        .addNewContainer()
+        .withName("c1")
+        .endContainer()
         .endSpec()
         .build();
   }
 
-  record Case(String name, List<List<DevicePick>> containers, Map<String, List<MigPlacement>> want) {
+  record Case(
+      String name, List<List<DevicePick>> containers, Map<String, List<MigPlacement>> want) {
     @Override
     public String toString() {
       return name;
@@ -51,10 +67,16 @@ final class MigUsageTest {
 
   static Stream<Case> cases() {
     return Stream.of(
-        new Case("one instance", List.of(List.of(mig("g0", P2G10, at(2, 2)))), Map.of("g0", List.of(at(2, 2)))),
-        new Case("two instances on one GPU", List.of(List.of(mig("g0", P2G10, at(0, 2)), mig("g0", P2G10, at(2, 2)))),
+        new Case(
+            "one instance",
+            List.of(List.of(mig("g0", P2G10, at(2, 2)))),
+            Map.of("g0", List.of(at(2, 2)))),
+        new Case(
+            "two instances on one GPU",
+            List.of(List.of(mig("g0", P2G10, at(0, 2)), mig("g0", P2G10, at(2, 2)))),
             Map.of("g0", List.of(at(0, 2), at(2, 2)))),
-        new Case("two containers on two GPUs",
+        new Case(
+            "two containers on two GPUs",
             List.of(List.of(mig("g0", P3G20, at(0, 4))), List.of(mig("g1", P2G10, at(4, 2)))),
             Map.of("g0", List.of(at(0, 4)), "g1", List.of(at(4, 2)))));
   }
@@ -80,7 +102,8 @@ final class MigUsageTest {
     annos.put(Annotations.VGPU_MIG_ALLOCATIONS, "[{\"gpuUUID\":7}]");
     List<String> warned = new ArrayList<>();
     DeviceUsageIndex.Held held =
-        ModelReaders.readPod(pod("p1", annos), GpuVendors.accounted(), (pod, key, value, error) -> warned.add(key));
+        ModelReaders.readPod(
+            pod("p1", annos), GpuVendors.accounted(), (pod, key, value, error) -> warned.add(key));
     assertThat(warned).containsExactly(Annotations.VGPU_MIG_ALLOCATIONS);
     assertThat(held).isNotNull();
     assertThat(held.usage().byDevice().get("g0").memMiB()).isEqualTo(P2G10.memoryMB());
@@ -90,13 +113,14 @@ final class MigUsageTest {
   final Map<String, DeviceUsageIndex.Held> held = new HashMap<>();
   final DeviceUsageIndex index =
       new DeviceUsageIndex(
-          node -> new DeviceUsageIndex.Registered(
-              ImmutableList.of(
-                  MigFitTest.a100("g0").build(),
-                  MigFitTest.a100("g1").index(1).build(),
-                  Dev.dev("s0").index(2).mem(40960).build()),
-              PairScores.NONE,
-              null),
+          node ->
+              new DeviceUsageIndex.Registered(
+                  ImmutableList.of(
+                      MigFitTest.a100("g0").build(),
+                      MigFitTest.a100("g1").index(1).build(),
+                      Dev.dev("s0").index(2).mem(40960).build()),
+                  PairScores.NONE,
+                  null),
           pod -> held.get(pod.getMetadata().getUid()),
           (node, r) -> {});
 
@@ -112,7 +136,8 @@ final class MigUsageTest {
     index.upsertPod(pod("p1", Map.of()));
     // An assumed pod, reserved before its annotations exist.
     index.reserve("p2", "n1", placement(List.of(List.of(mig("g0", P2G10, at(2, 2))))).usage());
-    assertThat(index.node("n1").device("g0").migUsed()).containsExactlyInAnyOrder(at(0, 2), at(2, 2));
+    assertThat(index.node("n1").device("g0").migUsed())
+        .containsExactlyInAnyOrder(at(0, 2), at(2, 2));
 
     // The next 2g.10gb instance on g0 goes to the third placement.
     DeviceUsage g0 = index.node("n1").device("g0");

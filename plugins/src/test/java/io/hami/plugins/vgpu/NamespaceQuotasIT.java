@@ -40,9 +40,23 @@ final class NamespaceQuotasIT {
   static VgpuArgs args() {
     VgpuArgs d = VgpuArgs.DEFAULTS;
     return new VgpuArgs(
-        d.nodeSchedulerPolicy(), d.gpuSchedulerPolicy(), d.scoreByVendor(), d.exclusiveWholeCards(),
-        d.resourceCountName(), d.resourceMemoryName(), d.resourceMemoryPercentageName(), d.resourceCoreName(),
-        d.memoryFactor(), d.defaultMemory(), d.defaultCores(), true, 0, "", true, false, false);
+        d.nodeSchedulerPolicy(),
+        d.gpuSchedulerPolicy(),
+        d.scoreByVendor(),
+        d.exclusiveWholeCards(),
+        d.resourceCountName(),
+        d.resourceMemoryName(),
+        d.resourceMemoryPercentageName(),
+        d.resourceCoreName(),
+        d.memoryFactor(),
+        d.defaultMemory(),
+        d.defaultCores(),
+        true,
+        0,
+        "",
+        true,
+        false,
+        false);
   }
 
   @BeforeEach
@@ -51,36 +65,61 @@ final class NamespaceQuotasIT {
     handle = new FakeHandle().withClient(client);
     plugin = VgpuPlugin.create(args(), handle, new SharedGpuState());
     Node gpu = MakeGpuNode.named("gpu").gpus(FakeGpus.t4s("gpu", 2)).obj();
-    Node dcu = MakeNode.named("dcu")
-        .capacity("64", "256Gi", 110)
-        .annotation("hami.io/node-dcu-register",
-            "DCU-0,4,16384,100,DCU,0,true,0,hami-core:DCU-1,4,16384,100,DCU,0,true,1,hami-core:")
-        .obj();
+    Node dcu =
+        MakeNode.named("dcu")
+            .capacity("64", "256Gi", 110)
+            .annotation(
+                "hami.io/node-dcu-register",
+                "DCU-0,4,16384,100,DCU,0,true,0,hami-core:DCU-1,4,16384,100,DCU,0,true,1,hami-core:")
+            .obj();
     handle.fireNodeAdd(gpu);
     handle.fireNodeAdd(dcu);
     harness = PluginHarness.create().plugin(plugin).nodes(NodeInfo.of(gpu), NodeInfo.of(dcu));
     // The namespace already holds 1000 MiB of NVIDIA memory and 5000 MiB of DCU memory.
-    handle.firePodAdd(held("nv-held", "gpu", Annotations.VGPU_DEVICES_ALLOCATED, FakeGpus.uuid("gpu", 0) + ",NVIDIA,1000,10:;"));
-    handle.firePodAdd(held("dcu-held", "dcu", "hami.io/dcu-devices-allocated", "DCU-0,DCU,5000,50:;"));
+    handle.firePodAdd(
+        held(
+            "nv-held",
+            "gpu",
+            Annotations.VGPU_DEVICES_ALLOCATED,
+            FakeGpus.uuid("gpu", 0) + ",NVIDIA,1000,10:;"));
+    handle.firePodAdd(
+        held("dcu-held", "dcu", "hami.io/dcu-devices-allocated", "DCU-0,DCU,5000,50:;"));
   }
 
   static Pod held(String name, String node, String key, String value) {
-    return MakePod.named(name).namespace("team").uid("uid-" + name)
-        .annotation(Annotations.VGPU_NODE, node).annotation(key, value).obj();
+    return MakePod.named(name)
+        .namespace("team")
+        .uid("uid-" + name)
+        .annotation(Annotations.VGPU_NODE, node)
+        .annotation(key, value)
+        .obj();
   }
 
   static Pod nvidia(int mem) {
-    return MakePod.named("nv-" + mem).namespace("team").uid("nv-" + mem)
-        .limit("nvidia.com/gpu", "1").limit("nvidia.com/gpumem", Integer.toString(mem)).obj();
+    return MakePod.named("nv-" + mem)
+        .namespace("team")
+        .uid("nv-" + mem)
+        .limit("nvidia.com/gpu", "1")
+        .limit("nvidia.com/gpumem", Integer.toString(mem))
+        .obj();
   }
 
   static Pod dcu(int mem) {
-    return MakePod.named("dcu-" + mem).namespace("team").uid("dcu-" + mem)
-        .limit("hygon.com/dcunum", "1").limit("hygon.com/dcumem", Integer.toString(mem)).obj();
+    return MakePod.named("dcu-" + mem)
+        .namespace("team")
+        .uid("dcu-" + mem)
+        .limit("hygon.com/dcunum", "1")
+        .limit("hygon.com/dcumem", Integer.toString(mem))
+        .obj();
   }
 
   void putQuota(String name, Map<String, String> hard) {
-    ResourceQuotaBuilder b = new ResourceQuotaBuilder().withNewMetadata().withNamespace("team").withName(name).endMetadata();
+    ResourceQuotaBuilder b =
+        new ResourceQuotaBuilder()
+            .withNewMetadata()
+            .withNamespace("team")
+            .withName(name)
+            .endMetadata();
     var spec = b.withNewSpec();
     hard.forEach((k, v) -> spec.addToHard(k, new Quantity(v)));
     ResourceQuota q = spec.endSpec().build();
@@ -89,7 +128,9 @@ final class NamespaceQuotasIT {
 
   List<String> reasons(Pod pod, String node) {
     PluginHarness.Result r = harness.run(pod);
-    return r.filterStatuses().containsKey(node) ? r.filterStatuses().get(node).reasons() : List.of();
+    return r.filterStatuses().containsKey(node)
+        ? r.filterStatuses().get(node).reasons()
+        : List.of();
   }
 
   boolean fits(Pod pod, String node) {
@@ -118,15 +159,22 @@ final class NamespaceQuotasIT {
     await().atMost(Duration.ofSeconds(20)).until(() -> !fits(dcu(1000), "dcu"));
     assertThat(fits(dcu(500), "dcu")).isTrue();
     client.resourceQuotas().inNamespace("team").delete();
-    await().atMost(Duration.ofSeconds(20)).until(() -> fits(dcu(1500), "dcu") && fits(nvidia(5000), "gpu"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> fits(dcu(1500), "dcu") && fits(nvidia(5000), "gpu"));
   }
 
   @Test
   void otherNamespacesAreNotLimited() {
     putQuota("gpu", Map.of("limits.nvidia.com/gpumem", "0"));
     await().atMost(Duration.ofSeconds(20)).until(() -> !fits(nvidia(100), "gpu"));
-    Pod elsewhere = MakePod.named("free").namespace("other").uid("free")
-        .limit("nvidia.com/gpu", "1").limit("nvidia.com/gpumem", "100").obj();
+    Pod elsewhere =
+        MakePod.named("free")
+            .namespace("other")
+            .uid("free")
+            .limit("nvidia.com/gpu", "1")
+            .limit("nvidia.com/gpumem", "100")
+            .obj();
     assertThat(fits(elsewhere, "gpu")).isTrue();
   }
 }

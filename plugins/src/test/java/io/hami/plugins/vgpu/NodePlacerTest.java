@@ -3,6 +3,7 @@ package io.hami.plugins.vgpu;
 import static io.hami.plugins.vgpu.Dev.dev;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.common.collect.ImmutableList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +39,8 @@ final class NodePlacerTest {
   void place_initContainersDoNotAccumulate() {
     NodeDevices node = NodeDevices.of("n", List.of(dev("g0").count(10).mem(1000).build()));
     PodRequests reqs =
-        PodRequests.of(List.of(List.of(nv(1, 600, 0)), List.of(nv(1, 700, 0)), List.of(nv(1, 900, 0))), 2);
+        PodRequests.of(
+            List.of(List.of(nv(1, 600, 0)), List.of(nv(1, 700, 0)), List.of(nv(1, 900, 0))), 2);
     Placement p = placer.place(node, reqs, PodGpuOptions.DEFAULT, null);
     assertThat(p.fits()).isTrue();
     assertThat(p.usage().byDevice()).containsEntry("g0", new PodUsage.Usage(1, 900, 0, "NVIDIA"));
@@ -63,25 +65,35 @@ final class NodePlacerTest {
                 dev("busy").index(0).count(10).used(3).mem(10000).usedMem(5000).build(),
                 dev("idle").index(1).count(10).mem(10000).build()));
     PodRequests one = PodRequests.single(nv(1, 1000, 0));
-    assertThat(placer.place(node, one, PodGpuOptions.DEFAULT, null).containers().get(0).get(0).id()).isEqualTo("idle");
+    assertThat(placer.place(node, one, PodGpuOptions.DEFAULT, null).containers().get(0).get(0).id())
+        .isEqualTo("idle");
     assertThat(
-            placer.place(node, one, PodGpuOptions.DEFAULT.withGpuPolicy(GpuPolicy.BINPACK), null)
-                .containers().get(0).get(0).id())
+            placer
+                .place(node, one, PodGpuOptions.DEFAULT.withGpuPolicy(GpuPolicy.BINPACK), null)
+                .containers()
+                .get(0)
+                .get(0)
+                .id())
         .isEqualTo("busy");
   }
 
   @Test
   void place_multiGpuDistinctDevices() {
-    Placement p = placer.place(fourGpus(), PodRequests.single(nv(3, 1000, 0)), PodGpuOptions.DEFAULT, null);
+    Placement p =
+        placer.place(fourGpus(), PodRequests.single(nv(3, 1000, 0)), PodGpuOptions.DEFAULT, null);
     assertThat(p.fits()).isTrue();
     assertThat(p.containers().get(0)).extracting(DevicePick::id).doesNotHaveDuplicates().hasSize(3);
   }
 
   @Test
   void place_tooManyDevicesIsNodeInsufficientDevice() {
-    Placement p = placer.place(fourGpus(), PodRequests.single(nv(5, 1000, 0)), PodGpuOptions.DEFAULT, null);
+    Placement p =
+        placer.place(fourGpus(), PodRequests.single(nv(5, 1000, 0)), PodGpuOptions.DEFAULT, null);
     assertThat(p.reasons().codes()).containsExactly("NodeInsufficientDevice");
-    assertThat(placer.feasible(fourGpus(), PodRequests.single(nv(5, 1000, 0)), PodGpuOptions.DEFAULT).codes())
+    assertThat(
+            placer
+                .feasible(fourGpus(), PodRequests.single(nv(5, 1000, 0)), PodGpuOptions.DEFAULT)
+                .codes())
         .containsExactly("NodeInsufficientDevice");
   }
 
@@ -92,14 +104,17 @@ final class NodePlacerTest {
     assertThat(p.fits()).isTrue();
     List<DevicePick> picks = p.containers().get(0);
     NodeDevices node = fourGpus();
-    assertThat(node.device(picks.get(0).id()).numa()).isEqualTo(node.device(picks.get(1).id()).numa());
-    assertThat(placer.place(fourGpus(), PodRequests.single(nv(3, 1000, 0)), opts, null).fits()).isFalse();
+    assertThat(node.device(picks.get(0).id()).numa())
+        .isEqualTo(node.device(picks.get(1).id()).numa());
+    assertThat(placer.place(fourGpus(), PodRequests.single(nv(3, 1000, 0)), opts, null).fits())
+        .isFalse();
   }
 
   @Test
   void place_honoursPreferredDevicesWhenTheyFit() {
     DeviceChoice choice = DeviceChoice.of("n", List.of(List.of("g0", "g3")));
-    Placement p = placer.place(fourGpus(), PodRequests.single(nv(2, 1000, 0)), PodGpuOptions.DEFAULT, choice);
+    Placement p =
+        placer.place(fourGpus(), PodRequests.single(nv(2, 1000, 0)), PodGpuOptions.DEFAULT, choice);
     assertThat(p.containers().get(0)).extracting(DevicePick::id).containsExactly("g0", "g3");
   }
 
@@ -112,10 +127,15 @@ final class NodePlacerTest {
                 dev("g0").index(0).count(10).mem(1000).usedMem(900).build(),
                 dev("g1").index(1).count(10).mem(1000).build()));
     DeviceChoice choice = DeviceChoice.of("n", List.of(List.of("g0")));
-    Placement p = placer.place(node, PodRequests.single(nv(1, 500, 0)), PodGpuOptions.DEFAULT, choice);
+    Placement p =
+        placer.place(node, PodRequests.single(nv(1, 500, 0)), PodGpuOptions.DEFAULT, choice);
     assertThat(p.containers().get(0)).extracting(DevicePick::id).containsExactly("g1");
     DeviceChoice otherNode = DeviceChoice.of("elsewhere", List.of(List.of("g0")));
-    assertThat(placer.place(node, PodRequests.single(nv(1, 500, 0)), PodGpuOptions.DEFAULT, otherNode).containers().get(0))
+    assertThat(
+            placer
+                .place(node, PodRequests.single(nv(1, 500, 0)), PodGpuOptions.DEFAULT, otherNode)
+                .containers()
+                .get(0))
         .extracting(DevicePick::id)
         .containsExactly("g1");
   }
@@ -134,13 +154,18 @@ final class NodePlacerTest {
     Placement p = placer.place(node, r, PodGpuOptions.DEFAULT, null);
     assertThat(f).isNotNull();
     assertThat(f.message()).isEqualTo(p.reasons().message());
-    assertThat(f.message()).isEqualTo("1/3 CardInsufficientMemory, 1/3 CardNotHealth, 1/3 CardTimeSlicingExhausted");
+    assertThat(f.message())
+        .isEqualTo("1/3 CardInsufficientMemory, 1/3 CardNotHealth, 1/3 CardTimeSlicingExhausted");
   }
 
   @Test
   void place_invalidNodeOffersNothing() {
-    NodeDevices bad = new NodeDevices("n", com.google.common.collect.ImmutableList.of(), PairScores.NONE, "bad json", 1);
-    assertThat(placer.place(bad, PodRequests.single(nv(1, 1, 0)), PodGpuOptions.DEFAULT, null).reasons().codes())
+    NodeDevices bad = new NodeDevices("n", ImmutableList.of(), PairScores.NONE, "bad json", 1);
+    assertThat(
+            placer
+                .place(bad, PodRequests.single(nv(1, 1, 0)), PodGpuOptions.DEFAULT, null)
+                .reasons()
+                .codes())
         .containsExactly("NodeAnnotationInvalid");
     assertThat(placer.feasible(bad, PodRequests.single(nv(1, 1, 0)), PodGpuOptions.DEFAULT).codes())
         .containsExactly("NodeAnnotationInvalid");

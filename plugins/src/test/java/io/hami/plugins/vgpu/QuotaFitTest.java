@@ -22,7 +22,14 @@ final class QuotaFitTest {
   static final String MEM = "nvidia.com/gpumem";
   static final String CORES = "nvidia.com/gpucores";
 
-  record Case(String name, Map<String, String> hard, String namespace, int factor, int mem, int cores, boolean fits) {
+  record Case(
+      String name,
+      Map<String, String> hard,
+      String namespace,
+      int factor,
+      int mem,
+      int cores,
+      boolean fits) {
     @Override
     public String toString() {
       return name;
@@ -30,7 +37,14 @@ final class QuotaFitTest {
   }
 
   static Case c(String name, int factor, int mem, int cores, boolean fits) {
-    return new Case(name, Map.of("limits." + MEM, "2000", "limits." + CORES, "400"), "team", factor, mem, cores, fits);
+    return new Case(
+        name,
+        Map.of("limits." + MEM, "2000", "limits." + CORES, "400"),
+        "team",
+        factor,
+        mem,
+        cores,
+        fits);
   }
 
   static Stream<Case> cases() {
@@ -38,18 +52,29 @@ final class QuotaFitTest {
         c("V85 within both limits", 1, 500, 100, true),
         c("V85 memory over", 1, 1500, 100, false),
         c("V85 cores over", 1, 500, 300, false),
-        new Case("cores over at the fit", Map.of("limits." + CORES, "250"), "team", 1, 500, 100, false),
+        new Case(
+            "cores over at the fit", Map.of("limits." + CORES, "250"), "team", 1, 500, 100, false),
         c("V85 factor 2 fits", 2, 1000, 100, true),
         c("V85 factor 2 over", 2, 5000, 100, false),
         c("V85 exactly at the limit", 1, 1000, 200, true),
-        new Case("V85 unknown namespace", Map.of("limits." + MEM, "2000"), "other", 1, 1500, 300, true),
+        new Case(
+            "V85 unknown namespace", Map.of("limits." + MEM, "2000"), "other", 1, 1500, 300, true),
         new Case("V85 limit 0 blocks", Map.of("limits." + MEM, "0"), "team", 1, 500, 0, false),
-        new Case("unrelated entries ignored", Map.of("limits.cpu", "1"), "team", 1, 5000, 100, true),
-        new Case("malformed limit ignored", Map.of("limits." + MEM, "lots"), "team", 1, 5000, 100, true));
+        new Case(
+            "unrelated entries ignored", Map.of("limits.cpu", "1"), "team", 1, 5000, 100, true),
+        new Case(
+            "malformed limit ignored",
+            Map.of("limits." + MEM, "lots"),
+            "team",
+            1,
+            5000,
+            100,
+            true));
   }
 
   static ResourceQuota quota(String ns, String name, Map<String, String> hard) {
-    ResourceQuotaBuilder b = new ResourceQuotaBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata();
+    ResourceQuotaBuilder b =
+        new ResourceQuotaBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata();
     var spec = b.withNewSpec();
     hard.forEach((k, v) -> spec.addToHard(k, new Quantity(v)));
     return spec.endSpec().build();
@@ -68,11 +93,14 @@ final class QuotaFitTest {
     return new PodUsage(ImmutableMap.of(id, new PodUsage.Usage(1, mem, cores, "NVIDIA")));
   }
 
-  static DeviceFitter.QuotaCheck check(NamespaceQuotas quotas, DeviceUsageIndex index, String ns, int factor) {
+  static DeviceFitter.QuotaCheck check(
+      NamespaceQuotas quotas, DeviceUsageIndex index, String ns, int factor) {
     NamespaceQuotas.Limits l = quotas.limits(ns);
     NamespaceUsage u = index.namespace(ns);
     return NamespaceQuota.of(
-        "NVIDIA", new NamespaceQuota.VendorQuota(l.mem(), l.cores(), u.memMiB("NVIDIA"), u.cores("NVIDIA"), factor));
+        "NVIDIA",
+        new NamespaceQuota.VendorQuota(
+            l.mem(), l.cores(), u.memMiB("NVIDIA"), u.cores("NVIDIA"), factor));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -100,7 +128,8 @@ final class QuotaFitTest {
     assertThat(reasons.message()).isEqualTo(c.fits() ? "" : "1/1 ResourceQuotaNotFit");
   }
 
-  record MultiCase(String name, @Nullable GpuPolicy policy, int nums, int mem, @Nullable String want) {
+  record MultiCase(
+      String name, @Nullable GpuPolicy policy, int nums, int mem, @Nullable String want) {
     @Override
     public String toString() {
       return name;
@@ -112,8 +141,18 @@ final class QuotaFitTest {
     return Stream.of(
         // 1000 used of 2000: two picks of 400 fit, three do not (each pick alone would).
         new MultiCase("two picks fit", GpuPolicy.SPREAD, 2, 400, null),
-        new MultiCase("three picks exceed together", GpuPolicy.SPREAD, 3, 400, "1/3 ResourceQuotaNotFit, 2/3 AllocatedCardsInsufficientRequest"),
-        new MultiCase("topology three picks exceed together", topo, 3, 400, "1/3 ResourceQuotaNotFit, 2/3 AllocatedCardsInsufficientRequest"),
+        new MultiCase(
+            "three picks exceed together",
+            GpuPolicy.SPREAD,
+            3,
+            400,
+            "1/3 ResourceQuotaNotFit, 2/3 AllocatedCardsInsufficientRequest"),
+        new MultiCase(
+            "topology three picks exceed together",
+            topo,
+            3,
+            400,
+            "1/3 ResourceQuotaNotFit, 2/3 AllocatedCardsInsufficientRequest"),
         new MultiCase("topology two of three fit", topo, 2, 400, null));
   }
 
@@ -123,10 +162,20 @@ final class QuotaFitTest {
     NamespaceQuotas quotas = new NamespaceQuotas(MEM, CORES);
     quotas.upsert(quota("team", "gpu", Map.of("limits." + MEM, "2000")));
     DeviceFitter.QuotaCheck q = check(quotas, usedIndex(), "team", 1);
-    List<DeviceUsage> devs = List.of(dev("g0").mem(8000).build(), dev("g1").mem(8000).build(), dev("g2").mem(8000).build());
+    List<DeviceUsage> devs =
+        List.of(
+            dev("g0").mem(8000).build(), dev("g1").mem(8000).build(), dev("g2").mem(8000).build());
     FitReasons reasons = new FitReasons(devs.size());
     List<DevicePick> picks =
-        DeviceFitter.fit(devs, FitVectorsTest.req(c.nums(), c.mem(), 0), DeviceFilter.NONE, c.policy(), false, PairScores.NONE, q, reasons);
+        DeviceFitter.fit(
+            devs,
+            FitVectorsTest.req(c.nums(), c.mem(), 0),
+            DeviceFilter.NONE,
+            c.policy(),
+            false,
+            PairScores.NONE,
+            q,
+            reasons);
     if (c.want() == null) {
       assertThat(picks).hasSize(c.nums());
     } else {
@@ -140,8 +189,16 @@ final class QuotaFitTest {
     NamespaceQuotas quotas = new NamespaceQuotas(MEM, CORES);
     quotas.upsert(quota("team", "gpu", Map.of("limits." + MEM, "2000")));
     DeviceFitter.QuotaCheck q = check(quotas, usedIndex(), "team", 1);
-    NodeDevices node = NodeDevices.of("n1", ImmutableList.of(dev("g0").mem(8000).build(), dev("g1").mem(8000).build()));
-    PodGpuOptions opts = new PodGpuOptions(DeviceFilter.NONE, GpuPolicy.SPREAD, NodePolicy.parse("binpack"), ScoringWeights.DEFAULT, false);
+    NodeDevices node =
+        NodeDevices.of(
+            "n1", ImmutableList.of(dev("g0").mem(8000).build(), dev("g1").mem(8000).build()));
+    PodGpuOptions opts =
+        new PodGpuOptions(
+            DeviceFilter.NONE,
+            GpuPolicy.SPREAD,
+            NodePolicy.parse("binpack"),
+            ScoringWeights.DEFAULT,
+            false);
     VendorRequest six = FitVectorsTest.req(1, 600, 0);
     NodePlacer placer = NodePlacer.standard();
     // Two app containers of 600 each: 1000 + 1200 > 2000.
@@ -174,7 +231,11 @@ final class QuotaFitTest {
   @Test
   void namespaceTotalsAreKeptPerVendor() {
     DeviceUsageIndex index = usedIndex();
-    index.reserve("dcu-1", "team", "n2", new PodUsage(ImmutableMap.of("d0", new PodUsage.Usage(1, 5000, 100, "DCU"))));
+    index.reserve(
+        "dcu-1",
+        "team",
+        "n2",
+        new PodUsage(ImmutableMap.of("d0", new PodUsage.Usage(1, 5000, 100, "DCU"))));
     assertThat(index.namespace("team").memMiB("NVIDIA")).isEqualTo(1000);
     assertThat(index.namespace("team").memMiB("DCU")).isEqualTo(5000);
     assertThat(index.namespace("team").cores("DCU")).isEqualTo(100);
@@ -185,18 +246,28 @@ final class QuotaFitTest {
   @Test
   void eachVendorIsHeldToItsOwnLimits() {
     NamespaceQuotas quotas =
-        new NamespaceQuotas(List.of(
-            new NamespaceQuotas.Tracked("NVIDIA", MEM, CORES),
-            new NamespaceQuotas.Tracked("DCU", "hygon.com/dcumem", "hygon.com/dcucores")));
-    quotas.upsert(quota("team", "gpu", Map.of("limits." + MEM, "2000", "limits.hygon.com/dcumem", "6000")));
+        new NamespaceQuotas(
+            List.of(
+                new NamespaceQuotas.Tracked("NVIDIA", MEM, CORES),
+                new NamespaceQuotas.Tracked("DCU", "hygon.com/dcumem", "hygon.com/dcucores")));
+    quotas.upsert(
+        quota("team", "gpu", Map.of("limits." + MEM, "2000", "limits.hygon.com/dcumem", "6000")));
     assertThat(quotas.limits("team", "DCU")).isEqualTo(new NamespaceQuotas.Limits(6000, -1));
     DeviceUsageIndex index = usedIndex(); // 1000 MiB of NVIDIA memory
-    index.reserve("dcu-1", "team", "n2", new PodUsage(ImmutableMap.of("d0", new PodUsage.Usage(1, 5000, 100, "DCU"))));
+    index.reserve(
+        "dcu-1",
+        "team",
+        "n2",
+        new PodUsage(ImmutableMap.of("d0", new PodUsage.Usage(1, 5000, 100, "DCU"))));
     NamespaceUsage u = index.namespace("team");
     NamespaceQuota q =
-        new NamespaceQuota(ImmutableMap.of(
-            "NVIDIA", new NamespaceQuota.VendorQuota(2000, -1, u.memMiB("NVIDIA"), u.cores("NVIDIA"), 1),
-            "DCU", new NamespaceQuota.VendorQuota(6000, -1, u.memMiB("DCU"), u.cores("DCU"), 1)));
+        new NamespaceQuota(
+            ImmutableMap.of(
+                "NVIDIA",
+                    new NamespaceQuota.VendorQuota(
+                        2000, -1, u.memMiB("NVIDIA"), u.cores("NVIDIA"), 1),
+                "DCU",
+                    new NamespaceQuota.VendorQuota(6000, -1, u.memMiB("DCU"), u.cores("DCU"), 1)));
     // NVIDIA: 1000 used of 2000, the 5000 MiB on DCUs do not count.
     assertThat(q.fits("NVIDIA", 1000, 0)).isTrue();
     assertThat(q.fits("NVIDIA", 1001, 0)).isFalse();
@@ -222,9 +293,17 @@ final class QuotaFitTest {
 
   @Test
   void otherVendorsAreNotLimited() {
-    assertThat(NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(0, 0, 0, 0, 1)).fits("DCU", 500, 50)).isTrue();
-    assertThat(NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(0, -1, 0, 0, 1)).fits("NVIDIA", 1, 0)).isFalse();
-    assertThat(NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(-1, -1, 5000, 500, 1)).fits("NVIDIA", 500, 50))
+    assertThat(
+            NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(0, 0, 0, 0, 1))
+                .fits("DCU", 500, 50))
+        .isTrue();
+    assertThat(
+            NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(0, -1, 0, 0, 1))
+                .fits("NVIDIA", 1, 0))
+        .isFalse();
+    assertThat(
+            NamespaceQuota.of("NVIDIA", new NamespaceQuota.VendorQuota(-1, -1, 5000, 500, 1))
+                .fits("NVIDIA", 500, 50))
         .isTrue();
   }
 }

@@ -20,6 +20,7 @@ import io.hami.model.testing.FakeGpus;
 import io.hami.model.testing.MakeGpuNode;
 import io.hami.model.testing.MakeGpuPod;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,7 +56,14 @@ final class UsagePropertyTest {
       int split = 2 + rnd.nextInt(9);
       boolean a100 = rnd.nextBoolean();
       for (int g = 0; g < count; g++) {
-        gpus.add(FakeGpus.gpu(name, g, a100 ? "NVIDIA-A100" : "NVIDIA-Tesla T4", a100 ? 40960 : 15360, split, g * 2 / count));
+        gpus.add(
+            FakeGpus.gpu(
+                name,
+                g,
+                a100 ? "NVIDIA-A100" : "NVIDIA-Tesla T4",
+                a100 ? 40960 : 15360,
+                split,
+                g * 2 / count));
       }
       Node n = MakeGpuNode.named(name).gpus(gpus).obj();
       nodes.put(name, n);
@@ -84,7 +92,8 @@ final class UsagePropertyTest {
         if (rnd.nextBoolean()) {
           handle.firePodDelete(victim);
         } else {
-          Pod done = new PodBuilder(victim).editOrNewStatus().withPhase("Succeeded").endStatus().build();
+          Pod done =
+              new PodBuilder(victim).editOrNewStatus().withPhase("Succeeded").endStatus().build();
           handle.firePodUpdate(victim, done);
         }
       }
@@ -108,8 +117,24 @@ final class UsagePropertyTest {
       case 1 -> p.gpus(1).gpuMemPercent(10 * (1 + rnd.nextInt(10)));
       case 2 -> p.gpus(1); // whole card, exclusive
       case 3 -> p.gpus(2 + rnd.nextInt(3)).gpuMemMiB(1024 * (1 + rnd.nextInt(8))).gpuCores(10);
-      case 4 -> p.container("a").gpus(1).gpuMemMiB(2048).gpuCores(20).container("b").gpus(1).gpuMemMiB(1024).gpuCores(10);
-      default -> p.initContainer("init").gpus(1).gpuMemMiB(4096).gpuCores(50).container("main").gpus(1).gpuMemMiB(1024).gpuCores(10);
+      case 4 ->
+          p.container("a")
+              .gpus(1)
+              .gpuMemMiB(2048)
+              .gpuCores(20)
+              .container("b")
+              .gpus(1)
+              .gpuMemMiB(1024)
+              .gpuCores(10);
+      default ->
+          p.initContainer("init")
+              .gpus(1)
+              .gpuMemMiB(4096)
+              .gpuCores(50)
+              .container("main")
+              .gpus(1)
+              .gpuMemMiB(1024)
+              .gpuCores(10);
     }
     if (rnd.nextInt(4) == 0) {
       p.gpuPolicy(rnd.nextBoolean() ? "binpack" : "spread");
@@ -169,7 +194,9 @@ final class UsagePropertyTest {
   void checkNode(String name) {
     Node n = nodes.get(name);
     List<NodeDevice> devices =
-        NodeDeviceJson.decode(n.getMetadata().getAnnotations().get(Annotations.NODE_NVIDIA_REGISTER)).orElse(List.of());
+        NodeDeviceJson.decode(
+                n.getMetadata().getAnnotations().get(Annotations.NODE_NVIDIA_REGISTER))
+            .orElse(List.of());
     Map<String, int[]> used = new HashMap<>();
     Map<String, NodeDevice> byId = new HashMap<>();
     for (NodeDevice d : devices) {
@@ -178,10 +205,16 @@ final class UsagePropertyTest {
     }
     for (String uid : podsByNode.getOrDefault(name, List.of())) {
       Pod pod = bound.get(uid);
-      check(name.equals(pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)), "pod %s attributed elsewhere", uid);
+      check(
+          name.equals(pod.getMetadata().getAnnotations().get(Annotations.VGPU_NODE)),
+          "pod %s attributed elsewhere",
+          uid);
       PodDevices pd =
-          PodDevicesCodec.decode(pod.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED)).orElse(PodDevices.empty());
-      int init = pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
+          PodDevicesCodec.decode(
+                  pod.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED))
+              .orElse(PodDevices.empty());
+      int init =
+          pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
       Map<String, int[]> initMax = new HashMap<>();
       Map<String, int[]> appSum = new HashMap<>();
       for (int c = 0; c < pd.size(); c++) {
@@ -224,7 +257,7 @@ final class UsagePropertyTest {
           "index of %s: %s, annotations: %s",
           d.id(),
           view,
-          java.util.Arrays.toString(u));
+          Arrays.toString(u));
     }
   }
 }

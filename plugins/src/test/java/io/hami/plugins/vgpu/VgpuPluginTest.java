@@ -6,10 +6,14 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
+import io.hami.framework.api.EventResource;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeSelection;
+import io.hami.framework.api.QueueingHint;
+import io.hami.framework.api.QueueingHintFunction;
 import io.hami.framework.api.Status;
 import io.hami.framework.testing.FakeHandle;
+import io.hami.framework.testing.MakePod;
 import io.hami.framework.testing.PluginHarness;
 import io.hami.model.Annotations;
 import io.hami.model.explain.ScheduleRecord;
@@ -64,33 +68,58 @@ final class VgpuPluginTest {
     assertThat(plugin.preBind(r.state(), pod, "n1").isSuccess()).isTrue();
 
     h.unreserve(r.state(), pod, "n1");
-    assertThat(plugin.index().node("n1").devices().stream().mapToInt(DeviceUsage::usedMemMiB).sum()).isZero();
+    assertThat(plugin.index().node("n1").devices().stream().mapToInt(DeviceUsage::usedMemMiB).sum())
+        .isZero();
   }
 
   @Test
   void scheduledRecord_carriesThePodsPoliciesAndTheRuntimesSelection() {
     PluginHarness h = harness(t4Node("n1", 1), t4Node("n2", 1));
-    Pod pod = MakeGpuPod.named("p").gpus(1).gpuMemMiB(1000)
-        .annotation(Annotations.NODE_SCHEDULER_POLICY, "spread")
-        .annotation(Annotations.GPU_SCHEDULER_POLICY, "binpack")
-        .annotation(Annotations.NVIDIA_NUMA_BIND, "true").obj();
+    Pod pod =
+        MakeGpuPod.named("p")
+            .gpus(1)
+            .gpuMemMiB(1000)
+            .annotation(Annotations.NODE_SCHEDULER_POLICY, "spread")
+            .annotation(Annotations.GPU_SCHEDULER_POLICY, "binpack")
+            .annotation(Annotations.NVIDIA_NUMA_BIND, "true")
+            .obj();
     PluginHarness.Result r = h.run(pod);
     Instant now = Instant.parse("2026-11-29T13:53:11Z");
 
     assertThat(BindingAnnotations.scheduledRecord(r.state(), "n1", now))
-        .isEqualTo(new ScheduleRecord.Scheduled(now, "n1", null, "spread", "binpack,numa-bind", 0, 0, List.of()));
+        .isEqualTo(
+            new ScheduleRecord.Scheduled(
+                now, "n1", null, "spread", "binpack,numa-bind", 0, 0, List.of()));
 
-    r.state().write(NodeSelection.KEY, new NodeSelection(2, 2, 200L,
-        List.of(new NodeSelection.Candidate("n1", 200), new NodeSelection.Candidate("n2", 150))));
-    assertThat(BindingAnnotations.scheduledRecord(r.state(), "n1", now)).isEqualTo(new ScheduleRecord.Scheduled(
-        now, "n1", 200L, "spread", "binpack,numa-bind", 2, 2,
-        List.of(new ScheduleRecord.NodeScore("n1", 200), new ScheduleRecord.NodeScore("n2", 150))));
+    r.state()
+        .write(
+            NodeSelection.KEY,
+            new NodeSelection(
+                2,
+                2,
+                200L,
+                List.of(
+                    new NodeSelection.Candidate("n1", 200),
+                    new NodeSelection.Candidate("n2", 150))));
+    assertThat(BindingAnnotations.scheduledRecord(r.state(), "n1", now))
+        .isEqualTo(
+            new ScheduleRecord.Scheduled(
+                now,
+                "n1",
+                200L,
+                "spread",
+                "binpack,numa-bind",
+                2,
+                2,
+                List.of(
+                    new ScheduleRecord.NodeScore("n1", 200),
+                    new ScheduleRecord.NodeScore("n2", 150))));
   }
 
   @Test
   void podWithoutDevices_isSkipped() {
     PluginHarness h = harness(t4Node("n1", 1));
-    PluginHarness.Result r = h.run(io.hami.framework.testing.MakePod.named("plain").cpu("1").obj());
+    PluginHarness.Result r = h.run(MakePod.named("plain").cpu("1").obj());
     assertThat(r.feasible()).containsExactly("n1");
     assertThat(r.state().get(VgpuPlugin.REQUESTS)).isNull();
   }
@@ -98,7 +127,8 @@ final class VgpuPluginTest {
   @Test
   void byteUnitMemory_isRejectedWithTheFieldAndValue_trap13() {
     PluginHarness h = harness(t4Node("n1", 1));
-    PluginHarness.Result r = h.run(MakeGpuPod.named("p").gpus(1).limit("nvidia.com/gpumem", "16Gi").obj());
+    PluginHarness.Result r =
+        h.run(MakeGpuPod.named("p").gpus(1).limit("nvidia.com/gpumem", "16Gi").obj());
     assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
     assertThat(r.preFilterStatus().message()).contains("nvidia.com/gpumem").contains("16Gi");
   }
@@ -107,10 +137,15 @@ final class VgpuPluginTest {
   void invalidScoringWeights_areRejectedWithTheAnnotation() {
     PluginHarness h = harness(t4Node("n1", 1));
     PluginHarness.Result r =
-        h.run(MakeGpuPod.named("p").gpus(1).annotation(Annotations.DEVICE_SCORING_WEIGHTS, "core=high").obj());
+        h.run(
+            MakeGpuPod.named("p")
+                .gpus(1)
+                .annotation(Annotations.DEVICE_SCORING_WEIGHTS, "core=high")
+                .obj());
     assertThat(r.preFilterStatus().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
     assertThat(r.preFilterStatus().message())
-        .startsWith(Annotations.DEVICE_SCORING_WEIGHTS + "=\"core=high\"").contains("core");
+        .startsWith(Annotations.DEVICE_SCORING_WEIGHTS + "=\"core=high\"")
+        .contains("core");
   }
 
   @Test
@@ -120,22 +155,33 @@ final class VgpuPluginTest {
     assertThat(r.selected()).isNull();
     assertThat(r.filterStatuses().values())
         .extracting(Status::reasons)
-        .containsOnly(java.util.List.of("CardInsufficientMemory"));
+        .containsOnly(List.of("CardInsufficientMemory"));
   }
 
   @Test
   void nodePolicy_binpackPrefersBusyNodeAndSpreadIdleNode() {
     PluginHarness h = harness(t4Node("busy", 1), t4Node("idle", 1));
-    plugin.index().reserve("other", "busy", PodUsage.collapse(
-        java.util.List.of(java.util.List.of(new DevicePick(FakeGpus.uuid("busy", 0), "NVIDIA", 4000, 20))), 0, false));
-    assertThat(h.run(MakeGpuPod.named("a").gpus(1).gpuMemMiB(1000).obj()).selected()).isEqualTo("busy");
-    assertThat(h.run(MakeGpuPod.named("b").gpus(1).gpuMemMiB(1000).nodePolicy("spread").obj()).selected())
+    plugin
+        .index()
+        .reserve(
+            "other",
+            "busy",
+            PodUsage.collapse(
+                List.of(List.of(new DevicePick(FakeGpus.uuid("busy", 0), "NVIDIA", 4000, 20))),
+                0,
+                false));
+    assertThat(h.run(MakeGpuPod.named("a").gpus(1).gpuMemMiB(1000).obj()).selected())
+        .isEqualTo("busy");
+    assertThat(
+            h.run(MakeGpuPod.named("b").gpus(1).gpuMemMiB(1000).nodePolicy("spread").obj())
+                .selected())
         .isEqualTo("idle");
   }
 
   @Test
   void unreadableRegistration_skipsNodeWithOneWarningAndRecovers() {
-    Node bad = MakeGpuNode.named("n1").annotation(Annotations.NODE_NVIDIA_REGISTER, "[{\"id\":").obj();
+    Node bad =
+        MakeGpuNode.named("n1").annotation(Annotations.NODE_NVIDIA_REGISTER, "[{\"id\":").obj();
     PluginHarness h = harness(bad, t4Node("n2", 1));
     handle.fireNodeUpdate(bad, bad);
     PluginHarness.Result r = h.run(MakeGpuPod.named("p").gpus(1).gpuMemMiB(100).obj());
@@ -143,7 +189,8 @@ final class VgpuPluginTest {
     assertThat(r.filterStatuses().get("n1").reasons()).containsExactly("NodeAnnotationInvalid");
     assertThat(handle.events()).hasSize(1);
     assertThat(handle.events().get(0).type().value()).isEqualTo("Warning");
-    assertThat(handle.events().get(0).note()).contains(Annotations.NODE_NVIDIA_REGISTER + "=\"[{\"id\":\"");
+    assertThat(handle.events().get(0).note())
+        .contains(Annotations.NODE_NVIDIA_REGISTER + "=\"[{\"id\":\"");
     assertThat(plugin.index().invalidNodeEvents()).isEqualTo(1);
 
     handle.fireNodeUpdate(bad, t4Node("n1", 1));
@@ -154,34 +201,54 @@ final class VgpuPluginTest {
   @Test
   void unknownPolicyAndFlagValues_arePlacedAsHamiDoes_withOneWarningEachNamingKeyAndValue() {
     record Case(String key, String value, String mentions) {}
-    java.util.List<Case> cases = java.util.List.of(
-        new Case(Annotations.GPU_SCHEDULER_POLICY, "bin-pack", "devices are ordered as spread"),
-        new Case(Annotations.GPU_SCHEDULER_POLICY, "binpack,nearest", "\"nearest\""),
-        new Case(Annotations.NODE_SCHEDULER_POLICY, "Spreading", "nodes are ranked as binpack"),
-        new Case(Annotations.NVIDIA_NUMA_BIND, "yes", "NUMA binding is off"));
+    List<Case> cases =
+        List.of(
+            new Case(Annotations.GPU_SCHEDULER_POLICY, "bin-pack", "devices are ordered as spread"),
+            new Case(Annotations.GPU_SCHEDULER_POLICY, "binpack,nearest", "\"nearest\""),
+            new Case(Annotations.NODE_SCHEDULER_POLICY, "Spreading", "nodes are ranked as binpack"),
+            new Case(Annotations.NVIDIA_NUMA_BIND, "yes", "NUMA binding is off"));
     PluginHarness h = harness(t4Node("n1", 1));
     for (Case c : cases) {
       int before = handle.events().size();
-      Pod pod = MakeGpuPod.named("p-" + c.value()).uid("uid-" + c.value()).gpus(1).gpuMemMiB(100)
-          .annotation(c.key(), c.value()).obj();
+      Pod pod =
+          MakeGpuPod.named("p-" + c.value())
+              .uid("uid-" + c.value())
+              .gpus(1)
+              .gpuMemMiB(100)
+              .annotation(c.key(), c.value())
+              .obj();
       assertThat(h.run(pod).selected()).as(c.value()).isEqualTo("n1");
       assertThat(h.run(pod).selected()).as("a retry").isEqualTo("n1");
 
-      assertThat(handle.events().subList(before, handle.events().size())).as(c.value()).singleElement().satisfies(e -> {
-        assertThat(e.type().value()).isEqualTo("Warning");
-        assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
-        assertThat(e.regarding()).isSameAs(pod);
-        assertThat(e.note()).startsWith(c.key() + "=\"" + c.value() + "\"").contains(c.mentions());
-      });
+      assertThat(handle.events().subList(before, handle.events().size()))
+          .as(c.value())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.type().value()).isEqualTo("Warning");
+                assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
+                assertThat(e.regarding()).isSameAs(pod);
+                assertThat(e.note())
+                    .startsWith(c.key() + "=\"" + c.value() + "\"")
+                    .contains(c.mentions());
+              });
     }
   }
 
   @Test
   void knownPolicyValues_warnNothing() {
     PluginHarness h = harness(t4Node("n1", 1));
-    for (String v : java.util.List.of("binpack", "Spread", "topology-aware", "mutex", "numa", "binpack, numa")) {
-      h.run(MakeGpuPod.named("p").uid("uid-" + v).gpus(1).gpuMemMiB(100).gpuPolicy(v).nodePolicy(" spread ")
-          .annotation(Annotations.NVIDIA_NUMA_BIND, "True").obj());
+    for (String v :
+        List.of("binpack", "Spread", "topology-aware", "mutex", "numa", "binpack, numa")) {
+      h.run(
+          MakeGpuPod.named("p")
+              .uid("uid-" + v)
+              .gpus(1)
+              .gpuMemMiB(100)
+              .gpuPolicy(v)
+              .nodePolicy(" spread ")
+              .annotation(Annotations.NVIDIA_NUMA_BIND, "True")
+              .obj());
     }
     assertThat(handle.events()).isEmpty();
   }
@@ -190,25 +257,39 @@ final class VgpuPluginTest {
   void unreadableAllocation_isReportedOnThePodOnce_andTheOtherPodsStillCount() {
     harness(t4Node("n1", 1));
     String dev = FakeGpus.uuid("n1", 0);
-    Pod good = MakeGpuPod.named("good").uid("uid-good").gpus(1).nodeName("n1")
-        .annotation(Annotations.VGPU_NODE, "n1")
-        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,1000,10:;").obj();
-    Pod bad = MakeGpuPod.named("bad").uid("uid-bad").gpus(1).nodeName("n1")
-        .annotation(Annotations.VGPU_NODE, "n1")
-        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,lots,10:;").obj();
+    Pod good =
+        MakeGpuPod.named("good")
+            .uid("uid-good")
+            .gpus(1)
+            .nodeName("n1")
+            .annotation(Annotations.VGPU_NODE, "n1")
+            .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,1000,10:;")
+            .obj();
+    Pod bad =
+        MakeGpuPod.named("bad")
+            .uid("uid-bad")
+            .gpus(1)
+            .nodeName("n1")
+            .annotation(Annotations.VGPU_NODE, "n1")
+            .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,lots,10:;")
+            .obj();
     handle.firePodAdd(good);
     handle.firePodAdd(bad);
     handle.firePodUpdate(bad, bad);
 
     assertThat(plugin.index().node("n1").device(dev).usedMemMiB()).isEqualTo(1000);
-    assertThat(handle.events()).singleElement().satisfies(e -> {
-      assertThat(e.regarding()).isSameAs(bad);
-      assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
-      assertThat(e.note())
-          .startsWith(Annotations.VGPU_DEVICES_ALLOCATED + "=\"" + dev + ",NVIDIA,lots,10:;\"")
-          .contains("usedmem")
-          .contains("not counted");
-    });
+    assertThat(handle.events())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.regarding()).isSameAs(bad);
+              assertThat(e.reason()).isEqualTo(PodAnnotationWarnings.REASON);
+              assertThat(e.note())
+                  .startsWith(
+                      Annotations.VGPU_DEVICES_ALLOCATED + "=\"" + dev + ",NVIDIA,lots,10:;\"")
+                  .contains("usedmem")
+                  .contains("not counted");
+            });
   }
 
   @Test
@@ -226,9 +307,14 @@ final class VgpuPluginTest {
             .obj();
     handle.firePodAdd(assigned);
     assertThat(plugin.index().node("n1").device(dev).usedMemMiB()).isEqualTo(3000);
-    handle.firePodUpdate(assigned, MakeGpuPod.named("running").uid("uid-running").phase("Succeeded")
-        .annotation(Annotations.VGPU_NODE, "n1")
-        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,3000,10:;").obj());
+    handle.firePodUpdate(
+        assigned,
+        MakeGpuPod.named("running")
+            .uid("uid-running")
+            .phase("Succeeded")
+            .annotation(Annotations.VGPU_NODE, "n1")
+            .annotation(Annotations.VGPU_DEVICES_ALLOCATED, dev + ",NVIDIA,3000,10:;")
+            .obj());
     assertThat(plugin.index().node("n1").device(dev).usedMemMiB()).isZero();
   }
 
@@ -237,9 +323,11 @@ final class VgpuPluginTest {
     PluginHarness h = harness(t4Node("n1", 1));
     Pod whole = MakeGpuPod.named("whole").gpus(1).obj();
     PluginHarness.Result r = h.run(whole);
-    assertThat(r.state().require(VgpuPlugin.REQUESTS).requests().containers().get(0).get(0).cores()).isEqualTo(100);
+    assertThat(r.state().require(VgpuPlugin.REQUESTS).requests().containers().get(0).get(0).cores())
+        .isEqualTo(100);
     assertThat(h.reserve(r.state(), whole, "n1").isSuccess()).isTrue();
-    PluginHarness.Result second = h.run(MakeGpuPod.named("small").gpus(1).gpuMemMiB(10).gpuCores(0).obj());
+    PluginHarness.Result second =
+        h.run(MakeGpuPod.named("small").gpus(1).gpuMemMiB(10).gpuCores(0).obj());
     assertThat(second.selected()).isNull();
   }
 
@@ -247,12 +335,19 @@ final class VgpuPluginTest {
   void initAndAppContainers_areAnnotatedInitFirstWithPadding() {
     PluginHarness h = harness(t4Node("n1", 1));
     Pod pod =
-        MakeGpuPod.named("p").initContainer("setup").container("main").gpus(1).gpuMemMiB(500).container("sidecar").obj();
+        MakeGpuPod.named("p")
+            .initContainer("setup")
+            .container("main")
+            .gpus(1)
+            .gpuMemMiB(500)
+            .container("sidecar")
+            .obj();
     PluginHarness.Result r = h.run(pod);
     assertThat(h.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
     Map<String, String> annos =
         BindingAnnotations.of(r.state().require(VgpuPlugin.RESERVED).placement(), 1);
-    assertThat(annos.get(Annotations.VGPU_DEVICES_ALLOCATED)).isEqualTo(";" + FakeGpus.uuid("n1", 0) + ",NVIDIA,500,0:;;");
+    assertThat(annos.get(Annotations.VGPU_DEVICES_ALLOCATED))
+        .isEqualTo(";" + FakeGpus.uuid("n1", 0) + ",NVIDIA,500,0:;;");
   }
 
   @Test
@@ -261,7 +356,9 @@ final class VgpuPluginTest {
     Pod pod = MakeGpuPod.named("p").gpus(2).gpuMemMiB(100).obj();
     PluginHarness.Result r = h.run(pod);
     CycleState st = r.state();
-    st.write(VgpuPlugin.PREFERRED_DEVICES, DeviceChoice.of("n1", java.util.List.of(java.util.List.of(FakeGpus.uuid("n1", 0), FakeGpus.uuid("n1", 2)))));
+    st.write(
+        VgpuPlugin.PREFERRED_DEVICES,
+        DeviceChoice.of("n1", List.of(List.of(FakeGpus.uuid("n1", 0), FakeGpus.uuid("n1", 2)))));
     assertThat(plugin.reserve(st, pod, "n1").isSuccess()).isTrue();
     assertThat(st.require(VgpuPlugin.RESERVED).placement().containers().get(0))
         .extracting(DevicePick::id)
@@ -270,17 +367,29 @@ final class VgpuPluginTest {
 
   @Test
   void nodeUpdates_requeueOnRegistrationChangesButNotOnHandshakeFlips() {
-    io.hami.framework.api.QueueingHintFunction hint = plugin.eventsToRegister().stream()
-        .filter(e -> e.event().resource() == io.hami.framework.api.EventResource.NODE && e.hint() != null)
-        .findFirst().orElseThrow().hint();
+    QueueingHintFunction hint =
+        plugin.eventsToRegister().stream()
+            .filter(e -> e.event().resource() == EventResource.NODE && e.hint() != null)
+            .findFirst()
+            .orElseThrow()
+            .hint();
     Pod pod = MakeGpuPod.named("p").gpus(1).obj();
-    Node requested = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
-        .annotation(Annotations.NODE_HANDSHAKE, "Requesting_2026-08-21 08:20:39").obj();
-    Node reported = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1))
-        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
-    Node more = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2))
-        .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC").obj();
-    assertThat(hint.hint(pod, requested, reported)).isEqualTo(io.hami.framework.api.QueueingHint.SKIP);
-    assertThat(hint.hint(pod, reported, more)).isEqualTo(io.hami.framework.api.QueueingHint.QUEUE);
+    Node requested =
+        MakeGpuNode.named("n1")
+            .gpus(FakeGpus.t4s("n1", 1))
+            .annotation(Annotations.NODE_HANDSHAKE, "Requesting_2026-08-21 08:20:39")
+            .obj();
+    Node reported =
+        MakeGpuNode.named("n1")
+            .gpus(FakeGpus.t4s("n1", 1))
+            .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC")
+            .obj();
+    Node more =
+        MakeGpuNode.named("n1")
+            .gpus(FakeGpus.t4s("n1", 2))
+            .annotation(Annotations.NODE_HANDSHAKE, "Reported 2026-08-21 08:20:40 +0000 UTC")
+            .obj();
+    assertThat(hint.hint(pod, requested, reported)).isEqualTo(QueueingHint.SKIP);
+    assertThat(hint.hint(pod, reported, more)).isEqualTo(QueueingHint.QUEUE);
   }
 }

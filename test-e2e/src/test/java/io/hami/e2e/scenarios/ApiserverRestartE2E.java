@@ -27,9 +27,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The kube-apiserver restarted (same data, same port) while the scheduler binds and node agents
@@ -64,15 +64,29 @@ class ApiserverRestartE2E {
 
   @ParameterizedTest(name = "{0}")
   @EnumSource(Stop.class)
-  void apiserverRestartedMidRun_schedulerAndAgentsReconnectAndFinishTheWorkload(Stop stop) throws Exception {
+  void apiserverRestartedMidRun_schedulerAndAgentsReconnectAndFinishTheWorkload(Stop stop)
+      throws Exception {
     ControlPlane cp =
-        ControlPlane.start(ControlPlaneOptions.defaults(ControlPlaneExtension.moduleDir()).withWorkDir(tmp.resolve("cp")));
+        ControlPlane.start(
+            ControlPlaneOptions.defaults(ControlPlaneExtension.moduleDir())
+                .withWorkDir(tmp.resolve("cp")));
     List<AutoCloseable> closers = new ArrayList<>();
     try (KubernetesClient client = cp.newAdminClient()) {
       String ns = "e2e-apiserver-restart";
-      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
-      client.serviceAccounts().inNamespace(ns)
-          .resource(new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
+      client
+          .serviceAccounts()
+          .inNamespace(ns)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .endMetadata()
+                  .build())
+          .create();
 
       // Each component has its own connection, as separate processes would.
       KubernetesClient schedulerClient = cp.newAdminClient();
@@ -83,12 +97,15 @@ class ApiserverRestartE2E {
       for (String name : List.of("restart-a", "restart-b")) {
         KubernetesClient nodeClient = cp.newAdminClient();
         closers.add(nodeClient);
-        GpuNode n = GpuNode.start(nodeClient, tmp, name, 10, List.of(GpuNode.gpu(0, 16000), GpuNode.gpu(1, 16000)));
+        GpuNode n =
+            GpuNode.start(
+                nodeClient, tmp, name, 10, List.of(GpuNode.gpu(0, 16000), GpuNode.gpu(1, 16000)));
         closers.add(0, n);
         nodes.add(n);
       }
 
-      // The workload: pods created one after another, each create retried until the apiserver takes it.
+      // The workload: pods created one after another, each create retried until the apiserver takes
+      // it.
       AtomicInteger created = new AtomicInteger();
       AtomicInteger createRetries = new AtomicInteger();
       CompletableFuture<Void> creator =
@@ -124,7 +141,10 @@ class ApiserverRestartE2E {
       long ready = System.nanoTime();
       // Recovery: the first pod that completes after the apiserver is back.
       long doneAtReady = countDone(client, ns);
-      await().atMost(PATIENCE).pollInterval(Duration.ofMillis(20)).ignoreExceptions()
+      await()
+          .atMost(PATIENCE)
+          .pollInterval(Duration.ofMillis(20))
+          .ignoreExceptions()
           .until(() -> countDone(client, ns) > doneAtReady || countDone(client, ns) == PODS);
       long firstAfter = System.nanoTime();
       creator.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
@@ -148,21 +168,38 @@ class ApiserverRestartE2E {
       }
       for (Pod p : finished) {
         List<List<Invariants.Use>> devices =
-            Invariants.parseDevices(p.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED));
-        GpuNode n = nodes.stream().filter(x -> x.name().equals(p.getSpec().getNodeName())).findFirst().orElseThrow();
+            Invariants.parseDevices(
+                p.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED));
+        GpuNode n =
+            nodes.stream()
+                .filter(x -> x.name().equals(p.getSpec().getNodeName()))
+                .findFirst()
+                .orElseThrow();
         assertThat(n.allocation(p.getMetadata().getUid()).get("cuda"))
             .as("Allocate of %s", p.getMetadata().getName())
             .isNotNull()
-            .satisfies(r -> assertThat(r.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", devices.get(0).get(0).uuid()));
+            .satisfies(
+                r ->
+                    assertThat(r.getEnvsMap())
+                        .containsEntry("NVIDIA_VISIBLE_DEVICES", devices.get(0).get(0).uuid()));
       }
       Map<String, Long> perNode =
-          finished.stream().collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
+          finished.stream()
+              .collect(
+                  Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
       System.out.printf(
           "e2e: apiserver restart (%s): restarted when %d of %d pods were created and %d running; down and back to"
               + " ready in %.1f s; %d pod creates failed and were retried; next pod running %.2f s and every pod"
               + " %.1f s after the apiserver was ready (per node %s)%n",
-          stop, createdAtRestart, PODS, boundAtRestart, (ready - restartBegan) / 1e9, createRetries.get(),
-          (firstAfter - ready) / 1e9, (finishedAt - ready) / 1e9, perNode);
+          stop,
+          createdAtRestart,
+          PODS,
+          boundAtRestart,
+          (ready - restartBegan) / 1e9,
+          createRetries.get(),
+          (firstAfter - ready) / 1e9,
+          (finishedAt - ready) / 1e9,
+          perNode);
     } catch (Throwable t) {
       saveLogs(cp);
       throw t;
@@ -179,7 +216,9 @@ class ApiserverRestartE2E {
   }
 
   private static long countDone(KubernetesClient client, String ns) {
-    return client.pods().inNamespace(ns).list().getItems().stream().filter(ApiserverRestartE2E::done).count();
+    return client.pods().inNamespace(ns).list().getItems().stream()
+        .filter(ApiserverRestartE2E::done)
+        .count();
   }
 
   private static void saveLogs(ControlPlane cp) {
@@ -188,7 +227,8 @@ class ApiserverRestartE2E {
       Files.createDirectories(out);
       for (var e : cp.componentLogs().entrySet()) {
         if (Files.exists(e.getValue())) {
-          Files.copy(e.getValue(), out.resolve(e.getKey() + ".log"), StandardCopyOption.REPLACE_EXISTING);
+          Files.copy(
+              e.getValue(), out.resolve(e.getKey() + ".log"), StandardCopyOption.REPLACE_EXISTING);
         }
       }
     } catch (Exception e) {

@@ -3,11 +3,11 @@ package io.hami.e2e.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.hami.cmd.cluster.GpuNode;
-import io.hami.cmd.cluster.Invariants;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.cmd.cluster.GpuNode;
+import io.hami.cmd.cluster.Invariants;
 import io.hami.e2e.ControlPlaneExtension;
 import io.hami.e2e.TestNamespace;
 import io.hami.model.Annotations;
@@ -25,8 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * GPU pods through the whole system: the hami-scheduler with the shipped profile places them,
- * node agents over fake GPUs answer the fake kubelets' Allocate, and after every scenario the
+ * GPU pods through the whole system: the hami-scheduler with the shipped profile places them, node
+ * agents over fake GPUs answer the fake kubelets' Allocate, and after every scenario the
  * annotations on the nodes used must show no over-committed device.
  */
 @ExtendWith({ControlPlaneExtension.class, SchedulerExtension.class})
@@ -36,7 +36,8 @@ class GpuSchedulingE2E {
   @TempDir static Path dir;
   private final List<GpuNode> nodes = new ArrayList<>();
 
-  private GpuNode node(KubernetesClient client, String name, int splitCount, GpuInfo... gpus) throws Exception {
+  private GpuNode node(KubernetesClient client, String name, int splitCount, GpuInfo... gpus)
+      throws Exception {
     GpuNode n = GpuNode.start(client, dir, name, splitCount, List.of(gpus));
     nodes.add(n);
     return n;
@@ -58,7 +59,9 @@ class GpuSchedulingE2E {
   private static Optional<PodCondition> scheduled(Pod pod) {
     return pod.getStatus() == null
         ? Optional.empty()
-        : pod.getStatus().getConditions().stream().filter(c -> "PodScheduled".equals(c.getType())).findFirst();
+        : pod.getStatus().getConditions().stream()
+            .filter(c -> "PodScheduled".equals(c.getType()))
+            .findFirst();
   }
 
   private static Pod awaitAllocated(KubernetesClient client, TestNamespace ns, String name) {
@@ -67,22 +70,27 @@ class GpuSchedulingE2E {
         .pollInterval(Duration.ofMillis(100))
         .until(
             () -> get(client, ns, name),
-            p -> p.getMetadata().getAnnotations() != null
-                && "success".equals(p.getMetadata().getAnnotations().get(Annotations.BIND_PHASE))
-                && "Running".equals(p.getStatus().getPhase()));
+            p ->
+                p.getMetadata().getAnnotations() != null
+                    && "success"
+                        .equals(p.getMetadata().getAnnotations().get(Annotations.BIND_PHASE))
+                    && "Running".equals(p.getStatus().getPhase()));
   }
 
-  private static PodCondition awaitUnschedulable(KubernetesClient client, TestNamespace ns, String name) {
+  private static PodCondition awaitUnschedulable(
+      KubernetesClient client, TestNamespace ns, String name) {
     return await()
         .atMost(PATIENCE)
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> scheduled(get(client, ns, name)), c -> c.isPresent() && "False".equals(c.get().getStatus()))
+        .until(
+            () -> scheduled(get(client, ns, name)),
+            c -> c.isPresent() && "False".equals(c.get().getStatus()))
         .orElseThrow();
   }
 
   @Test
-  void plainGpuPod_isScheduledBoundAndAllocatedWithItsLimits(KubernetesClient client, TestNamespace ns)
-      throws Exception {
+  void plainGpuPod_isScheduledBoundAndAllocatedWithItsLimits(
+      KubernetesClient client, TestNamespace ns) throws Exception {
     GpuInfo gpu0 = GpuNode.gpu(0, 15360);
     GpuInfo gpu1 = GpuNode.gpu(1, 15360);
     GpuNode node = node(client, ns.name() + "-plain", 10, gpu0, gpu1);
@@ -92,14 +100,24 @@ class GpuSchedulingE2E {
 
     assertThat(pod.getSpec().getNodeName()).isEqualTo(node.name());
     Map<String, String> a = pod.getMetadata().getAnnotations();
-    assertThat(a).containsEntry(Annotations.VGPU_NODE, node.name()).containsEntry(Annotations.BIND_PHASE, "success");
-    List<List<Invariants.Use>> devices = Invariants.parseDevices(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
-    assertThat(devices).singleElement().satisfies(c -> assertThat(c).singleElement().satisfies(u -> {
-      assertThat(u.uuid()).isIn(gpu0.uuid(), gpu1.uuid());
-      assertThat(u.type()).isEqualTo("NVIDIA");
-      assertThat(u.mem()).isEqualTo(4000);
-      assertThat(u.cores()).isEqualTo(30);
-    }));
+    assertThat(a)
+        .containsEntry(Annotations.VGPU_NODE, node.name())
+        .containsEntry(Annotations.BIND_PHASE, "success");
+    List<List<Invariants.Use>> devices =
+        Invariants.parseDevices(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
+    assertThat(devices)
+        .singleElement()
+        .satisfies(
+            c ->
+                assertThat(c)
+                    .singleElement()
+                    .satisfies(
+                        u -> {
+                          assertThat(u.uuid()).isIn(gpu0.uuid(), gpu1.uuid());
+                          assertThat(u.type()).isEqualTo("NVIDIA");
+                          assertThat(u.mem()).isEqualTo(4000);
+                          assertThat(u.cores()).isEqualTo(30);
+                        }));
     assertThat(scheduled(pod)).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
     await().atMost(PATIENCE).until(() -> !node.locked());
 
@@ -113,8 +131,8 @@ class GpuSchedulingE2E {
   }
 
   @Test
-  void fractionalPods_packOneGpu_andTheOneThatDoesNotFitWaitsWithTheReason(KubernetesClient client, TestNamespace ns)
-      throws Exception {
+  void fractionalPods_packOneGpu_andTheOneThatDoesNotFitWaitsWithTheReason(
+      KubernetesClient client, TestNamespace ns) throws Exception {
     GpuInfo gpu = GpuNode.gpu(0, 16000);
     GpuNode node = node(client, ns.name() + "-pack", 10, gpu);
 
@@ -123,9 +141,12 @@ class GpuSchedulingE2E {
     }
     for (int i = 0; i < 4; i++) {
       Pod p = awaitAllocated(client, ns, "share-" + i);
-      assertThat(Invariants.parseDevices(p.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED)))
+      assertThat(
+              Invariants.parseDevices(
+                  p.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED)))
           .singleElement()
-          .satisfies(c -> assertThat(c).extracting(Invariants.Use::uuid).containsExactly(gpu.uuid()));
+          .satisfies(
+              c -> assertThat(c).extracting(Invariants.Use::uuid).containsExactly(gpu.uuid()));
     }
 
     create(client, ns, GpuPods.named("too-much").gpu(1, 4000, 20).on(node.name()));
@@ -141,7 +162,8 @@ class GpuSchedulingE2E {
   }
 
   @Test
-  void deletingAPod_freesItsShareForAPendingPod(KubernetesClient client, TestNamespace ns) throws Exception {
+  void deletingAPod_freesItsShareForAPendingPod(KubernetesClient client, TestNamespace ns)
+      throws Exception {
     GpuInfo gpu = GpuNode.gpu(0, 8000);
     GpuNode node = node(client, ns.name() + "-free", 10, gpu);
 
@@ -157,11 +179,15 @@ class GpuSchedulingE2E {
         .pollInterval(Duration.ofMillis(20))
         .until(() -> node.name().equals(get(client, ns, "second").getSpec().getNodeName()));
     Duration bound = Duration.ofNanos(System.nanoTime() - start);
-    System.out.printf("e2e: pending pod bound %d ms after the pod holding its share was deleted%n", bound.toMillis());
+    System.out.printf(
+        "e2e: pending pod bound %d ms after the pod holding its share was deleted%n",
+        bound.toMillis());
 
     Pod second = awaitAllocated(client, ns, "second");
     assertThat(get(client, ns, "first")).isNull();
-    assertThat(Invariants.parseDevices(second.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED)))
+    assertThat(
+            Invariants.parseDevices(
+                second.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED)))
         .singleElement()
         .satisfies(c -> assertThat(c).extracting(Invariants.Use::uuid).containsExactly(gpu.uuid()));
     assertThat(bound).as("time from delete to bind").isLessThan(Duration.ofSeconds(10));

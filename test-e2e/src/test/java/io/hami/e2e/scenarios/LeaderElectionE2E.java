@@ -68,7 +68,12 @@ class LeaderElectionE2E {
   void oneReplicaLeadsAndBinds_andWhenItIsKilledTheOtherTakesOverWithinTheLease(
       KubernetesClient client, TestNamespace ns, ControlPlane cp) throws Exception {
     GpuNode node =
-        GpuNode.start(client, dir, ns.name() + "-n", 10, List.of(GpuNode.gpu(0, 16000), GpuNode.gpu(1, 16000)));
+        GpuNode.start(
+            client,
+            dir,
+            ns.name() + "-n",
+            10,
+            List.of(GpuNode.gpu(0, 16000), GpuNode.gpu(1, 16000)));
     nodes.add(node);
     Path config =
         SchedulerProcess.configWith(
@@ -87,15 +92,22 @@ class LeaderElectionE2E {
         await()
             .atMost(PATIENCE)
             .until(() -> SchedulerProcess.holderOf(client, ns.name(), LEASE), Objects::nonNull);
-    SchedulerProcess leader = replicas.stream().filter(r -> r.identity().equals(holder)).findFirst().orElseThrow();
+    SchedulerProcess leader =
+        replicas.stream().filter(r -> r.identity().equals(holder)).findFirst().orElseThrow();
     SchedulerProcess standby = replicas.stream().filter(r -> r != leader).findFirst().orElseThrow();
     leader.awaitLog("scheduling started", PATIENCE);
 
     for (int i = 0; i < PODS; i++) {
-      client.pods().inNamespace(ns.name()).resource(GpuPods.named("first-" + i).gpu(1, 1000, 10).on(node.name()).build()).create();
+      client
+          .pods()
+          .inNamespace(ns.name())
+          .resource(GpuPods.named("first-" + i).gpu(1, 1000, 10).on(node.name()).build())
+          .create();
     }
     awaitDone(client, ns, PODS);
-    assertThat(leader.scheduled()).as("pods bound by the leader %s", leader.identity()).isEqualTo(PODS);
+    assertThat(leader.scheduled())
+        .as("pods bound by the leader %s", leader.identity())
+        .isEqualTo(PODS);
     assertThat(standby.scheduled()).as("pods bound by the standby %s", standby.identity()).isZero();
     assertThat(standby.log()).doesNotContain("scheduling started");
     assertThat(SchedulerProcess.holderOf(client, ns.name(), LEASE)).isEqualTo(leader.identity());
@@ -103,20 +115,29 @@ class LeaderElectionE2E {
     long killed = System.nanoTime();
     leader.kill();
     for (int i = 0; i < PODS; i++) {
-      client.pods().inNamespace(ns.name()).resource(GpuPods.named("second-" + i).gpu(1, 1000, 10).on(node.name()).build()).create();
+      client
+          .pods()
+          .inNamespace(ns.name())
+          .resource(GpuPods.named("second-" + i).gpu(1, 1000, 10).on(node.name()).build())
+          .create();
     }
     await()
         .atMost(PATIENCE)
         .pollInterval(Duration.ofMillis(20))
-        .until(() -> standby.identity().equals(SchedulerProcess.holderOf(client, ns.name(), LEASE)));
+        .until(
+            () -> standby.identity().equals(SchedulerProcess.holderOf(client, ns.name(), LEASE)));
     Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
     awaitDone(client, ns, 2 * PODS);
     Duration recovered = Duration.ofNanos(System.nanoTime() - killed);
 
     Lease lease = client.leases().inNamespace(ns.name()).withName(LEASE).get();
-    assertThat(lease.getSpec().getLeaseTransitions()).as("lease transitions").isGreaterThanOrEqualTo(1);
+    assertThat(lease.getSpec().getLeaseTransitions())
+        .as("lease transitions")
+        .isGreaterThanOrEqualTo(1);
     assertThat(standby.log()).contains("scheduling started");
-    assertThat(standby.scheduled()).as("pods bound by the new leader %s", standby.identity()).isEqualTo(PODS);
+    assertThat(standby.scheduled())
+        .as("pods bound by the new leader %s", standby.identity())
+        .isEqualTo(PODS);
     for (Pod p : client.pods().inNamespace(ns.name()).list().getItems()) {
       assertThat(p.getSpec().getNodeName()).as(p.getMetadata().getName()).isEqualTo(node.name());
     }
@@ -133,10 +154,15 @@ class LeaderElectionE2E {
     await()
         .atMost(PATIENCE)
         .pollInterval(Duration.ofMillis(20))
-        .until(() -> successor.identity().equals(SchedulerProcess.holderOf(client, ns.name(), LEASE)));
+        .until(
+            () -> successor.identity().equals(SchedulerProcess.holderOf(client, ns.name(), LEASE)));
     Duration handover = Duration.ofNanos(System.nanoTime() - terminated);
     for (int i = 0; i < PODS; i++) {
-      client.pods().inNamespace(ns.name()).resource(GpuPods.named("third-" + i).gpu(1, 1000, 10).on(node.name()).build()).create();
+      client
+          .pods()
+          .inNamespace(ns.name())
+          .resource(GpuPods.named("third-" + i).gpu(1, 1000, 10).on(node.name()).build())
+          .create();
     }
     awaitDone(client, ns, 3 * PODS);
     // 143 is how a JVM ends on SIGTERM once its shutdown hooks are done.
@@ -148,8 +174,16 @@ class LeaderElectionE2E {
     System.out.printf(
         "e2e: leader election (lease %d s, retry %d s): %s killed; %s took the lease after %d ms;"
             + " all %d new pods running %d ms after the kill; %s stopped with SIGTERM, %s took the lease after %d ms%n",
-        LEASE_SECONDS, RETRY_SECONDS, leader.identity(), standby.identity(), takeover.toMillis(), PODS,
-        recovered.toMillis(), standby.identity(), successor.identity(), handover.toMillis());
+        LEASE_SECONDS,
+        RETRY_SECONDS,
+        leader.identity(),
+        standby.identity(),
+        takeover.toMillis(),
+        PODS,
+        recovered.toMillis(),
+        standby.identity(),
+        successor.identity(),
+        handover.toMillis());
     assertThat(handover)
         .as("time from SIGTERM of the leader to the takeover, the lease being released")
         .isLessThan(Duration.ofSeconds(LEASE_SECONDS));

@@ -29,20 +29,24 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A burst of pods that all want shares of one 8-GPU node, created at once: every pod is placed
- * and allocated, no GPU is over-committed, and each container gets exactly the devices its
- * annotation names. Only 4 slots of the 104 stay free, so the scheduler must pack the GPUs while
- * bindings race each other through the node lock. Reports the time from creation to all Running.
+ * A burst of pods that all want shares of one 8-GPU node, created at once: every pod is placed and
+ * allocated, no GPU is over-committed, and each container gets exactly the devices its annotation
+ * names. Only 4 slots of the 104 stay free, so the scheduler must pack the GPUs while bindings race
+ * each other through the node lock. Reports the time from creation to all Running.
  */
 @ExtendWith({ControlPlaneExtension.class, SchedulerExtension.class})
 class SameNodeBurstE2E {
   private static final int PODS = 100;
   private static final int GPUS = 8;
+
   /** 13 per GPU: 104 slots for 100 pods. */
   private static final int SPLIT_COUNT = 13;
+
   private static final int GPU_MEMORY_MIB = 16000;
+
   /** 13 x 1200 = 15600 of 16000 MiB: memory also admits at most 13 pods per GPU. */
   private static final int POD_MEMORY_MIB = 1200;
+
   private static final int POD_CORES = 7;
   private static final Duration PATIENCE = Duration.ofMinutes(10);
 
@@ -63,8 +67,8 @@ class SameNodeBurstE2E {
   }
 
   @Test
-  void hundredPodsOnOneEightGpuNode_areAllPlacedWithoutOvercommit(KubernetesClient client, TestNamespace ns)
-      throws Exception {
+  void hundredPodsOnOneEightGpuNode_areAllPlacedWithoutOvercommit(
+      KubernetesClient client, TestNamespace ns) throws Exception {
     List<GpuInfo> gpus = new ArrayList<>();
     for (int i = 0; i < GPUS; i++) {
       gpus.add(GpuNode.gpu(i, GPU_MEMORY_MIB));
@@ -78,11 +82,13 @@ class SameNodeBurstE2E {
     try {
       List<Future<Pod>> created = new ArrayList<>();
       for (int i = 0; i < PODS; i++) {
-        Pod pod = GpuPods.named(String.format(Locale.ROOT, "burst-%03d", i))
-            .gpu(1, POD_MEMORY_MIB, POD_CORES)
-            .on(node.name())
-            .build();
-        created.add(creators.submit(() -> client.pods().inNamespace(ns.name()).resource(pod).create()));
+        Pod pod =
+            GpuPods.named(String.format(Locale.ROOT, "burst-%03d", i))
+                .gpu(1, POD_MEMORY_MIB, POD_CORES)
+                .on(node.name())
+                .build();
+        created.add(
+            creators.submit(() -> client.pods().inNamespace(ns.name()).resource(pod).create()));
       }
       for (Future<Pod> f : created) {
         Pod p = f.get(2, TimeUnit.MINUTES);
@@ -102,7 +108,9 @@ class SameNodeBurstE2E {
     System.out.printf(
         Locale.ROOT,
         "SameNodeBurst: %d pods placed on one %d-GPU node in %.1f s%n",
-        PODS, GPUS, elapsed.toMillis() / 1000.0);
+        PODS,
+        GPUS,
+        elapsed.toMillis() / 1000.0);
 
     Map<String, Integer> perGpu = new HashMap<>();
     for (Pod p : pods) {
@@ -110,7 +118,8 @@ class SameNodeBurstE2E {
       assertThat(p.getSpec().getNodeName()).as(name).isEqualTo(node.name());
       assertThat(p.getMetadata().getUid()).as(name).isEqualTo(uids.get(name));
       List<List<Invariants.Use>> devices =
-          Invariants.parseDevices(p.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED));
+          Invariants.parseDevices(
+              p.getMetadata().getAnnotations().get(Annotations.VGPU_DEVICES_ALLOCATED));
       assertThat(devices).as(name).hasSize(1);
       assertThat(devices.get(0)).as(name).hasSize(1);
       Invariants.Use use = devices.get(0).get(0);

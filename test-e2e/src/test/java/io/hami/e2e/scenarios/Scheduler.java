@@ -20,7 +20,10 @@ final class Scheduler implements AutoCloseable {
 
   /** The shipped profile, {@code config/scheduler/scheduler-config.yaml}. */
   static Path shippedConfig() {
-    return ControlPlaneExtension.moduleDir().toAbsolutePath().getParent().resolve("config/scheduler/scheduler-config.yaml");
+    return ControlPlaneExtension.moduleDir()
+        .toAbsolutePath()
+        .getParent()
+        .resolve("config/scheduler/scheduler-config.yaml");
   }
 
   /** Starts a scheduler (no leader election) on {@code client} with the shipped profile. */
@@ -29,7 +32,10 @@ final class Scheduler implements AutoCloseable {
     SchedulerConfiguration cfg = new ConfigLoader(registry).load(shippedConfig());
     SchedulerService service =
         new SchedulerService(
-            client, cfg, registry, new SchedulerService.Options(false, "hami-scheduler-e2e", null, 50, 100, 4));
+            client,
+            cfg,
+            registry,
+            new SchedulerService.Options(false, "hami-scheduler-e2e", null, 50, 100, 4));
     try {
       service.start(Duration.ofSeconds(60));
     } catch (Exception e) {

@@ -47,8 +47,10 @@ import tools.jackson.databind.json.JsonMapper;
 class SchedulerCrashE2E {
   private static final Duration PATIENCE = Duration.ofSeconds(120);
   private static final JsonMapper JSON = JsonMapper.builder().build();
+
   /** Pods per node: two GPUs of ten slots each, so each node is full. */
   private static final int PER_NODE = 20;
+
   private static final int MEM = 1500;
   private static final int CORES = 10;
   private static final int BOUND_BEFORE_KILL = 8;
@@ -82,14 +84,23 @@ class SchedulerCrashE2E {
     return p.getSpec().getNodeSelector().get("kubernetes.io/hostname");
   }
 
-  private static void annotate(KubernetesClient client, String node, Map<String, String> annotations) {
-    client.nodes().withName(node)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", annotations))));
+  private static void annotate(
+      KubernetesClient client, String node, Map<String, String> annotations) {
+    client
+        .nodes()
+        .withName(node)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", annotations))));
   }
 
   private static void create(KubernetesClient client, TestNamespace ns, GpuNode n, int i) {
     String name = String.format("p%s-%02d", n.name().substring(n.name().length() - 1), i);
-    client.pods().inNamespace(ns.name()).resource(GpuPods.named(name).gpu(1, MEM, CORES).on(n.name()).build()).create();
+    client
+        .pods()
+        .inNamespace(ns.name())
+        .resource(GpuPods.named(name).gpu(1, MEM, CORES).on(n.name()).build())
+        .create();
   }
 
   @Test
@@ -97,12 +108,19 @@ class SchedulerCrashE2E {
       KubernetesClient client, TestNamespace ns, ControlPlane cp) throws Exception {
     Map<String, GpuNode> byName = new LinkedHashMap<>();
     for (String suffix : List.of("-a", "-b")) {
-      GpuNode n = GpuNode.start(client, dir, ns.name() + suffix, 10, List.of(GpuNode.gpu(0, 16000), GpuNode.gpu(1, 16000)));
+      GpuNode n =
+          GpuNode.start(
+              client,
+              dir,
+              ns.name() + suffix,
+              10,
+              List.of(GpuNode.gpu(0, 16000), GpuNode.gpu(1, 16000)));
       nodes.add(n);
       byName.put(n.name(), n);
     }
     // Only the restarted scheduler sees this node's pods; its lock names a pod that never existed.
-    GpuNode ghostNode = GpuNode.start(client, dir, ns.name() + "-c", 10, List.of(GpuNode.gpu(0, 16000)));
+    GpuNode ghostNode =
+        GpuNode.start(client, dir, ns.name() + "-c", 10, List.of(GpuNode.gpu(0, 16000)));
     nodes.add(ghostNode);
     byName.put(ghostNode.name(), ghostNode);
     Path config = Scheduler.shippedConfig();
@@ -119,7 +137,10 @@ class SchedulerCrashE2E {
       await()
           .atMost(PATIENCE)
           .pollInterval(Duration.ofMillis(20))
-          .until(() -> pods(client, ns).stream().filter(SchedulerCrashE2E::bound).count() >= BOUND_BEFORE_KILL);
+          .until(
+              () ->
+                  pods(client, ns).stream().filter(SchedulerCrashE2E::bound).count()
+                      >= BOUND_BEFORE_KILL);
       first.kill();
     } finally {
       first.close();
@@ -129,9 +150,14 @@ class SchedulerCrashE2E {
         await()
             .atMost(PATIENCE)
             .pollInterval(Duration.ofMillis(100))
-            .until(() -> pods(client, ns), ps -> ps.stream().filter(SchedulerCrashE2E::bound).allMatch(SchedulerCrashE2E::done));
+            .until(
+                () -> pods(client, ns),
+                ps ->
+                    ps.stream().filter(SchedulerCrashE2E::bound).allMatch(SchedulerCrashE2E::done));
     bound = (int) atKill.stream().filter(SchedulerCrashE2E::bound).count();
-    assertThat(bound).as("pods bound when the scheduler was killed; some must be left for the restart").isLessThan(batch);
+    assertThat(bound)
+        .as("pods bound when the scheduler was killed; some must be left for the restart")
+        .isLessThan(batch);
 
     // A lock left now was taken for a pod whose Binding the kill prevented. Where the kill left
     // none, leave one as the crash window does: lock taken and pod annotated, Binding never posted.
@@ -140,17 +166,28 @@ class SchedulerCrashE2E {
       String lock = n.annotations().get(Annotations.MUTEX_LOCK);
       if (lock != null) {
         NodeLock held = NodeLock.decode(lock).toOptional().orElseThrow();
-        Pod holder = atKill.stream().filter(p -> p.getMetadata().getName().equals(held.name())).findFirst().orElseThrow();
-        assertThat(bound(holder)).as("holder %s of the lock left on %s is bound", held.name(), n.name()).isFalse();
+        Pod holder =
+            atKill.stream()
+                .filter(p -> p.getMetadata().getName().equals(held.name()))
+                .findFirst()
+                .orElseThrow();
+        assertThat(bound(holder))
+            .as("holder %s of the lock left on %s is bound", held.name(), n.name())
+            .isFalse();
         staleLocks.put(n.name(), lock + " (left by the kill)");
         continue;
       }
-      Pod unbound = atKill.stream().filter(p -> !bound(p) && pinnedNode(p).equals(n.name())).findFirst().orElse(null);
+      Pod unbound =
+          atKill.stream()
+              .filter(p -> !bound(p) && pinnedNode(p).equals(n.name()))
+              .findFirst()
+              .orElse(null);
       if (unbound == null) {
         continue;
       }
       String windowPod = unbound.getMetadata().getName();
-      String uuid = Invariants.registered(client.nodes().withName(n.name()).get()).keySet().iterator().next();
+      String uuid =
+          Invariants.registered(client.nodes().withName(n.name()).get()).keySet().iterator().next();
       String devices = uuid + ",NVIDIA," + MEM + "," + CORES + ":;";
       String now = Long.toString(System.currentTimeMillis() / 1000);
       Map<String, String> podAnnos = new LinkedHashMap<>();
@@ -160,14 +197,23 @@ class SchedulerCrashE2E {
       podAnnos.put(Annotations.VGPU_DEVICES_ALLOCATED, devices);
       podAnnos.put(Annotations.BIND_PHASE, "allocating");
       podAnnos.put(Annotations.BIND_TIME, now);
-      client.pods().inNamespace(ns.name()).withName(windowPod)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", podAnnos))));
-      String value = NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), windowPod).encode();
+      client
+          .pods()
+          .inNamespace(ns.name())
+          .withName(windowPod)
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", podAnnos))));
+      String value =
+          NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), windowPod)
+              .encode();
       annotate(client, n.name(), Map.of(Annotations.MUTEX_LOCK, value));
       staleLocks.put(n.name(), value + " (held by an unbound pod)");
     }
     String ghost = "ghost-" + System.nanoTime();
-    String ghostLock = NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), ghost).encode();
+    String ghostLock =
+        NodeLock.of(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS), ns.name(), ghost)
+            .encode();
     annotate(client, ghostNode.name(), Map.of(Annotations.MUTEX_LOCK, ghostLock));
     staleLocks.put(ghostNode.name(), ghostLock + " (holder never existed)");
     for (int i = 0; i < 10; i++) {
@@ -183,7 +229,9 @@ class SchedulerCrashE2E {
           await()
               .atMost(PATIENCE)
               .pollInterval(Duration.ofMillis(100))
-              .until(() -> pods(client, ns), ps -> ps.size() == total && ps.stream().allMatch(SchedulerCrashE2E::done));
+              .until(
+                  () -> pods(client, ns),
+                  ps -> ps.size() == total && ps.stream().allMatch(SchedulerCrashE2E::done));
       double recovered = (System.nanoTime() - restarted) / 1e9;
 
       for (Pod p : finished) {
@@ -191,13 +239,23 @@ class SchedulerCrashE2E {
         assertThat(p.getSpec().getNodeName()).as(id).isEqualTo(pinnedNode(p));
         Map<String, String> a = p.getMetadata().getAnnotations();
         assertThat(a).as(id).containsEntry(Annotations.VGPU_NODE, pinnedNode(p));
-        List<List<Invariants.Use>> devices = Invariants.parseDevices(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
-        assertThat(devices).as(id).singleElement().satisfies(c -> assertThat(c).singleElement().satisfies(u -> {
-          assertThat(u.mem()).isEqualTo(MEM);
-          assertThat(u.cores()).isEqualTo(CORES);
-        }));
+        List<List<Invariants.Use>> devices =
+            Invariants.parseDevices(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
+        assertThat(devices)
+            .as(id)
+            .singleElement()
+            .satisfies(
+                c ->
+                    assertThat(c)
+                        .singleElement()
+                        .satisfies(
+                            u -> {
+                              assertThat(u.mem()).isEqualTo(MEM);
+                              assertThat(u.cores()).isEqualTo(CORES);
+                            }));
         // The node agent served this pod, and with the devices its annotation names.
-        ContainerAllocateResponse r = byName.get(pinnedNode(p)).allocation(p.getMetadata().getUid()).get("cuda");
+        ContainerAllocateResponse r =
+            byName.get(pinnedNode(p)).allocation(p.getMetadata().getUid()).get("cuda");
         assertThat(r).as("Allocate of %s", id).isNotNull();
         assertThat(r.getEnvsMap())
             .as(id)
@@ -212,13 +270,17 @@ class SchedulerCrashE2E {
           await()
               .atMost(PATIENCE)
               .until(
-                  () -> client.v1().events().inNamespace(ns.name()).list().getItems().stream()
-                      .filter(e -> "NodeLockTakenOver".equals(e.getReason()))
-                      .toList(),
+                  () ->
+                      client.v1().events().inNamespace(ns.name()).list().getItems().stream()
+                          .filter(e -> "NodeLockTakenOver".equals(e.getReason()))
+                          .toList(),
                   l -> l.stream().anyMatch(e -> e.getMessage().contains(ghost)));
-      assertThat(takeovers).anySatisfy(e -> assertThat(e.getMessage()).contains(ghost).contains("holder_gone"));
+      assertThat(takeovers)
+          .anySatisfy(e -> assertThat(e.getMessage()).contains(ghost).contains("holder_gone"));
       Map<String, Long> perNode =
-          finished.stream().collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
+          finished.stream()
+              .collect(
+                  Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
       System.out.printf(
           "e2e: scheduler crash: killed with %d of %d pods bound; stale locks %s; restarted scheduler up in %.1f s;"
               + " every pod bound and running %.1f s after the restart (per node %s)%n",

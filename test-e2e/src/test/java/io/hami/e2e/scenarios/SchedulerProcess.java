@@ -1,7 +1,9 @@
 package io.hami.e2e.scenarios;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.cmd.cluster.ControlPlane;
 import io.hami.e2e.ControlPlaneExtension;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,9 +12,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,13 +24,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code hami scheduler} as its own process, run from the shaded jar the way it is deployed, so
- * that a test can kill it with SIGKILL. Its output goes to a log registered with the control
- * plane, which saves it with the diagnostics of a failed test.
+ * that a test can kill it with SIGKILL. Its output goes to a log registered with the control plane,
+ * which saves it with the diagnostics of a failed test.
  */
 final class SchedulerProcess implements AutoCloseable {
-  private static final Pattern METRICS_PORT = Pattern.compile("serving metrics and health on port (\\d+)");
+  private static final Pattern METRICS_PORT =
+      Pattern.compile("serving metrics and health on port (\\d+)");
   private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1).build();
+      HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(5))
+          .version(HttpClient.Version.HTTP_1_1)
+          .build();
 
   private final String identity;
   private final Process process;
@@ -44,10 +52,15 @@ final class SchedulerProcess implements AutoCloseable {
 
   /** The shaded jar built by the cmd/cli module ({@code cmd/cli/target/hami.jar}). */
   static Path jar() {
-    Path jar = ControlPlaneExtension.moduleDir().toAbsolutePath().getParent().resolve("cmd/cli/target/hami.jar");
+    Path jar =
+        ControlPlaneExtension.moduleDir()
+            .toAbsolutePath()
+            .getParent()
+            .resolve("cmd/cli/target/hami.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
-          jar + " is missing: build it first with `mvn -B -pl cmd/cli -am package -DskipTests` (CI builds it in `mvn -B verify`)");
+          jar
+              + " is missing: build it first with `mvn -B -pl cmd/cli -am package -DskipTests` (CI builds it in `mvn -B verify`)");
     }
     return jar;
   }
@@ -57,14 +70,15 @@ final class SchedulerProcess implements AutoCloseable {
    * metrics on a port of its choosing, and waits until it is either scheduling or, with leader
    * election, waiting for the lease.
    */
-  static SchedulerProcess start(ControlPlane cp, Path config, String identity, boolean leaderElect) throws IOException {
+  static SchedulerProcess start(ControlPlane cp, Path config, String identity, boolean leaderElect)
+      throws IOException {
     Path log = cp.workDir().resolve("scheduler-" + identity + ".log");
     Files.writeString(
         log,
         "==== starting hami scheduler " + identity + System.lineSeparator(),
         StandardCharsets.UTF_8,
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     cp.registerComponentLog("hami-scheduler-" + identity, log);
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -79,11 +93,12 @@ final class SchedulerProcess implements AutoCloseable {
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .start();
     SchedulerProcess s = new SchedulerProcess(identity, p, log);
     try {
-      s.awaitLog(leaderElect ? "waiting to lead lease" : "scheduling started", Duration.ofSeconds(90));
+      s.awaitLog(
+          leaderElect ? "waiting to lead lease" : "scheduling started", Duration.ofSeconds(90));
     } catch (IOException | RuntimeException e) {
       s.close();
       throw e;
@@ -117,11 +132,25 @@ final class SchedulerProcess implements AutoCloseable {
     while (!log().contains(text)) {
       if (!process.isAlive()) {
         throw new IOException(
-            "scheduler " + identity + " exited with code " + process.exitValue() + " before logging \"" + text
-                + "\"; log:\n" + tail());
+            "scheduler "
+                + identity
+                + " exited with code "
+                + process.exitValue()
+                + " before logging \""
+                + text
+                + "\"; log:\n"
+                + tail());
       }
       if (System.nanoTime() > deadline) {
-        throw new IOException("scheduler " + identity + " did not log \"" + text + "\" within " + timeout + "; log:\n" + tail());
+        throw new IOException(
+            "scheduler "
+                + identity
+                + " did not log \""
+                + text
+                + "\" within "
+                + timeout
+                + "; log:\n"
+                + tail());
       }
       try {
         Thread.sleep(100);
@@ -167,7 +196,8 @@ final class SchedulerProcess implements AutoCloseable {
   int terminate() throws InterruptedException {
     process.destroy();
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("scheduler " + identity + " (pid " + process.pid() + ") did not stop on SIGTERM");
+      throw new IllegalStateException(
+          "scheduler " + identity + " (pid " + process.pid() + ") did not stop on SIGTERM");
     }
     return process.exitValue();
   }
@@ -176,7 +206,8 @@ final class SchedulerProcess implements AutoCloseable {
   void kill() throws InterruptedException {
     process.destroyForcibly();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("scheduler " + identity + " (pid " + process.pid() + ") did not die");
+      throw new IllegalStateException(
+          "scheduler " + identity + " (pid " + process.pid() + ") did not die");
     }
   }
 
@@ -200,7 +231,8 @@ final class SchedulerProcess implements AutoCloseable {
    * Each key must occur exactly once in the shipped file, so a renamed setting fails here rather
    * than being silently ignored.
    */
-  static Path configWith(Path dir, String fileName, java.util.Map<String, String> settings) throws IOException {
+  static Path configWith(Path dir, String fileName, Map<String, String> settings)
+      throws IOException {
     String yaml = Files.readString(Scheduler.shippedConfig(), StandardCharsets.UTF_8);
     for (var e : settings.entrySet()) {
       Pattern p = Pattern.compile("(?m)^(\\s*" + Pattern.quote(e.getKey()) + ":)\\s*\\S.*$");
@@ -209,7 +241,8 @@ final class SchedulerProcess implements AutoCloseable {
         throw new IllegalStateException(e.getKey() + " is not in " + Scheduler.shippedConfig());
       }
       if (m.find()) {
-        throw new IllegalStateException(e.getKey() + " occurs more than once in " + Scheduler.shippedConfig());
+        throw new IllegalStateException(
+            e.getKey() + " occurs more than once in " + Scheduler.shippedConfig());
       }
       yaml = p.matcher(yaml).replaceFirst("$1 " + Matcher.quoteReplacement(e.getValue()));
     }
@@ -221,10 +254,14 @@ final class SchedulerProcess implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "hami scheduler " + identity + " (pid " + process.pid() + (process.isAlive() ? ", running)" : ", exited)");
+    return "hami scheduler "
+        + identity
+        + " (pid "
+        + process.pid()
+        + (process.isAlive() ? ", running)" : ", exited)");
   }
 
-  static @Nullable String holderOf(io.fabric8.kubernetes.client.KubernetesClient client, String ns, String lease) {
+  static @Nullable String holderOf(KubernetesClient client, String ns, String lease) {
     var l = client.leases().inNamespace(ns).withName(lease).get();
     return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
   }

@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.assertj.core.api.ThrowableAssert;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,9 +88,10 @@ class ShippedRbacE2E {
   }
 
   /** A client on {@code token} whose every response is counted by {@code requests}. */
-  private static KubernetesClient tokenClient(ControlPlane cp, String token, ClientRequestMetrics requests)
-      throws IOException {
-    Config config = Config.fromKubeconfig(Kubeconfig.withToken(cp.server(), cp.pki().caPem(), token));
+  private static KubernetesClient tokenClient(
+      ControlPlane cp, String token, ClientRequestMetrics requests) throws IOException {
+    Config config =
+        Config.fromKubeconfig(Kubeconfig.withToken(cp.server(), cp.pki().caPem(), token));
     return requests.clientBuilder(config).build();
   }
 
@@ -122,14 +124,21 @@ class ShippedRbacE2E {
             .inNamespace(SYSTEM_NAMESPACE)
             .resource(
                 new PodBuilder()
-                    .withNewMetadata().withName(name).endMetadata()
+                    .withNewMetadata()
+                    .withName(name)
+                    .endMetadata()
                     .withNewSpec()
                     .withServiceAccountName("hami-node-agent")
-                    .addNewContainer().withName("agent").withImage("hami/hami:dev").endContainer()
+                    .addNewContainer()
+                    .withName("agent")
+                    .withImage("hami/hami:dev")
+                    .endContainer()
                     .endSpec()
                     .build())
             .create();
-    cleanup.add(() -> admin.pods().inNamespace(SYSTEM_NAMESPACE).withName(name).withGracePeriod(0).delete());
+    cleanup.add(
+        () ->
+            admin.pods().inNamespace(SYSTEM_NAMESPACE).withName(name).withGracePeriod(0).delete());
     PodLifecycle.bind(admin, pod, node);
     return admin.pods().inNamespace(SYSTEM_NAMESPACE).withName(name).get();
   }
@@ -143,7 +152,10 @@ class ShippedRbacE2E {
       if (s instanceof CounterSnapshot c) {
         for (CounterSnapshot.CounterDataPointSnapshot p : c.getDataPoints()) {
           var l = p.getLabels();
-          out.merge(l.get("verb") + " " + l.get("resource") + " " + l.get("code"), p.getValue(), Double::sum);
+          out.merge(
+              l.get("verb") + " " + l.get("resource") + " " + l.get("code"),
+              p.getValue(),
+              Double::sum);
         }
       }
     }
@@ -152,15 +164,17 @@ class ShippedRbacE2E {
 
   private static Map<String, Double> refused(Map<String, Double> responses) {
     Map<String, Double> out = new TreeMap<>();
-    responses.forEach((k, v) -> {
-      if (k.endsWith(" 401") || k.endsWith(" 403")) {
-        out.put(k, v);
-      }
-    });
+    responses.forEach(
+        (k, v) -> {
+          if (k.endsWith(" 401") || k.endsWith(" 403")) {
+            out.put(k, v);
+          }
+        });
     return out;
   }
 
-  private static boolean allowed(KubernetesClient client, String verb, String resource, String namespace) {
+  private static boolean allowed(
+      KubernetesClient client, String verb, String resource, String namespace) {
     String sub = null;
     String res = resource;
     int slash = resource.indexOf('/');
@@ -179,12 +193,19 @@ class ShippedRbacE2E {
             .endResourceAttributes()
             .endSpec()
             .build();
-    return client.authorization().v1().selfSubjectAccessReview().create(review).getStatus().getAllowed();
+    return client
+        .authorization()
+        .v1()
+        .selfSubjectAccessReview()
+        .create(review)
+        .getStatus()
+        .getAllowed();
   }
 
-  private static void assertForbidden(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+  private static void assertForbidden(ThrowableAssert.ThrowingCallable call) {
     assertThatThrownBy(call)
-        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
   }
 
   @Test
@@ -199,36 +220,64 @@ class ShippedRbacE2E {
     cleanup.add(() -> admin.nodes().withName(otherNode).delete());
 
     ClientRequestMetrics schedulerRequests = new ClientRequestMetrics();
-    KubernetesClient schedulerClient = tokenClient(cp, token(admin, "hami-scheduler", null), schedulerRequests);
+    KubernetesClient schedulerClient =
+        tokenClient(cp, token(admin, "hami-scheduler", null), schedulerRequests);
     cleanup.add(schedulerClient);
     Pod agentPod = agentPod(admin, ns.name() + "-agent", nodeName);
     ClientRequestMetrics agentRequests = new ClientRequestMetrics();
-    KubernetesClient agentClient = tokenClient(cp, token(admin, "hami-node-agent", agentPod), agentRequests);
+    KubernetesClient agentClient =
+        tokenClient(cp, token(admin, "hami-node-agent", agentPod), agentRequests);
     cleanup.add(agentClient);
 
     // Bindings reach the authorizer, and the policy admission, through informers.
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> allowed(schedulerClient, "create", "bindings", ns.name())
-            && allowed(agentClient, "patch", "nodes", ""));
+        .until(
+            () ->
+                allowed(schedulerClient, "create", "bindings", ns.name())
+                    && allowed(agentClient, "patch", "nodes", ""));
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(() -> assertForbidden(() -> agentClient.nodes().withName(otherNode)
-            .edit(n -> {
-              n.getMetadata().getAnnotations().put("hami.io/e2e", Long.toString(System.nanoTime()));
-              return n;
-            })));
+        .untilAsserted(
+            () ->
+                assertForbidden(
+                    () ->
+                        agentClient
+                            .nodes()
+                            .withName(otherNode)
+                            .edit(
+                                n -> {
+                                  n.getMetadata()
+                                      .getAnnotations()
+                                      .put("hami.io/e2e", Long.toString(System.nanoTime()));
+                                  return n;
+                                })));
     // A pod on the other node, which the agent may read but not change.
     Pod foreign =
-        admin.pods().inNamespace(ns.name()).resource(GpuPods.named("foreign").gpu(1, 1000, 10).build()).create();
+        admin
+            .pods()
+            .inNamespace(ns.name())
+            .resource(GpuPods.named("foreign").gpu(1, 1000, 10).build())
+            .create();
     PodLifecycle.bind(admin, foreign, otherNode);
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(() -> assertForbidden(() -> agentClient.pods().inNamespace(ns.name()).withName("foreign")
-            .edit(p -> {
-              p.getMetadata().getAnnotations().put(Annotations.BIND_PHASE, Long.toString(System.nanoTime()));
-              return p;
-            })));
+        .untilAsserted(
+            () ->
+                assertForbidden(
+                    () ->
+                        agentClient
+                            .pods()
+                            .inNamespace(ns.name())
+                            .withName("foreign")
+                            .edit(
+                                p -> {
+                                  p.getMetadata()
+                                      .getAnnotations()
+                                      .put(
+                                          Annotations.BIND_PHASE, Long.toString(System.nanoTime()));
+                                  return p;
+                                })));
     Map<String, Double> warmUp = refused(responses(agentRequests));
 
     Scheduler scheduler = Scheduler.start(schedulerClient);
@@ -238,26 +287,33 @@ class ShippedRbacE2E {
     nodes.add(node);
 
     Pod created =
-        admin.pods().inNamespace(ns.name()).resource(GpuPods.named("rbac").gpu(1, 4000, 30).on(nodeName).build()).create();
+        admin
+            .pods()
+            .inNamespace(ns.name())
+            .resource(GpuPods.named("rbac").gpu(1, 4000, 30).on(nodeName).build())
+            .create();
     Pod pod =
         await()
             .atMost(PATIENCE)
             .pollInterval(Duration.ofMillis(100))
             .until(
                 () -> admin.pods().inNamespace(ns.name()).withName("rbac").get(),
-                p -> p.getMetadata().getAnnotations() != null
-                    && "success".equals(p.getMetadata().getAnnotations().get(Annotations.BIND_PHASE))
-                    && "Running".equals(p.getStatus().getPhase()));
+                p ->
+                    p.getMetadata().getAnnotations() != null
+                        && "success"
+                            .equals(p.getMetadata().getAnnotations().get(Annotations.BIND_PHASE))
+                        && "Running".equals(p.getStatus().getPhase()));
 
     assertThat(pod.getSpec().getNodeName()).isEqualTo(nodeName);
     assertThat(pod.getMetadata().getAnnotations())
         .containsEntry(Annotations.VGPU_NODE, nodeName)
         .containsKey(Annotations.VGPU_DEVICES_ALLOCATED);
     assertThat(pod.getStatus().getConditions())
-        .anySatisfy(c -> {
-          assertThat(c.getType()).isEqualTo("PodScheduled");
-          assertThat(c.getStatus()).isEqualTo("True");
-        });
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo("PodScheduled");
+              assertThat(c.getStatus()).isEqualTo("True");
+            });
     await().atMost(PATIENCE).until(() -> !node.locked());
     assertThat(node.allocation(created.getMetadata().getUid())).containsKey("cuda");
     assertThat(node.allocateErrors()).isEmpty();
@@ -265,9 +321,13 @@ class ShippedRbacE2E {
         await()
             .atMost(PATIENCE)
             .until(
-                () -> admin.events().v1().events().inNamespace(ns.name()).list().getItems().stream()
-                    .filter(e -> e.getRegarding() != null && "rbac".equals(e.getRegarding().getName()))
-                    .toList(),
+                () ->
+                    admin.events().v1().events().inNamespace(ns.name()).list().getItems().stream()
+                        .filter(
+                            e ->
+                                e.getRegarding() != null
+                                    && "rbac".equals(e.getRegarding().getName()))
+                        .toList(),
                 l -> l.stream().anyMatch(e -> "Scheduled".equals(e.getReason())));
     System.out.println("e2e: events of the pod: " + events.stream().map(Event::getReason).toList());
 
@@ -282,52 +342,100 @@ class ShippedRbacE2E {
     assertThat(agent).containsKeys("patch nodes 200", "patch pods 200");
 
     // Not more: the scheduler.
-    for (String[] q : new String[][] {
-      {"get", "secrets", SYSTEM_NAMESPACE}, {"list", "secrets", ""}, {"delete", "nodes", ""},
-      {"create", "pods", ns.name()}, {"delete", "pods", ns.name()}, {"update", "nodes/status", ""},
-      {"create", "serviceaccounts/token", SYSTEM_NAMESPACE}, {"create", "clusterrolebindings", ""},
-    }) {
-      assertThat(allowed(schedulerClient, q[0], q[1], q[2])).as("scheduler may %s %s in '%s'", q[0], q[1], q[2]).isFalse();
+    for (String[] q :
+        new String[][] {
+          {"get", "secrets", SYSTEM_NAMESPACE},
+          {"list", "secrets", ""},
+          {"delete", "nodes", ""},
+          {"create", "pods", ns.name()},
+          {"delete", "pods", ns.name()},
+          {"update", "nodes/status", ""},
+          {"create", "serviceaccounts/token", SYSTEM_NAMESPACE},
+          {"create", "clusterrolebindings", ""},
+        }) {
+      assertThat(allowed(schedulerClient, q[0], q[1], q[2]))
+          .as("scheduler may %s %s in '%s'", q[0], q[1], q[2])
+          .isFalse();
     }
     assertForbidden(() -> schedulerClient.secrets().inNamespace(SYSTEM_NAMESPACE).list());
     assertForbidden(() -> schedulerClient.nodes().withName(otherNode).delete());
-    assertForbidden(() -> schedulerClient.pods().inNamespace(ns.name())
-        .resource(GpuPods.named("by-scheduler").gpu(1, 1000, 10).build()).create());
+    assertForbidden(
+        () ->
+            schedulerClient
+                .pods()
+                .inNamespace(ns.name())
+                .resource(GpuPods.named("by-scheduler").gpu(1, 1000, 10).build())
+                .create());
 
     // Not more: the node agent.
-    for (String[] q : new String[][] {
-      {"get", "secrets", SYSTEM_NAMESPACE}, {"list", "secrets", ""}, {"delete", "nodes", ""},
-      {"create", "nodes", ""}, {"create", "pods", ns.name()}, {"delete", "pods", ns.name()},
-      {"create", "pods/binding", ns.name()}, {"update", "nodes/status", ""},
-    }) {
-      assertThat(allowed(agentClient, q[0], q[1], q[2])).as("node agent may %s %s in '%s'", q[0], q[1], q[2]).isFalse();
+    for (String[] q :
+        new String[][] {
+          {"get", "secrets", SYSTEM_NAMESPACE}, {"list", "secrets", ""}, {"delete", "nodes", ""},
+          {"create", "nodes", ""}, {"create", "pods", ns.name()}, {"delete", "pods", ns.name()},
+          {"create", "pods/binding", ns.name()}, {"update", "nodes/status", ""},
+        }) {
+      assertThat(allowed(agentClient, q[0], q[1], q[2]))
+          .as("node agent may %s %s in '%s'", q[0], q[1], q[2])
+          .isFalse();
     }
     assertForbidden(() -> agentClient.nodes().withName(otherNode).delete());
-    assertForbidden(() -> agentClient.nodes().withName(nodeName)
-        .edit(n -> {
-          n.getMetadata().getAnnotations().put("example.com/not-hami", "x");
-          return n;
-        }));
-    assertThat(admin.nodes().withName(otherNode).get().getMetadata().getAnnotations()).doesNotContainKey("hami.io/e2e");
-    assertThatThrownBy(() -> agentClient.pods().inNamespace(ns.name()).withName("foreign")
-            .edit(p -> {
-              p.getMetadata().getAnnotations().put(Annotations.BIND_PHASE, "success");
-              return p;
-            }))
-        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403))
+    assertForbidden(
+        () ->
+            agentClient
+                .nodes()
+                .withName(nodeName)
+                .edit(
+                    n -> {
+                      n.getMetadata().getAnnotations().put("example.com/not-hami", "x");
+                      return n;
+                    }));
+    assertThat(admin.nodes().withName(otherNode).get().getMetadata().getAnnotations())
+        .doesNotContainKey("hami.io/e2e");
+    assertThatThrownBy(
+            () ->
+                agentClient
+                    .pods()
+                    .inNamespace(ns.name())
+                    .withName("foreign")
+                    .edit(
+                        p -> {
+                          p.getMetadata().getAnnotations().put(Annotations.BIND_PHASE, "success");
+                          return p;
+                        }))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403))
         .hasMessageContaining("may not change pod 'foreign' of node '" + otherNode + "'");
-    assertThat(admin.pods().inNamespace(ns.name()).withName("foreign").get().getMetadata().getAnnotations())
+    assertThat(
+            admin
+                .pods()
+                .inNamespace(ns.name())
+                .withName("foreign")
+                .get()
+                .getMetadata()
+                .getAnnotations())
         .doesNotContainKey(Annotations.BIND_PHASE);
     // On its own node's pod, only hami.io/ annotations.
-    assertForbidden(() -> agentClient.pods().inNamespace(ns.name()).withName("rbac")
-        .edit(p -> {
-          p.getMetadata().getAnnotations().put("example.com/not-hami", "x");
-          return p;
-        }));
-    assertForbidden(() -> agentClient.pods().inNamespace(ns.name()).withName("rbac")
-        .edit(p -> {
-          p.getMetadata().setLabels(Map.of("example.com/label", "x"));
-          return p;
-        }));
+    assertForbidden(
+        () ->
+            agentClient
+                .pods()
+                .inNamespace(ns.name())
+                .withName("rbac")
+                .edit(
+                    p -> {
+                      p.getMetadata().getAnnotations().put("example.com/not-hami", "x");
+                      return p;
+                    }));
+    assertForbidden(
+        () ->
+            agentClient
+                .pods()
+                .inNamespace(ns.name())
+                .withName("rbac")
+                .edit(
+                    p -> {
+                      p.getMetadata().setLabels(Map.of("example.com/label", "x"));
+                      return p;
+                    }));
   }
 }

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The pods of a workload: shape {@code i} drawn by weight from a seeded generator, so two runs
- * (and the scheduler and ceiling phases of one run) create the same mix.
+ * The pods of a workload: shape {@code i} drawn by weight from a seeded generator, so two runs (and
+ * the scheduler and ceiling phases of one run) create the same mix.
  */
 final class BenchPods {
   static final String SCHEDULER_NAME = "hami-scheduler";
@@ -52,7 +52,8 @@ final class BenchPods {
   }
 
   /** A pod of {@code shape} for {@code schedulerName}. */
-  static Pod pod(String namespace, String name, String group, Workload.Shape shape, String schedulerName) {
+  static Pod pod(
+      String namespace, String name, String group, Workload.Shape shape, String schedulerName) {
     Map<String, Quantity> limits =
         Map.of(
             "nvidia.com/gpu", new Quantity(Integer.toString(shape.gpus())),

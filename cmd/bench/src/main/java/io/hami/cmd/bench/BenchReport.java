@@ -77,7 +77,12 @@ record BenchReport(
    * @param unschedulableBound of those, how many got bound (must be 0)
    * @param errors harness errors (failed creates, node-side failures)
    */
-  record Checks(List<String> violations, int unbound, int unschedulableCreated, int unschedulableBound, List<String> errors) {
+  record Checks(
+      List<String> violations,
+      int unbound,
+      int unschedulableCreated,
+      int unschedulableBound,
+      List<String> errors) {
     boolean ok() {
       return violations.isEmpty() && unbound == 0 && unschedulableBound == 0;
     }
@@ -92,14 +97,23 @@ record BenchReport(
   }
 
   String toJson() {
-    return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(this);
+    return JsonMapper.builder()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .build()
+        .writeValueAsString(this);
   }
 
   String toMarkdown() {
     StringBuilder b = new StringBuilder();
-    b.append("### hami bench cluster: ").append(workload).append(" (").append(nodes).append(" nodes, ")
-        .append(pods).append(" pods)\n\n");
-    b.append("| binder | bound | pods/s (avg) | pods/s per-second p50 / p90 / p99 | create→bind p50 / p99 ms | writes/pod (binding path: without events and handshakes) | requests/pod by verb | CPU s | heap MiB avg / max |\n");
+    b.append("### hami bench cluster: ")
+        .append(workload)
+        .append(" (")
+        .append(nodes)
+        .append(" nodes, ")
+        .append(pods)
+        .append(" pods)\n\n");
+    b.append(
+        "| binder | bound | pods/s (avg) | pods/s per-second p50 / p90 / p99 | create→bind p50 / p99 ms | writes/pod (binding path: without events and handshakes) | requests/pod by verb | CPU s | heap MiB avg / max |\n");
     b.append("|---|---|---|---|---|---|---|---|---|\n");
     row(b, ours);
     if (ceiling != null) {
@@ -108,21 +122,33 @@ record BenchReport(
     if (hami.result() != null) {
       row(b, hami.result());
     } else {
-      b.append("| ").append(hami.name()).append(" | unavailable: ").append(escape(hami.detail())).append(" |||||||||\n");
+      b.append("| ")
+          .append(hami.name())
+          .append(" | unavailable: ")
+          .append(escape(hami.detail()))
+          .append(" |||||||||\n");
     }
     b.append('\n');
     if (!ours.internals().isEmpty()) {
       List<String> in = new ArrayList<>();
-      new TreeMap<>(ours.internals()).forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
+      new TreeMap<>(ours.internals())
+          .forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
       b.append("Scheduler internals: ").append(String.join(", ", in)).append("\n\n");
     }
     if (ceilingRatio != null) {
-      b.append(String.format(Locale.ROOT, "ours / ceiling (avg pods/s): **%.2f**%n%n", ceilingRatio));
+      b.append(
+          String.format(Locale.ROOT, "ours / ceiling (avg pods/s): **%.2f**%n%n", ceilingRatio));
     }
-    b.append("Checks: ").append(checks.violations().size()).append(" invariant violations, ")
-        .append(checks.unbound()).append(" pods unbound");
+    b.append("Checks: ")
+        .append(checks.violations().size())
+        .append(" invariant violations, ")
+        .append(checks.unbound())
+        .append(" pods unbound");
     if (checks.unschedulableCreated() > 0) {
-      b.append(", ").append(checks.unschedulableBound()).append(" of ").append(checks.unschedulableCreated())
+      b.append(", ")
+          .append(checks.unschedulableBound())
+          .append(" of ")
+          .append(checks.unschedulableCreated())
           .append(" unschedulable pods bound");
     }
     b.append(".\n");
@@ -142,20 +168,33 @@ record BenchReport(
   private static void row(StringBuilder b, Phase p) {
     Map<String, Double> sorted = new TreeMap<>(p.requestsPerPod());
     List<String> verbs = new ArrayList<>();
-    sorted.forEach((k, v) -> {
-      if (v >= 0.005) {
-        verbs.add(String.format(Locale.ROOT, "%s %.2f", k, v));
-      }
-    });
-    b.append(String.format(
-        Locale.ROOT,
-        "| %s | %d/%d | %.1f | %.0f / %.0f / %.0f | %.0f / %.0f | %.2f (%.2f) | %s | %s | %s |%n",
-        p.name(), p.bound(), p.created(), p.podsPerSecond(),
-        p.perSecond().p50(), p.perSecond().p90(), p.perSecond().p99(),
-        p.createToBindMs().p50(), p.createToBindMs().p99(),
-        p.writesPerPod(), p.bindingWritesPerPod(), String.join("<br>", verbs),
-        p.cpuSeconds() == null ? "n/a" : String.format(Locale.ROOT, "%.1f", p.cpuSeconds()),
-        p.heapMiB() == null ? "n/a" : String.format(Locale.ROOT, "%.0f / %.0f", p.heapMiB().mean(), p.heapMiB().max())));
+    sorted.forEach(
+        (k, v) -> {
+          if (v >= 0.005) {
+            verbs.add(String.format(Locale.ROOT, "%s %.2f", k, v));
+          }
+        });
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "| %s | %d/%d | %.1f | %.0f / %.0f / %.0f | %.0f / %.0f | %.2f (%.2f) | %s | %s | %s |%n",
+            p.name(),
+            p.bound(),
+            p.created(),
+            p.podsPerSecond(),
+            p.perSecond().p50(),
+            p.perSecond().p90(),
+            p.perSecond().p99(),
+            p.createToBindMs().p50(),
+            p.createToBindMs().p99(),
+            p.writesPerPod(),
+            p.bindingWritesPerPod(),
+            String.join("<br>", verbs),
+            p.cpuSeconds() == null ? "n/a" : String.format(Locale.ROOT, "%.1f", p.cpuSeconds()),
+            p.heapMiB() == null
+                ? "n/a"
+                : String.format(
+                    Locale.ROOT, "%.0f / %.0f", p.heapMiB().mean(), p.heapMiB().max())));
   }
 
   private static String escape(String s) {

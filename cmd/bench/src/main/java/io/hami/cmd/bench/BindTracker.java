@@ -14,8 +14,8 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records, per pod of one group, when the client started creating it and when a watch first saw
- * it bound ({@code spec.nodeName} set). Pods deleted on purpose (churn) leave the expected set.
+ * Records, per pod of one group, when the client started creating it and when a watch first saw it
+ * bound ({@code spec.nodeName} set). Pods deleted on purpose (churn) leave the expected set.
  * Thread-safe.
  */
 final class BindTracker implements AutoCloseable {
@@ -31,7 +31,11 @@ final class BindTracker implements AutoCloseable {
     this.group = group;
     this.nanoTime = nanoTime;
     this.informer =
-        client.pods().inNamespace(namespace).withLabel(BenchPods.GROUP_LABEL, group).runnableInformer(0);
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withLabel(BenchPods.GROUP_LABEL, group)
+            .runnableInformer(0);
     informer.addEventHandler(Informers.onLatest(this::seen));
   }
 

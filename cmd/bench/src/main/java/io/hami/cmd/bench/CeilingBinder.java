@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
 import io.hami.kube.Bindings;
-import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
+import io.hami.model.Annotations;
 import io.hami.model.lock.NodeLock;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
@@ -31,10 +31,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The API ceiling: binds each pod with the writes our scheduler makes on the happy path and
- * nothing else: the node lock (GET the node, merge patch with its resourceVersion), the pod's
- * device annotations and label in one merge patch, and the binding. Nodes are taken round-robin,
- * skipping one whose lock is held; there is no filtering, scoring or cache.
+ * The API ceiling: binds each pod with the writes our scheduler makes on the happy path and nothing
+ * else: the node lock (GET the node, merge patch with its resourceVersion), the pod's device
+ * annotations and label in one merge patch, and the binding. Nodes are taken round-robin, skipping
+ * one whose lock is held; there is no filtering, scoring or cache.
  */
 final class CeilingBinder implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CeilingBinder.class);
@@ -96,7 +96,12 @@ final class CeilingBinder implements AutoCloseable {
       if (!lock(node, ns, name)) {
         continue;
       }
-      client.pods().resource(PatchTargets.pod(pod)).patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(podPatch(pod, node)));
+      client
+          .pods()
+          .resource(PatchTargets.pod(pod))
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              client.getKubernetesSerialization().asJson(podPatch(pod, node)));
       client.bindings().inNamespace(ns).resource(Bindings.of(pod, node)).create();
       return;
     }
@@ -116,7 +121,10 @@ final class CeilingBinder implements AutoCloseable {
     String patch =
         AnnotationPatch.of(Annotations.MUTEX_LOCK, value, n.getMetadata().getResourceVersion());
     try {
-      client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      client
+          .nodes()
+          .resource(PatchTargets.node(node))
+          .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
@@ -141,8 +149,13 @@ final class CeilingBinder implements AutoCloseable {
       String mem = amount(limits, "nvidia.com/gpumem");
       String cores = amount(limits, "nvidia.com/gpucores");
       for (int i = 0; i < count; i++) {
-        devices.append(String.format(Locale.ROOT, "GPU-%s-%02d", node, (g + i) % gpusPerNode))
-            .append(",NVIDIA,").append(mem).append(',').append(cores).append(':');
+        devices
+            .append(String.format(Locale.ROOT, "GPU-%s-%02d", node, (g + i) % gpusPerNode))
+            .append(",NVIDIA,")
+            .append(mem)
+            .append(',')
+            .append(cores)
+            .append(':');
       }
       devices.append(';');
     }
@@ -154,7 +167,9 @@ final class CeilingBinder implements AutoCloseable {
     annotations.put(Annotations.VGPU_DEVICES_ALLOCATED, devices.toString());
     annotations.put(Annotations.BIND_PHASE, "allocating");
     annotations.put(Annotations.BIND_TIME, now);
-    return Map.of("metadata", Map.of("annotations", annotations, "labels", Map.of(Annotations.VGPU_NODE, node)));
+    return Map.of(
+        "metadata",
+        Map.of("annotations", annotations, "labels", Map.of(Annotations.VGPU_NODE, node)));
   }
 
   long failures() {

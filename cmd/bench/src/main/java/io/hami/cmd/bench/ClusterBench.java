@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -40,16 +41,17 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One cluster benchmark run: nodes (light or with node agents), the scheduler under test in its
- * own process, pods created at the workload's rate while churn and unschedulable pods run beside
- * them, then the same pods again bound by the API ceiling, and HAMi's scheduler when it can be
- * built. Measures bind throughput (average and per-second percentiles), create-to-bind latency,
- * the scheduler's requests per pod by verb, its CPU time and heap.
+ * One cluster benchmark run: nodes (light or with node agents), the scheduler under test in its own
+ * process, pods created at the workload's rate while churn and unschedulable pods run beside them,
+ * then the same pods again bound by the API ceiling, and HAMi's scheduler when it can be built.
+ * Measures bind throughput (average and per-second percentiles), create-to-bind latency, the
+ * scheduler's requests per pod by verb, its CPU time and heap.
  */
 final class ClusterBench {
   static final String NAMESPACE = "hami-bench";
   static final String CEILING_SCHEDULER = "hami-bench-ceiling";
   private static final String REQUESTS = ClientRequestMetrics.NAME;
+
   /** Node handshake patches: per node and period, not per pod, so not on the binding path. */
   private static final String HANDSHAKE_WRITES = "hami_scheduler_gpu_handshake_writes_total";
 
@@ -61,7 +63,13 @@ final class ClusterBench {
    * @param ceiling whether to run the API ceiling
    * @param out progress lines
    */
-  record Options(Workload workload, @Nullable Path kubeconfig, Path root, Path jar, boolean ceiling, PrintWriter out) {}
+  record Options(
+      Workload workload,
+      @Nullable Path kubeconfig,
+      Path root,
+      Path jar,
+      boolean ceiling,
+      PrintWriter out) {}
 
   private final Options o;
   private final Workload w;
@@ -102,7 +110,8 @@ final class ClusterBench {
     }
   }
 
-  private static KubernetesClient client(Path kubeconfig, @Nullable ClientRequestMetrics metrics) throws IOException {
+  private static KubernetesClient client(Path kubeconfig, @Nullable ClientRequestMetrics metrics)
+      throws IOException {
     Config config = ClusterOptions.of(kubeconfig).config();
     config.setRequestTimeout(60_000);
     return (metrics == null ? KubeClients.builder(config) : metrics.clientBuilder(config)).build();
@@ -112,7 +121,9 @@ final class ClusterBench {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
     env.put("java", System.getProperty("java.version"));
-    env.put("controlPlane", o.kubeconfig() == null ? "local etcd + kube-apiserver" : "kubeconfig " + o.kubeconfig());
+    env.put(
+        "controlPlane",
+        o.kubeconfig() == null ? "local etcd + kube-apiserver" : "kubeconfig " + o.kubeconfig());
     env.put("podQps", fmt(w.pods().qps()));
     env.put("creatingClients", Integer.toString(w.pods().clients()));
     env.put("schedulerKubeQps", fmt(w.scheduler().kubeQps()));
@@ -126,21 +137,26 @@ final class ClusterBench {
       Set<String> nodeNames = new HashSet<>();
       try {
         if (w.nodes().kind() == Workload.NodeKind.LIGHT) {
-          say("registering %d light nodes with %d GPUs each", w.nodes().count(), w.nodes().gpusPerNode());
+          say(
+              "registering %d light nodes with %d GPUs each",
+              w.nodes().count(), w.nodes().gpusPerNode());
           // Each real node serves its own pods; 8 threads for 1,000 nodes served about 8 pods a
           // second under load and held node locks for seconds, which a real cluster does not.
           light = new LightNodes(nodeSide, w.nodes(), NAMESPACE, LIGHT_NODE_THREADS);
           light.start();
           nodeNames.addAll(light.names());
         } else {
-          say("starting %d nodes with node agents and %d GPUs each", w.nodes().count(), w.nodes().gpusPerNode());
+          say(
+              "starting %d nodes with node agents and %d GPUs each",
+              w.nodes().count(), w.nodes().gpusPerNode());
           Path dir = Files.createTempDirectory("hb");
           for (int i = 0; i < w.nodes().count(); i++) {
             List<GpuInfo> gpus = new ArrayList<>();
             for (int g = 0; g < w.nodes().gpusPerNode(); g++) {
               gpus.add(GpuNode.gpu(g, w.nodes().gpuMemoryMiB()));
             }
-            GpuNode n = GpuNode.start(nodeSide, dir, LightNodes.nodeName(i), w.nodes().splitCount(), gpus);
+            GpuNode n =
+                GpuNode.start(nodeSide, dir, LightNodes.nodeName(i), w.nodes().splitCount(), gpus);
             agents.add(n);
             nodeNames.add(n.name());
           }
@@ -154,8 +170,12 @@ final class ClusterBench {
         int[] unsched = new int[2];
         try (SchedulerProcess scheduler =
             SchedulerProcess.start(
-                o.jar(), kubeconfig, o.root().resolve("config/scheduler/scheduler-config.yaml"), w.scheduler(),
-                work.resolve("logs/hami-scheduler.log"), Duration.ofMinutes(3))) {
+                o.jar(),
+                kubeconfig,
+                o.root().resolve("config/scheduler/scheduler-config.yaml"),
+                w.scheduler(),
+                work.resolve("logs/hami-scheduler.log"),
+                Duration.ofMinutes(3))) {
           warmUp(admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {}, scheduler::isAlive);
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
           say("checking invariants on %d nodes", nodeNames.size());
@@ -176,14 +196,28 @@ final class ClusterBench {
         if (light != null && light.errors() > 0) {
           errors.add(light.errors() + " node-side failures (see log)");
         }
-        agents.forEach(a -> a.allocateErrors().forEach((uid, e) -> errors.add("Allocate of pod " + uid + ": " + e)));
+        agents.forEach(
+            a ->
+                a.allocateErrors()
+                    .forEach((uid, e) -> errors.add("Allocate of pod " + uid + ": " + e)));
 
         BenchReport.Baseline hami = hamiBaseline();
-        Double ratio = ceiling == null || ceiling.podsPerSecond() == 0 ? null : ours.podsPerSecond() / ceiling.podsPerSecond();
+        Double ratio =
+            ceiling == null || ceiling.podsPerSecond() == 0
+                ? null
+                : ours.podsPerSecond() / ceiling.podsPerSecond();
         int unbound = ours.created() - ours.bound();
         return new BenchReport(
-            w.name(), w.nodes().count(), w.pods().count(), env, ours, ceiling, ratio, hami,
-            new BenchReport.Checks(violations, unbound, unsched[0], unsched[1], List.copyOf(errors)));
+            w.name(),
+            w.nodes().count(),
+            w.pods().count(),
+            env,
+            ours,
+            ceiling,
+            ratio,
+            hami,
+            new BenchReport.Checks(
+                violations, unbound, unsched[0], unsched[1], List.copyOf(errors)));
       } finally {
         if (light != null) {
           light.close();
@@ -210,11 +244,23 @@ final class ClusterBench {
 
   private void prepareNamespace(KubernetesClient admin) {
     if (admin.namespaces().withName(NAMESPACE).get() == null) {
-      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+      admin
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+          .create();
     }
     if (admin.serviceAccounts().inNamespace(NAMESPACE).withName("default").get() == null) {
-      admin.serviceAccounts().inNamespace(NAMESPACE)
-          .resource(new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+      admin
+          .serviceAccounts()
+          .inNamespace(NAMESPACE)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .endMetadata()
+                  .build())
+          .create();
     }
     deletePods(admin);
   }
@@ -223,7 +269,8 @@ final class ClusterBench {
   private void deletePods(KubernetesClient admin) {
     admin.pods().inNamespace(NAMESPACE).withGracePeriod(0).delete();
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-    while (!admin.pods().inNamespace(NAMESPACE).list().getItems().isEmpty() && System.nanoTime() < deadline) {
+    while (!admin.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()
+        && System.nanoTime() < deadline) {
       sleep(500);
     }
   }
@@ -243,7 +290,11 @@ final class ClusterBench {
    * deletes them: what is measured next runs warm, as a long-running scheduler does.
    */
   private void warmUp(
-      KubernetesClient admin, String schedulerName, String group, Consumer<Pod> offer, BooleanSupplier alive)
+      KubernetesClient admin,
+      String schedulerName,
+      String group,
+      Consumer<Pod> offer,
+      BooleanSupplier alive)
       throws Exception {
     int n = w.pods().warmup();
     if (n == 0) {
@@ -253,16 +304,27 @@ final class ClusterBench {
     List<Workload.Shape> shapes = new BenchPods(w.pods()).draw(n, 7);
     try (BindTracker tracker = new BindTracker(admin, NAMESPACE, group, System::nanoTime)) {
       tracker.start();
-      new PodCreator(admin, NAMESPACE, schedulerName).createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer);
+      new PodCreator(admin, NAMESPACE, schedulerName)
+          .createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer);
       String stopped = awaitBound(tracker, alive);
       if (stopped != null) {
-        errors.add(group + ": " + tracker.pending() + " of " + n + " warm-up pods unbound (" + stopped + ")");
+        errors.add(
+            group
+                + ": "
+                + tracker.pending()
+                + " of "
+                + n
+                + " warm-up pods unbound ("
+                + stopped
+                + ")");
       }
     }
     deletePods(admin);
   }
 
-  /** Threads that play the node side of every light node (Allocate's lock release and bind-phase). */
+  /**
+   * Threads that play the node side of every light node (Allocate's lock release and bind-phase).
+   */
   static final int LIGHT_NODE_THREADS = 64;
 
   /** How long no pod may bind while others wait before a phase stops waiting for them. */
@@ -273,7 +335,8 @@ final class ClusterBench {
    * earlier: the workload's timeout, the binder gone, or no bind for {@link #STALL} (pods that fit
    * nowhere would otherwise hold the run until the timeout).
    */
-  private @Nullable String awaitBound(BindTracker tracker, BooleanSupplier alive) throws InterruptedException {
+  private @Nullable String awaitBound(BindTracker tracker, BooleanSupplier alive)
+      throws InterruptedException {
     long deadline = tracker.firstCreate() + w.timeout().toNanos();
     int last = tracker.boundCount();
     long lastChange = System.nanoTime();
@@ -303,49 +366,82 @@ final class ClusterBench {
   }
 
   private BenchReport.Phase measureOurs(
-      KubernetesClient admin, SchedulerProcess scheduler, List<Workload.Shape> shapes, @Nullable LightNodes light, int[] unsched)
+      KubernetesClient admin,
+      SchedulerProcess scheduler,
+      List<Workload.Shape> shapes,
+      @Nullable LightNodes light,
+      int[] unsched)
       throws Exception {
     PromText before = scheduler.scrape();
     Sampler sampler = new Sampler();
-    ScheduledExecutorService timers = Executors.newScheduledThreadPool(3, Daemons.named("bench-timer"));
+    ScheduledExecutorService timers =
+        Executors.newScheduledThreadPool(3, Daemons.named("bench-timer"));
     PodCreator creator = new PodCreator(admin, NAMESPACE, BenchPods.SCHEDULER_NAME);
     try (BindTracker tracker = new BindTracker(admin, NAMESPACE, "hami", System::nanoTime);
-        BindTracker unschedTracker = new BindTracker(admin, NAMESPACE, "unschedulable", System::nanoTime)) {
+        BindTracker unschedTracker =
+            new BindTracker(admin, NAMESPACE, "unschedulable", System::nanoTime)) {
       tracker.start();
       unschedTracker.start();
       // The periodic tasks run until timers is shut down below.
-      var unusedSampling = timers.scheduleAtFixedRate(
-          () -> {
-            try {
-              PromText t = scheduler.scrape();
-              synchronized (sampler) {
-                sampler.heapMiB.add(t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area"))) / (1 << 20));
-              }
-            } catch (IOException | InterruptedException | RuntimeException e) {
-              // a missed sample; the next second tries again
-            }
-          },
-          0, 1, TimeUnit.SECONDS);
-      var unusedProgress = timers.scheduleAtFixedRate(
-          () -> say("  %s: created %d, bound %d, pending %d", tracker.group(), tracker.createdCount(), tracker.boundCount(), tracker.pending()),
-          5, 5, TimeUnit.SECONDS);
+      var unusedSampling =
+          timers.scheduleAtFixedRate(
+              () -> {
+                try {
+                  PromText t = scheduler.scrape();
+                  synchronized (sampler) {
+                    sampler.heapMiB.add(
+                        t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area")))
+                            / (1 << 20));
+                  }
+                } catch (IOException | InterruptedException | RuntimeException e) {
+                  // a missed sample; the next second tries again
+                }
+              },
+              0,
+              1,
+              TimeUnit.SECONDS);
+      var unusedProgress =
+          timers.scheduleAtFixedRate(
+              () ->
+                  say(
+                      "  %s: created %d, bound %d, pending %d",
+                      tracker.group(),
+                      tracker.createdCount(),
+                      tracker.boundCount(),
+                      tracker.pending()),
+              5,
+              5,
+              TimeUnit.SECONDS);
       Workload.Unschedulable u = w.unschedulable();
       AtomicInteger unschedN = new AtomicInteger();
       if (u != null) {
-        var unusedUnschedulable = timers.scheduleAtFixedRate(
-            () -> creator.createOne("unschedulable-" + unschedN.getAndIncrement(), "unschedulable",
-                BenchPods.unschedulableShape(w.nodes().gpuMemoryMiB()), unschedTracker, p -> {}),
-            u.interval().toMillis(), u.interval().toMillis(), TimeUnit.MILLISECONDS);
+        var unusedUnschedulable =
+            timers.scheduleAtFixedRate(
+                () ->
+                    creator.createOne(
+                        "unschedulable-" + unschedN.getAndIncrement(),
+                        "unschedulable",
+                        BenchPods.unschedulableShape(w.nodes().gpuMemoryMiB()),
+                        unschedTracker,
+                        p -> {}),
+                u.interval().toMillis(),
+                u.interval().toMillis(),
+                TimeUnit.MILLISECONDS);
       }
       Workload.Churn churn = w.churn();
       AtomicInteger replacements = new AtomicInteger();
       if (churn != null) {
         SplittableRandom random = new SplittableRandom(7);
-        var unusedChurn = timers.scheduleWithFixedDelay(
-            () -> churnOnce(admin, creator, tracker, light, churn, random, replacements),
-            churn.interval().toMillis(), churn.interval().toMillis(), TimeUnit.MILLISECONDS);
+        var unusedChurn =
+            timers.scheduleWithFixedDelay(
+                () -> churnOnce(admin, creator, tracker, light, churn, random, replacements),
+                churn.interval().toMillis(),
+                churn.interval().toMillis(),
+                TimeUnit.MILLISECONDS);
       }
-      say("creating %d pods at %s/s with %d clients", shapes.size(), fmt(w.pods().qps()), w.pods().clients());
+      say(
+          "creating %d pods at %s/s with %d clients",
+          shapes.size(), fmt(w.pods().qps()), w.pods().clients());
       creator.createAll(shapes, "hami", w.pods().qps(), w.pods().clients(), tracker, p -> {});
       String stopped = awaitBound(tracker, scheduler::isAlive);
       if (stopped != null) {
@@ -366,15 +462,27 @@ final class ClusterBench {
       synchronized (sampler) {
         heap = List.copyOf(sampler.heapMiB);
       }
-      return phase("hami-scheduler", tracker, requests, handshakeWrites, cpu, Stats.of(heap), internals(before, after));
+      return phase(
+          "hami-scheduler",
+          tracker,
+          requests,
+          handshakeWrites,
+          cpu,
+          Stats.of(heap),
+          internals(before, after));
     } finally {
       timers.shutdownNow();
     }
   }
 
   private void churnOnce(
-      KubernetesClient admin, PodCreator creator, BindTracker tracker, @Nullable LightNodes light, Workload.Churn churn,
-      SplittableRandom random, AtomicInteger replacements) {
+      KubernetesClient admin,
+      PodCreator creator,
+      BindTracker tracker,
+      @Nullable LightNodes light,
+      Workload.Churn churn,
+      SplittableRandom random,
+      AtomicInteger replacements) {
     try {
       List<String> bound = new ArrayList<>(tracker.boundLive());
       for (int i = 0; i < churn.pods() && !bound.isEmpty(); i++) {
@@ -382,7 +490,8 @@ final class ClusterBench {
         tracker.deletedOnPurpose(name);
         admin.pods().inNamespace(NAMESPACE).withName(name).withGracePeriod(0).delete();
         Workload.Shape shape = w.pods().shapes().get(random.nextInt(w.pods().shapes().size()));
-        creator.createOne("hami-r" + replacements.getAndIncrement(), "hami", shape, tracker, p -> {});
+        creator.createOne(
+            "hami-r" + replacements.getAndIncrement(), "hami", shape, tracker, p -> {});
       }
       if (light != null && churn.nodes() > 0) {
         List<String> names = new ArrayList<>(light.names());
@@ -407,22 +516,35 @@ final class ClusterBench {
   }
 
   private BenchReport.Phase measureCeiling(
-      Path kubeconfig, KubernetesClient admin, List<Workload.Shape> shapes, List<String> nodes) throws Exception {
+      Path kubeconfig, KubernetesClient admin, List<Workload.Shape> shapes, List<String> nodes)
+      throws Exception {
     say("API ceiling: binding the same %d pods round-robin without scheduling", shapes.size());
     ClientRequestMetrics metrics = new ClientRequestMetrics();
     PrometheusRegistry registry = new PrometheusRegistry();
     metrics.register(registry);
     try (KubernetesClient binderClient = client(kubeconfig, metrics);
-        CeilingBinder binder = new CeilingBinder(binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
+        CeilingBinder binder =
+            new CeilingBinder(
+                binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
         BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
       warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer, () -> true);
       Map<String, Double> warm = counts(registry);
       tracker.start();
-      ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
+      ScheduledExecutorService progress =
+          Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
       // Runs until progress is shut down below.
-      var unusedProgress = progress.scheduleAtFixedRate(
-          () -> say("  %s: created %d, bound %d, pending %d", tracker.group(), tracker.createdCount(), tracker.boundCount(), tracker.pending()),
-          5, 5, TimeUnit.SECONDS);
+      var unusedProgress =
+          progress.scheduleAtFixedRate(
+              () ->
+                  say(
+                      "  %s: created %d, bound %d, pending %d",
+                      tracker.group(),
+                      tracker.createdCount(),
+                      tracker.boundCount(),
+                      tracker.pending()),
+              5,
+              5,
+              TimeUnit.SECONDS);
       PodCreator creator = new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER);
       Consumer<Pod> offer = binder::offer;
       creator.createAll(shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, offer);
@@ -448,7 +570,10 @@ final class ClusterBench {
     for (var s : registry.scrape()) {
       if (s instanceof CounterSnapshot c) {
         for (var d : c.getDataPoints()) {
-          out.merge(d.getLabels().get("verb") + " " + d.getLabels().get("resource"), d.getValue(), Double::sum);
+          out.merge(
+              d.getLabels().get("verb") + " " + d.getLabels().get("resource"),
+              d.getValue(),
+              Double::sum);
         }
       }
     }
@@ -460,21 +585,35 @@ final class ClusterBench {
     Map<String, Double> out = new LinkedHashMap<>();
     for (String result : List.of("scheduled", "unschedulable", "error")) {
       String m = "hami_scheduler_schedule_attempts_total";
-      out.put("attempts." + result, after.sum(m, l -> result.equals(l.get("result"))) - before.sum(m, l -> result.equals(l.get("result"))));
+      out.put(
+          "attempts." + result,
+          after.sum(m, l -> result.equals(l.get("result")))
+              - before.sum(m, l -> result.equals(l.get("result"))));
     }
     String points = "hami_scheduler_framework_extension_point_duration_seconds_count";
     out.put("handshakeWrites", after.sum(HANDSHAKE_WRITES) - before.sum(HANDSHAKE_WRITES));
-    out.put("permitWaits",
-        after.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status")))
-            - before.sum(points, l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status"))));
-    mean(out, "permitWaitMeanMs", "hami_scheduler_node_lock_permit_wait_duration_seconds", before, after);
+    out.put(
+        "permitWaits",
+        after.sum(
+                points,
+                l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status")))
+            - before.sum(
+                points,
+                l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status"))));
+    mean(
+        out,
+        "permitWaitMeanMs",
+        "hami_scheduler_node_lock_permit_wait_duration_seconds",
+        before,
+        after);
     mean(out, "cycleMeanMs", "hami_scheduler_scheduling_attempt_duration_seconds", before, after);
     mean(out, "bindingMeanMs", "hami_scheduler_binding_duration_seconds", before, after);
     mean(out, "podE2eMeanMs", "hami_scheduler_pod_scheduling_sli_duration_seconds", before, after);
     return out;
   }
 
-  private static void mean(Map<String, Double> out, String key, String histogram, PromText before, PromText after) {
+  private static void mean(
+      Map<String, Double> out, String key, String histogram, PromText before, PromText after) {
     double count = after.sum(histogram + "_count") - before.sum(histogram + "_count");
     double sum = after.sum(histogram + "_sum") - before.sum(histogram + "_sum");
     if (count > 0) {
@@ -487,12 +626,14 @@ final class ClusterBench {
     Map<String, Double> out = new HashMap<>();
     for (PromText.Sample s : after.samples()) {
       if (s.name().equals(REQUESTS)) {
-        out.merge(s.labels().get("verb") + " " + s.labels().get("resource"), s.value(), Double::sum);
+        out.merge(
+            s.labels().get("verb") + " " + s.labels().get("resource"), s.value(), Double::sum);
       }
     }
     for (PromText.Sample s : before.samples()) {
       if (s.name().equals(REQUESTS)) {
-        out.merge(s.labels().get("verb") + " " + s.labels().get("resource"), -s.value(), Double::sum);
+        out.merge(
+            s.labels().get("verb") + " " + s.labels().get("resource"), -s.value(), Double::sum);
       }
     }
     out.values().removeIf(v -> v <= 0);
@@ -500,8 +641,13 @@ final class ClusterBench {
   }
 
   private static BenchReport.Phase phase(
-      String name, BindTracker tracker, Map<String, Double> requests, double handshakeWrites, @Nullable Double cpu,
-      @Nullable Stats heap, Map<String, Double> internals) {
+      String name,
+      BindTracker tracker,
+      Map<String, Double> requests,
+      double handshakeWrites,
+      @Nullable Double cpu,
+      @Nullable Stats heap,
+      Map<String, Double> internals) {
     long start = tracker.firstCreate();
     long[] binds = tracker.bindTimes();
     long last = start;
@@ -510,7 +656,7 @@ final class ClusterBench {
     }
     double seconds = Math.max(1e-9, (last - start) / 1e9);
     int bound = binds.length;
-    Map<String, Double> perPod = new java.util.TreeMap<>();
+    Map<String, Double> perPod = new TreeMap<>();
     double writes = 0;
     double events = 0;
     for (var e : requests.entrySet()) {
@@ -524,9 +670,19 @@ final class ClusterBench {
       }
     }
     return new BenchReport.Phase(
-        name, tracker.createdCount(), bound, seconds, bound / seconds,
-        Stats.of(Stats.perSecond(binds, start)), Stats.of(tracker.latenciesMs()), perPod, writes,
-        writes - events - (bound == 0 ? 0 : handshakeWrites / bound), cpu, heap, internals);
+        name,
+        tracker.createdCount(),
+        bound,
+        seconds,
+        bound / seconds,
+        Stats.of(Stats.perSecond(binds, start)),
+        Stats.of(tracker.latenciesMs()),
+        perPod,
+        writes,
+        writes - events - (bound == 0 ? 0 : handshakeWrites / bound),
+        cpu,
+        heap,
+        internals);
   }
 
   /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */
@@ -534,14 +690,24 @@ final class ClusterBench {
     Path script = o.root().resolve("test-e2e/bin/build-hami-baseline.sh");
     String name = "HAMi scheduler (extender)";
     try {
-      Commands.Result r = Commands.run(List.of("bash", script.toString()), o.root(), Duration.ofMinutes(20));
-      return new BenchReport.Baseline(name, false,
-          "built (" + r.stdout().strip() + ") but running it behind kube-scheduler is not part of this harness", null);
+      Commands.Result r =
+          Commands.run(List.of("bash", script.toString()), o.root(), Duration.ofMinutes(20));
+      return new BenchReport.Baseline(
+          name,
+          false,
+          "built ("
+              + r.stdout().strip()
+              + ") but running it behind kube-scheduler is not part of this harness",
+          null);
     } catch (IOException e) {
       String msg = e.getMessage() == null ? e.toString() : e.getMessage();
       // The script's own error line, without the runner's "exit code 1 from bash ..." preamble.
-      String detail = msg.lines().filter(l -> l.contains("error:")).reduce((a, b) -> b)
-          .map(l -> l.substring(l.indexOf("error:") + "error:".length()).strip()).orElse(msg.strip());
+      String detail =
+          msg.lines()
+              .filter(l -> l.contains("error:"))
+              .reduce((a, b) -> b)
+              .map(l -> l.substring(l.indexOf("error:") + "error:".length()).strip())
+              .orElse(msg.strip());
       say("HAMi baseline unavailable: %s", detail);
       return new BenchReport.Baseline(name, false, detail, null);
     }

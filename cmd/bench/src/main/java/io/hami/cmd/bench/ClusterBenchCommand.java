@@ -18,23 +18,28 @@ import picocli.CommandLine.Spec;
 /**
  * {@code hami bench cluster}: runs a workload against a real API server and prints a table of
  * throughput, latency, requests per pod, CPU and heap, for the scheduler under test and its
- * baselines. Exit codes: 0 when every measured pod bound and every check passed, 1 otherwise, 2
- * for a bad flag or workload.
+ * baselines. Exit codes: 0 when every measured pod bound and every check passed, 1 otherwise, 2 for
+ * a bad flag or workload.
  */
 @Command(
     name = "cluster",
     resourceBundle = "io.hami.cmd.bench.ClusterBenchCommand",
     mixinStandardHelpOptions = true,
-    description = "Measures the scheduler against a real API server with a workload from config/bench/.")
+    description =
+        "Measures the scheduler against a real API server with a workload from config/bench/.")
 public final class ClusterBenchCommand implements Callable<Integer> {
   /** Environment variable the {@code hami} launcher sets to the repository root. */
   static final String HOME_ENV = "HAMI_HOME";
 
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
   @SuppressWarnings("NullAway.Init") // picocli sets it before call().
-  @Option(names = "--workload", required = true, description = "Workload YAML, e.g. config/bench/basic.yaml.")
+  @Option(
+      names = "--workload",
+      required = true,
+      description = "Workload YAML, e.g. config/bench/basic.yaml.")
   Path workload;
 
   /** Its description (in the resource bundle) names this command's own default. */
@@ -50,16 +55,23 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Option(
       names = "--baseline",
       defaultValue = "ceiling",
-      description = "ceiling: also bind the same pods with the API ceiling; none: only the scheduler (default: ${DEFAULT-VALUE}).")
+      description =
+          "ceiling: also bind the same pods with the API ceiling; none: only the scheduler (default: ${DEFAULT-VALUE}).")
   String baseline;
 
-  @Option(names = "--nodes", description = "Override the workload's node count (for scaled-down runs).")
+  @Option(
+      names = "--nodes",
+      description = "Override the workload's node count (for scaled-down runs).")
   @Nullable Integer nodes;
 
-  @Option(names = "--pods", description = "Override the workload's pod count (for scaled-down runs).")
+  @Option(
+      names = "--pods",
+      description = "Override the workload's pod count (for scaled-down runs).")
   @Nullable Integer pods;
 
-  @Option(names = "--qps", description = "Override the workload's pod creation rate (pods per second).")
+  @Option(
+      names = "--qps",
+      description = "Override the workload's pod creation rate (pods per second).")
   @Nullable Double qps;
 
   @Override
@@ -102,27 +114,39 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       return 2;
     }
     if (nodes != null || pods != null) {
-      w = w.scaled(nodes == null ? w.nodes().count() : nodes, pods == null ? w.pods().count() : pods);
+      w =
+          w.scaled(
+              nodes == null ? w.nodes().count() : nodes, pods == null ? w.pods().count() : pods);
     }
     if (qps != null) {
       w = w.withQps(qps);
     }
-    Optional<Path> root = repoRoot(System.getenv(HOME_ENV), Path.of("").toAbsolutePath(), codeLocation());
+    Optional<Path> root =
+        repoRoot(System.getenv(HOME_ENV), Path.of("").toAbsolutePath(), codeLocation());
     if (root.isEmpty()) {
-      err.println("cannot find the repository root (set " + HOME_ENV + " or run from inside the repository)");
+      err.println(
+          "cannot find the repository root (set "
+              + HOME_ENV
+              + " or run from inside the repository)");
       err.flush();
       return 2;
     }
     Path jar = schedulerJar(root.get());
     if (!Files.isRegularFile(jar)) {
-      err.println("scheduler jar " + jar + " not found; build it with: mvn -B -q -pl cmd/cli -am package -DskipTests");
+      err.println(
+          "scheduler jar "
+              + jar
+              + " not found; build it with: mvn -B -q -pl cmd/cli -am package -DskipTests");
       err.flush();
       return 2;
     }
-    out.printf("hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s%n", w.name(), w.nodes().count(), w.pods().count(), baseline);
+    out.printf(
+        "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s%n",
+        w.name(), w.nodes().count(), w.pods().count(), baseline);
     out.flush();
     BenchReport report =
-        ClusterBench.run(new ClusterBench.Options(w, cluster.kubeconfig(), root.get(), jar, ceiling, out));
+        ClusterBench.run(
+            new ClusterBench.Options(w, cluster.kubeconfig(), root.get(), jar, ceiling, out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);

@@ -15,8 +15,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.cmd.cluster.FakeNode;
 import io.hami.kube.AnnotationPatch;
 import io.hami.kube.Informers;
-import io.hami.model.Annotations;
 import io.hami.kube.PatchTargets;
+import io.hami.model.Annotations;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.lock.NodeLock;
@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
 final class LightNodes implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LightNodes.class);
   static final String NODE_PREFIX = "bench-node-";
-  private static final DateTimeFormatter HANDSHAKE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+  private static final DateTimeFormatter HANDSHAKE_TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
   private final KubernetesClient client;
   private final Workload.Nodes spec;
@@ -97,7 +98,8 @@ final class LightNodes implements AutoCloseable {
     long period = spec.handshakeInterval().toMillis();
     // Runs until close() shuts the timer down.
     var unused =
-        timer.scheduleWithFixedDelay(this::refreshHandshakes, period, period, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(
+            this::refreshHandshakes, period, period, TimeUnit.MILLISECONDS);
   }
 
   /** Creates the node with its annotations, publishes its status and clears the not-ready taint. */
@@ -106,12 +108,20 @@ final class LightNodes implements AutoCloseable {
     for (int g = 0; g < spec.gpusPerNode(); g++) {
       devices.add(
           NodeDevice.of(
-              String.format(Locale.ROOT, "GPU-%s-%02d", name, g), g, spec.splitCount(), spec.gpuMemoryMiB(), 100,
-              "NVIDIA-Tesla T4", 0, NodeDevice.MODE_HAMI_CORE, true));
+              String.format(Locale.ROOT, "GPU-%s-%02d", name, g),
+              g,
+              spec.splitCount(),
+              spec.gpuMemoryMiB(),
+              100,
+              "NVIDIA-Tesla T4",
+              0,
+              NodeDevice.MODE_HAMI_CORE,
+              true));
     }
     Map<String, Quantity> capacity =
         Map.of(
-            "nvidia.com/gpu", new Quantity(Integer.toString(spec.gpusPerNode() * spec.splitCount())),
+            "nvidia.com/gpu",
+                new Quantity(Integer.toString(spec.gpusPerNode() * spec.splitCount())),
             "pods", new Quantity("1000"),
             "cpu", new Quantity("256"),
             "memory", new Quantity("2Ti"));
@@ -131,19 +141,35 @@ final class LightNodes implements AutoCloseable {
             .withCapacity(capacity)
             .withAllocatable(capacity)
             .withConditions(
-                new NodeConditionBuilder().withType("Ready").withStatus("True").withReason("KubeletReady")
-                    .withMessage("light node of hami bench cluster").withLastHeartbeatTime(now).withLastTransitionTime(now)
+                new NodeConditionBuilder()
+                    .withType("Ready")
+                    .withStatus("True")
+                    .withReason("KubeletReady")
+                    .withMessage("light node of hami bench cluster")
+                    .withLastHeartbeatTime(now)
+                    .withLastTransitionTime(now)
                     .build())
-            .withAddresses(new NodeAddressBuilder().withType("InternalIP").withAddress("127.0.0.1").build())
+            .withAddresses(
+                new NodeAddressBuilder().withType("InternalIP").withAddress("127.0.0.1").build())
             .withNewNodeInfo()
-            .withArchitecture("amd64").withOperatingSystem("linux").withKubeletVersion("v0.0.0-hami-bench")
-            .withContainerRuntimeVersion("fake://0").withKernelVersion("").withOsImage("fake").withMachineID(name)
-            .withSystemUUID(name).withBootID(name).withKubeProxyVersion("")
+            .withArchitecture("amd64")
+            .withOperatingSystem("linux")
+            .withKubeletVersion("v0.0.0-hami-bench")
+            .withContainerRuntimeVersion("fake://0")
+            .withKernelVersion("")
+            .withOsImage("fake")
+            .withMachineID(name)
+            .withSystemUUID(name)
+            .withBootID(name)
+            .withKubeProxyVersion("")
             .endNodeInfo()
             .build());
     Node withStatus = client.nodes().resource(created).updateStatus();
     // Admission taints every new node not-ready; the node lifecycle controller would clear it.
-    client.nodes().resource(withStatus).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"taints\":null}}");
+    client
+        .nodes()
+        .resource(withStatus)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"taints\":null}}");
     names.add(name);
   }
 
@@ -153,7 +179,12 @@ final class LightNodes implements AutoCloseable {
     client.nodes().withName(name).delete();
     for (Pod p : Objects.requireNonNull(informer, "not started").getStore().list()) {
       if (name.equals(p.getSpec().getNodeName())) {
-        client.pods().inNamespace(namespace).withName(p.getMetadata().getName()).withGracePeriod(0).delete();
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withName(p.getMetadata().getName())
+            .withGracePeriod(0)
+            .delete();
       }
     }
   }
@@ -166,7 +197,10 @@ final class LightNodes implements AutoCloseable {
     String patch = AnnotationPatch.of(Annotations.NODE_HANDSHAKE, handshake(), null);
     for (String name : List.copyOf(names)) {
       try {
-        client.nodes().resource(PatchTargets.node(name)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client
+            .nodes()
+            .resource(PatchTargets.node(name))
+            .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       } catch (KubernetesClientException e) {
         log.debug("handshake refresh failed node={} error={}", name, e.getMessage());
       }
@@ -176,7 +210,10 @@ final class LightNodes implements AutoCloseable {
   private void maybeServe(Pod pod) {
     String node = pod.getSpec().getNodeName();
     Map<String, String> a = pod.getMetadata().getAnnotations();
-    if (node == null || a == null || !names.contains(node) || !"allocating".equals(a.get(Annotations.BIND_PHASE))) {
+    if (node == null
+        || a == null
+        || !names.contains(node)
+        || !"allocating".equals(a.get(Annotations.BIND_PHASE))) {
       return;
     }
     if (served.add(pod.getMetadata().getUid())) {
@@ -190,9 +227,18 @@ final class LightNodes implements AutoCloseable {
     String name = pod.getMetadata().getName();
     try {
       int containers = pod.getSpec().getContainers().size();
-      String patch = AnnotationPatch.of(
-          Map.of(Annotations.BIND_PHASE, "success", Annotations.VGPU_DEVICES_TO_ALLOCATE, ";".repeat(containers)), null);
-      client.pods().resource(PatchTargets.pod(pod)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      String patch =
+          AnnotationPatch.of(
+              Map.of(
+                  Annotations.BIND_PHASE,
+                  "success",
+                  Annotations.VGPU_DEVICES_TO_ALLOCATE,
+                  ";".repeat(containers)),
+              null);
+      client
+          .pods()
+          .resource(PatchTargets.pod(pod))
+          .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
       releaseLock(node, ns, name);
     } catch (KubernetesClientException e) {
       errors.incrementAndGet();
@@ -211,9 +257,13 @@ final class LightNodes implements AutoCloseable {
       if (lock == null || !NodeLock.releasableBy(lock, ns, pod)) {
         return;
       }
-      String patch = AnnotationPatch.of(Annotations.MUTEX_LOCK, null, n.getMetadata().getResourceVersion());
+      String patch =
+          AnnotationPatch.of(Annotations.MUTEX_LOCK, null, n.getMetadata().getResourceVersion());
       try {
-        client.nodes().resource(PatchTargets.node(node)).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client
+            .nodes()
+            .resource(PatchTargets.node(node))
+            .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         released.incrementAndGet();
         return;
       } catch (KubernetesClientException e) {

@@ -36,7 +36,13 @@ final class PodCreator {
    *
    * @param created called with each pod as the server returned it
    */
-  void createAll(List<Workload.Shape> shapes, String group, double qps, int clients, BindTracker tracker, Consumer<Pod> created)
+  void createAll(
+      List<Workload.Shape> shapes,
+      String group,
+      double qps,
+      int clients,
+      BindTracker tracker,
+      Consumer<Pod> created)
       throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(clients, Daemons.named("pod-creator"));
     AtomicInteger next = new AtomicInteger();
@@ -69,7 +75,8 @@ final class PodCreator {
   }
 
   /** Creates one pod now. */
-  void createOne(String name, String group, Workload.Shape shape, BindTracker tracker, Consumer<Pod> created) {
+  void createOne(
+      String name, String group, Workload.Shape shape, BindTracker tracker, Consumer<Pod> created) {
     Pod pod = BenchPods.pod(namespace, name, group, shape, schedulerName);
     tracker.creating(name);
     try {

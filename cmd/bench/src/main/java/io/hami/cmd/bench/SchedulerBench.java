@@ -1,5 +1,7 @@
 package io.hami.cmd.bench;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -7,16 +9,19 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulingObserver;
-import io.hami.framework.local.InMemoryCluster;
 import io.hami.model.Annotations;
+import io.hami.model.JsonStrings;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.device.NodeDeviceJson;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -67,7 +72,7 @@ public final class SchedulerBench {
     /** One line of JSON with every figure. */
     public String toJson() {
       return String.format(
-          java.util.Locale.ROOT,
+          Locale.ROOT,
           "{\"nodes\":%d,\"gpusPerNode\":%d,\"pods\":%d,\"warmupPods\":%d,\"parallelism\":%d,"
               + "\"profile\":%s,\"bound\":%d,\"unschedulable\":%d,\"seconds\":%.3f,"
               + "\"podsPerSecond\":%.1f,\"schedulerCpuSeconds\":%.3f,\"decisionP50Ms\":%.3f,\"decisionP90Ms\":%.3f,"
@@ -78,7 +83,7 @@ public final class SchedulerBench {
           params.pods(),
           params.warmupPods(),
           params.parallelism(),
-          io.hami.model.JsonStrings.quote(params.profileName()),
+          JsonStrings.quote(params.profileName()),
           bound,
           unschedulable,
           seconds,
@@ -90,7 +95,7 @@ public final class SchedulerBench {
           maxMs,
           heapUsedMiB,
           heapMaxMiB,
-          io.hami.model.JsonStrings.quote(String.join(" ", jvmFlags)));
+          JsonStrings.quote(String.join(" ", jvmFlags)));
     }
   }
 
@@ -138,7 +143,7 @@ public final class SchedulerBench {
       for (int i = 0; i < p.pods(); i++) {
         cluster.addPod(pod("pod", i, p.shapes()));
       }
-      java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       long cpuStart = threads.getCurrentThreadCpuTime();
       long start = System.nanoTime();
       InMemoryCluster.DrainResult r = cluster.drain(0);
@@ -180,7 +185,15 @@ public final class SchedulerBench {
     for (int g = 0; g < gpus; g++) {
       devices.add(
           NodeDevice.of(
-              String.format("GPU-%05d-%02d", i, g), g, 10, 81920, 100, "NVIDIA-A100-SXM4-80GB", g * 2 / Math.max(1, gpus), "hami-core", true));
+              String.format("GPU-%05d-%02d", i, g),
+              g,
+              10,
+              81920,
+              100,
+              "NVIDIA-A100-SXM4-80GB",
+              g * 2 / Math.max(1, gpus),
+              "hami-core",
+              true));
     }
     Map<String, Quantity> capacity =
         Map.of(
@@ -222,7 +235,10 @@ public final class SchedulerBench {
             .withSchedulerName(SchedulerConfiguration.DEFAULT_SCHEDULER_NAME)
             .endSpec();
     if (bucket < 10) {
-      b.editSpec().addToContainers(gpuContainer("main", 1, 1024 * (1 + (i / 20) % 8), 5 * (1 + (i / 7) % 6))).endSpec();
+      b.editSpec()
+          .addToContainers(
+              gpuContainer("main", 1, 1024 * (1 + (i / 20) % 8), 5 * (1 + (i / 7) % 6)))
+          .endSpec();
     } else if (bucket < 13) {
       b.editSpec().addToContainers(gpuContainer("main", 1, 0, 0)).endSpec();
     } else if (bucket < 16) {
@@ -236,9 +252,9 @@ public final class SchedulerBench {
   }
 
   /** A container with GPU limits (memory and cores left out when 0: a whole card). */
-  static io.fabric8.kubernetes.api.model.Container gpuContainer(String name, int gpus, int memMiB, int cores) {
-    io.fabric8.kubernetes.api.model.ContainerBuilder c =
-        new io.fabric8.kubernetes.api.model.ContainerBuilder()
+  static Container gpuContainer(String name, int gpus, int memMiB, int cores) {
+    ContainerBuilder c =
+        new ContainerBuilder()
             .withName(name)
             .withImage("registry.invalid/cuda-app:1")
             .withNewResources()
@@ -247,10 +263,14 @@ public final class SchedulerBench {
             .addToLimits("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
             .endResources();
     if (memMiB > 0) {
-      c.editResources().addToLimits("nvidia.com/gpumem", new Quantity(String.valueOf(memMiB))).endResources();
+      c.editResources()
+          .addToLimits("nvidia.com/gpumem", new Quantity(String.valueOf(memMiB)))
+          .endResources();
     }
     if (cores > 0) {
-      c.editResources().addToLimits("nvidia.com/gpucores", new Quantity(String.valueOf(cores))).endResources();
+      c.editResources()
+          .addToLimits("nvidia.com/gpucores", new Quantity(String.valueOf(cores)))
+          .endResources();
     }
     return c.build();
   }

@@ -26,15 +26,25 @@ import picocli.CommandLine.Spec;
     description = "Schedules P pods onto N in-memory GPU nodes and prints throughput and latency.")
 public final class SchedulerBenchCommand implements Callable<Integer> {
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
-  @Option(names = "--nodes", defaultValue = "5000", description = "Nodes (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--nodes",
+      defaultValue = "5000",
+      description = "Nodes (default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(names = "--gpus-per-node", defaultValue = "8", description = "GPUs per node (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--gpus-per-node",
+      defaultValue = "8",
+      description = "GPUs per node (default: ${DEFAULT-VALUE}).")
   int gpusPerNode;
 
-  @Option(names = "--pods", defaultValue = "50000", description = "Measured pods (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--pods",
+      defaultValue = "50000",
+      description = "Measured pods (default: ${DEFAULT-VALUE}).")
   int pods;
 
   @Option(
@@ -65,7 +75,10 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
       description = "Filter/Score threads (default: ${DEFAULT-VALUE}).")
   int parallelism;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Tie-break seed (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Tie-break seed (default: ${DEFAULT-VALUE}).")
   long seed;
 
   @Override
@@ -73,7 +86,8 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (nodes < 1 || gpusPerNode < 0 || pods < 1 || parallelism < 1) {
-      err.println("--nodes, --pods and --parallelism must be at least 1; --gpus-per-node at least 0");
+      err.println(
+          "--nodes, --pods and --parallelism must be at least 1; --gpus-per-node at least 0");
       err.flush();
       return 2;
     }
@@ -95,9 +109,12 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
     switch (podShapes) {
       case "slice" -> shapes = SchedulerBench.PodShapes.SLICE;
       case "mixed" -> shapes = SchedulerBench.PodShapes.MIXED;
-      case "auto" -> shapes = enablesVgpu(config) ? SchedulerBench.PodShapes.MIXED : SchedulerBench.PodShapes.SLICE;
+      case "auto" ->
+          shapes =
+              enablesVgpu(config) ? SchedulerBench.PodShapes.MIXED : SchedulerBench.PodShapes.SLICE;
       default -> {
-        err.println("--pod-shapes: invalid value \"" + podShapes + "\": must be one of slice, mixed, auto");
+        err.println(
+            "--pod-shapes: invalid value \"" + podShapes + "\": must be one of slice, mixed, auto");
         err.flush();
         return 2;
       }
@@ -105,12 +122,23 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
     int warmup = warmupPods >= 0 ? warmupPods : Math.min(pods, 10_000);
     SchedulerBench.Params params =
         new SchedulerBench.Params(
-            nodes, gpusPerNode, pods, warmup, parallelism, seed,
+            nodes,
+            gpusPerNode,
+            pods,
+            warmup,
+            parallelism,
+            seed,
             profile == null ? "default" : profile.toString(),
             shapes);
     out.printf(
         "hami bench scheduler: nodes=%d gpus-per-node=%d pods=%d warmup=%d parallelism=%d profile=%s pod-shapes=%s%n",
-        nodes, gpusPerNode, pods, warmup, parallelism, params.profileName(), shapes.name().toLowerCase(Locale.ROOT));
+        nodes,
+        gpusPerNode,
+        pods,
+        warmup,
+        parallelism,
+        params.profileName(),
+        shapes.name().toLowerCase(Locale.ROOT));
     out.flush();
     SchedulerBench.Result r;
     try {
@@ -120,13 +148,28 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
       err.flush();
       return 2;
     }
-    out.printf(Locale.ROOT, "bound %d/%d pods in %.2f s: %.0f pods/s (%d left unschedulable)%n",
-        r.bound(), pods, r.seconds(), r.podsPerSecond(), r.unschedulable());
-    out.printf(Locale.ROOT, "scheduling thread CPU: %.2f s (%.0f pods per CPU-second)%n",
-        r.cpuSeconds(), r.bound() / Math.max(1e-9, r.cpuSeconds()));
-    out.printf(Locale.ROOT, "decision latency ms: p50=%.3f p90=%.3f p99=%.3f max=%.3f%n",
-        r.p50Ms(), r.p90Ms(), r.p99Ms(), r.maxMs());
-    out.printf("heap used after GC with %d bound pods: %d MiB (max %d MiB)%n",
+    out.printf(
+        Locale.ROOT,
+        "bound %d/%d pods in %.2f s: %.0f pods/s (%d left unschedulable)%n",
+        r.bound(),
+        pods,
+        r.seconds(),
+        r.podsPerSecond(),
+        r.unschedulable());
+    out.printf(
+        Locale.ROOT,
+        "scheduling thread CPU: %.2f s (%.0f pods per CPU-second)%n",
+        r.cpuSeconds(),
+        r.bound() / Math.max(1e-9, r.cpuSeconds()));
+    out.printf(
+        Locale.ROOT,
+        "decision latency ms: p50=%.3f p90=%.3f p99=%.3f max=%.3f%n",
+        r.p50Ms(),
+        r.p90Ms(),
+        r.p99Ms(),
+        r.maxMs());
+    out.printf(
+        "heap used after GC with %d bound pods: %d MiB (max %d MiB)%n",
         r.bound(), r.heapUsedMiB(), r.heapMaxMiB());
     out.printf("JVM flags: %s%n", String.join(" ", r.jvmFlags()));
     out.println("RESULT " + r.toJson());
@@ -141,6 +184,7 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
             p ->
                 p.multiPoint().enabled().stream().anyMatch(r -> r.name().equals("vgpu"))
                     || p.points().values().stream()
-                        .anyMatch(set -> set.enabled().stream().anyMatch(r -> r.name().equals("vgpu"))));
+                        .anyMatch(
+                            set -> set.enabled().stream().anyMatch(r -> r.name().equals("vgpu"))));
   }
 }

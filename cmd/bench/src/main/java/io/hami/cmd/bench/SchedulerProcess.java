@@ -1,5 +1,6 @@
 package io.hami.cmd.bench;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,7 +27,8 @@ final class SchedulerProcess implements AutoCloseable {
   private final Process process;
   private final Path log;
   private final int port;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final Thread shutdownHook;
 
   private SchedulerProcess(Process process, Path log, int port, Thread shutdownHook) {
@@ -44,7 +46,12 @@ final class SchedulerProcess implements AutoCloseable {
    * @param log where its output goes
    */
   static SchedulerProcess start(
-      Path jar, Path kubeconfig, Path config, Workload.SchedulerFlags flags, Path log, Duration timeout)
+      Path jar,
+      Path kubeconfig,
+      Path config,
+      Workload.SchedulerFlags flags,
+      Path log,
+      Duration timeout)
       throws IOException, InterruptedException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> cmd = new ArrayList<>();
@@ -66,7 +73,7 @@ final class SchedulerProcess implements AutoCloseable {
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .start();
     // A run cut short (Ctrl-C) must not leave the scheduler running.
     Thread hook = new Thread(p::destroyForcibly, "hami-bench-scheduler-stop");
@@ -76,7 +83,8 @@ final class SchedulerProcess implements AutoCloseable {
     try {
       while (port < 0) {
         if (!p.isAlive()) {
-          throw new IOException("scheduler exited with code " + p.exitValue() + "; log " + log + ":\n" + tail(log));
+          throw new IOException(
+              "scheduler exited with code " + p.exitValue() + "; log " + log + ":\n" + tail(log));
         }
         Matcher m = PORT.matcher(Files.readString(log, StandardCharsets.UTF_8));
         if (m.find()) {
@@ -89,7 +97,8 @@ final class SchedulerProcess implements AutoCloseable {
       SchedulerProcess s = new SchedulerProcess(p, log, port, hook);
       while (!s.ready()) {
         if (!p.isAlive()) {
-          throw new IOException("scheduler exited with code " + p.exitValue() + "; log " + log + ":\n" + tail(log));
+          throw new IOException(
+              "scheduler exited with code " + p.exitValue() + "; log " + log + ":\n" + tail(log));
         }
         checkDeadline(deadline, log, "/readyz");
         Thread.sleep(100);
@@ -112,7 +121,8 @@ final class SchedulerProcess implements AutoCloseable {
 
   private static void checkDeadline(long deadline, Path log, String what) throws IOException {
     if (System.nanoTime() > deadline) {
-      throw new IOException("scheduler not ready waiting for " + what + "; log " + log + ":\n" + tail(log));
+      throw new IOException(
+          "scheduler not ready waiting for " + what + "; log " + log + ":\n" + tail(log));
     }
   }
 
@@ -127,9 +137,12 @@ final class SchedulerProcess implements AutoCloseable {
 
   private boolean ready() {
     try {
-      HttpResponse<String> r = http.send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return r.statusCode() == 200;
     } catch (IOException e) {
       return false;
@@ -141,9 +154,12 @@ final class SchedulerProcess implements AutoCloseable {
 
   /** The scheduler's metrics now. */
   PromText scrape() throws IOException, InterruptedException {
-    HttpResponse<String> r = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IOException("GET /metrics answered " + r.statusCode());
     }

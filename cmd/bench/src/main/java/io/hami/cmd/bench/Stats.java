@@ -9,7 +9,8 @@ import java.util.List;
  * Summary statistics of a sample: mean and nearest-rank percentiles, as scheduler_perf reports
  * them. Immutable.
  */
-public record Stats(int count, double mean, double min, double p50, double p90, double p99, double max) {
+public record Stats(
+    int count, double mean, double min, double p50, double p90, double p99, double max) {
 
   public static final Stats EMPTY = new Stats(0, 0, 0, 0, 0, 0, 0);
 
@@ -38,7 +39,10 @@ public record Stats(int count, double mean, double min, double p50, double p90, 
     return of(values.stream().mapToDouble(Number::doubleValue).toArray());
   }
 
-  /** The nearest-rank percentile of sorted values: the smallest value with {@code p}% at or below it. */
+  /**
+   * The nearest-rank percentile of sorted values: the smallest value with {@code p}% at or below
+   * it.
+   */
   static double percentile(double[] sorted, double p) {
     checkArgument(sorted.length > 0, "no values");
     checkArgument(p > 0 && p <= 100, "percentile %s must be in (0, 100]", p);

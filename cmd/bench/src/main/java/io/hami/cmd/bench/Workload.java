@@ -72,7 +72,12 @@ public record Workload(
    * @param handshakeInterval how often light nodes refresh {@code hami.io/node-handshake}
    */
   public record Nodes(
-      int count, int gpusPerNode, int gpuMemoryMiB, int splitCount, NodeKind kind, Duration handshakeInterval) {}
+      int count,
+      int gpusPerNode,
+      int gpuMemoryMiB,
+      int splitCount,
+      NodeKind kind,
+      Duration handshakeInterval) {}
 
   /**
    * The measured pods.
@@ -81,9 +86,9 @@ public record Workload(
    * @param qps pods created per second
    * @param clients concurrent creating clients
    * @param shapes the pod shapes, drawn by weight
-   * @param warmup pods bound and deleted before measuring, through the scheduler and again
-   *     through the API ceiling, so that both are measured warm (JIT-compiled, connections open),
-   *     as a long-running scheduler runs; 0 for none
+   * @param warmup pods bound and deleted before measuring, through the scheduler and again through
+   *     the API ceiling, so that both are measured warm (JIT-compiled, connections open), as a
+   *     long-running scheduler runs; 0 for none
    */
   public record Pods(int count, double qps, int clients, List<Shape> shapes, int warmup) {
     public Pods {
@@ -100,9 +105,12 @@ public record Workload(
    * A pod shape: {@code containers} containers, each asking for {@code gpus} vGPUs of {@code
    * memoryMiB} MiB and {@code cores}% of the cores.
    */
-  public record Shape(String name, int weight, int containers, int gpus, int memoryMiB, int cores) {}
+  public record Shape(
+      String name, int weight, int containers, int gpus, int memoryMiB, int cores) {}
 
-  /** Every {@code interval}: {@code nodes} nodes and {@code pods} bound pods deleted and re-created. */
+  /**
+   * Every {@code interval}: {@code nodes} nodes and {@code pods} bound pods deleted and re-created.
+   */
   public record Churn(Duration interval, int nodes, int pods) {}
 
   /** Every {@code interval}, a pod that fits no node. */
@@ -119,14 +127,21 @@ public record Workload(
   public record SchedulerFlags(double kubeQps, int kubeBurst, int heapMiB, int bindingThreads) {}
 
   /**
-   * The same workload with other node and pod counts (for scaled-down runs); the warm-up is at
-   * most the measured count.
+   * The same workload with other node and pod counts (for scaled-down runs); the warm-up is at most
+   * the measured count.
    */
   public Workload scaled(int nodeCount, int podCount) {
     return new Workload(
         name,
-        new Nodes(nodeCount, nodes.gpusPerNode(), nodes.gpuMemoryMiB(), nodes.splitCount(), nodes.kind(), nodes.handshakeInterval()),
-        new Pods(podCount, pods.qps(), pods.clients(), pods.shapes(), Math.min(pods.warmup(), podCount)),
+        new Nodes(
+            nodeCount,
+            nodes.gpusPerNode(),
+            nodes.gpuMemoryMiB(),
+            nodes.splitCount(),
+            nodes.kind(),
+            nodes.handshakeInterval()),
+        new Pods(
+            podCount, pods.qps(), pods.clients(), pods.shapes(), Math.min(pods.warmup(), podCount)),
         churn,
         unschedulable,
         scheduler,
@@ -136,8 +151,13 @@ public record Workload(
   /** The same workload with pods created at {@code qps} per second. */
   public Workload withQps(double qps) {
     return new Workload(
-        name, nodes, new Pods(pods.count(), qps, pods.clients(), pods.shapes(), pods.warmup()), churn, unschedulable,
-        scheduler, timeout);
+        name,
+        nodes,
+        new Pods(pods.count(), qps, pods.clients(), pods.shapes(), pods.warmup()),
+        churn,
+        unschedulable,
+        scheduler,
+        timeout);
   }
 
   /** GPU capacity the pods need, in GPUs, as a share of what the nodes have (1.0: full). */
@@ -168,13 +188,21 @@ public record Workload(
   }
 
   private static final YAMLMapper YAML = YAMLMapper.builder().build();
-  private static final ImmutableSet<String> TOP = ImmutableSet.of("name", "nodes", "pods", "churn", "unschedulable", "scheduler", "timeoutSeconds");
-  private static final ImmutableSet<String> NODES = ImmutableSet.of("count", "gpusPerNode", "gpuMemoryMiB", "splitCount", "kind", "handshakeIntervalSeconds");
-  private static final ImmutableSet<String> PODS = ImmutableSet.of("count", "qps", "clients", "shapes", "warmup");
-  private static final ImmutableSet<String> SHAPE = ImmutableSet.of("name", "weight", "containers", "gpus", "memoryMiB", "cores");
-  private static final ImmutableSet<String> CHURN = ImmutableSet.of("intervalMillis", "nodes", "pods");
+  private static final ImmutableSet<String> TOP =
+      ImmutableSet.of(
+          "name", "nodes", "pods", "churn", "unschedulable", "scheduler", "timeoutSeconds");
+  private static final ImmutableSet<String> NODES =
+      ImmutableSet.of(
+          "count", "gpusPerNode", "gpuMemoryMiB", "splitCount", "kind", "handshakeIntervalSeconds");
+  private static final ImmutableSet<String> PODS =
+      ImmutableSet.of("count", "qps", "clients", "shapes", "warmup");
+  private static final ImmutableSet<String> SHAPE =
+      ImmutableSet.of("name", "weight", "containers", "gpus", "memoryMiB", "cores");
+  private static final ImmutableSet<String> CHURN =
+      ImmutableSet.of("intervalMillis", "nodes", "pods");
   private static final ImmutableSet<String> UNSCHED = ImmutableSet.of("intervalMillis");
-  private static final ImmutableSet<String> SCHED = ImmutableSet.of("kubeQps", "kubeBurst", "heapMiB", "bindingThreads");
+  private static final ImmutableSet<String> SCHED =
+      ImmutableSet.of("kubeQps", "kubeBurst", "heapMiB", "bindingThreads");
 
   /** Reads and validates a workload file. */
   public static Workload load(Path file) {
@@ -231,7 +259,10 @@ public record Workload(
     List<Shape> shapes = new ArrayList<>();
     JsonNode shapesNode = p == null ? null : p.get("shapes");
     if (p != null && (shapesNode == null || !shapesNode.isArray() || shapesNode.isEmpty())) {
-      f.error("pods.shapes", shapesNode == null ? "(missing)" : shapesNode.toString(), "want a non-empty list of shapes");
+      f.error(
+          "pods.shapes",
+          shapesNode == null ? "(missing)" : shapesNode.toString(),
+          "want a non-empty list of shapes");
     } else if (shapesNode != null) {
       for (int i = 0; i < shapesNode.size(); i++) {
         JsonNode s = shapesNode.get(i);
@@ -253,7 +284,14 @@ public record Workload(
         if (mem > gpuMem && n != null) {
           f.error(at + "memoryMiB", Integer.toString(mem), "exceeds nodes.gpuMemoryMiB " + gpuMem);
         }
-        shapes.add(new Shape(shapeName == null ? "shape-" + i : shapeName, weight, containers, shapeGpus, mem, cores));
+        shapes.add(
+            new Shape(
+                shapeName == null ? "shape-" + i : shapeName,
+                weight,
+                containers,
+                shapeGpus,
+                mem,
+                cores));
       }
     }
 
@@ -268,7 +306,8 @@ public record Workload(
         f.error("churn", c.toString(), "churns nothing: set nodes or pods above 0");
       }
       if (churnNodes >= nodeCount && nodeCount > 0) {
-        f.error("churn.nodes", Integer.toString(churnNodes), "must be below nodes.count " + nodeCount);
+        f.error(
+            "churn.nodes", Integer.toString(churnNodes), "must be below nodes.count " + nodeCount);
       }
       churn = new Churn(Duration.ofMillis(interval), churnNodes, churnPods);
     }
@@ -276,7 +315,10 @@ public record Workload(
     JsonNode u = f.object(root, "", "unschedulable", false);
     if (u != null) {
       f.known(u, "unschedulable.", UNSCHED);
-      unschedulable = new Unschedulable(Duration.ofMillis(f.integer(u, "unschedulable.", "intervalMillis", 200, 10, 3_600_000)));
+      unschedulable =
+          new Unschedulable(
+              Duration.ofMillis(
+                  f.integer(u, "unschedulable.", "intervalMillis", 200, 10, 3_600_000)));
     }
     JsonNode s = f.object(root, "", "scheduler", false);
     double kubeQps = f.number(s, "scheduler.", "kubeQps", 5000, 1, 1_000_000);
@@ -288,7 +330,10 @@ public record Workload(
     }
     int timeout = f.integer(root, "", "timeoutSeconds", 900, 1, 86_400);
     if (kind == NodeKind.AGENT && nodeCount > 16) {
-      f.error("nodes.count", Integer.toString(nodeCount), "at most 16 with kind agent (each runs a node agent in the harness)");
+      f.error(
+          "nodes.count",
+          Integer.toString(nodeCount),
+          "at most 16 with kind agent (each runs a node agent in the harness)");
     }
     if (kind == NodeKind.AGENT && churn != null && churn.nodes() > 0) {
       f.error("churn.nodes", Integer.toString(churn.nodes()), "node churn needs kind light");
@@ -318,15 +363,22 @@ public record Workload(
       if (node == null) {
         return;
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.properties().iterator(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.properties().iterator();
+          it.hasNext(); ) {
         String key = it.next().getKey();
         if (!allowed.contains(key)) {
-          errors.add(at + key + ": unknown field (known: " + String.join(", ", allowed.stream().sorted().toList()) + ")");
+          errors.add(
+              at
+                  + key
+                  + ": unknown field (known: "
+                  + String.join(", ", allowed.stream().sorted().toList())
+                  + ")");
         }
       }
     }
 
-    @Nullable JsonNode object(@Nullable JsonNode parent, String at, String field, boolean required) {
+    @Nullable JsonNode object(
+        @Nullable JsonNode parent, String at, String field, boolean required) {
       JsonNode v = parent == null ? null : parent.get(field);
       if (v == null || v.isNull()) {
         if (required) {
@@ -341,7 +393,8 @@ public record Workload(
       return v;
     }
 
-    @Nullable String string(@Nullable JsonNode parent, String at, String field, @Nullable String dflt) {
+    @Nullable String string(
+        @Nullable JsonNode parent, String at, String field, @Nullable String dflt) {
       JsonNode v = parent == null ? null : parent.get(field);
       if (v == null || v.isNull()) {
         if (dflt == null && parent != null) {
@@ -356,7 +409,13 @@ public record Workload(
       return v.asString();
     }
 
-    int integer(@Nullable JsonNode parent, String at, String field, @Nullable Integer dflt, int min, int max) {
+    int integer(
+        @Nullable JsonNode parent,
+        String at,
+        String field,
+        @Nullable Integer dflt,
+        int min,
+        int max) {
       JsonNode v = parent == null ? null : parent.get(field);
       if (v == null || v.isNull()) {
         if (dflt == null && parent != null) {
@@ -375,7 +434,8 @@ public record Workload(
       return i;
     }
 
-    double number(@Nullable JsonNode parent, String at, String field, double dflt, double min, double max) {
+    double number(
+        @Nullable JsonNode parent, String at, String field, double dflt, double min, double max) {
       JsonNode v = parent == null ? null : parent.get(field);
       if (v == null || v.isNull()) {
         return dflt;

@@ -43,12 +43,21 @@ class ClusterBenchCommandTest {
   @Test
   void kubeconfigHelp_namesTheLocalControlPlaneDefault() {
     String[] r = run("bench", "cluster", "--help");
-    assertThat(r[1].replaceAll("\\s+", " ")).contains("--kubeconfig=FILE").contains("start a local etcd and kube-apiserver");
+    assertThat(r[1].replaceAll("\\s+", " "))
+        .contains("--kubeconfig=FILE")
+        .contains("start a local etcd and kube-apiserver");
   }
 
   @Test
   void unreadableKubeconfig_isAConfigError(@TempDir Path dir) {
-    String[] r = run("bench", "cluster", "--workload", "x.yaml", "--kubeconfig", dir.resolve("missing").toString());
+    String[] r =
+        run(
+            "bench",
+            "cluster",
+            "--workload",
+            "x.yaml",
+            "--kubeconfig",
+            dir.resolve("missing").toString());
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2]).contains("--kubeconfig: cannot read " + dir.resolve("missing"));
   }
@@ -76,32 +85,65 @@ class ClusterBenchCommandTest {
     assertThat(ClusterBenchCommand.repoRoot(root.toString(), elsewhere, null)).contains(root);
     assertThat(ClusterBenchCommand.repoRoot(elsewhere.toString(), root, null)).isEmpty();
     assertThat(ClusterBenchCommand.repoRoot(null, deep, null)).contains(root);
-    assertThat(ClusterBenchCommand.repoRoot(null, elsewhere, root.resolve("cmd/cli/target/hami.jar"))).contains(root);
+    assertThat(
+            ClusterBenchCommand.repoRoot(null, elsewhere, root.resolve("cmd/cli/target/hami.jar")))
+        .contains(root);
     assertThat(ClusterBenchCommand.repoRoot(null, elsewhere, null)).isEmpty();
   }
 
   @Test
   void report_markdownAndJsonCarryEveryFigure() {
-    BenchReport.Phase ours = new BenchReport.Phase(
-        "hami-scheduler", 10, 10, 2.0, 5.0, Stats.of(new double[] {4, 6}), Stats.of(new double[] {10, 20, 30}),
-        Map.of("create pods/binding", 1.0, "patch pods", 1.0, "patch nodes", 1.0, "get nodes", 1.0), 3.0, 3.0, 1.5,
-        Stats.of(new double[] {100, 200}), Map.of("attempts.scheduled", 10.0));
-    BenchReport r = new BenchReport(
-        "Basic", 2, 10, Map.of("cores", "2"), ours, null, null,
-        new BenchReport.Baseline("HAMi scheduler (extender)", false, "403 Forbidden | not available", null),
-        new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
+    BenchReport.Phase ours =
+        new BenchReport.Phase(
+            "hami-scheduler",
+            10,
+            10,
+            2.0,
+            5.0,
+            Stats.of(new double[] {4, 6}),
+            Stats.of(new double[] {10, 20, 30}),
+            Map.of(
+                "create pods/binding",
+                1.0,
+                "patch pods",
+                1.0,
+                "patch nodes",
+                1.0,
+                "get nodes",
+                1.0),
+            3.0,
+            3.0,
+            1.5,
+            Stats.of(new double[] {100, 200}),
+            Map.of("attempts.scheduled", 10.0));
+    BenchReport r =
+        new BenchReport(
+            "Basic",
+            2,
+            10,
+            Map.of("cores", "2"),
+            ours,
+            null,
+            null,
+            new BenchReport.Baseline(
+                "HAMi scheduler (extender)", false, "403 Forbidden | not available", null),
+            new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
     assertThat(r.toMarkdown())
         .contains("| hami-scheduler | 10/10 | 5.0 | 4 / 6 / 6 | 20 / 30 | 3.00 (3.00) |")
-        .contains("create pods/binding 1.00<br>get nodes 1.00<br>patch nodes 1.00<br>patch pods 1.00")
+        .contains(
+            "create pods/binding 1.00<br>get nodes 1.00<br>patch nodes 1.00<br>patch pods 1.00")
         .contains("| 1.5 | 150 / 200 |")
         .contains("unavailable: 403 Forbidden \\| not available");
     assertThat(r.toJson()).contains("\"writesPerPod\" : 3.0").contains("\"available\" : false");
     assertThat(r.checks().ok()).isTrue();
   }
 
-  /** {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand. */
+  /**
+   * {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand.
+   */
   static CommandLine hami() {
-    CommandLine cl = new CommandLine(CommandSpec.create().name("hami")).addSubcommand(BenchCommand.class);
+    CommandLine cl =
+        new CommandLine(CommandSpec.create().name("hami")).addSubcommand(BenchCommand.class);
     cl.setExitCodeExceptionMapper(t -> 2);
     return cl;
   }

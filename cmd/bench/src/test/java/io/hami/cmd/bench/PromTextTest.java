@@ -25,16 +25,23 @@ class PromTextTest {
   void parse_readsLabelsAndValues() {
     PromText t = PromText.parse(TEXT);
     assertThat(t.sum("process_cpu_seconds_total")).isEqualTo(3.5);
-    assertThat(t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area")))).isEqualTo(104_857_600);
-    assertThat(t.sum("hami_scheduler_client_requests_total", l -> "patch".equals(l.get("verb")))).isEqualTo(23);
-    assertThat(t.samples()).anySatisfy(s -> assertThat(s.labels()).isEqualTo(Map.of("a", "x\"y,z")));
+    assertThat(t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area"))))
+        .isEqualTo(104_857_600);
+    assertThat(t.sum("hami_scheduler_client_requests_total", l -> "patch".equals(l.get("verb"))))
+        .isEqualTo(23);
+    assertThat(t.samples())
+        .anySatisfy(s -> assertThat(s.labels()).isEqualTo(Map.of("a", "x\"y,z")));
   }
 
   @Test
   void requestDelta_perVerbAndResourceAcrossCodes() {
-    PromText before = PromText.parse(
-        "hami_scheduler_client_requests_total{code=\"200\",resource=\"nodes\",verb=\"patch\"} 4\n");
+    PromText before =
+        PromText.parse(
+            "hami_scheduler_client_requests_total{code=\"200\",resource=\"nodes\",verb=\"patch\"} 4\n");
     Map<String, Double> d = ClusterBench.requestDelta(before, PromText.parse(TEXT));
-    assertThat(d).containsEntry("create pods/binding", 10.0).containsEntry("patch pods", 12.0).containsEntry("patch nodes", 7.0);
+    assertThat(d)
+        .containsEntry("create pods/binding", 10.0)
+        .containsEntry("patch pods", 12.0)
+        .containsEntry("patch nodes", 7.0);
   }
 }

@@ -17,12 +17,23 @@ class SchedulerBenchCommandTest {
     cl.setOut(new PrintWriter(out));
     int code =
         cl.execute(
-            "bench", "scheduler", "--nodes", "20", "--gpus-per-node", "2", "--pods", "200",
-            "--warmup-pods", "0");
+            "bench",
+            "scheduler",
+            "--nodes",
+            "20",
+            "--gpus-per-node",
+            "2",
+            "--pods",
+            "200",
+            "--warmup-pods",
+            "0");
     assertThat(code).isZero();
     String[] lines = out.toString().trim().split("\n");
     String last = lines[lines.length - 1];
-    assertThat(last).startsWith("RESULT {").contains("\"bound\":200").contains("\"unschedulable\":0");
+    assertThat(last)
+        .startsWith("RESULT {")
+        .contains("\"bound\":200")
+        .contains("\"unschedulable\":0");
     assertThat(out.toString()).contains("decision latency ms: p50=");
   }
 
@@ -34,15 +45,26 @@ class SchedulerBenchCommandTest {
     // 2 nodes x 1 GPU x 10 slices = 20 vGPU slots.
     int code =
         cl.execute(
-            "bench", "scheduler", "--nodes", "2", "--gpus-per-node", "1", "--pods", "25",
-            "--warmup-pods", "0");
+            "bench",
+            "scheduler",
+            "--nodes",
+            "2",
+            "--gpus-per-node",
+            "1",
+            "--pods",
+            "25",
+            "--warmup-pods",
+            "0");
     assertThat(code).isZero();
     assertThat(out.toString()).contains("\"bound\":20").contains("\"unschedulable\":5");
   }
 
-  /** {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand. */
+  /**
+   * {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand.
+   */
   static CommandLine hami() {
-    CommandLine cl = new CommandLine(CommandSpec.create().name("hami")).addSubcommand(BenchCommand.class);
+    CommandLine cl =
+        new CommandLine(CommandSpec.create().name("hami")).addSubcommand(BenchCommand.class);
     cl.setExitCodeExceptionMapper(t -> 2);
     return cl;
   }

@@ -48,7 +48,14 @@ class StatsTest {
   void perSecond_countsWholeSecondsAndDropsThePartialTail() {
     long s = 1_000_000_000L;
     long start = 10 * s;
-    long[] events = {start, start + s / 2, start + s + 1, start + 2 * s + 5, start + 2 * s + 6, start + 3 * s + s / 2};
+    long[] events = {
+      start,
+      start + s / 2,
+      start + s + 1,
+      start + 2 * s + 5,
+      start + 2 * s + 6,
+      start + 3 * s + s / 2
+    };
     // Seconds 0, 1, 2 are whole; the event at 3.5 s falls in the partial fourth second.
     assertThat(Stats.perSecond(events, start)).containsExactly(2, 1, 2);
   }

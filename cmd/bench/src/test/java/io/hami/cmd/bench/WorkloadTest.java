@@ -38,7 +38,9 @@ class WorkloadTest {
     assertThat(w.pods().shapes()).isNotEmpty();
     // Capacity must exist for every measured pod, or p99 would measure waiting for capacity.
     assertThat(w.expectedGpuUse()).isLessThan(1.0);
-    boolean wholeGpus = w.pods().shapes().stream().anyMatch(s -> s.cores() == 100 || s.memoryMiB() == w.nodes().gpuMemoryMiB());
+    boolean wholeGpus =
+        w.pods().shapes().stream()
+            .anyMatch(s -> s.cores() == 100 || s.memoryMiB() == w.nodes().gpuMemoryMiB());
     if (wholeGpus && w.pods().shapes().size() > 1) {
       // Fractional pods spread over every GPU of a node they touch; whole-GPU pods then need
       // untouched nodes: at 72% of the GPUs the last 6% of Basic's pods fit nowhere.
@@ -49,7 +51,9 @@ class WorkloadTest {
   @Test
   void parse_appliesDefaults() {
     Workload w = Workload.parse(MINIMAL, "t");
-    assertThat(w.nodes()).isEqualTo(new Workload.Nodes(3, 8, 16_384, 10, Workload.NodeKind.LIGHT, Duration.ofSeconds(30)));
+    assertThat(w.nodes())
+        .isEqualTo(
+            new Workload.Nodes(3, 8, 16_384, 10, Workload.NodeKind.LIGHT, Duration.ofSeconds(30)));
     assertThat(w.pods().qps()).isEqualTo(500);
     assertThat(w.pods().clients()).isEqualTo(8);
     assertThat(w.pods().warmup()).isZero();
@@ -62,7 +66,9 @@ class WorkloadTest {
 
   @Test
   void scaled_keepsEverythingButTheCounts() {
-    Workload w = Workload.parse(MINIMAL.replace("count: 10\n", "count: 10\n  warmup: 200\n"), "t").scaled(50, 300);
+    Workload w =
+        Workload.parse(MINIMAL.replace("count: 10\n", "count: 10\n  warmup: 200\n"), "t")
+            .scaled(50, 300);
     assertThat(w.nodes().count()).isEqualTo(50);
     assertThat(w.pods().count()).isEqualTo(300);
     assertThat(w.pods().warmup()).isEqualTo(200);
@@ -80,7 +86,9 @@ class WorkloadTest {
 
   @Test
   void scaled_warmsUpWithAtMostTheMeasuredCount() {
-    Workload w = Workload.parse(MINIMAL.replace("count: 10\n", "count: 10\n  warmup: 1000\n"), "t").scaled(50, 300);
+    Workload w =
+        Workload.parse(MINIMAL.replace("count: 10\n", "count: 10\n  warmup: 1000\n"), "t")
+            .scaled(50, 300);
     assertThat(w.pods().warmup()).isEqualTo(300);
   }
 
@@ -95,18 +103,18 @@ class WorkloadTest {
     return Stream.of(
         new Invalid("not a mapping", "- a\n- b\n", List.of("want a mapping at the top level")),
         new Invalid("missing sections", "name: X\n", List.of("nodes: required", "pods: required")),
-        new Invalid(
-            "unknown field",
-            MINIMAL + "colour: red\n",
-            List.of("colour: unknown field")),
+        new Invalid("unknown field", MINIMAL + "colour: red\n", List.of("colour: unknown field")),
         new Invalid(
             "zero nodes and bad kind",
             MINIMAL.replace("{count: 3}", "{count: 0, kind: big}"),
-            List.of("nodes.count: invalid value 0: must be in 1..100000", "nodes.kind: invalid value \"big\": must be one of light, agent")),
+            List.of(
+                "nodes.count: invalid value 0: must be in 1..100000",
+                "nodes.kind: invalid value \"big\": must be one of light, agent")),
         new Invalid(
             "shape bigger than a GPU",
             MINIMAL.replace("{memoryMiB: 1024}", "{memoryMiB: 99999, gpus: 9}"),
-            List.of("pods.shapes[0].gpus: invalid value 9: exceeds nodes.gpusPerNode 8",
+            List.of(
+                "pods.shapes[0].gpus: invalid value 9: exceeds nodes.gpusPerNode 8",
                 "pods.shapes[0].memoryMiB: invalid value 99999: exceeds nodes.gpuMemoryMiB 16384")),
         new Invalid(
             "negative warm-up",

@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
     subcommands = {ExplainPodCommand.class})
 public final class ExplainCommand implements Callable<Integer> {
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
   @Override
   public Integer call() {

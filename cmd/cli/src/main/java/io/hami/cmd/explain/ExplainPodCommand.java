@@ -20,8 +20,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code hami explain pod NS/NAME}: where the pod went and why, or why it waits. Exit codes: 0
- * when the pod was explained, 1 when it does not exist or the API cannot be read, 2 for a bad flag.
+ * {@code hami explain pod NS/NAME}: where the pod went and why, or why it waits. Exit codes: 0 when
+ * the pod was explained, 1 when it does not exist or the API cannot be read, 2 for a bad flag.
  */
 @Command(
     name = "pod",
@@ -36,17 +36,27 @@ public final class ExplainPodCommand implements Callable<Integer> {
   static final int EXIT_USAGE = 2;
 
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "NS/NAME", description = "The pod, as namespace/name or name (see -n).")
+  @Parameters(
+      index = "0",
+      paramLabel = "NS/NAME",
+      description = "The pod, as namespace/name or name (see -n).")
   String target = "";
 
-  @Option(names = {"-n", "--namespace"}, description = "Namespace when NS/NAME gives only a name; default: the kubeconfig's, else default.")
+  @Option(
+      names = {"-n", "--namespace"},
+      description =
+          "Namespace when NS/NAME gives only a name; default: the kubeconfig's, else default.")
   @Nullable String namespace;
 
   @Mixin ClusterOptions cluster = new ClusterOptions();
 
-  @Option(names = {"-o", "--output"}, defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "text",
+      description = "text or json (default: ${DEFAULT-VALUE}).")
   String output = "text";
 
   InstantSource clock = InstantSource.system();
@@ -84,7 +94,10 @@ public final class ExplainPodCommand implements Callable<Integer> {
       return usage(err, "--kubeconfig: " + e.getMessage());
     }
     if (ns == null) {
-      ns = namespace != null ? namespace : config.getNamespace() != null ? config.getNamespace() : "default";
+      ns =
+          namespace != null
+              ? namespace
+              : config.getNamespace() != null ? config.getNamespace() : "default";
     }
     try (KubernetesClient client = KubeClients.builder(config).build()) {
       Optional<PodFacts> facts = new FactsReader(client).read(ns, name);

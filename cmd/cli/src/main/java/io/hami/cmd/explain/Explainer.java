@@ -32,9 +32,11 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,24 +62,30 @@ final class Explainer {
       out.putIfAbsent(vgpu, "the node the scheduler chose (" + Annotations.VGPU_NODE + ")");
     }
     String raw = annotations(pod).get(Annotations.SCHEDULE_EXPLAIN);
-    Optional<ScheduleRecord> last = raw == null ? Optional.empty() : ScheduleRecordCodec.decode(raw).toOptional();
+    Optional<ScheduleRecord> last =
+        raw == null ? Optional.empty() : ScheduleRecordCodec.decode(raw).toOptional();
     if (last.isPresent() && last.get() instanceof ScheduleRecord.Failed f && f.node() != null) {
       out.putIfAbsent(f.node(), "chosen in the last attempt, which then failed");
     }
     return out;
   }
 
-  /** The lock holders ({@code ns/name}) named by the given nodes' locks, other than the pod itself. */
+  /**
+   * The lock holders ({@code ns/name}) named by the given nodes' locks, other than the pod itself.
+   */
   static Set<String> holdersToRead(Pod pod, Map<String, Optional<Node>> nodes) {
     Set<String> out = new LinkedHashSet<>();
     for (Optional<Node> n : nodes.values()) {
-      String v = n.map(x -> annotations(x.getMetadata().getAnnotations()).get(Annotations.MUTEX_LOCK)).orElse(null);
+      String v =
+          n.map(x -> annotations(x.getMetadata().getAnnotations()).get(Annotations.MUTEX_LOCK))
+              .orElse(null);
       Optional<NodeLock> lock = v == null ? Optional.empty() : NodeLock.decode(v).toOptional();
       if (lock.isEmpty()) {
         continue;
       }
       NodeLock l = lock.get();
-      if (!l.namespace().isEmpty() && !l.name().isEmpty()
+      if (!l.namespace().isEmpty()
+          && !l.name().isEmpty()
           && !l.isHeldBy(ns(pod), pod.getMetadata().getName())) {
         out.add(l.namespace() + "/" + l.name());
       }
@@ -89,11 +97,20 @@ final class Explainer {
     Pod pod = facts.pod();
     Map<String, String> a = annotations(pod);
     List<Problem> problems = new ArrayList<>();
-    String phase = pod.getStatus() == null || pod.getStatus().getPhase() == null ? "Unknown" : pod.getStatus().getPhase();
-    String nodeName = pod.getSpec() == null || pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty()
-        ? null : pod.getSpec().getNodeName();
-    String schedulerName = pod.getSpec() == null || pod.getSpec().getSchedulerName() == null
-        ? "default-scheduler" : pod.getSpec().getSchedulerName();
+    String phase =
+        pod.getStatus() == null || pod.getStatus().getPhase() == null
+            ? "Unknown"
+            : pod.getStatus().getPhase();
+    String nodeName =
+        pod.getSpec() == null
+                || pod.getSpec().getNodeName() == null
+                || pod.getSpec().getNodeName().isEmpty()
+            ? null
+            : pod.getSpec().getNodeName();
+    String schedulerName =
+        pod.getSpec() == null || pod.getSpec().getSchedulerName() == null
+            ? "default-scheduler"
+            : pod.getSpec().getSchedulerName();
     Condition condition = condition(pod);
 
     ScheduleRecord.Scheduled placement = null;
@@ -111,29 +128,48 @@ final class Explainer {
         problems.add(problem(Annotations.SCHEDULE_EXPLAIN, raw, d));
       }
     }
-    boolean stale = (nodeName != null && failure != null)
-        || (placement != null && nodeName != null && !placement.node().equals(nodeName));
+    boolean stale =
+        (nodeName != null && failure != null)
+            || (placement != null && nodeName != null && !placement.node().equals(nodeName));
 
-    Binding binding = new Binding(
-        a.get(Annotations.BIND_PHASE),
-        unixTime(a, Annotations.BIND_TIME, problems),
-        a.get(Annotations.VGPU_NODE),
-        unixTime(a, Annotations.VGPU_TIME, problems));
-    if (binding.phase() != null && !List.of("allocating", "success", "failed").contains(binding.phase())) {
-      problems.add(new Problem(Annotations.BIND_PHASE, binding.phase(), "not one of allocating, success, failed"));
+    Binding binding =
+        new Binding(
+            a.get(Annotations.BIND_PHASE),
+            unixTime(a, Annotations.BIND_TIME, problems),
+            a.get(Annotations.VGPU_NODE),
+            unixTime(a, Annotations.VGPU_TIME, problems));
+    if (binding.phase() != null
+        && !List.of("allocating", "success", "failed").contains(binding.phase())) {
+      problems.add(
+          new Problem(
+              Annotations.BIND_PHASE, binding.phase(), "not one of allocating, success, failed"));
     }
 
     List<ContainerDevices> devices = devices(pod, a, problems);
     List<Lock> locks = locks(facts, now, problems);
     List<EventLine> events = events(facts.events());
 
-    State state = PodPhases.isGone(pod)
-        ? State.GONE
-        : nodeName != null ? State.SCHEDULED : State.PENDING;
-    String summary = summary(state, nodeName, phase, binding, condition, failure, locks, schedulerName);
+    State state =
+        PodPhases.isGone(pod) ? State.GONE : nodeName != null ? State.SCHEDULED : State.PENDING;
+    String summary =
+        summary(state, nodeName, phase, binding, condition, failure, locks, schedulerName);
     return new Explanation(
-        ns(pod), pod.getMetadata().getName(), phase, schedulerName, nodeName, state, summary, condition,
-        placement, failure, stale, binding, devices, locks, events, problems);
+        ns(pod),
+        pod.getMetadata().getName(),
+        phase,
+        schedulerName,
+        nodeName,
+        state,
+        summary,
+        condition,
+        placement,
+        failure,
+        stale,
+        binding,
+        devices,
+        locks,
+        events,
+        problems);
   }
 
   private static String summary(
@@ -146,23 +182,33 @@ final class Explainer {
       List<Lock> locks,
       String schedulerName) {
     if (state == State.GONE) {
-      return nodeName == null ? "the pod is " + phase.toLowerCase(java.util.Locale.ROOT) + " and was never bound"
-          : "the pod ran on " + nodeName + " and is " + phase.toLowerCase(java.util.Locale.ROOT);
+      return nodeName == null
+          ? "the pod is " + phase.toLowerCase(Locale.ROOT) + " and was never bound"
+          : "the pod ran on " + nodeName + " and is " + phase.toLowerCase(Locale.ROOT);
     }
     if (state == State.SCHEDULED) {
       String bp = binding.phase();
       if ("allocating".equals(bp)) {
-        return "bound to " + nodeName + "; waiting for the node agent to hand out the devices (bind-phase allocating)";
+        return "bound to "
+            + nodeName
+            + "; waiting for the node agent to hand out the devices (bind-phase allocating)";
       }
       if ("failed".equals(bp)) {
-        return "bound to " + nodeName + ", but the node agent failed to hand out the devices (bind-phase failed)";
+        return "bound to "
+            + nodeName
+            + ", but the node agent failed to hand out the devices (bind-phase failed)";
       }
       return "bound to " + nodeName + (bp == null ? "" : " (bind-phase " + bp + ")");
     }
     for (Lock l : locks) {
       boolean chosen = failure != null && l.node().equals(failure.node());
       if (chosen && l.holder() != null && l.value() != null && !l.heldBySelf()) {
-        return "waiting: node " + l.node() + " is locked by " + l.holder().namespace() + "/" + l.holder().name()
+        return "waiting: node "
+            + l.node()
+            + " is locked by "
+            + l.holder().namespace()
+            + "/"
+            + l.holder().name()
             + (l.holder().exists() ? "" : " (deleted; the lock is stale and will be replaced)");
       }
     }
@@ -170,10 +216,15 @@ final class Explainer {
       return "waiting: " + condition.message();
     }
     if (failure != null && !failure.reasons().isEmpty()) {
-      return "waiting: " + failure.reasons().get(0).nodes() + " node(s) " + failure.reasons().get(0).reason();
+      return "waiting: "
+          + failure.reasons().get(0).nodes()
+          + " node(s) "
+          + failure.reasons().get(0).reason();
     }
-    // Nothing is written while a pod waits at Permit for a node another pod of this scheduler is binding on.
-    return "waiting: no failed attempt recorded; either " + schedulerName
+    // Nothing is written while a pod waits at Permit for a node another pod of this scheduler is
+    // binding on.
+    return "waiting: no failed attempt recorded; either "
+        + schedulerName
         + " has not tried the pod yet (is it running?) or the pod waits for a node lock held by a pod being bound";
   }
 
@@ -193,7 +244,8 @@ final class Explainer {
     return null;
   }
 
-  private static @Nullable Instant unixTime(Map<String, String> a, String key, List<Problem> problems) {
+  private static @Nullable Instant unixTime(
+      Map<String, String> a, String key, List<Problem> problems) {
     String v = a.get(key);
     if (v == null) {
       return null;
@@ -211,11 +263,15 @@ final class Explainer {
   }
 
   /** Devices per container for every vendor's {@code *-devices-allocated} annotation. */
-  private static List<ContainerDevices> devices(Pod pod, Map<String, String> a, List<Problem> problems) {
+  private static List<ContainerDevices> devices(
+      Pod pod, Map<String, String> a, List<Problem> problems) {
     List<String> names = containerNames(pod);
-    int inits = pod.getSpec() == null || pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
+    int inits =
+        pod.getSpec() == null || pod.getSpec().getInitContainers() == null
+            ? 0
+            : pod.getSpec().getInitContainers().size();
     List<ContainerDevices> out = new ArrayList<>();
-    for (Map.Entry<String, String> e : new java.util.TreeMap<>(a).entrySet()) {
+    for (Map.Entry<String, String> e : new TreeMap<>(a).entrySet()) {
       String key = e.getKey();
       if (!key.startsWith(Annotations.PREFIX) || !key.endsWith(ALLOCATED_SUFFIX)) {
         continue;
@@ -225,7 +281,8 @@ final class Explainer {
         problems.add(problem(key, e.getValue(), allocated));
         continue;
       }
-      String toKey = key.substring(0, key.length() - ALLOCATED_SUFFIX.length()) + TO_ALLOCATE_SUFFIX;
+      String toKey =
+          key.substring(0, key.length() - ALLOCATED_SUFFIX.length()) + TO_ALLOCATE_SUFFIX;
       String toRaw = a.get(toKey);
       PodDevices toAllocate = null;
       if (toRaw != null) {
@@ -237,17 +294,20 @@ final class Explainer {
         }
       }
       PodDevices pd = ok.value();
-      // v2.10 may omit the init containers' leading entries: then the entries start at the app containers.
+      // v2.10 may omit the init containers' leading entries: then the entries start at the app
+      // containers.
       int offset = pd.size() - 1 == names.size() - inits && inits > 0 ? inits : 0;
       for (int i = 0; i < pd.size(); i++) {
         List<ContainerDevice> c = pd.container(i);
         if (c.isEmpty()) {
           continue;
         }
-        List<ContainerDevice> pendingHere = toAllocate != null && i < toAllocate.size() ? toAllocate.container(i) : List.of();
+        List<ContainerDevice> pendingHere =
+            toAllocate != null && i < toAllocate.size() ? toAllocate.container(i) : List.of();
         List<Device> ds = new ArrayList<>(c.size());
         for (ContainerDevice d : c) {
-          ds.add(new Device(d.uuid(), d.type(), d.usedmem(), d.usedcores(), pendingHere.contains(d)));
+          ds.add(
+              new Device(d.uuid(), d.type(), d.usedmem(), d.usedcores(), pendingHere.contains(d)));
         }
         int ci = i + offset;
         String container = ci < names.size() ? names.get(ci) : "#" + i + " (no such container)";
@@ -284,7 +344,8 @@ final class Explainer {
         out.add(new Lock(node, e.getValue(), null, false, null, false, null, false));
         continue;
       }
-      String value = annotations(n.get().getMetadata().getAnnotations()).get(Annotations.MUTEX_LOCK);
+      String value =
+          annotations(n.get().getMetadata().getAnnotations()).get(Annotations.MUTEX_LOCK);
       if (value == null) {
         out.add(new Lock(node, e.getValue(), null, true, null, false, null, false));
         continue;
@@ -301,16 +362,22 @@ final class Explainer {
       boolean self = l.isHeldBy(ns(pod), pod.getMetadata().getName());
       Holder holder = null;
       if (!l.isTimeOnly()) {
-        Optional<Pod> h = self ? Optional.of(pod) : facts.holders().getOrDefault(l.namespace() + "/" + l.name(), Optional.empty());
-        holder = h.map(p -> new Holder(
-                l.namespace(),
-                l.name(),
-                true,
-                p.getStatus() == null ? null : p.getStatus().getPhase(),
-                p.getSpec() == null ? null : p.getSpec().getNodeName(),
-                annotations(p).get(Annotations.BIND_PHASE),
-                p.getMetadata().getDeletionTimestamp() != null))
-            .orElse(new Holder(l.namespace(), l.name(), false, null, null, null, false));
+        Optional<Pod> h =
+            self
+                ? Optional.of(pod)
+                : facts.holders().getOrDefault(l.namespace() + "/" + l.name(), Optional.empty());
+        holder =
+            h.map(
+                    p ->
+                        new Holder(
+                            l.namespace(),
+                            l.name(),
+                            true,
+                            p.getStatus() == null ? null : p.getStatus().getPhase(),
+                            p.getSpec() == null ? null : p.getSpec().getNodeName(),
+                            annotations(p).get(Annotations.BIND_PHASE),
+                            p.getMetadata().getDeletionTimestamp() != null))
+                .orElse(new Holder(l.namespace(), l.name(), false, null, null, null, false));
       }
       out.add(new Lock(node, e.getValue(), value, true, holder, self, age, expired));
     }
@@ -320,27 +387,34 @@ final class Explainer {
   private static List<EventLine> events(List<Event> events) {
     List<EventLine> out = new ArrayList<>(events.size());
     for (Event e : events) {
-      String from = e.getReportingComponent() != null && !e.getReportingComponent().isEmpty()
-          ? e.getReportingComponent()
-          : e.getSource() != null && e.getSource().getComponent() != null ? e.getSource().getComponent() : "";
-      out.add(new EventLine(
-          e.getType() == null ? "" : e.getType(),
-          e.getReason() == null ? "" : e.getReason(),
-          e.getMessage() == null ? "" : e.getMessage(),
-          e.getCount() == null ? 1 : e.getCount(),
-          from,
-          eventTime(e)));
+      String from =
+          e.getReportingComponent() != null && !e.getReportingComponent().isEmpty()
+              ? e.getReportingComponent()
+              : e.getSource() != null && e.getSource().getComponent() != null
+                  ? e.getSource().getComponent()
+                  : "";
+      out.add(
+          new EventLine(
+              e.getType() == null ? "" : e.getType(),
+              e.getReason() == null ? "" : e.getReason(),
+              e.getMessage() == null ? "" : e.getMessage(),
+              e.getCount() == null ? 1 : e.getCount(),
+              from,
+              eventTime(e)));
     }
-    out.sort(Comparator.comparing(EventLine::last, Comparator.nullsFirst(Comparator.naturalOrder())));
+    out.sort(
+        Comparator.comparing(EventLine::last, Comparator.nullsFirst(Comparator.naturalOrder())));
     return out;
   }
 
   private static @Nullable Instant eventTime(Event e) {
-    for (String t : new String[] {
-        e.getLastTimestamp(),
-        e.getEventTime() == null ? null : e.getEventTime().getTime(),
-        e.getFirstTimestamp(),
-        e.getMetadata() == null ? null : e.getMetadata().getCreationTimestamp()}) {
+    for (String t :
+        new String[] {
+          e.getLastTimestamp(),
+          e.getEventTime() == null ? null : e.getEventTime().getTime(),
+          e.getFirstTimestamp(),
+          e.getMetadata() == null ? null : e.getMetadata().getCreationTimestamp()
+        }) {
       if (t != null && !t.isEmpty()) {
         try {
           return Instant.parse(t);

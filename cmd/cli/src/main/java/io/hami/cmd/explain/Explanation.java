@@ -57,7 +57,8 @@ record Explanation(
     GONE
   }
 
-  record Condition(String status, String reason, String message, @Nullable String lastTransitionTime) {}
+  record Condition(
+      String status, String reason, String message, @Nullable String lastTransitionTime) {}
 
   /**
    * The bind annotations.
@@ -68,7 +69,10 @@ record Explanation(
    * @param vgpuTime {@code hami.io/vgpu-time}, or null when absent or unreadable
    */
   record Binding(
-      @Nullable String phase, @Nullable Instant bindTime, @Nullable String vgpuNode, @Nullable Instant vgpuTime) {}
+      @Nullable String phase,
+      @Nullable Instant bindTime,
+      @Nullable String vgpuNode,
+      @Nullable Instant vgpuTime) {}
 
   /** Devices of one container from one vendor's allocation annotation. */
   record ContainerDevices(String container, String annotation, List<Device> devices) {
@@ -120,7 +124,8 @@ record Explanation(
       @Nullable String bindPhase,
       boolean deleting) {}
 
-  record EventLine(String type, String reason, String message, int count, String from, @Nullable Instant last) {}
+  record EventLine(
+      String type, String reason, String message, int count, String from, @Nullable Instant last) {}
 
   /** An annotation that could not be read: where, the value, and why. */
   record Problem(String where, String value, String error) {}

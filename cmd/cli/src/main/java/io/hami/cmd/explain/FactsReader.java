@@ -35,8 +35,14 @@ final class FactsReader {
     Map<String, Optional<Pod>> holders = new LinkedHashMap<>();
     for (String key : Explainer.holdersToRead(pod, nodes)) {
       int slash = key.indexOf('/');
-      holders.put(key, Optional.ofNullable(
-          client.pods().inNamespace(key.substring(0, slash)).withName(key.substring(slash + 1)).get()));
+      holders.put(
+          key,
+          Optional.ofNullable(
+              client
+                  .pods()
+                  .inNamespace(key.substring(0, slash))
+                  .withName(key.substring(slash + 1))
+                  .get()));
     }
     return Optional.of(new PodFacts(pod, events(pod), nodes, holders));
   }
@@ -46,7 +52,14 @@ final class FactsReader {
     String name = pod.getMetadata().getName();
     List<Event> all;
     try {
-      all = client.v1().events().inNamespace(ns).withField("involvedObject.name", name).list().getItems();
+      all =
+          client
+              .v1()
+              .events()
+              .inNamespace(ns)
+              .withField("involvedObject.name", name)
+              .list()
+              .getItems();
     } catch (KubernetesClientException e) {
       // A server without that field selector: filter here instead.
       all = client.v1().events().inNamespace(ns).list().getItems();
@@ -55,7 +68,9 @@ final class FactsReader {
     List<Event> out = new ArrayList<>();
     for (Event e : all) {
       var o = e.getInvolvedObject();
-      if (o == null || !name.equals(o.getName()) || (o.getKind() != null && !"Pod".equals(o.getKind()))) {
+      if (o == null
+          || !name.equals(o.getName())
+          || (o.getKind() != null && !"Pod".equals(o.getKind()))) {
         continue;
       }
       // Events of an earlier pod with the same name carry another uid.

@@ -17,7 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Renders an {@link Explanation} as JSON with stable field names; absent values are null. */
 final class JsonReport {
-  private static final JsonMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
   private JsonReport() {}
 
@@ -35,20 +36,50 @@ final class JsonReport {
     m.put("state", e.state().name());
     m.put("summary", e.summary());
     Explanation.Condition c = e.condition();
-    m.put("podScheduled", c == null ? null : obj(
-        "status", c.status(), "reason", c.reason(), "message", c.message(), "lastTransitionTime", c.lastTransitionTime()));
+    m.put(
+        "podScheduled",
+        c == null
+            ? null
+            : obj(
+                "status",
+                c.status(),
+                "reason",
+                c.reason(),
+                "message",
+                c.message(),
+                "lastTransitionTime",
+                c.lastTransitionTime()));
     m.put("placement", placement(e.placement()));
     m.put("lastFailure", failure(e.failure()));
     m.put("recordIsStale", e.attemptIsStale());
     Explanation.Binding b = e.binding();
-    m.put("binding", obj("phase", b.phase(), "bindTime", time(b.bindTime()), "vgpuNode", b.vgpuNode(),
-        "vgpuTime", time(b.vgpuTime())));
+    m.put(
+        "binding",
+        obj(
+            "phase",
+            b.phase(),
+            "bindTime",
+            time(b.bindTime()),
+            "vgpuNode",
+            b.vgpuNode(),
+            "vgpuTime",
+            time(b.vgpuTime())));
     List<Object> devices = new ArrayList<>();
     for (ContainerDevices cd : e.devices()) {
       List<Object> ds = new ArrayList<>();
       for (Device d : cd.devices()) {
-        ds.add(obj("uuid", d.uuid(), "type", d.type(), "memMiB", d.memMiB(), "cores", d.cores(),
-            "handedOut", !d.pending()));
+        ds.add(
+            obj(
+                "uuid",
+                d.uuid(),
+                "type",
+                d.type(),
+                "memMiB",
+                d.memMiB(),
+                "cores",
+                d.cores(),
+                "handedOut",
+                !d.pending()));
       }
       devices.add(obj("container", cd.container(), "annotation", cd.annotation(), "devices", ds));
     }
@@ -56,23 +87,51 @@ final class JsonReport {
     List<Object> locks = new ArrayList<>();
     for (Lock l : e.locks()) {
       Explanation.Holder h = l.holder();
-      locks.add(obj(
-          "node", l.node(),
-          "why", l.why(),
-          "nodeExists", l.nodeExists(),
-          "value", l.value(),
-          "heldBySelf", l.heldBySelf(),
-          "ageSeconds", l.age() == null ? null : l.age().toSeconds(),
-          "expired", l.expired(),
-          "holder", h == null ? null : obj(
-              "namespace", h.namespace(), "name", h.name(), "exists", h.exists(), "phase", h.phase(),
-              "nodeName", h.nodeName(), "bindPhase", h.bindPhase(), "deleting", h.deleting())));
+      locks.add(
+          obj(
+              "node", l.node(),
+              "why", l.why(),
+              "nodeExists", l.nodeExists(),
+              "value", l.value(),
+              "heldBySelf", l.heldBySelf(),
+              "ageSeconds", l.age() == null ? null : l.age().toSeconds(),
+              "expired", l.expired(),
+              "holder",
+                  h == null
+                      ? null
+                      : obj(
+                          "namespace",
+                          h.namespace(),
+                          "name",
+                          h.name(),
+                          "exists",
+                          h.exists(),
+                          "phase",
+                          h.phase(),
+                          "nodeName",
+                          h.nodeName(),
+                          "bindPhase",
+                          h.bindPhase(),
+                          "deleting",
+                          h.deleting())));
     }
     m.put("locks", locks);
     List<Object> events = new ArrayList<>();
     for (EventLine ev : e.events()) {
-      events.add(obj("type", ev.type(), "reason", ev.reason(), "message", ev.message(), "count", ev.count(),
-          "from", ev.from(), "last", time(ev.last())));
+      events.add(
+          obj(
+              "type",
+              ev.type(),
+              "reason",
+              ev.reason(),
+              "message",
+              ev.message(),
+              "count",
+              ev.count(),
+              "from",
+              ev.from(),
+              "last",
+              time(ev.last())));
     }
     m.put("events", events);
     List<Object> problems = new ArrayList<>();
@@ -91,8 +150,23 @@ final class JsonReport {
     for (ScheduleRecord.NodeScore n : s.top()) {
       top.add(obj("node", n.node(), "score", n.score()));
     }
-    return obj("time", time(s.time()), "node", s.node(), "score", s.score(), "nodePolicy", s.nodePolicy(),
-        "gpuPolicy", s.gpuPolicy(), "feasible", s.feasible(), "evaluated", s.evaluated(), "top", top);
+    return obj(
+        "time",
+        time(s.time()),
+        "node",
+        s.node(),
+        "score",
+        s.score(),
+        "nodePolicy",
+        s.nodePolicy(),
+        "gpuPolicy",
+        s.gpuPolicy(),
+        "feasible",
+        s.feasible(),
+        "evaluated",
+        s.evaluated(),
+        "top",
+        top);
   }
 
   private static @Nullable Object failure(ScheduleRecord.@Nullable Failed f) {
@@ -107,8 +181,21 @@ final class JsonReport {
     for (ScheduleRecord.NodeReasons n : f.closest()) {
       closest.add(obj("node", n.node(), "reasons", n.reasons()));
     }
-    return obj("time", time(f.time()), "result", f.reason(), "chosenNode", f.node(), "nodes", f.nodes(),
-        "reasons", reasons, "moreReasons", f.omittedReasons(), "closest", closest);
+    return obj(
+        "time",
+        time(f.time()),
+        "result",
+        f.reason(),
+        "chosenNode",
+        f.node(),
+        "nodes",
+        f.nodes(),
+        "reasons",
+        reasons,
+        "moreReasons",
+        f.omittedReasons(),
+        "closest",
+        closest);
   }
 
   private static @Nullable String time(@Nullable Instant t) {

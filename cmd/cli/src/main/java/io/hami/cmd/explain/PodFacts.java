@@ -10,10 +10,14 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What was read from the API for one pod: the pod, its Events, the nodes it names (absent when
- * the node does not exist) and the pods named as lock holders (absent when deleted).
+ * What was read from the API for one pod: the pod, its Events, the nodes it names (absent when the
+ * node does not exist) and the pods named as lock holders (absent when deleted).
  */
-record PodFacts(Pod pod, List<Event> events, Map<String, Optional<Node>> nodes, Map<String, Optional<Pod>> holders) {
+record PodFacts(
+    Pod pod,
+    List<Event> events,
+    Map<String, Optional<Node>> nodes,
+    Map<String, Optional<Pod>> holders) {
   PodFacts {
     requireNonNull(pod, "pod");
     events = List.copyOf(events);

@@ -33,8 +33,11 @@ final class TextReport {
     field(0, "Result", e.summary());
     if (e.condition() != null) {
       Explanation.Condition c = e.condition();
-      field(0, "PodScheduled",
-          c.status() + (c.reason().isEmpty() ? "" : " (" + c.reason() + ")")
+      field(
+          0,
+          "PodScheduled",
+          c.status()
+              + (c.reason().isEmpty() ? "" : " (" + c.reason() + ")")
               + (c.lastTransitionTime() == null ? "" : " since " + c.lastTransitionTime()));
       if (!c.message().isEmpty()) {
         field(2, "Message", c.message());
@@ -55,8 +58,15 @@ final class TextReport {
     if (s == null) {
       return;
     }
-    section("Placement" + (e.attemptIsStale() ? " (recorded before the pod's current binding)" : ""));
-    field(2, "Node", s.node() + (s.score() == null ? " (the only feasible node; not scored)" : ", score " + s.score()));
+    section(
+        "Placement" + (e.attemptIsStale() ? " (recorded before the pod's current binding)" : ""));
+    field(
+        2,
+        "Node",
+        s.node()
+            + (s.score() == null
+                ? " (the only feasible node; not scored)"
+                : ", score " + s.score()));
     field(2, "Policy", "node " + orDash(s.nodePolicy()) + ", GPU " + orDash(s.gpuPolicy()));
     if (s.evaluated() > 0) {
       field(2, "Candidates", s.feasible() + " feasible of " + s.evaluated() + " evaluated");
@@ -65,7 +75,10 @@ final class TextReport {
     if (!s.top().isEmpty()) {
       line(2, "Top scores:");
       for (ScheduleRecord.NodeScore n : s.top()) {
-        line(4, String.format("%-6d %s%s", n.score(), n.node(), n.node().equals(s.node()) ? "  <- chosen" : ""));
+        line(
+            4,
+            String.format(
+                "%-6d %s%s", n.score(), n.node(), n.node().equals(s.node()) ? "  <- chosen" : ""));
       }
     }
   }
@@ -100,7 +113,10 @@ final class TextReport {
 
   private void binding(Explanation e) {
     Explanation.Binding bd = e.binding();
-    if (bd.phase() == null && bd.bindTime() == null && bd.vgpuNode() == null && bd.vgpuTime() == null) {
+    if (bd.phase() == null
+        && bd.bindTime() == null
+        && bd.vgpuNode() == null
+        && bd.vgpuTime() == null) {
       return;
     }
     section("Binding");
@@ -124,8 +140,15 @@ final class TextReport {
     for (ContainerDevices c : e.devices()) {
       line(2, "Container " + c.container() + " (" + c.annotation() + "):");
       for (Device d : c.devices()) {
-        line(4, String.format("%s  %s  %d MiB  %d%% cores  %s", d.uuid(), d.type(), d.memMiB(), d.cores(),
-            d.pending() ? "waiting for the node agent" : "handed out"));
+        line(
+            4,
+            String.format(
+                "%s  %s  %d MiB  %d%% cores  %s",
+                d.uuid(),
+                d.type(),
+                d.memMiB(),
+                d.cores(),
+                d.pending() ? "waiting for the node agent" : "handed out"));
       }
     }
   }
@@ -144,7 +167,10 @@ final class TextReport {
       } else if (l.age() == null) {
         line(2, head + "locked, value unreadable: " + l.value());
       } else {
-        String age = "held " + duration(l.age()) + (l.expired() ? ", expired (the next bind replaces it)" : "");
+        String age =
+            "held "
+                + duration(l.age())
+                + (l.expired() ? ", expired (the next bind replaces it)" : "");
         Holder h = l.holder();
         if (h == null) {
           line(2, head + "locked without a holder name (" + age + ")");
@@ -163,7 +189,8 @@ final class TextReport {
     if (!h.exists()) {
       return "holder: deleted, so the lock is stale and the next bind replaces it";
     }
-    StringBuilder s = new StringBuilder("holder: ").append(h.phase() == null ? "Unknown" : h.phase());
+    StringBuilder s =
+        new StringBuilder("holder: ").append(h.phase() == null ? "Unknown" : h.phase());
     s.append(h.nodeName() == null ? ", not bound" : ", bound to " + h.nodeName());
     s.append(", bind-phase ").append(h.bindPhase() == null ? "<none>" : h.bindPhase());
     if (h.deleting()) {
@@ -182,7 +209,9 @@ final class TextReport {
     for (EventLine ev : e.events()) {
       String age = ev.last() == null ? "<unknown>" : duration(Duration.between(ev.last(), now));
       String msg = ev.message() + (ev.count() > 1 ? " (x" + ev.count() + ")" : "");
-      line(2, String.format("%-8s %-20s %-8s %-20s %s", ev.type(), ev.reason(), age, ev.from(), msg));
+      line(
+          2,
+          String.format("%-8s %-20s %-8s %-20s %s", ev.type(), ev.reason(), age, ev.from(), msg));
     }
   }
 
@@ -229,8 +258,11 @@ final class TextReport {
   }
 
   private void field(int indent, String name, String value) {
-    b.append(" ".repeat(indent)).append(String.format("%-" + Math.max(1, 15 - indent) + "s", name + ":"))
-        .append(' ').append(value).append('\n');
+    b.append(" ".repeat(indent))
+        .append(String.format("%-" + Math.max(1, 15 - indent) + "s", name + ":"))
+        .append(' ')
+        .append(value)
+        .append('\n');
   }
 
   private void line(int indent, String text) {

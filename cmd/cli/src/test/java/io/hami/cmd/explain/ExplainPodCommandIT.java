@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +39,9 @@ class ExplainPodCommandIT {
   @BeforeEach
   void writeKubeconfig() throws Exception {
     kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(kubeconfig, """
+    Files.writeString(
+        kubeconfig,
+        """
         apiVersion: v1
         kind: Config
         clusters:
@@ -52,7 +55,8 @@ class ExplainPodCommandIT {
         users:
         - name: mock
           user: {token: token}
-        """.formatted(client.getConfiguration().getMasterUrl()));
+        """
+            .formatted(client.getConfiguration().getMasterUrl()));
   }
 
   private int run(String... args) {
@@ -70,14 +74,31 @@ class ExplainPodCommandIT {
   void pendingPodBlockedByALock_namesTheHolderFromTheNodeAndTheHolderPod() {
     Instant t = Instant.now().minusSeconds(5);
     client.nodes().resource(lockedNode("gpu-a", "2026-11-29T13:58:00Z,other,holder")).create();
-    create(bound(pod("other", "holder"), "gpu-a")
-        .editMetadata().addToAnnotations(Annotations.BIND_PHASE, "allocating").endMetadata().build());
+    create(
+        bound(pod("other", "holder"), "gpu-a")
+            .editMetadata()
+            .addToAnnotations(Annotations.BIND_PHASE, "allocating")
+            .endMetadata()
+            .build());
     String msg = "binding to gpu-a failed: node gpu-a is locked by other/holder";
-    create(unschedulable(pod("team", "next"), msg).editMetadata()
-        .addToAnnotations(Annotations.SCHEDULE_EXPLAIN, ScheduleRecordCodec.encode(new ScheduleRecord.Failed(
-            t, "Unschedulable", "gpu-a", 1, List.of(new ScheduleRecord.ReasonCount("node gpu-a is locked by other/holder", 1)),
-            0, List.of())))
-        .endMetadata().build());
+    create(
+        unschedulable(pod("team", "next"), msg)
+            .editMetadata()
+            .addToAnnotations(
+                Annotations.SCHEDULE_EXPLAIN,
+                ScheduleRecordCodec.encode(
+                    new ScheduleRecord.Failed(
+                        t,
+                        "Unschedulable",
+                        "gpu-a",
+                        1,
+                        List.of(
+                            new ScheduleRecord.ReasonCount(
+                                "node gpu-a is locked by other/holder", 1)),
+                        0,
+                        List.of())))
+            .endMetadata()
+            .build());
     // (Events are found with an involvedObject field selector, which the mock server does not
     // evaluate; ExplainerTest and ExplainE2E cover them.)
     // The namespace comes from the kubeconfig's context.
@@ -94,18 +115,33 @@ class ExplainPodCommandIT {
 
   @Test
   void scheduledPod_asJson() {
-    client.nodes().resource(Fixtures.node("gpu-a", java.util.Map.of())).create();
-    create(bound(pod("team", "train"), "gpu-a").editMetadata()
-        .addToAnnotations(Annotations.VGPU_NODE, "gpu-a")
-        .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, ";GPU-1,NVIDIA,4000,30:;")
-        .addToAnnotations(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";;")
-        .addToAnnotations(Annotations.BIND_PHASE, "success")
-        .addToAnnotations(Annotations.SCHEDULE_EXPLAIN, ScheduleRecordCodec.encode(new ScheduleRecord.Scheduled(
-            Instant.now(), "gpu-a", 90L, "binpack", "spread", 2, 2,
-            List.of(new ScheduleRecord.NodeScore("gpu-a", 90), new ScheduleRecord.NodeScore("gpu-b", 40)))))
-        .endMetadata().build());
+    client.nodes().resource(Fixtures.node("gpu-a", Map.of())).create();
+    create(
+        bound(pod("team", "train"), "gpu-a")
+            .editMetadata()
+            .addToAnnotations(Annotations.VGPU_NODE, "gpu-a")
+            .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, ";GPU-1,NVIDIA,4000,30:;")
+            .addToAnnotations(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";;")
+            .addToAnnotations(Annotations.BIND_PHASE, "success")
+            .addToAnnotations(
+                Annotations.SCHEDULE_EXPLAIN,
+                ScheduleRecordCodec.encode(
+                    new ScheduleRecord.Scheduled(
+                        Instant.now(),
+                        "gpu-a",
+                        90L,
+                        "binpack",
+                        "spread",
+                        2,
+                        2,
+                        List.of(
+                            new ScheduleRecord.NodeScore("gpu-a", 90),
+                            new ScheduleRecord.NodeScore("gpu-b", 40)))))
+            .endMetadata()
+            .build());
 
-    int code = run("explain", "pod", "team/train", "--kubeconfig", kubeconfig.toString(), "-o", "json");
+    int code =
+        run("explain", "pod", "team/train", "--kubeconfig", kubeconfig.toString(), "-o", "json");
 
     assertThat(code).as(err.toString()).isZero();
     JsonNode j = JsonMapper.builder().build().readTree(out.toString());
@@ -119,14 +155,20 @@ class ExplainPodCommandIT {
 
   @Test
   void missingPod_exitsOne_andBadFlagsExitTwo() {
-    assertThat(run("explain", "pod", "team/ghost", "--kubeconfig", kubeconfig.toString())).isEqualTo(1);
+    assertThat(run("explain", "pod", "team/ghost", "--kubeconfig", kubeconfig.toString()))
+        .isEqualTo(1);
     assertThat(err.toString()).contains("pod team/ghost not found");
 
-    assertThat(run("explain", "pod", "team/x", "--kubeconfig", kubeconfig.toString(), "-o", "yaml")).isEqualTo(2);
+    assertThat(run("explain", "pod", "team/x", "--kubeconfig", kubeconfig.toString(), "-o", "yaml"))
+        .isEqualTo(2);
     assertThat(err.toString()).contains("-o: invalid value \"yaml\": want text or json");
-    assertThat(run("explain", "pod", "team/x/y", "--kubeconfig", kubeconfig.toString())).isEqualTo(2);
-    assertThat(run("explain", "pod", "team/x", "-n", "other", "--kubeconfig", kubeconfig.toString())).isEqualTo(2);
-    assertThat(run("explain", "pod", "team/x", "--kubeconfig", dir.resolve("absent").toString())).isEqualTo(2);
+    assertThat(run("explain", "pod", "team/x/y", "--kubeconfig", kubeconfig.toString()))
+        .isEqualTo(2);
+    assertThat(
+            run("explain", "pod", "team/x", "-n", "other", "--kubeconfig", kubeconfig.toString()))
+        .isEqualTo(2);
+    assertThat(run("explain", "pod", "team/x", "--kubeconfig", dir.resolve("absent").toString()))
+        .isEqualTo(2);
     assertThat(err.toString()).contains("--kubeconfig: cannot read");
   }
 }

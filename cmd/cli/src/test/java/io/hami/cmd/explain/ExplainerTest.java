@@ -19,6 +19,7 @@ import io.hami.cmd.explain.Explanation.State;
 import io.hami.model.Annotations;
 import io.hami.model.explain.ScheduleRecord;
 import io.hami.model.explain.ScheduleRecordCodec;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -36,14 +37,32 @@ class ExplainerTest {
   private static final String DEV = "GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448";
 
   private static String scheduled(String node) {
-    return ScheduleRecordCodec.encode(new ScheduleRecord.Scheduled(T, node, 187L, "binpack", "spread", 3, 4,
-        List.of(new ScheduleRecord.NodeScore(node, 187), new ScheduleRecord.NodeScore("gpu-b", 150))));
+    return ScheduleRecordCodec.encode(
+        new ScheduleRecord.Scheduled(
+            T,
+            node,
+            187L,
+            "binpack",
+            "spread",
+            3,
+            4,
+            List.of(
+                new ScheduleRecord.NodeScore(node, 187),
+                new ScheduleRecord.NodeScore("gpu-b", 150))));
   }
 
   private static String failed(String node, String reason, int count) {
-    return ScheduleRecordCodec.encode(new ScheduleRecord.Failed(T, "Unschedulable", node, 3,
-        List.of(new ScheduleRecord.ReasonCount(reason, count)), 0,
-        node != null ? List.of() : List.of(new ScheduleRecord.NodeReasons("gpu-a", List.of(reason)))));
+    return ScheduleRecordCodec.encode(
+        new ScheduleRecord.Failed(
+            T,
+            "Unschedulable",
+            node,
+            3,
+            List.of(new ScheduleRecord.ReasonCount(reason, count)),
+            0,
+            node != null
+                ? List.of()
+                : List.of(new ScheduleRecord.NodeReasons("gpu-a", List.of(reason)))));
   }
 
   private static Pod scheduledPod() {
@@ -63,17 +82,31 @@ class ExplainerTest {
   @Test
   void scheduledPod_namesNodeDevicesPolicyAndScores() {
     Pod pod = scheduledPod();
-    Explanation e = Explainer.explain(facts(pod,
-        List.of(event(pod, "Normal", "Scheduled", "Successfully assigned team/train to gpu-a", "2026-11-29T13:59:31Z")),
-        Map.of("gpu-a", Optional.of(node("gpu-a", Map.of()))), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(
+            facts(
+                pod,
+                List.of(
+                    event(
+                        pod,
+                        "Normal",
+                        "Scheduled",
+                        "Successfully assigned team/train to gpu-a",
+                        "2026-11-29T13:59:31Z")),
+                Map.of("gpu-a", Optional.of(node("gpu-a", Map.of()))),
+                Map.of()),
+            NOW);
 
     assertThat(e.state()).isEqualTo(State.SCHEDULED);
     assertThat(e.summary()).isEqualTo("bound to gpu-a (bind-phase success)");
-    assertThat(e.devices()).singleElement().satisfies(c -> {
-      assertThat(c.container()).isEqualTo("cuda");
-      assertThat(c.annotation()).isEqualTo(Annotations.VGPU_DEVICES_ALLOCATED);
-      assertThat(c.devices()).containsExactly(new Device(DEV, "NVIDIA", 4000, 30, false));
-    });
+    assertThat(e.devices())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.container()).isEqualTo("cuda");
+              assertThat(c.annotation()).isEqualTo(Annotations.VGPU_DEVICES_ALLOCATED);
+              assertThat(c.devices()).containsExactly(new Device(DEV, "NVIDIA", 4000, 30, false));
+            });
     assertThat(e.placement().node()).isEqualTo("gpu-a");
     assertThat(e.attemptIsStale()).isFalse();
     assertThat(e.problems()).isEmpty();
@@ -94,8 +127,10 @@ class ExplainerTest {
   @Test
   void scheduledPod_asJson() {
     Pod pod = scheduledPod();
-    Explanation e = Explainer.explain(facts(pod, List.of(),
-        Map.of("gpu-a", Optional.of(node("gpu-a", Map.of()))), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(
+            facts(pod, List.of(), Map.of("gpu-a", Optional.of(node("gpu-a", Map.of()))), Map.of()),
+            NOW);
 
     JsonNode j = JsonMapper.builder().build().readTree(JsonReport.render(e));
 
@@ -113,12 +148,22 @@ class ExplainerTest {
   @Test
   void pendingPod_showsPerReasonCountsAndClosestNodes() {
     String msg = "0/3 nodes are available: 3 CardInsufficientMemory.";
-    Pod pod = unschedulable(pod("team", "big"), msg)
-        .editMetadata().addToAnnotations(Annotations.SCHEDULE_EXPLAIN, failed(null, "CardInsufficientMemory", 3))
-        .endMetadata().build();
+    Pod pod =
+        unschedulable(pod("team", "big"), msg)
+            .editMetadata()
+            .addToAnnotations(
+                Annotations.SCHEDULE_EXPLAIN, failed(null, "CardInsufficientMemory", 3))
+            .endMetadata()
+            .build();
 
-    Explanation e = Explainer.explain(facts(pod,
-        List.of(event(pod, "Warning", "FailedScheduling", msg, "2026-11-29T13:59:30Z")), Map.of(), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(
+            facts(
+                pod,
+                List.of(event(pod, "Warning", "FailedScheduling", msg, "2026-11-29T13:59:30Z")),
+                Map.of(),
+                Map.of()),
+            NOW);
 
     assertThat(e.state()).isEqualTo(State.PENDING);
     assertThat(e.summary()).isEqualTo("waiting: " + msg);
@@ -132,18 +177,27 @@ class ExplainerTest {
         .contains("Warning  FailedScheduling     30s")
         .doesNotContain("Devices:");
     JsonNode j = JsonMapper.builder().build().readTree(JsonReport.render(e));
-    assertThat(j.at("/lastFailure/reasons/0/reason").asString()).isEqualTo("CardInsufficientMemory");
+    assertThat(j.at("/lastFailure/reasons/0/reason").asString())
+        .isEqualTo("CardInsufficientMemory");
     assertThat(j.at("/lastFailure/reasons/0/nodes").asInt()).isEqualTo(3);
   }
 
   static Stream<Arguments> lockHolders() {
-    Pod holder = bound(pod("other", "holder"), "gpu-a")
-        .editMetadata().addToAnnotations(Annotations.BIND_PHASE, "allocating").endMetadata().build();
+    Pod holder =
+        bound(pod("other", "holder"), "gpu-a")
+            .editMetadata()
+            .addToAnnotations(Annotations.BIND_PHASE, "allocating")
+            .endMetadata()
+            .build();
     return Stream.of(
-        arguments("holder waiting for Allocate", Optional.of(holder),
+        arguments(
+            "holder waiting for Allocate",
+            Optional.of(holder),
             "waiting: node gpu-a is locked by other/holder",
             "holder: Running, bound to gpu-a, bind-phase allocating"),
-        arguments("holder deleted", Optional.empty(),
+        arguments(
+            "holder deleted",
+            Optional.empty(),
             "waiting: node gpu-a is locked by other/holder (deleted; the lock is stale and will be replaced)",
             "holder: deleted, so the lock is stale"));
   }
@@ -153,46 +207,66 @@ class ExplainerTest {
   void pendingPod_blockedByALock_namesTheHolderAndItsState(
       String name, Optional<Pod> holder, String summary, String holderLine) {
     String msg = "binding to gpu-a failed: node gpu-a is locked by other/holder";
-    Pod pod = unschedulable(pod("team", "next"), msg)
-        .editMetadata().addToAnnotations(Annotations.SCHEDULE_EXPLAIN, failed("gpu-a", "node gpu-a is locked by other/holder", 1))
-        .endMetadata().build();
+    Pod pod =
+        unschedulable(pod("team", "next"), msg)
+            .editMetadata()
+            .addToAnnotations(
+                Annotations.SCHEDULE_EXPLAIN,
+                failed("gpu-a", "node gpu-a is locked by other/holder", 1))
+            .endMetadata()
+            .build();
     Node node = lockedNode("gpu-a", "2026-11-29T13:58:00Z,other,holder");
 
     assertThat(Explainer.nodesToRead(pod)).containsOnlyKeys("gpu-a");
-    assertThat(Explainer.holdersToRead(pod, Map.of("gpu-a", Optional.of(node)))).containsExactly("other/holder");
-    Explanation e = Explainer.explain(
-        facts(pod, List.of(), Map.of("gpu-a", Optional.of(node)), Map.of("other/holder", holder)), NOW);
+    assertThat(Explainer.holdersToRead(pod, Map.of("gpu-a", Optional.of(node))))
+        .containsExactly("other/holder");
+    Explanation e =
+        Explainer.explain(
+            facts(
+                pod, List.of(), Map.of("gpu-a", Optional.of(node)), Map.of("other/holder", holder)),
+            NOW);
 
     assertThat(e.summary()).isEqualTo(summary);
-    assertThat(e.locks()).singleElement().satisfies(l -> {
-      assertThat(l.holder().name()).isEqualTo("holder");
-      assertThat(l.age().getSeconds()).isEqualTo(120);
-      assertThat(l.expired()).isFalse();
-    });
+    assertThat(e.locks())
+        .singleElement()
+        .satisfies(
+            l -> {
+              assertThat(l.holder().name()).isEqualTo("holder");
+              assertThat(l.age().getSeconds()).isEqualTo(120);
+              assertThat(l.expired()).isFalse();
+            });
     assertThat(TextReport.render(e, NOW))
-        .contains("gpu-a (chosen in the last attempt, which then failed): held by other/holder (held 2m)")
+        .contains(
+            "gpu-a (chosen in the last attempt, which then failed): held by other/holder (held 2m)")
         .contains(holderLine)
         .contains("  Chosen node:  gpu-a");
   }
 
   @Test
   void boundPodWaitingForAllocate_holdsItsNodesLock_andShowsPendingDevices() {
-    Pod pod = bound(pod("team", "p"), "gpu-a").editMetadata()
-        .addToAnnotations(Annotations.VGPU_NODE, "gpu-a")
-        // v2.10 form without the init container's leading entry.
-        .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, DEV + ",NVIDIA,1000,0:;")
-        .addToAnnotations(Annotations.VGPU_DEVICES_TO_ALLOCATE, DEV + ",NVIDIA,1000,0:;")
-        .addToAnnotations(Annotations.BIND_PHASE, "allocating")
-        .endMetadata().build();
+    Pod pod =
+        bound(pod("team", "p"), "gpu-a")
+            .editMetadata()
+            .addToAnnotations(Annotations.VGPU_NODE, "gpu-a")
+            // v2.10 form without the init container's leading entry.
+            .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, DEV + ",NVIDIA,1000,0:;")
+            .addToAnnotations(Annotations.VGPU_DEVICES_TO_ALLOCATE, DEV + ",NVIDIA,1000,0:;")
+            .addToAnnotations(Annotations.BIND_PHASE, "allocating")
+            .endMetadata()
+            .build();
     Node node = lockedNode("gpu-a", "2026-11-29T13:50:00Z,team,p");
 
-    Explanation e = Explainer.explain(facts(pod, List.of(), Map.of("gpu-a", Optional.of(node)), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(facts(pod, List.of(), Map.of("gpu-a", Optional.of(node)), Map.of()), NOW);
 
     assertThat(e.summary()).contains("waiting for the node agent to hand out the devices");
-    assertThat(e.devices()).singleElement().satisfies(c -> {
-      assertThat(c.container()).isEqualTo("cuda");
-      assertThat(c.devices().get(0).pending()).isTrue();
-    });
+    assertThat(e.devices())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.container()).isEqualTo("cuda");
+              assertThat(c.devices().get(0).pending()).isTrue();
+            });
     assertThat(e.locks()).singleElement().satisfies(l -> assertThat(l.heldBySelf()).isTrue());
     assertThat(TextReport.render(e, NOW))
         .contains("held by this pod (held 10m, expired (the next bind replaces it))")
@@ -201,10 +275,16 @@ class ExplainerTest {
 
   @Test
   void failureRecordedBeforeBinding_isMarkedStale() {
-    Pod pod = bound(pod("team", "p"), "gpu-a").editMetadata()
-        .addToAnnotations(Annotations.SCHEDULE_EXPLAIN, failed(null, "CardInsufficientMemory", 3)).endMetadata().build();
+    Pod pod =
+        bound(pod("team", "p"), "gpu-a")
+            .editMetadata()
+            .addToAnnotations(
+                Annotations.SCHEDULE_EXPLAIN, failed(null, "CardInsufficientMemory", 3))
+            .endMetadata()
+            .build();
 
-    Explanation e = Explainer.explain(facts(pod, List.of(), Map.of("gpu-a", Optional.empty()), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(facts(pod, List.of(), Map.of("gpu-a", Optional.empty()), Map.of()), NOW);
 
     assertThat(e.attemptIsStale()).isTrue();
     assertThat(TextReport.render(e, NOW))
@@ -214,18 +294,27 @@ class ExplainerTest {
 
   @Test
   void noRecordYet_saysSo() {
-    Explanation e = Explainer.explain(facts(pod("team", "new").build(), List.of(), Map.of(), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(facts(pod("team", "new").build(), List.of(), Map.of(), Map.of()), NOW);
 
-    assertThat(e.summary()).startsWith("waiting: no failed attempt recorded; either hami-scheduler has not tried");
+    assertThat(e.summary())
+        .startsWith("waiting: no failed attempt recorded; either hami-scheduler has not tried");
     assertThat(TextReport.render(e, NOW)).contains("Events:\n  <none>");
   }
 
   static Stream<Arguments> malformed() {
     return Stream.of(
         arguments(Annotations.SCHEDULE_EXPLAIN, "0/3 nodes", Annotations.SCHEDULE_EXPLAIN),
-        arguments(Annotations.SCHEDULE_EXPLAIN, "{\"v\":1,\"result\":\"Scheduled\"}", Annotations.SCHEDULE_EXPLAIN),
-        arguments(Annotations.VGPU_DEVICES_ALLOCATED, "GPU-1,NVIDIA:;", Annotations.VGPU_DEVICES_ALLOCATED),
-        arguments(Annotations.VGPU_DEVICES_TO_ALLOCATE, "x,y:;", Annotations.VGPU_DEVICES_TO_ALLOCATE),
+        arguments(
+            Annotations.SCHEDULE_EXPLAIN,
+            "{\"v\":1,\"result\":\"Scheduled\"}",
+            Annotations.SCHEDULE_EXPLAIN),
+        arguments(
+            Annotations.VGPU_DEVICES_ALLOCATED,
+            "GPU-1,NVIDIA:;",
+            Annotations.VGPU_DEVICES_ALLOCATED),
+        arguments(
+            Annotations.VGPU_DEVICES_TO_ALLOCATE, "x,y:;", Annotations.VGPU_DEVICES_TO_ALLOCATE),
         arguments(Annotations.BIND_TIME, "yesterday", Annotations.BIND_TIME),
         arguments(Annotations.VGPU_TIME, "-5", Annotations.VGPU_TIME),
         arguments(Annotations.BIND_PHASE, "done", Annotations.BIND_PHASE));
@@ -233,29 +322,44 @@ class ExplainerTest {
 
   @ParameterizedTest(name = "{0}={1}")
   @MethodSource("malformed")
-  void malformedAnnotation_isReportedWithItsNameAndValue_neverThrown(String key, String value, String where) {
-    Pod pod = pod("team", "odd").editMetadata()
-        .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, DEV + ",NVIDIA,1000,0:;")
-        .addToAnnotations(key, value).endMetadata().build();
+  void malformedAnnotation_isReportedWithItsNameAndValue_neverThrown(
+      String key, String value, String where) {
+    Pod pod =
+        pod("team", "odd")
+            .editMetadata()
+            .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, DEV + ",NVIDIA,1000,0:;")
+            .addToAnnotations(key, value)
+            .endMetadata()
+            .build();
 
     Explanation e = Explainer.explain(facts(pod, List.of(), Map.of(), Map.of()), NOW);
 
     assertThat(e.problems()).extracting(Problem::where).containsExactly(where);
     assertThat(e.problems().get(0).value()).isEqualTo(value);
-    assertThat(TextReport.render(e, NOW)).contains("Unreadable annotations:", where + ": ", "value: " + value);
+    assertThat(TextReport.render(e, NOW))
+        .contains("Unreadable annotations:", where + ": ", "value: " + value);
     assertThat(JsonReport.render(e)).contains("\"where\" : \"" + where + "\"");
   }
 
   @Test
   void malformedLock_isReportedWithTheNode() {
     Pod pod = bound(pod("team", "p"), "gpu-a").build();
-    Explanation e = Explainer.explain(
-        facts(pod, List.of(), Map.of("gpu-a", Optional.of(lockedNode("gpu-a", "soon,x"))), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(
+            facts(
+                pod,
+                List.of(),
+                Map.of("gpu-a", Optional.of(lockedNode("gpu-a", "soon,x"))),
+                Map.of()),
+            NOW);
 
-    assertThat(e.problems()).singleElement().satisfies(p -> {
-      assertThat(p.where()).isEqualTo("node gpu-a " + Annotations.MUTEX_LOCK);
-      assertThat(p.value()).isEqualTo("soon,x");
-    });
+    assertThat(e.problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.where()).isEqualTo("node gpu-a " + Annotations.MUTEX_LOCK);
+              assertThat(p.value()).isEqualTo("soon,x");
+            });
     assertThat(TextReport.render(e, NOW)).contains("locked, value unreadable: soon,x");
   }
 
@@ -265,16 +369,17 @@ class ExplainerTest {
     Node node = lockedNode("gpu-a", "2026-11-29T13:58:00Z,team,");
 
     assertThat(Explainer.holdersToRead(pod, Map.of("gpu-a", Optional.of(node)))).isEmpty();
-    Explanation e = Explainer.explain(facts(pod, List.of(), Map.of("gpu-a", Optional.of(node)), Map.of()), NOW);
+    Explanation e =
+        Explainer.explain(facts(pod, List.of(), Map.of("gpu-a", Optional.of(node)), Map.of()), NOW);
     assertThat(e.locks()).singleElement().satisfies(l -> assertThat(l.holder().exists()).isFalse());
   }
 
   @Test
   void duration_printsLikeKubectl() {
-    assertThat(TextReport.duration(java.time.Duration.ofSeconds(45))).isEqualTo("45s");
-    assertThat(TextReport.duration(java.time.Duration.ofSeconds(192))).isEqualTo("3m12s");
-    assertThat(TextReport.duration(java.time.Duration.ofMinutes(125))).isEqualTo("2h5m");
-    assertThat(TextReport.duration(java.time.Duration.ofHours(76))).isEqualTo("3d4h");
-    assertThat(TextReport.duration(java.time.Duration.ofSeconds(-3))).isEqualTo("0s");
+    assertThat(TextReport.duration(Duration.ofSeconds(45))).isEqualTo("45s");
+    assertThat(TextReport.duration(Duration.ofSeconds(192))).isEqualTo("3m12s");
+    assertThat(TextReport.duration(Duration.ofMinutes(125))).isEqualTo("2h5m");
+    assertThat(TextReport.duration(Duration.ofHours(76))).isEqualTo("3d4h");
+    assertThat(TextReport.duration(Duration.ofSeconds(-3))).isEqualTo("0s");
   }
 }

@@ -1,5 +1,6 @@
 package io.hami.cmd.cluster;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-/** Runs short helper commands (openssl, the build script) and reports failures with their output. */
+/**
+ * Runs short helper commands (openssl, the build script) and reports failures with their output.
+ */
 public final class Commands {
   private Commands() {}
 
@@ -21,7 +24,7 @@ public final class Commands {
     Process p =
         new ProcessBuilder(command)
             .directory(dir.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .start();
     CompletableFuture<String> out = drain(p.getInputStream());
     CompletableFuture<String> err = drain(p.getErrorStream());
@@ -29,7 +32,12 @@ public final class Commands {
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.destroyForcibly();
         throw new IOException(
-            "timed out after " + timeout + ": " + String.join(" ", command) + "\n" + err.getNow(""));
+            "timed out after "
+                + timeout
+                + ": "
+                + String.join(" ", command)
+                + "\n"
+                + err.getNow(""));
       }
       Result r = new Result(p.exitValue(), out.get(), err.get());
       if (r.exitCode() != 0) {

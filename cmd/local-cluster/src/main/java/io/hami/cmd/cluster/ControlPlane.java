@@ -4,22 +4,33 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.kube.KubeClients;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +49,7 @@ public final class ControlPlane implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ControlPlane.class);
   private static final int START_ATTEMPTS = 3;
   private static final int LOG_TAIL_BYTES = 4000;
+
   /** The ClusterIP of the {@code kubernetes} Service, first address of the service range. */
   private static final String SERVICE_CIDR = "10.96.0.0/16";
 
@@ -112,7 +124,8 @@ public final class ControlPlane implements AutoCloseable {
     Path certs = dir.resolve("pki");
     Pki pki = Pki.create(certs, options.pkiBackend());
     Pki.CertAndKey etcdServer = pki.issueServing("etcd-server", List.of("etcd"));
-    Pki.CertAndKey etcdClient = pki.issueClient("apiserver-etcd-client", "kube-apiserver", List.of());
+    Pki.CertAndKey etcdClient =
+        pki.issueClient("apiserver-etcd-client", "kube-apiserver", List.of());
     Pki.CertAndKey apiServing =
         pki.issue(
             "apiserver",
@@ -126,8 +139,7 @@ public final class ControlPlane implements AutoCloseable {
                 "DNS:kubernetes.default",
                 "DNS:kubernetes.default.svc",
                 "DNS:kubernetes.default.svc.cluster.local"));
-    Pki.CertAndKey admin =
-        pki.issueClient("admin", "kubernetes-admin", List.of("system:masters"));
+    Pki.CertAndKey admin = pki.issueClient("admin", "kubernetes-admin", List.of("system:masters"));
     Pki.SigningKey sa = pki.signingKey("service-account");
 
     int[] ports = freePorts(3);
@@ -212,7 +224,7 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   private void awaitPort(ManagedProcess p, String url) throws IOException {
-    java.net.URI uri = java.net.URI.create(url);
+    URI uri = URI.create(url);
     long deadline = System.nanoTime() + options.startupTimeout().toNanos();
     while (true) {
       failIfExited(p);
@@ -351,48 +363,46 @@ public final class ControlPlane implements AutoCloseable {
 
   /**
    * Sends a GET over HTTP/1.1 that trusts only this control plane's CA, with {@code bearerToken}
-   * when it is not null. For checks of what the apiserver answers before a client library reads
-   * it: the apiserver ends HTTP/2 connections of unauthenticated requests with GOAWAY, which the
-   * JDK's HTTP/2 client reports as an I/O error instead of the 401.
+   * when it is not null. For checks of what the apiserver answers before a client library reads it:
+   * the apiserver ends HTTP/2 connections of unauthenticated requests with GOAWAY, which the JDK's
+   * HTTP/2 client reports as an I/O error instead of the 401.
    */
-  public java.net.http.HttpResponse<String> httpGet(String path, @Nullable String bearerToken)
+  public HttpResponse<String> httpGet(String path, @Nullable String bearerToken)
       throws IOException, InterruptedException {
-    java.net.http.HttpRequest.Builder request =
-        java.net.http.HttpRequest.newBuilder(java.net.URI.create(server + path))
-            .timeout(Duration.ofSeconds(30));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(server + path)).timeout(Duration.ofSeconds(30));
     if (bearerToken != null) {
       request.header("Authorization", "Bearer " + bearerToken);
     }
-    java.net.http.HttpClient http =
-        java.net.http.HttpClient.newBuilder()
-            .version(java.net.http.HttpClient.Version.HTTP_1_1)
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
             .sslContext(trustingCa())
             .connectTimeout(Duration.ofSeconds(10))
             .build();
-    return http.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  private javax.net.ssl.SSLContext trustingCa() throws IOException {
-    try (java.io.InputStream in = Files.newInputStream(pki.ca().cert())) {
-      java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+  private SSLContext trustingCa() throws IOException {
+    try (InputStream in = Files.newInputStream(pki.ca().cert())) {
+      KeyStore trust = KeyStore.getInstance("PKCS12");
       trust.load(null, null);
       trust.setCertificateEntry(
-          "ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
-      javax.net.ssl.TrustManagerFactory tmf =
-          javax.net.ssl.TrustManagerFactory.getInstance(
-              javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+          "ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
-      javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+      SSLContext ctx = SSLContext.getInstance("TLS");
       ctx.init(null, tmf.getTrustManagers(), null);
       return ctx;
-    } catch (java.security.GeneralSecurityException e) {
+    } catch (GeneralSecurityException e) {
       throw new IOException("cannot trust " + pki.ca().cert() + ": " + e.getMessage(), e);
     }
   }
 
   /** Log files of every component, the control plane's and those registered later, by name. */
   public synchronized Map<String, Path> componentLogs() {
-    return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(componentLogs));
+    return Collections.unmodifiableMap(new LinkedHashMap<>(componentLogs));
   }
 
   /** Makes a component's log part of the diagnostics saved when a test fails. */
@@ -402,7 +412,8 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Where components started by tests may keep their files; removed with the control plane. */
   public Path workDir() {
-    return Objects.requireNonNull(kubeconfig.getParent(), "kubeconfig is a file in the work directory");
+    return Objects.requireNonNull(
+        kubeconfig.getParent(), "kubeconfig is a file in the work directory");
   }
 
   /** Stops the apiserver and starts it again on the same port with the same data. */
@@ -411,7 +422,9 @@ public final class ControlPlane implements AutoCloseable {
     startApiServer();
   }
 
-  /** Kills the apiserver without a graceful shutdown; {@link #restartApiServer()} brings it back. */
+  /**
+   * Kills the apiserver without a graceful shutdown; {@link #restartApiServer()} brings it back.
+   */
   public synchronized void killApiServer() throws InterruptedException {
     apiserver.kill();
   }

@@ -40,7 +40,10 @@ public record ControlPlaneBinaries(Path kubeApiserver, Path etcd) {
         .forEach(l -> vars.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
     if (!vars.containsKey("KUBE_APISERVER") || !vars.containsKey("ETCD")) {
       throw new IOException(
-          script + " did not report KUBE_APISERVER and ETCD; its output:\n" + r.stdout() + r.stderr());
+          script
+              + " did not report KUBE_APISERVER and ETCD; its output:\n"
+              + r.stdout()
+              + r.stderr());
     }
     return new ControlPlaneBinaries(Path.of(vars.get("KUBE_APISERVER")), Path.of(vars.get("ETCD")));
   }

@@ -41,8 +41,8 @@ public record ControlPlaneOptions(
     Path root = moduleDir.resolve("target/control-plane");
     Orphans.reap(root);
     Path work =
-        root
-            .resolve(Long.toString(System.currentTimeMillis(), 36) + "-" + ProcessHandle.current().pid());
+        root.resolve(
+            Long.toString(System.currentTimeMillis(), 36) + "-" + ProcessHandle.current().pid());
     return new ControlPlaneOptions(
         ControlPlaneBinaries.resolve(moduleDir),
         work,

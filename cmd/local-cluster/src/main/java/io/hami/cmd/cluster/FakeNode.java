@@ -17,8 +17,8 @@ import java.util.Map;
 
 /**
  * A Node object made by the harness in place of a kubelet: the object is created first, then its
- * capacity, allocatable, addresses and Ready condition are written through the status
- * subresource, as kubelet does.
+ * capacity, allocatable, addresses and Ready condition are written through the status subresource,
+ * as kubelet does.
  */
 public final class FakeNode {
   private final String name;
@@ -75,22 +75,32 @@ public final class FakeNode {
   }
 
   /**
-   * Removes the {@code node.kubernetes.io/not-ready} taint that admission puts on every new node. In a
-   * cluster the node lifecycle controller does this once the node is Ready; the harness runs no
-   * controller manager.
+   * Removes the {@code node.kubernetes.io/not-ready} taint that admission puts on every new node.
+   * In a cluster the node lifecycle controller does this once the node is Ready; the harness runs
+   * no controller manager.
    */
   public void clearNotReadyTaint(KubernetesClient client) {
-    client.nodes().withName(name).edit(n -> new NodeBuilder(n)
-        .editSpec()
-        .withTaints(n.getSpec().getTaints() == null ? List.of()
-            : n.getSpec().getTaints().stream()
-                .filter(t -> !t.getKey().startsWith("node.kubernetes.io/not-ready"))
-                .toList())
-        .endSpec()
-        .build());
+    client
+        .nodes()
+        .withName(name)
+        .edit(
+            n ->
+                new NodeBuilder(n)
+                    .editSpec()
+                    .withTaints(
+                        n.getSpec().getTaints() == null
+                            ? List.of()
+                            : n.getSpec().getTaints().stream()
+                                .filter(t -> !t.getKey().startsWith("node.kubernetes.io/not-ready"))
+                                .toList())
+                    .endSpec()
+                    .build());
   }
 
-  /** Writes capacity, allocatable, addresses and a fresh Ready condition through {@code nodes/status}. */
+  /**
+   * Writes capacity, allocatable, addresses and a fresh Ready condition through {@code
+   * nodes/status}.
+   */
   public Node publishStatus(KubernetesClient client) {
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     NodeCondition ready =
@@ -113,7 +123,10 @@ public final class FakeNode {
                     .withAllocatable(Map.copyOf(capacity))
                     .withConditions(ready)
                     .withAddresses(
-                        new NodeAddressBuilder().withType("InternalIP").withAddress("127.0.0.1").build(),
+                        new NodeAddressBuilder()
+                            .withType("InternalIP")
+                            .withAddress("127.0.0.1")
+                            .build(),
                         new NodeAddressBuilder().withType("Hostname").withAddress(name).build())
                     .withNewNodeInfo()
                     .withArchitecture("amd64")

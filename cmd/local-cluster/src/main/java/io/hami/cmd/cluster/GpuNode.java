@@ -1,12 +1,14 @@
 package io.hami.cmd.cluster;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.hami.cmd.cluster.kubelet.FakeKubelet;
 import io.hami.kube.Informers;
 import io.hami.model.Annotations;
-import io.hami.cmd.cluster.kubelet.FakeKubelet;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -21,22 +23,22 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One fake GPU node: the Node object, a node agent over fake GPUs and a fake kubelet that, like
- * kubelet's device manager, calls Allocate for each pod bound to the node, reports it Running,
- * and finishes the deletion of pods that are being deleted. A pod whose Allocate fails is rejected
- * as kubelet rejects it: phase Failed, reason {@code UnexpectedAdmissionError}. Like kubelet, it
- * retries its own API writes when the apiserver does not answer. The agent alone can be stopped
- * and started again ({@link #stopAgent()}, {@link #startAgent()}), as when its process dies and
- * is restarted.
+ * kubelet's device manager, calls Allocate for each pod bound to the node, reports it Running, and
+ * finishes the deletion of pods that are being deleted. A pod whose Allocate fails is rejected as
+ * kubelet rejects it: phase Failed, reason {@code UnexpectedAdmissionError}. Like kubelet, it
+ * retries its own API writes when the apiserver does not answer. The agent alone can be stopped and
+ * started again ({@link #stopAgent()}, {@link #startAgent()}), as when its process dies and is
+ * restarted.
  */
 public final class GpuNode implements AutoCloseable {
   public static final String RESOURCE = "nvidia.com/gpu";
@@ -53,11 +55,15 @@ public final class GpuNode implements AutoCloseable {
   private @Nullable NodeAgent agent;
   private final SharedIndexInformer<Pod> informer;
   private final ScheduledExecutorService kubeletLoop;
+
   /** Pods admitted (Allocate answered or failed), by UID. */
   private final Set<String> admitted = ConcurrentHashMap.newKeySet();
+
   /** Pods reported Running, or Failed at admission, by UID. */
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
-  private final Map<String, Map<String, ContainerAllocateResponse>> allocations = new ConcurrentHashMap<>();
+
+  private final Map<String, Map<String, ContainerAllocateResponse>> allocations =
+      new ConcurrentHashMap<>();
   private final Map<String, String> allocateErrors = new ConcurrentHashMap<>();
 
   private GpuNode(
@@ -84,20 +90,30 @@ public final class GpuNode implements AutoCloseable {
   /** A GPU of {@code memoryMiB} MiB with a fresh UUID. */
   public static GpuInfo gpu(int index, long memoryMiB) {
     return new GpuInfo(
-        index, "GPU-" + UUID.randomUUID(), "Tesla T4", memoryMiB, String.format("00000000:%02X:00.0", 0x18 + index), 0, false);
+        index,
+        "GPU-" + UUID.randomUUID(),
+        "Tesla T4",
+        memoryMiB,
+        String.format("00000000:%02X:00.0", 0x18 + index),
+        0,
+        false);
   }
 
   /**
    * Registers node {@code name}, starts its kubelet and agent with {@code splitCount} vGPUs per
    * GPU, and waits until the node advertises every vGPU and its register annotation.
    */
-  public static GpuNode start(KubernetesClient client, Path dir, String name, int splitCount, List<GpuInfo> gpus)
+  public static GpuNode start(
+      KubernetesClient client, Path dir, String name, int splitCount, List<GpuInfo> gpus)
       throws Exception {
     return start(client, dir, FakeNode.named(name), splitCount, gpus);
   }
 
-  /** As {@link #start(KubernetesClient, Path, String, int, List)} for a node with its own labels. */
-  public static GpuNode start(KubernetesClient client, Path dir, FakeNode fake, int splitCount, List<GpuInfo> gpus)
+  /**
+   * As {@link #start(KubernetesClient, Path, String, int, List)} for a node with its own labels.
+   */
+  public static GpuNode start(
+      KubernetesClient client, Path dir, FakeNode fake, int splitCount, List<GpuInfo> gpus)
       throws Exception {
     fake.register(client);
     return startRegistered(client, client, dir, fake.name(), splitCount, gpus);
@@ -110,7 +126,12 @@ public final class GpuNode implements AutoCloseable {
    * ownership of {@code agentClient}.
    */
   public static GpuNode startRegistered(
-      KubernetesClient client, KubernetesClient agentClient, Path dir, String name, int splitCount, List<GpuInfo> gpus)
+      KubernetesClient client,
+      KubernetesClient agentClient,
+      Path dir,
+      String name,
+      int splitCount,
+      List<GpuInfo> gpus)
       throws Exception {
     Path deviceDir = dir.resolve(name).resolve("device-plugins");
     FakeKubelet kubelet = FakeKubelet.start(deviceDir, client, name);
@@ -129,21 +150,25 @@ public final class GpuNode implements AutoCloseable {
       kubelet.close();
       throw e;
     }
-    ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "fake-kubelet-" + name);
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService loop =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "fake-kubelet-" + name);
+              t.setDaemon(true);
+              return t;
+            });
     SharedIndexInformer<Pod> informer =
         client.pods().inAnyNamespace().withField("spec.nodeName", name).runnableInformer(0);
-    GpuNode node = new GpuNode(name, client, agentClient, kubelet, config, gpus, agent, informer, loop);
+    GpuNode node =
+        new GpuNode(name, client, agentClient, kubelet, config, gpus, agent, informer, loop);
     informer.addEventHandler(node.handler());
     informer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
     return node;
   }
 
   private static NodeAgent startAgent(
-      KubernetesClient client, NodeAgentConfig config, List<GpuInfo> gpus, FakeKubelet kubelet) throws Exception {
+      KubernetesClient client, NodeAgentConfig config, List<GpuInfo> gpus, FakeKubelet kubelet)
+      throws Exception {
     NodeAgent agent =
         NodeAgent.create(
             config,
@@ -152,7 +177,10 @@ public final class GpuNode implements AutoCloseable {
             null,
             Clock.systemUTC(),
             new NodeAgent.Tuning(
-                Duration.ofMillis(500), Duration.ofMillis(500), () -> UUID.randomUUID().toString(), NodeAgent::podsOnNode));
+                Duration.ofMillis(500),
+                Duration.ofMillis(500),
+                () -> UUID.randomUUID().toString(),
+                NodeAgent::podsOnNode));
     try {
       agent.start(Duration.ofSeconds(60));
       int want = gpus.size() * config.splitCount();
@@ -248,7 +276,8 @@ public final class GpuNode implements AutoCloseable {
           PodLifecycle.markRunning(client, current);
         } else {
           // Kubelet rejects the pod at admission and carries on with the others.
-          PodLifecycle.markAdmissionFailed(client, current, "Allocate failed due to " + error + ", which is unexpected");
+          PodLifecycle.markAdmissionFailed(
+              client, current, "Allocate failed due to " + error + ", which is unexpected");
         }
       }
       reported.add(uid);
@@ -260,20 +289,25 @@ public final class GpuNode implements AutoCloseable {
       log.info("fake kubelet on {}: pod {}/{}: {}; retrying", name, ns, podName, e.getMessage());
       try {
         // A retry that fails again logs and schedules the next one itself.
-        var unused = kubeletLoop.schedule(() -> sync(pod), API_RETRY.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        var unused =
+            kubeletLoop.schedule(() -> sync(pod), API_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closed) {
         // The node is being closed.
       }
     }
   }
 
   private static boolean requestsGpus(Pod pod) {
-    List<io.fabric8.kubernetes.api.model.Container> all = new ArrayList<>(pod.getSpec().getContainers());
+    List<Container> all = new ArrayList<>(pod.getSpec().getContainers());
     if (pod.getSpec().getInitContainers() != null) {
       all.addAll(pod.getSpec().getInitContainers());
     }
-    return all.stream().anyMatch(c -> c.getResources() != null && c.getResources().getLimits() != null
-        && c.getResources().getLimits().containsKey(RESOURCE));
+    return all.stream()
+        .anyMatch(
+            c ->
+                c.getResources() != null
+                    && c.getResources().getLimits() != null
+                    && c.getResources().getLimits().containsKey(RESOURCE));
   }
 
   /** The node's annotations as the server has them. */

@@ -45,9 +45,11 @@ public final class Invariants {
           f.remove(f.size() - 1);
         }
         if (f.size() != 4) {
-          throw new IllegalArgumentException("device entry \"" + d + "\" has " + f.size() + " fields, want 4");
+          throw new IllegalArgumentException(
+              "device entry \"" + d + "\" has " + f.size() + " fields, want 4");
         }
-        devices.add(new Use(f.get(0), f.get(1), Long.parseLong(f.get(2)), Long.parseLong(f.get(3))));
+        devices.add(
+            new Use(f.get(0), f.get(1), Long.parseLong(f.get(2)), Long.parseLong(f.get(3))));
       }
       containers.add(devices);
     }
@@ -72,7 +74,13 @@ public final class Invariants {
     }
     for (JsonNode d : arr) {
       String id = d.path("id").asString("");
-      out.put(id, new Registered(id, d.path("count").asInt(0), d.path("devmem").asLong(0), d.path("devcore").asLong(0)));
+      out.put(
+          id,
+          new Registered(
+              id,
+              d.path("count").asInt(0),
+              d.path("devmem").asLong(0),
+              d.path("devcore").asLong(0)));
     }
     return out;
   }
@@ -103,18 +111,24 @@ public final class Invariants {
       }
     }
     Map<String, long[]> out = new HashMap<>(app);
-    init.forEach((uuid, i) -> out.merge(uuid, i,
-        (a, b) -> new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.max(a[2], b[2])}));
+    init.forEach(
+        (uuid, i) ->
+            out.merge(
+                uuid,
+                i,
+                (a, b) ->
+                    new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.max(a[2], b[2])}));
     return out;
   }
 
   /**
    * How many leading annotation entries are init containers: all of them when the annotation has
-   * one entry per container; none otherwise (a writer that drops empty entries), which counts
-   * every entry as an app container and can only over-count.
+   * one entry per container; none otherwise (a writer that drops empty entries), which counts every
+   * entry as an app container and can only over-count.
    */
   private static int initContainers(Pod pod, int entries) {
-    int init = pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
+    int init =
+        pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
     int apps = pod.getSpec().getContainers() == null ? 0 : pod.getSpec().getContainers().size();
     return entries == init + apps ? init : 0;
   }
@@ -135,25 +149,30 @@ public final class Invariants {
     Map<String, String> uuidNode = new HashMap<>();
     for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
       Map<String, String> a = pod.getMetadata().getAnnotations();
-      if (a == null || !nodeNames.contains(a.get(Annotations.VGPU_NODE)) || PodPhases.isTerminal(pod)) {
+      if (a == null
+          || !nodeNames.contains(a.get(Annotations.VGPU_NODE))
+          || PodPhases.isTerminal(pod)) {
         continue;
       }
       String id = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
       String node = a.get(Annotations.VGPU_NODE);
       String allocated = a.get(Annotations.VGPU_DEVICES_ALLOCATED);
       if (allocated == null) {
-        violations.add(id + ": assigned to " + node + " without " + Annotations.VGPU_DEVICES_ALLOCATED);
+        violations.add(
+            id + ": assigned to " + node + " without " + Annotations.VGPU_DEVICES_ALLOCATED);
         continue;
       }
       List<List<Use>> containers;
       try {
         containers = parseDevices(allocated);
       } catch (RuntimeException e) {
-        violations.add(id + ": " + Annotations.VGPU_DEVICES_ALLOCATED + " unreadable: " + e.getMessage());
+        violations.add(
+            id + ": " + Annotations.VGPU_DEVICES_ALLOCATED + " unreadable: " + e.getMessage());
         continue;
       }
       if (pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().equals(node)) {
-        violations.add(id + ": bound to " + pod.getSpec().getNodeName() + " but annotated for " + node);
+        violations.add(
+            id + ": bound to " + pod.getSpec().getNodeName() + " but annotated for " + node);
       }
       for (List<Use> c : containers) {
         Set<String> seen = new HashSet<>();
@@ -169,12 +188,14 @@ public final class Invariants {
           uuidNode.put(u.uuid(), node);
         }
       }
-      podUsage(containers, initContainers(pod, containers.size())).forEach((uuid, u) -> {
-        long[] t = used.computeIfAbsent(uuid, k -> new long[3]);
-        t[0] += u[0];
-        t[1] += u[1];
-        t[2] += u[2];
-      });
+      podUsage(containers, initContainers(pod, containers.size()))
+          .forEach(
+              (uuid, u) -> {
+                long[] t = used.computeIfAbsent(uuid, k -> new long[3]);
+                t[0] += u[0];
+                t[1] += u[1];
+                t[2] += u[2];
+              });
       if ("success".equals(a.get(Annotations.BIND_PHASE))) {
         String toAllocate = a.getOrDefault(Annotations.VGPU_DEVICES_TO_ALLOCATE, "");
         if (!toAllocate.replace(";", "").isEmpty()) {
@@ -185,21 +206,22 @@ public final class Invariants {
         }
       }
     }
-    used.forEach((uuid, t) -> {
-      Registered r = devicesByNode.getOrDefault(uuidNode.get(uuid), Map.of()).get(uuid);
-      if (r == null) {
-        return;
-      }
-      if (t[0] > r.devmem()) {
-        violations.add("device " + uuid + ": " + t[0] + " MiB allocated of " + r.devmem());
-      }
-      if (t[1] > r.devcore()) {
-        violations.add("device " + uuid + ": " + t[1] + "% cores allocated of " + r.devcore());
-      }
-      if (t[2] > r.count()) {
-        violations.add("device " + uuid + ": " + t[2] + " slots used of " + r.count());
-      }
-    });
+    used.forEach(
+        (uuid, t) -> {
+          Registered r = devicesByNode.getOrDefault(uuidNode.get(uuid), Map.of()).get(uuid);
+          if (r == null) {
+            return;
+          }
+          if (t[0] > r.devmem()) {
+            violations.add("device " + uuid + ": " + t[0] + " MiB allocated of " + r.devmem());
+          }
+          if (t[1] > r.devcore()) {
+            violations.add("device " + uuid + ": " + t[1] + "% cores allocated of " + r.devcore());
+          }
+          if (t[2] > r.count()) {
+            violations.add("device " + uuid + ": " + t[2] + " slots used of " + r.count());
+          }
+        });
     return violations;
   }
 }

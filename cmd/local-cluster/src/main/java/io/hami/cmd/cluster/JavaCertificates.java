@@ -36,8 +36,8 @@ import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.PEMParser;
-import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaMiscPEMGenerator;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
@@ -45,10 +45,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.bouncycastle.util.io.pem.PemObjectGenerator;
 
 /**
- * X.509 v3 certificates made in process (RSA 2048, SHA-256), for machines without openssl. The
- * same names and extensions as the openssl backend: subject CN and O, basic constraints, key
- * usage, extended key usage, subject alternative names and key identifiers. BouncyCastle builds
- * the certificates; keys and signatures come from the default JCA provider.
+ * X.509 v3 certificates made in process (RSA 2048, SHA-256), for machines without openssl. The same
+ * names and extensions as the openssl backend: subject CN and O, basic constraints, key usage,
+ * extended key usage, subject alternative names and key identifiers. BouncyCastle builds the
+ * certificates; keys and signatures come from the default JCA provider.
  */
 final class JavaCertificates {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -61,7 +61,14 @@ final class JavaCertificates {
     KeyPair pair = newKeyPair();
     X500Name name = name(commonName, List.of());
     X509CertificateHolder der =
-        sign(name, pair.getPublic(), name, pair.getPublic(), pair.getPrivate(), true, List.of(),
+        sign(
+            name,
+            pair.getPublic(),
+            name,
+            pair.getPublic(),
+            pair.getPrivate(),
+            true,
+            List.of(),
             Duration.ofDays(3650));
     writePem(cert, new JcaMiscPEMGenerator(der));
     writePem(key, new JcaPKCS8Generator(pair.getPrivate(), null));
@@ -109,7 +116,8 @@ final class JavaCertificates {
 
   static PrivateKey readPkcs8(Path file) throws IOException {
     Object parsed;
-    try (PEMParser parser = new PEMParser(Files.newBufferedReader(file, StandardCharsets.US_ASCII))) {
+    try (PEMParser parser =
+        new PEMParser(Files.newBufferedReader(file, StandardCharsets.US_ASCII))) {
       parsed = parser.readObject();
     }
     if (!(parsed instanceof PrivateKeyInfo pkcs8)) {
@@ -188,7 +196,8 @@ final class JavaCertificates {
       String ip = san.substring(3);
       // BouncyCastle parses the literal itself; the check keeps host names from being resolved.
       if (!ip.matches("[0-9.]+|[0-9a-fA-F:]+")) {
-        throw new IllegalArgumentException("subject alternative name " + san + " is not an IP address");
+        throw new IllegalArgumentException(
+            "subject alternative name " + san + " is not an IP address");
       }
       return new GeneralName(GeneralName.iPAddress, ip);
     }
@@ -204,7 +213,9 @@ final class JavaCertificates {
     return name.build();
   }
 
-  /** The CA's subject exactly as encoded in its certificate, so issued chains match byte for byte. */
+  /**
+   * The CA's subject exactly as encoded in its certificate, so issued chains match byte for byte.
+   */
   private static X500Name issuerName(X500Principal subject) {
     return X500Name.getInstance(subject.getEncoded());
   }

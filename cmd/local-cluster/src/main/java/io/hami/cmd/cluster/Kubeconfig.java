@@ -12,14 +12,19 @@ public final class Kubeconfig {
     return document(
         server,
         caPem,
-        "    client-certificate-data: " + b64(certPem) + "\n"
-            + "    client-key-data: " + b64(keyPem) + "\n");
+        "    client-certificate-data: "
+            + b64(certPem)
+            + "\n"
+            + "    client-key-data: "
+            + b64(keyPem)
+            + "\n");
   }
 
   /** A kubeconfig that authenticates with a bearer token. */
   public static String withToken(String server, String caPem, String token) {
     if (token.isBlank() || token.chars().anyMatch(c -> c <= ' ' || c == '"' || c == '\\')) {
-      throw new IllegalArgumentException("token is empty or has characters a bearer token cannot have");
+      throw new IllegalArgumentException(
+          "token is empty or has characters a bearer token cannot have");
     }
     return document(server, caPem, "    token: \"" + token + "\"\n");
   }
@@ -30,8 +35,12 @@ public final class Kubeconfig {
         + "clusters:\n"
         + "- name: hami-e2e\n"
         + "  cluster:\n"
-        + "    server: " + server + "\n"
-        + "    certificate-authority-data: " + b64(caPem) + "\n"
+        + "    server: "
+        + server
+        + "\n"
+        + "    certificate-authority-data: "
+        + b64(caPem)
+        + "\n"
         + "users:\n"
         + "- name: user\n"
         + "  user:\n"

@@ -2,13 +2,17 @@ package io.hami.cmd.cluster;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -51,17 +55,18 @@ final class ManagedProcess implements AutoCloseable {
         logFile,
         "==== starting " + name + ": " + String.join(" ", command) + System.lineSeparator(),
         StandardCharsets.UTF_8,
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     process =
         new ProcessBuilder(inOwnSession(command))
             .directory(workDir.toFile())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .start();
     // Lets a later run stop this process if the JVM that started it is killed (see Orphans).
-    Files.writeString(pidFile(), process.pid() + "\n" + command.get(0) + "\n", StandardCharsets.UTF_8);
+    Files.writeString(
+        pidFile(), process.pid() + "\n" + command.get(0) + "\n", StandardCharsets.UTF_8);
   }
 
   /**
@@ -73,7 +78,7 @@ final class ManagedProcess implements AutoCloseable {
     for (String dir : List.of("/usr/bin", "/bin")) {
       Path setsid = Path.of(dir, "setsid");
       if (Files.isExecutable(setsid)) {
-        List<String> wrapped = new java.util.ArrayList<>();
+        List<String> wrapped = new ArrayList<>();
         wrapped.add(setsid.toString());
         wrapped.addAll(command);
         return wrapped;
@@ -91,11 +96,11 @@ final class ManagedProcess implements AutoCloseable {
   }
 
   /** Exit code of the last run, or empty while it runs or before the first start. */
-  synchronized java.util.OptionalInt exitCode() {
+  synchronized OptionalInt exitCode() {
     if (process == null || process.isAlive()) {
-      return java.util.OptionalInt.empty();
+      return OptionalInt.empty();
     }
-    return java.util.OptionalInt.of(process.exitValue());
+    return OptionalInt.of(process.exitValue());
   }
 
   /** Sends SIGTERM, then SIGKILL after a grace period. Idempotent. */

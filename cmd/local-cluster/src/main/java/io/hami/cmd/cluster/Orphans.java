@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stops control-plane processes left behind by a JVM that was killed before it could stop them,
- * and removes their work directories. Work directories under {@code target/control-plane} are
- * named {@code <id>-<jvm pid>}; each process leaves a {@code <name>.pid} file holding its pid and
+ * Stops control-plane processes left behind by a JVM that was killed before it could stop them, and
+ * removes their work directories. Work directories under {@code target/control-plane} are named
+ * {@code <id>-<jvm pid>}; each process leaves a {@code <name>.pid} file holding its pid and
  * executable. A process is stopped only when its JVM is gone and its executable still matches.
  */
 public final class Orphans {

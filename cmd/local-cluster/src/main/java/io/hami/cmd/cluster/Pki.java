@@ -3,20 +3,31 @@ package io.hami.cmd.cluster;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.base.Splitter;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 
 /**
- * A throw-away certificate authority for one control plane, made with the {@code openssl} CLI
- * when it is installed and in process with BouncyCastle otherwise ({@link Backend}). Serving certificates for components that the apiserver calls (webhooks) and client certificates
- * for users are issued from the same CA, so one {@code caBundle} trusts them all.
+ * A throw-away certificate authority for one control plane, made with the {@code openssl} CLI when
+ * it is installed and in process with BouncyCastle otherwise ({@link Backend}). Serving
+ * certificates for components that the apiserver calls (webhooks) and client certificates for users
+ * are issued from the same CA, so one {@code caBundle} trusts them all.
  */
 public final class Pki {
   private static final Duration OPENSSL_TIMEOUT = Duration.ofSeconds(60);
@@ -50,7 +61,7 @@ public final class Pki {
       String forced = System.getProperty(PROPERTY, "").trim();
       if (!forced.isEmpty()) {
         try {
-          return valueOf(forced.toUpperCase(java.util.Locale.ROOT));
+          return valueOf(forced.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
               PROPERTY + "=" + forced + " is not one of openssl, java", e);
@@ -64,7 +75,7 @@ public final class Pki {
       if (path == null) {
         return false;
       }
-      for (String d : Splitter.on(java.io.File.pathSeparatorChar).omitEmptyStrings().split(path)) {
+      for (String d : Splitter.on(File.pathSeparatorChar).omitEmptyStrings().split(path)) {
         if (Files.isExecutable(Path.of(d, "openssl"))) {
           return true;
         }
@@ -98,11 +109,24 @@ public final class Pki {
     }
     openssl(
         dir,
-        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "3650",
-        "-keyout", ca.key().toString(), "-out", ca.cert().toString(),
-        "-subj", "/CN=hami-e2e-ca",
-        "-addext", "basicConstraints=critical,CA:TRUE",
-        "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature");
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-sha256",
+        "-days",
+        "3650",
+        "-keyout",
+        ca.key().toString(),
+        "-out",
+        ca.cert().toString(),
+        "-subj",
+        "/CN=hami-e2e-ca",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign,digitalSignature");
     return new Pki(dir, ca, backend);
   }
 
@@ -144,8 +168,18 @@ public final class Pki {
     organizations.forEach(o -> subject.append("/O=").append(o));
     openssl(
         dir,
-        "req", "-new", "-newkey", "rsa:2048", "-nodes", "-sha256",
-        "-keyout", out.key().toString(), "-out", csr.toString(), "-subj", subject.toString());
+        "req",
+        "-new",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-sha256",
+        "-keyout",
+        out.key().toString(),
+        "-out",
+        csr.toString(),
+        "-subj",
+        subject.toString());
     List<String> lines = new ArrayList<>();
     lines.add("basicConstraints=critical,CA:FALSE");
     lines.add("keyUsage=critical,digitalSignature,keyEncipherment");
@@ -156,35 +190,51 @@ public final class Pki {
     Files.write(ext, lines, StandardCharsets.UTF_8);
     openssl(
         dir,
-        "x509", "-req", "-sha256", "-days", "365",
-        "-in", csr.toString(), "-CA", ca.cert().toString(), "-CAkey", ca.key().toString(),
-        "-set_serial", Long.toString(RANDOM.nextLong() & Long.MAX_VALUE),
-        "-extfile", ext.toString(), "-out", out.cert().toString());
+        "x509",
+        "-req",
+        "-sha256",
+        "-days",
+        "365",
+        "-in",
+        csr.toString(),
+        "-CA",
+        ca.cert().toString(),
+        "-CAkey",
+        ca.key().toString(),
+        "-set_serial",
+        Long.toString(RANDOM.nextLong() & Long.MAX_VALUE),
+        "-extfile",
+        ext.toString(),
+        "-out",
+        out.cert().toString());
     Files.deleteIfExists(csr);
     Files.deleteIfExists(ext);
     return out;
   }
 
-  /** An SSL context that serves TLS with {@code pair}, for in-test HTTPS servers such as webhooks. */
-  public static javax.net.ssl.SSLContext serverContext(CertAndKey pair) throws IOException {
+  /**
+   * An SSL context that serves TLS with {@code pair}, for in-test HTTPS servers such as webhooks.
+   */
+  public static SSLContext serverContext(CertAndKey pair) throws IOException {
     try {
-      java.security.cert.Certificate cert;
-      try (java.io.InputStream in = Files.newInputStream(pair.cert())) {
-        cert = java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
+      Certificate cert;
+      try (InputStream in = Files.newInputStream(pair.cert())) {
+        cert = CertificateFactory.getInstance("X.509").generateCertificate(in);
       }
-      java.security.PrivateKey key = JavaCertificates.readPkcs8(pair.key());
+      PrivateKey key = JavaCertificates.readPkcs8(pair.key());
       char[] password = new char[0];
-      java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+      KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, password);
-      store.setKeyEntry("server", key, password, new java.security.cert.Certificate[] {cert});
-      javax.net.ssl.KeyManagerFactory kmf =
-          javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+      store.setKeyEntry("server", key, password, new Certificate[] {cert});
+      KeyManagerFactory kmf =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(store, password);
-      javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+      SSLContext ctx = SSLContext.getInstance("TLS");
       ctx.init(kmf.getKeyManagers(), null, null);
       return ctx;
-    } catch (java.security.GeneralSecurityException e) {
-      throw new IOException("cannot load " + pair.cert() + " and " + pair.key() + ": " + e.getMessage(), e);
+    } catch (GeneralSecurityException e) {
+      throw new IOException(
+          "cannot load " + pair.cert() + " and " + pair.key() + ": " + e.getMessage(), e);
     }
   }
 
@@ -192,7 +242,8 @@ public final class Pki {
   public CertAndKey issueServing(String name, List<String> dnsNames) throws IOException {
     List<String> sans = new ArrayList<>(List.of("IP:127.0.0.1", "DNS:localhost"));
     dnsNames.forEach(d -> sans.add("DNS:" + requireSafe(d)));
-    return issue(name, requireNonNull(dnsNames.isEmpty() ? name : dnsNames.get(0)), List.of(), sans);
+    return issue(
+        name, requireNonNull(dnsNames.isEmpty() ? name : dnsNames.get(0)), List.of(), sans);
   }
 
   /** A client certificate for user {@code user} in {@code groups}. */
@@ -208,10 +259,23 @@ public final class Pki {
       JavaCertificates.signingKey(key.privateKey(), key.publicKey());
       return key;
     }
-    openssl(dir, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
-        "-out", key.privateKey().toString());
-    openssl(dir, "pkey", "-in", key.privateKey().toString(), "-pubout",
-        "-out", key.publicKey().toString());
+    openssl(
+        dir,
+        "genpkey",
+        "-algorithm",
+        "RSA",
+        "-pkeyopt",
+        "rsa_keygen_bits:2048",
+        "-out",
+        key.privateKey().toString());
+    openssl(
+        dir,
+        "pkey",
+        "-in",
+        key.privateKey().toString(),
+        "-pubout",
+        "-out",
+        key.publicKey().toString());
     return key;
   }
 
@@ -238,7 +302,8 @@ public final class Pki {
       Commands.run(command, dir, OPENSSL_TIMEOUT);
     } catch (IOException e) {
       if (e.getMessage() != null && e.getMessage().contains("error=2,")) {
-        throw new IOException("openssl is needed to make the test certificates but is not installed", e);
+        throw new IOException(
+            "openssl is needed to make the test certificates but is not installed", e);
       }
       throw e;
     }

@@ -29,7 +29,8 @@ public final class PodLifecycle {
   public static void bind(KubernetesClient client, Pod pod, String node) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
-    client.raw("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", "POST", Bindings.of(pod, node));
+    client.raw(
+        "/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", "POST", Bindings.of(pod, node));
   }
 
   /**
@@ -55,7 +56,11 @@ public final class PodLifecycle {
                                   .withName(c.getName())
                                   .withImage(c.getImage())
                                   .withImageID("fake://" + c.getImage())
-                                  .withContainerID("fake://" + current.getMetadata().getUid() + "/" + c.getName())
+                                  .withContainerID(
+                                      "fake://"
+                                          + current.getMetadata().getUid()
+                                          + "/"
+                                          + c.getName())
                                   .withReady(true)
                                   .withStarted(true)
                                   .withRestartCount(0)

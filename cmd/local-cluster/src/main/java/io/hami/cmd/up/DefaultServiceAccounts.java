@@ -61,7 +61,11 @@ final class DefaultServiceAccounts implements AutoCloseable {
       ensure(client, ns.getMetadata().getName());
     } catch (KubernetesClientException e) {
       // A namespace being deleted refuses new objects; any other failure is reported and skipped.
-      log.warn("cannot create ServiceAccount {}/{}: {}", ns.getMetadata().getName(), NAME, e.getMessage());
+      log.warn(
+          "cannot create ServiceAccount {}/{}: {}",
+          ns.getMetadata().getName(),
+          NAME,
+          e.getMessage());
     }
   }
 
@@ -71,7 +75,8 @@ final class DefaultServiceAccounts implements AutoCloseable {
       client
           .serviceAccounts()
           .inNamespace(namespace)
-          .resource(new ServiceAccountBuilder().withNewMetadata().withName(NAME).endMetadata().build())
+          .resource(
+              new ServiceAccountBuilder().withNewMetadata().withName(NAME).endMetadata().build())
           .create();
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {

@@ -56,11 +56,22 @@ final class Instructions {
     b.append("hami up: ready").append(nl);
     b.append("  apiserver   ").append(server).append(nl);
     b.append("  kubeconfig  ").append(kubeconfig).append(nl);
-    b.append("  nodes       ").append(String.join(", ", spec.nodeNames())).append(": ")
-        .append(spec.gpusPerNode()).append(" x ").append(spec.gpuModel()).append(" (")
-        .append(spec.gpuMemoryMiB()).append(" MiB, ").append(spec.splitCount()).append(" vGPUs each)").append(nl);
-    b.append("  scheduler   ").append(schedulerName)
-        .append(" (the webhook sends every GPU pod to it)").append(nl);
+    b.append("  nodes       ")
+        .append(String.join(", ", spec.nodeNames()))
+        .append(": ")
+        .append(spec.gpusPerNode())
+        .append(" x ")
+        .append(spec.gpuModel())
+        .append(" (")
+        .append(spec.gpuMemoryMiB())
+        .append(" MiB, ")
+        .append(spec.splitCount())
+        .append(" vGPUs each)")
+        .append(nl);
+    b.append("  scheduler   ")
+        .append(schedulerName)
+        .append(" (the webhook sends every GPU pod to it)")
+        .append(nl);
     b.append("  work dir    ").append(workDir).append(nl);
     if (logFile != null) {
       b.append("  logs        ").append(logFile).append(nl);
@@ -72,24 +83,35 @@ final class Instructions {
     b.append("  export KUBECONFIG=").append(kubeconfig).append(nl);
     b.append("  kubectl apply -f ").append(first).append(nl);
     b.append("  kubectl get pods -o wide").append(nl);
-    b.append("  kubectl get pod ").append(firstName).append(" -o jsonpath='{.spec.schedulerName}{\"\\n\"}")
-        .append("{.metadata.annotations}{\"\\n\"}'").append(nl);
-    b.append("  kubectl get node ").append(PlaygroundSpec.nodeName(1))
-        .append(" -o jsonpath='{.metadata.annotations.hami\\.io/node-nvidia-register}{\"\\n\"}'").append(nl);
+    b.append("  kubectl get pod ")
+        .append(firstName)
+        .append(" -o jsonpath='{.spec.schedulerName}{\"\\n\"}")
+        .append("{.metadata.annotations}{\"\\n\"}'")
+        .append(nl);
+    b.append("  kubectl get node ")
+        .append(PlaygroundSpec.nodeName(1))
+        .append(" -o jsonpath='{.metadata.annotations.hami\\.io/node-nvidia-register}{\"\\n\"}'")
+        .append(nl);
     b.append("  kubectl delete -f ").append(first).append(nl);
     b.append(nl);
     b.append("Samples in ").append(samplesDir).append(" (kubectl apply -f <file>):").append(nl);
     int width = samples.stream().mapToInt(s -> s.file().length()).max().orElse(0);
     for (Sample s : samples) {
-      b.append("  ").append(String.format(Locale.ROOT, "%-" + width + "s", s.file())).append("  ").append(s.summary());
+      b.append("  ")
+          .append(String.format(Locale.ROOT, "%-" + width + "s", s.file()))
+          .append("  ")
+          .append(s.summary());
       if (s.kinds().contains("Deployment")) {
-        b.append(" [a Deployment: it makes no pods here, the playground runs no controller manager]");
+        b.append(
+            " [a Deployment: it makes no pods here, the playground runs no controller manager]");
       }
       b.append(nl);
     }
     b.append(nl);
-    b.append("No container runs: the fake kubelets allocate the devices and report GPU pods Running."
-        + " Pods without GPUs stay Pending (there is no default scheduler).").append(nl);
+    b.append(
+            "No container runs: the fake kubelets allocate the devices and report GPU pods Running."
+                + " Pods without GPUs stay Pending (there is no default scheduler).")
+        .append(nl);
     b.append("Press Ctrl-C to stop; the cluster and its work directory are removed.").append(nl);
     return b.toString();
   }

@@ -10,8 +10,8 @@ import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends the components' logs to a file once the playground runs, so the terminal keeps what
- * {@code hami up} prints and the commands typed next to it.
+ * Sends the components' logs to a file once the playground runs, so the terminal keeps what {@code
+ * hami up} prints and the commands typed next to it.
  */
 final class LogFile {
   private LogFile() {}

@@ -53,19 +53,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A local cluster to try the system on: a real etcd and kube-apiserver, the hami-scheduler with
- * the shipped profile, the admission webhook registered through the shipped
+ * A local cluster to try the system on: a real etcd and kube-apiserver, the hami-scheduler with the
+ * shipped profile, the admission webhook registered through the shipped
  * MutatingWebhookConfiguration (pointed at its loopback address), and fake GPU nodes, each with a
  * node agent over fake GPUs and a fake kubelet that allocates devices and reports pods Running.
  *
  * <p>{@link #start} leaves nothing behind when it fails; {@link #close} stops everything in the
- * reverse order and removes the work directory. A JVM shutdown hook removes the control plane
- * and the work directory if the process ends without {@link #close}.
+ * reverse order and removes the work directory. A JVM shutdown hook removes the control plane and
+ * the work directory if the process ends without {@link #close}.
  */
 public final class Playground implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Playground.class);
+
   /** Name of the MutatingWebhookConfiguration, as shipped. */
   public static final String WEBHOOK_CONFIGURATION = "hami-webhook";
+
   private static final Duration COMPONENT_TIMEOUT = Duration.ofMinutes(2);
   private static final int NODE_START_THREADS = 4;
 
@@ -91,8 +93,8 @@ public final class Playground implements AutoCloseable {
 
   /**
    * Starts everything and returns once GPU pods are admitted, scheduled and allocated. {@code
-   * progress} receives one line per step. On failure (or interrupt) everything already started
-   * is stopped and the work directory removed before the exception is thrown.
+   * progress} receives one line per step. On failure (or interrupt) everything already started is
+   * stopped and the work directory removed before the exception is thrown.
    */
   public static Playground start(PlaygroundSpec spec, HamiHome home, Consumer<String> progress)
       throws Exception {
@@ -113,8 +115,9 @@ public final class Playground implements AutoCloseable {
 
   private void startAll(Consumer<String> progress) throws Exception {
     Runtime.getRuntime().addShutdownHook(exitHook);
-    progress.accept("kube-apiserver and etcd: finding the binaries (built once into ~/.cache/hami;"
-        + " the first build takes long)");
+    progress.accept(
+        "kube-apiserver and etcd: finding the binaries (built once into ~/.cache/hami;"
+            + " the first build takes long)");
     ControlPlaneBinaries binaries = ControlPlaneBinaries.resolve(home.e2eModule());
 
     Files.createDirectories(spec.workDir());
@@ -123,7 +126,11 @@ public final class Playground implements AutoCloseable {
     ControlPlane cp =
         ControlPlane.start(
             new ControlPlaneOptions(
-                binaries, spec.workDir().resolve("control-plane"), COMPONENT_TIMEOUT, false, Pki.Backend.detect()));
+                binaries,
+                spec.workDir().resolve("control-plane"),
+                COMPONENT_TIMEOUT,
+                false,
+                Pki.Backend.detect()));
     controlPlane = cp;
     push("control plane", cp);
     progress.accept("control plane: ready at " + cp.server());
@@ -135,13 +142,28 @@ public final class Playground implements AutoCloseable {
     push("service accounts", DefaultServiceAccounts.start(c));
 
     startScheduler(c);
-    progress.accept("scheduler: " + schedulerName + " running with " + home.root().relativize(home.schedulerConfig()));
+    progress.accept(
+        "scheduler: "
+            + schedulerName
+            + " running with "
+            + home.root().relativize(home.schedulerConfig()));
     startWebhook(cp, c);
-    progress.accept("webhook: serving at https://127.0.0.1:" + requireNonNull(webhook).address().getPort()
-        + "/webhook, registered as MutatingWebhookConfiguration " + WEBHOOK_CONFIGURATION);
+    progress.accept(
+        "webhook: serving at https://127.0.0.1:"
+            + requireNonNull(webhook).address().getPort()
+            + "/webhook, registered as MutatingWebhookConfiguration "
+            + WEBHOOK_CONFIGURATION);
     startNodes(c);
-    progress.accept("nodes: " + spec.nodes() + " x " + spec.gpusPerNode() + " fake " + spec.gpuModel()
-        + " GPUs, each split into " + spec.splitCount() + " vGPUs");
+    progress.accept(
+        "nodes: "
+            + spec.nodes()
+            + " x "
+            + spec.gpusPerNode()
+            + " fake "
+            + spec.gpuModel()
+            + " GPUs, each split into "
+            + spec.splitCount()
+            + " vGPUs");
   }
 
   private void push(String what, AutoCloseable closer) {
@@ -163,14 +185,16 @@ public final class Playground implements AutoCloseable {
     SchedulerConfiguration cfg = new ConfigLoader(registry).load(home.schedulerConfig());
     schedulerName = cfg.profiles().get(0).schedulerName();
     SchedulerService service =
-        new SchedulerService(c, cfg, registry, new SchedulerService.Options(false, "hami-up", null, 50, 100, 4));
+        new SchedulerService(
+            c, cfg, registry, new SchedulerService.Options(false, "hami-up", null, 50, 100, 4));
     push("scheduler", service);
     service.start(COMPONENT_TIMEOUT);
   }
 
   private void startWebhook(ControlPlane cp, KubernetesClient c) throws Exception {
     DeviceConfig devices = deviceConfig(home.deviceConfig());
-    Pki.CertAndKey serving = cp.pki().issueServing("hami-webhook", List.of("hami-scheduler.hami-system.svc"));
+    Pki.CertAndKey serving =
+        cp.pki().issueServing("hami-webhook", List.of("hami-scheduler.hami-system.svc"));
     WebhookServer server =
         WebhookServer.builder()
             .bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
@@ -184,7 +208,8 @@ public final class Playground implements AutoCloseable {
     webhook = server;
 
     MutatingWebhookConfiguration registration = shippedRegistration(c, home.webhookManifest());
-    String caBundle = Base64.getEncoder().encodeToString(cp.pki().caPem().getBytes(StandardCharsets.UTF_8));
+    String caBundle =
+        Base64.getEncoder().encodeToString(cp.pki().caPem().getBytes(StandardCharsets.UTF_8));
     registration
         .getWebhooks()
         .forEach(
@@ -197,7 +222,12 @@ public final class Playground implements AutoCloseable {
     c.resource((HasMetadata) registration).create();
     pushApi(
         "webhook registration",
-        () -> c.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WEBHOOK_CONFIGURATION).delete());
+        () ->
+            c.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(WEBHOOK_CONFIGURATION)
+                .delete());
     awaitWebhookInForce(c);
   }
 
@@ -212,14 +242,16 @@ public final class Playground implements AutoCloseable {
   }
 
   /** The shipped MutatingWebhookConfiguration, named {@link #WEBHOOK_CONFIGURATION}. */
-  static MutatingWebhookConfiguration shippedRegistration(KubernetesClient c, Path manifest) throws IOException {
+  static MutatingWebhookConfiguration shippedRegistration(KubernetesClient c, Path manifest)
+      throws IOException {
     try (InputStream in = Files.newInputStream(manifest)) {
       MutatingWebhookConfiguration shipped =
           c.load(in).items().stream()
               .filter(MutatingWebhookConfiguration.class::isInstance)
               .map(MutatingWebhookConfiguration.class::cast)
               .findFirst()
-              .orElseThrow(() -> new IOException(manifest + " has no MutatingWebhookConfiguration"));
+              .orElseThrow(
+                  () -> new IOException(manifest + " has no MutatingWebhookConfiguration"));
       shipped.getMetadata().setName(WEBHOOK_CONFIGURATION);
       shipped.getMetadata().setResourceVersion(null);
       return shipped;
@@ -234,12 +266,16 @@ public final class Playground implements AutoCloseable {
     long deadline = System.nanoTime() + COMPONENT_TIMEOUT.toNanos();
     Pod probe =
         new PodBuilder()
-            .withNewMetadata().withName("hami-up-webhook-probe").endMetadata()
+            .withNewMetadata()
+            .withName("hami-up-webhook-probe")
+            .endMetadata()
             .withNewSpec()
             .addNewContainer()
             .withName("probe")
             .withImage("probe")
-            .withNewResources().withLimits(Map.of("nvidia.com/gpu", new Quantity("1"))).endResources()
+            .withNewResources()
+            .withLimits(Map.of("nvidia.com/gpu", new Quantity("1")))
+            .endResources()
             .endContainer()
             .endSpec()
             .build();
@@ -256,8 +292,12 @@ public final class Playground implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    throw new IOException("the admission webhook was not called within " + COMPONENT_TIMEOUT.toSeconds()
-        + " s (last probe: " + last + ")");
+    throw new IOException(
+        "the admission webhook was not called within "
+            + COMPONENT_TIMEOUT.toSeconds()
+            + " s (last probe: "
+            + last
+            + ")");
   }
 
   private void startNodes(KubernetesClient c) throws Exception {
@@ -277,7 +317,10 @@ public final class Playground implements AutoCloseable {
         } catch (ExecutionException e) {
           Exception cause = e.getCause() instanceof Exception ex ? ex : e;
           if (first == null) {
-            first = new IOException("node " + spec.nodeNames().get(i) + " did not start: " + cause.getMessage(), cause);
+            first =
+                new IOException(
+                    "node " + spec.nodeNames().get(i) + " did not start: " + cause.getMessage(),
+                    cause);
           }
         }
       }
@@ -295,14 +338,22 @@ public final class Playground implements AutoCloseable {
     }
   }
 
-  /** One node's GPUs; the first half on NUMA node 0 and the rest on 1, as in a two-socket server. */
+  /**
+   * One node's GPUs; the first half on NUMA node 0 and the rest on 1, as in a two-socket server.
+   */
   private List<GpuInfo> gpus() {
     List<GpuInfo> out = new ArrayList<>();
     int g = spec.gpusPerNode();
     for (int i = 0; i < g; i++) {
-      out.add(new GpuInfo(
-          i, "GPU-" + UUID.randomUUID(), spec.gpuModel(), spec.gpuMemoryMiB(),
-          String.format("00000000:%02X:00.0", 0x18 + i), g == 1 ? 0 : i * 2 / g, false));
+      out.add(
+          new GpuInfo(
+              i,
+              "GPU-" + UUID.randomUUID(),
+              spec.gpuModel(),
+              spec.gpuMemoryMiB(),
+              String.format("00000000:%02X:00.0", 0x18 + i),
+              g == 1 ? 0 : i * 2 / g,
+              false));
     }
     return out;
   }

@@ -24,13 +24,16 @@ public record PlaygroundSpec(
 
   /** Longest Unix socket path the kernel accepts (sun_path less its terminating NUL). */
   static final int MAX_SOCKET_PATH = 107;
+
   /** What the deepest socket adds below the work directory. */
-  static final String DEEPEST_SOCKET = "/nodes/" + nodeName(MAX_NODES) + "/device-plugins/nvidia-gpu.sock";
+  static final String DEEPEST_SOCKET =
+      "/nodes/" + nodeName(MAX_NODES) + "/device-plugins/nvidia-gpu.sock";
 
   public PlaygroundSpec {
     requireNonNull(gpuModel);
     workDir = workDir.toAbsolutePath().normalize();
-    List<String> problems = problems(nodes, gpusPerNode, gpuMemoryMiB, gpuModel, splitCount, workDir);
+    List<String> problems =
+        problems(nodes, gpusPerNode, gpuMemoryMiB, gpuModel, splitCount, workDir);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
@@ -51,7 +54,12 @@ public record PlaygroundSpec(
 
   /** Every problem with the values, each naming its flag and value; empty when they are usable. */
   public static List<String> problems(
-      int nodes, int gpusPerNode, long gpuMemoryMiB, String gpuModel, int splitCount, Path workDir) {
+      int nodes,
+      int gpusPerNode,
+      long gpuMemoryMiB,
+      String gpuModel,
+      int splitCount,
+      Path workDir) {
     List<String> p = new ArrayList<>();
     if (nodes < 1 || nodes > MAX_NODES) {
       p.add("--nodes: " + nodes + " is not in 1.." + MAX_NODES);
@@ -60,9 +68,17 @@ public record PlaygroundSpec(
       p.add("--gpus-per-node: " + gpusPerNode + " is not in 1.." + MAX_GPUS_PER_NODE);
     }
     if (gpuMemoryMiB < MIN_GPU_MEMORY_MIB || gpuMemoryMiB > MAX_GPU_MEMORY_MIB) {
-      p.add("--gpu-memory: " + gpuMemoryMiB + " MiB is not in " + MIN_GPU_MEMORY_MIB + ".." + MAX_GPU_MEMORY_MIB);
+      p.add(
+          "--gpu-memory: "
+              + gpuMemoryMiB
+              + " MiB is not in "
+              + MIN_GPU_MEMORY_MIB
+              + ".."
+              + MAX_GPU_MEMORY_MIB);
     }
-    if (gpuModel.isBlank() || gpuModel.length() > 96 || gpuModel.chars().anyMatch(Character::isISOControl)) {
+    if (gpuModel.isBlank()
+        || gpuModel.length() > 96
+        || gpuModel.chars().anyMatch(Character::isISOControl)) {
       p.add("--gpu-model: \"" + gpuModel + "\" is not a GPU name of 1..96 printable characters");
     }
     if (splitCount < 1 || splitCount > MAX_SPLIT_COUNT) {
@@ -71,12 +87,21 @@ public record PlaygroundSpec(
     Path dir = workDir.toAbsolutePath().normalize();
     int longest = dir.toString().length() + DEEPEST_SOCKET.length();
     if (longest > MAX_SOCKET_PATH) {
-      p.add("--work-dir: " + dir + " is too long: the device-plugin sockets under it would be "
-          + longest + " characters, Unix sockets allow " + MAX_SOCKET_PATH + "; give a shorter path");
+      p.add(
+          "--work-dir: "
+              + dir
+              + " is too long: the device-plugin sockets under it would be "
+              + longest
+              + " characters, Unix sockets allow "
+              + MAX_SOCKET_PATH
+              + "; give a shorter path");
     }
     if (Files.exists(dir) && !emptyDirectory(dir)) {
-      p.add("--work-dir: " + dir + " exists and is not an empty directory; give a new or empty one"
-          + " (it is removed when the playground stops)");
+      p.add(
+          "--work-dir: "
+              + dir
+              + " exists and is not an empty directory; give a new or empty one"
+              + " (it is removed when the playground stops)");
     }
     return p;
   }

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Turns SIGINT and SIGTERM into a call instead of a JVM exit, so the playground is stopped in
- * order (nodes before the apiserver they talk to) by the thread that owns it. Uses {@code
+ * Turns SIGINT and SIGTERM into a call instead of a JVM exit, so the playground is stopped in order
+ * (nodes before the apiserver they talk to) by the thread that owns it. Uses {@code
  * sun.misc.Signal} (module jdk.unsupported) through reflection; where it is missing the JVM's
  * default handling, with its shutdown hooks, stays.
  */

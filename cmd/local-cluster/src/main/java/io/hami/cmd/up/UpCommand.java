@@ -36,28 +36,44 @@ public final class UpCommand implements Callable<Integer> {
 
   @Spec @Nullable CommandSpec spec;
 
-  @Option(names = "--nodes", defaultValue = "2", description = "Fake GPU nodes (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--nodes",
+      defaultValue = "2",
+      description = "Fake GPU nodes (default: ${DEFAULT-VALUE}).")
   int nodes = 2;
 
-  @Option(names = "--gpus-per-node", defaultValue = "8",
-      description = "GPUs on each node, half on each of two NUMA nodes (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--gpus-per-node",
+      defaultValue = "8",
+      description =
+          "GPUs on each node, half on each of two NUMA nodes (default: ${DEFAULT-VALUE}).")
   int gpusPerNode = 8;
 
-  @Option(names = "--gpu-memory", defaultValue = "81920", paramLabel = "MIB",
+  @Option(
+      names = "--gpu-memory",
+      defaultValue = "81920",
+      paramLabel = "MIB",
       description = "Memory of each GPU in MiB (default: ${DEFAULT-VALUE}).")
   long gpuMemoryMiB = 81920;
 
-  @Option(names = "--gpu-model", defaultValue = "NVIDIA A100-SXM4-80GB",
+  @Option(
+      names = "--gpu-model",
+      defaultValue = "NVIDIA A100-SXM4-80GB",
       description = "Name the fake GPUs report (default: ${DEFAULT-VALUE}).")
   String gpuModel = "NVIDIA A100-SXM4-80GB";
 
-  @Option(names = "--split-count", defaultValue = "10",
+  @Option(
+      names = "--split-count",
+      defaultValue = "10",
       description = "vGPUs per GPU: how many containers may share one (default: ${DEFAULT-VALUE}).")
   int splitCount = 10;
 
-  @Option(names = "--work-dir", paramLabel = "DIR",
-      description = "New or empty directory for the cluster's files, removed on exit"
-          + " (default: a new directory under ${sys:java.io.tmpdir}/hami-up).")
+  @Option(
+      names = "--work-dir",
+      paramLabel = "DIR",
+      description =
+          "New or empty directory for the cluster's files, removed on exit"
+              + " (default: a new directory under ${sys:java.io.tmpdir}/hami-up).")
   @Nullable Path workDir;
 
   @Override
@@ -66,7 +82,8 @@ public final class UpCommand implements Callable<Integer> {
     PrintWriter err = spec().commandLine().getErr();
     List<String> problems = new ArrayList<>();
     Path dir = workDir != null ? workDir : defaultWorkDir();
-    problems.addAll(PlaygroundSpec.problems(nodes, gpusPerNode, gpuMemoryMiB, gpuModel, splitCount, dir));
+    problems.addAll(
+        PlaygroundSpec.problems(nodes, gpusPerNode, gpuMemoryMiB, gpuModel, splitCount, dir));
     HamiHome home = null;
     try {
       home = HamiHome.locate();
@@ -78,7 +95,8 @@ public final class UpCommand implements Callable<Integer> {
       err.flush();
       return EXIT_USAGE;
     }
-    PlaygroundSpec playground = new PlaygroundSpec(nodes, gpusPerNode, gpuMemoryMiB, gpuModel, splitCount, dir);
+    PlaygroundSpec playground =
+        new PlaygroundSpec(nodes, gpusPerNode, gpuMemoryMiB, gpuModel, splitCount, dir);
 
     CountDownLatch stop = new CountDownLatch(1);
     AtomicReference<@Nullable Thread> starting = new AtomicReference<>(Thread.currentThread());
@@ -92,15 +110,23 @@ public final class UpCommand implements Callable<Integer> {
         });
     Playground running;
     try {
-      running = Playground.start(playground, home, line -> {
-        out.println("hami up: " + line);
-        out.flush();
-      });
+      running =
+          Playground.start(
+              playground,
+              home,
+              line -> {
+                out.println("hami up: " + line);
+                out.flush();
+              });
     } catch (Exception e) {
       starting.set(null);
       Thread.interrupted();
       boolean stopped = stop.getCount() == 0;
-      err.println("hami up: " + (stopped ? "stopped during start-up" : "failed to start") + ": " + e.getMessage());
+      err.println(
+          "hami up: "
+              + (stopped ? "stopped during start-up" : "failed to start")
+              + ": "
+              + e.getMessage());
       err.println("hami up: everything started was stopped and " + dir + " removed");
       err.flush();
       return stopped ? EXIT_STOPPED_DURING_START : EXIT_RUNTIME;
@@ -111,7 +137,13 @@ public final class UpCommand implements Callable<Integer> {
       Path logs = LogFile.redirectTo(dir.resolve("hami-up.log")).orElse(null);
       out.print(
           Instructions.render(
-              p.controlPlane().server(), p.kubeconfig(), dir, logs, playground, p.schedulerName(), home.samples()));
+              p.controlPlane().server(),
+              p.kubeconfig(),
+              dir,
+              logs,
+              playground,
+              p.schedulerName(),
+              home.samples()));
       out.flush();
       stop.await();
       out.println("hami up: stopping");
@@ -124,7 +156,10 @@ public final class UpCommand implements Callable<Integer> {
     return EXIT_OK;
   }
 
-  /** A new directory under {@code <tmp>/hami-up}, named so that a later run can reap it if this one is killed. */
+  /**
+   * A new directory under {@code <tmp>/hami-up}, named so that a later run can reap it if this one
+   * is killed.
+   */
   static Path defaultWorkDir() {
     Path root = Path.of(System.getProperty("java.io.tmpdir"), "hami-up");
     try {
@@ -132,7 +167,8 @@ public final class UpCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       // Reaping is a courtesy; a failure must not stop the playground.
     }
-    return root.resolve(Long.toString(System.currentTimeMillis(), 36) + "-" + ProcessHandle.current().pid());
+    return root.resolve(
+        Long.toString(System.currentTimeMillis(), 36) + "-" + ProcessHandle.current().pid());
   }
 
   private CommandSpec spec() {
@@ -141,5 +177,4 @@ public final class UpCommand implements Callable<Integer> {
     }
     return spec;
   }
-
 }

@@ -17,16 +17,26 @@ class InvariantsIT {
 
   @Test
   void podOfANodeThatIsGone_isNoCrash_theNodeIsReported() {
-    client.pods().inNamespace("default").resource(
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("p")
-            .withNamespace("default")
-            .addToAnnotations(Annotations.VGPU_NODE, "gone")
-            .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, "GPU-0,NVIDIA,1024,10:;")
-            .endMetadata()
-            .withNewSpec().withNodeName("gone").addNewContainer().withName("c").withImage("i").endContainer().endSpec()
-            .build()).create();
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("p")
+                .withNamespace("default")
+                .addToAnnotations(Annotations.VGPU_NODE, "gone")
+                .addToAnnotations(Annotations.VGPU_DEVICES_ALLOCATED, "GPU-0,NVIDIA,1024,10:;")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName("gone")
+                .addNewContainer()
+                .withName("c")
+                .withImage("i")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
 
     List<String> violations = Invariants.check(client, Set.of("gone"));
 

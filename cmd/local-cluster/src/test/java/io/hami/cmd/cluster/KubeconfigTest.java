@@ -29,7 +29,8 @@ class KubeconfigTest {
 
   @Test
   void tokenKubeconfig_isReadByFabric8() {
-    Config config = Config.fromKubeconfig(Kubeconfig.withToken("https://127.0.0.1:6443", CA, "abc.def-ghi"));
+    Config config =
+        Config.fromKubeconfig(Kubeconfig.withToken("https://127.0.0.1:6443", CA, "abc.def-ghi"));
 
     assertThat(config.getAutoOAuthToken()).isEqualTo("abc.def-ghi");
     assertThat(config.getClientCertData()).isNull();

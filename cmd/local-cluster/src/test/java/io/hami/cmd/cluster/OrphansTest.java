@@ -23,7 +23,8 @@ class OrphansTest {
     Process leftover = new ProcessBuilder(SLEEP, "300").start();
     try {
       Path dir = Files.createDirectories(root.resolve("abc-" + deadPid()).resolve("attempt-1"));
-      Files.writeString(dir.resolve("etcd.pid"), leftover.pid() + "\n" + SLEEP + "\n", StandardCharsets.UTF_8);
+      Files.writeString(
+          dir.resolve("etcd.pid"), leftover.pid() + "\n" + SLEEP + "\n", StandardCharsets.UTF_8);
 
       Orphans.reap(root);
 
@@ -39,7 +40,8 @@ class OrphansTest {
     Process mine = new ProcessBuilder(SLEEP, "300").start();
     try {
       Path dir = Files.createDirectories(root.resolve("abc-" + ProcessHandle.current().pid()));
-      Files.writeString(dir.resolve("etcd.pid"), mine.pid() + "\n" + SLEEP + "\n", StandardCharsets.UTF_8);
+      Files.writeString(
+          dir.resolve("etcd.pid"), mine.pid() + "\n" + SLEEP + "\n", StandardCharsets.UTF_8);
 
       Orphans.reap(root);
 
@@ -56,7 +58,9 @@ class OrphansTest {
     try {
       Path dir = Files.createDirectories(root.resolve("abc-" + deadPid()));
       Files.writeString(
-          dir.resolve("kube-apiserver.pid"), unrelated.pid() + "\n/nonexistent/kube-apiserver\n", StandardCharsets.UTF_8);
+          dir.resolve("kube-apiserver.pid"),
+          unrelated.pid() + "\n/nonexistent/kube-apiserver\n",
+          StandardCharsets.UTF_8);
 
       Orphans.reap(root);
 

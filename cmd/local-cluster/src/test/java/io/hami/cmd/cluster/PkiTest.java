@@ -45,7 +45,8 @@ class PkiTest {
 
   @ParameterizedTest(name = "{0}")
   @EnumSource(Pki.Backend.class)
-  void ca_isASelfSignedCertificateAuthority(Pki.Backend backend, @TempDir Path dir) throws Exception {
+  void ca_isASelfSignedCertificateAuthority(Pki.Backend backend, @TempDir Path dir)
+      throws Exception {
     Pki pki = pki(backend, dir);
 
     X509Certificate ca = read(pki.ca().cert());
@@ -66,7 +67,9 @@ class PkiTest {
 
     Pki.CertAndKey issued =
         pki.issue(
-            "server", "kube-apiserver", List.of("group-a", "group-b"),
+            "server",
+            "kube-apiserver",
+            List.of("group-a", "group-b"),
             List.of("IP:127.0.0.1", "DNS:localhost", "DNS:kubernetes.default.svc"));
     X509Certificate cert = read(issued.cert());
     X509Certificate ca = read(pki.ca().cert());
@@ -80,7 +83,9 @@ class PkiTest {
         .contains("O=group-a")
         .contains("O=group-b");
     assertThat(cert.getBasicConstraints()).isEqualTo(-1);
-    assertThat(cert.getKeyUsage()).as("digitalSignature, keyEncipherment").startsWith(true, false, true);
+    assertThat(cert.getKeyUsage())
+        .as("digitalSignature, keyEncipherment")
+        .startsWith(true, false, true);
     assertThat(cert.getCriticalExtensionOIDs()).contains("2.5.29.15", "2.5.29.19");
     assertThat(cert.getExtendedKeyUsage())
         .containsExactlyInAnyOrder("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2");
@@ -103,7 +108,8 @@ class PkiTest {
             .replace("-----END PUBLIC KEY-----", "")
             .replaceAll("\\s", "");
     PublicKey publicKey =
-        KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(pub)));
+        KeyFactory.getInstance("RSA")
+            .generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(pub)));
     Signature signer = Signature.getInstance("SHA256withRSA");
     signer.initSign(JavaCertificates.readPkcs8(key.privateKey()));
     signer.update("token".getBytes(StandardCharsets.UTF_8));

@@ -47,17 +47,20 @@ class UpCommandTest {
         Arguments.of(new String[] {"--nodes", "65"}, "--nodes: 65 is not in 1..64"),
         Arguments.of(new String[] {"--gpus-per-node", "0"}, "--gpus-per-node: 0 is not in 1..16"),
         Arguments.of(new String[] {"--gpus-per-node", "17"}, "--gpus-per-node: 17 is not in 1..16"),
-        Arguments.of(new String[] {"--gpu-memory", "100"}, "--gpu-memory: 100 MiB is not in 1024..1048576"),
+        Arguments.of(
+            new String[] {"--gpu-memory", "100"}, "--gpu-memory: 100 MiB is not in 1024..1048576"),
         Arguments.of(new String[] {"--split-count", "0"}, "--split-count: 0 is not in 1..1024"),
-        Arguments.of(new String[] {"--split-count", "2000"}, "--split-count: 2000 is not in 1..1024"),
+        Arguments.of(
+            new String[] {"--split-count", "2000"}, "--split-count: 2000 is not in 1..1024"),
         Arguments.of(new String[] {"--gpu-model", " "}, "--gpu-model: \" \" is not a GPU name"));
   }
 
   @ParameterizedTest
   @MethodSource("badFlags")
   void badValue_exits2NamingTheFlagAndValue(String[] flags, String message) {
-    String[] args = Stream.concat(Stream.of("up", "--work-dir", dir.resolve("w").toString()), Stream.of(flags))
-        .toArray(String[]::new);
+    String[] args =
+        Stream.concat(Stream.of("up", "--work-dir", dir.resolve("w").toString()), Stream.of(flags))
+            .toArray(String[]::new);
 
     assertThat(run(args)).isEqualTo(UpCommand.EXIT_USAGE);
     assertThat(err.toString()).contains("hami up: " + message);
@@ -71,7 +74,15 @@ class UpCommandTest {
 
   @Test
   void everyProblemIsReported() {
-    assertThat(run("up", "--nodes", "0", "--split-count", "0", "--work-dir", dir.resolve("w").toString()))
+    assertThat(
+            run(
+                "up",
+                "--nodes",
+                "0",
+                "--split-count",
+                "0",
+                "--work-dir",
+                dir.resolve("w").toString()))
         .isEqualTo(UpCommand.EXIT_USAGE);
     assertThat(err.toString()).contains("--nodes: 0").contains("--split-count: 0");
   }
@@ -81,7 +92,8 @@ class UpCommandTest {
     Files.writeString(dir.resolve("keep.txt"), "mine");
 
     assertThat(run("up", "--work-dir", dir.toString())).isEqualTo(UpCommand.EXIT_USAGE);
-    assertThat(err.toString()).contains("--work-dir: " + dir + " exists and is not an empty directory");
+    assertThat(err.toString())
+        .contains("--work-dir: " + dir + " exists and is not an empty directory");
     assertThat(dir.resolve("keep.txt")).exists();
   }
 
@@ -126,7 +138,10 @@ class UpCommandTest {
   @Test
   void home_fromTheEnvironment_mustBeACheckout() {
     assertThatThrownBy(() -> HamiHome.locate(dir.toString(), Path.of("/"), null))
-        .hasMessageStartingWith("HAMI_HOME=" + dir + " is not a hami checkout: it lacks test-e2e/bin/build-control-plane.sh");
+        .hasMessageStartingWith(
+            "HAMI_HOME="
+                + dir
+                + " is not a hami checkout: it lacks test-e2e/bin/build-control-plane.sh");
   }
 
   @Test
@@ -150,12 +165,24 @@ class UpCommandTest {
   @Test
   void instructions_nameTheKubeconfigTheCommandsAndEverySample() throws IOException {
     Path samples = Files.createDirectories(dir.resolve("samples"));
-    Files.writeString(samples.resolve("gpu-slice.yaml"), "# A slice of one GPU: 4096 MiB\n# of memory. More.\napiVersion: v1\nkind: Pod\n");
-    Files.writeString(samples.resolve("inference-deployment.yaml"), "# Replicas.\napiVersion: apps/v1\nkind: Deployment\n");
+    Files.writeString(
+        samples.resolve("gpu-slice.yaml"),
+        "# A slice of one GPU: 4096 MiB\n# of memory. More.\napiVersion: v1\nkind: Pod\n");
+    Files.writeString(
+        samples.resolve("inference-deployment.yaml"),
+        "# Replicas.\napiVersion: apps/v1\nkind: Deployment\n");
     Path kubeconfig = dir.resolve("admin.kubeconfig");
     PlaygroundSpec spec = new PlaygroundSpec(2, 4, 16384, "Tesla T4", 10, dir.resolve("w"));
 
-    String text = Instructions.render("https://127.0.0.1:6443", kubeconfig, spec.workDir(), spec.workDir().resolve("hami-up.log"), spec, "hami-scheduler", samples);
+    String text =
+        Instructions.render(
+            "https://127.0.0.1:6443",
+            kubeconfig,
+            spec.workDir(),
+            spec.workDir().resolve("hami-up.log"),
+            spec,
+            "hami-scheduler",
+            samples);
 
     assertThat(text)
         .contains("kubeconfig  " + kubeconfig)
@@ -179,9 +206,12 @@ class UpCommandTest {
     assertThat(Instructions.samples(samples)).allSatisfy(s -> assertThat(s.summary()).isNotBlank());
   }
 
-  /** {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand. */
+  /**
+   * {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand.
+   */
   static CommandLine hami() {
-    CommandLine cl = new CommandLine(CommandSpec.create().name("hami")).addSubcommand(UpCommand.class);
+    CommandLine cl =
+        new CommandLine(CommandSpec.create().name("hami")).addSubcommand(UpCommand.class);
     cl.setExitCodeExceptionMapper(t -> 2);
     return cl;
   }

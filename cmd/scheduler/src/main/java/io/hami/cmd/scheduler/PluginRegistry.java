@@ -5,8 +5,8 @@ import io.hami.framework.runtime.Registry;
 import io.hami.plugins.GpuPlugins;
 
 /**
- * The one place that names every plugin the scheduler can run: the built-in, GPU-agnostic ones
- * and the GPU plugins. Profiles enable them by name.
+ * The one place that names every plugin the scheduler can run: the built-in, GPU-agnostic ones and
+ * the GPU plugins. Profiles enable them by name.
  */
 public final class PluginRegistry {
   private PluginRegistry() {}

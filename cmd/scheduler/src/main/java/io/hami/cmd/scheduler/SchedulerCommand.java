@@ -33,8 +33,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code hami scheduler}: runs the scheduler against a cluster. Exit codes: 0 on a clean stop,
- * 2 for a bad flag or configuration (every error printed), 1 for a runtime failure.
+ * {@code hami scheduler}: runs the scheduler against a cluster. Exit codes: 0 on a clean stop, 2
+ * for a bad flag or configuration (every error printed), 1 for a runtime failure.
  */
 @Command(
     name = "scheduler",
@@ -44,11 +44,13 @@ public final class SchedulerCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(SchedulerCommand.class);
   public static final int EXIT_RUNTIME = 1;
   public static final int EXIT_CONFIG = 2;
+
   /** How long a SIGTERM waits for the scheduler to stop and give up its lease. */
   static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(20);
 
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
   @Mixin ClusterOptions cluster = new ClusterOptions();
 
@@ -60,7 +62,8 @@ public final class SchedulerCommand implements Callable<Integer> {
       arity = "0..1",
       defaultValue = "true",
       fallbackValue = "true",
-      description = "Compete for the Lease and schedule only while leading (default: ${DEFAULT-VALUE}).")
+      description =
+          "Compete for the Lease and schedule only while leading (default: ${DEFAULT-VALUE}).")
   boolean leaderElect;
 
   @Option(
@@ -72,27 +75,38 @@ public final class SchedulerCommand implements Callable<Integer> {
   @Option(
       names = "--metrics-bind-address",
       defaultValue = "0.0.0.0:10351",
-      description = "host:port for /metrics, /healthz and /readyz; empty to disable (default: ${DEFAULT-VALUE}).")
+      description =
+          "host:port for /metrics, /healthz and /readyz; empty to disable (default: ${DEFAULT-VALUE}).")
   String metricsAddress = "";
 
-  @Option(names = "--kube-qps", defaultValue = "50", description = "API writes per second (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--kube-qps",
+      defaultValue = "50",
+      description = "API writes per second (default: ${DEFAULT-VALUE}).")
   double kubeQps;
 
-  @Option(names = "--kube-burst", defaultValue = "100", description = "API write burst (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--kube-burst",
+      defaultValue = "100",
+      description = "API write burst (default: ${DEFAULT-VALUE}).")
   int kubeBurst;
 
   @Option(
       names = "--binding-threads",
       defaultValue = "16",
-      description = "Binding cycles run at once; each spends most of its time waiting on the API (default: ${DEFAULT-VALUE}).")
+      description =
+          "Binding cycles run at once; each spends most of its time waiting on the API (default: ${DEFAULT-VALUE}).")
   int bindingThreads;
 
   @Option(
       names = "--device-config-file",
-      description = "Device config file (device-config.yaml) for the hosted webhook; built-in defaults when absent.")
+      description =
+          "Device config file (device-config.yaml) for the hosted webhook; built-in defaults when absent.")
   @Nullable Path deviceConfigFile;
 
-  /** The admission webhook hosted beside the scheduler, off unless --webhook-bind-address is set. */
+  /**
+   * The admission webhook hosted beside the scheduler, off unless --webhook-bind-address is set.
+   */
   @Mixin WebhookOptions webhook = new WebhookOptions();
 
   @Override
@@ -106,7 +120,8 @@ public final class SchedulerCommand implements Callable<Integer> {
       errors.add("--kube-burst: invalid value " + kubeBurst + ": must be at least 1");
     }
     if (bindingThreads < 1 || bindingThreads > 1024) {
-      errors.add("--binding-threads: invalid value " + bindingThreads + ": must be between 1 and 1024");
+      errors.add(
+          "--binding-threads: invalid value " + bindingThreads + ": must be between 1 and 1024");
     }
     InetSocketAddress metrics = null;
     try {
@@ -143,17 +158,20 @@ public final class SchedulerCommand implements Callable<Integer> {
                 client,
                 cfg,
                 registry,
-                new SchedulerService.Options(leaderElect, id, metrics, kubeQps, kubeBurst, bindingThreads))) {
+                new SchedulerService.Options(
+                    leaderElect, id, metrics, kubeQps, kubeBurst, bindingThreads))) {
       requests.register(service.metricsRegistry());
       String schedulerName = cfg.profiles().get(0).schedulerName();
-      Optional<WebhookServer> hosted = webhook.build(devices.nvidia(), schedulerName, client, errors);
+      Optional<WebhookServer> hosted =
+          webhook.build(devices.nvidia(), schedulerName, client, errors);
       if (!errors.isEmpty()) {
         errors.forEach(err::println);
         err.flush();
         return EXIT_CONFIG;
       }
       if (hosted.isPresent()) {
-        // The webhook answers on every replica, leader or not: admission must not wait for an election.
+        // The webhook answers on every replica, leader or not: admission must not wait for an
+        // election.
         hosted.get().startAsync().awaitRunning(30, TimeUnit.SECONDS);
         log.info("admission webhook serving schedulerName={}", schedulerName);
       }
@@ -232,7 +250,8 @@ public final class SchedulerCommand implements Callable<Integer> {
       throw new IllegalArgumentException("invalid value \"" + value + "\": port out of range");
     }
     try {
-      InetAddress addr = host.isEmpty() ? InetAddress.getByName("0.0.0.0") : InetAddress.getByName(host);
+      InetAddress addr =
+          host.isEmpty() ? InetAddress.getByName("0.0.0.0") : InetAddress.getByName(host);
       return new InetSocketAddress(addr, port);
     } catch (UnknownHostException e) {
       throw new IllegalArgumentException("invalid value \"" + value + "\": unknown host " + host);

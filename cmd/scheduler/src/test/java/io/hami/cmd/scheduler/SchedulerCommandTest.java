@@ -46,8 +46,15 @@ class SchedulerCommandTest {
   void badFlags_exitTwo() {
     Run r =
         run(
-            "scheduler", "--kube-qps", "0", "--kube-burst", "0", "--metrics-bind-address", "nope",
-            "--binding-threads", "0");
+            "scheduler",
+            "--kube-qps",
+            "0",
+            "--kube-burst",
+            "0",
+            "--metrics-bind-address",
+            "nope",
+            "--binding-threads",
+            "0");
     assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
     assertThat(r.err())
         .contains("--kube-qps")
@@ -93,7 +100,8 @@ class SchedulerCommandTest {
   void shutdownHook_stopsTheServiceAndReturnsOnlyOnceItIsClosed() throws Exception {
     CountDownLatch closed = new CountDownLatch(1);
     AtomicBoolean stopAsked = new AtomicBoolean();
-    Thread hook = SchedulerCommand.shutdownHook(() -> stopAsked.set(true), closed, Duration.ofMinutes(1));
+    Thread hook =
+        SchedulerCommand.shutdownHook(() -> stopAsked.set(true), closed, Duration.ofMinutes(1));
 
     hook.start();
     hook.join(300);
@@ -107,7 +115,8 @@ class SchedulerCommandTest {
 
   @Test
   void shutdownHook_givesUpAfterTheGrace() throws Exception {
-    Thread hook = SchedulerCommand.shutdownHook(() -> {}, new CountDownLatch(1), Duration.ofMillis(50));
+    Thread hook =
+        SchedulerCommand.shutdownHook(() -> {}, new CountDownLatch(1), Duration.ofMillis(50));
 
     hook.start();
     hook.join(10_000);
@@ -119,12 +128,16 @@ class SchedulerCommandTest {
   void parseAddress_acceptsHostPortAndEmpty() {
     assertThat(SchedulerCommand.parseAddress("")).isNull();
     assertThat(SchedulerCommand.parseAddress(":9000").getPort()).isEqualTo(9000);
-    assertThat(SchedulerCommand.parseAddress("127.0.0.1:0").getAddress().isLoopbackAddress()).isTrue();
+    assertThat(SchedulerCommand.parseAddress("127.0.0.1:0").getAddress().isLoopbackAddress())
+        .isTrue();
   }
 
-  /** {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand. */
+  /**
+   * {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand.
+   */
   static CommandLine hami() {
-    CommandLine cl = new CommandLine(CommandSpec.create().name("hami")).addSubcommand(SchedulerCommand.class);
+    CommandLine cl =
+        new CommandLine(CommandSpec.create().name("hami")).addSubcommand(SchedulerCommand.class);
     cl.setExitCodeExceptionMapper(t -> 2);
     return cl;
   }

@@ -30,9 +30,19 @@ final class ProgressBar {
     }
     int filled = total == 0 ? WIDTH : (int) ((long) WIDTH * done / total);
     double seconds = (nanoTime.getAsLong() - start) / 1e9;
-    String eta = done == 0 ? "" : String.format(Locale.ROOT, ", ~%.0f s left", seconds * (total - done) / done);
-    err.printf(Locale.ROOT, "\r[%s%s] %d/%d replays, %.1f s%s   ",
-        "#".repeat(filled), ".".repeat(WIDTH - filled), done, total, seconds, eta);
+    String eta =
+        done == 0
+            ? ""
+            : String.format(Locale.ROOT, ", ~%.0f s left", seconds * (total - done) / done);
+    err.printf(
+        Locale.ROOT,
+        "\r[%s%s] %d/%d replays, %.1f s%s   ",
+        "#".repeat(filled),
+        ".".repeat(WIDTH - filled),
+        done,
+        total,
+        seconds,
+        eta);
     err.flush();
   }
 

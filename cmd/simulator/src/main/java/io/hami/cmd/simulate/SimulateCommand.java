@@ -25,15 +25,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -41,8 +46,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code hami simulate}: replays cluster traces under placement policies and seeds and prints how
- * much GPU capacity each policy leaves unallocated and fragmented. With no arguments it compares the
- * paper's six policies on the bundled default openb trace.
+ * much GPU capacity each policy leaves unallocated and fragmented. With no arguments it compares
+ * the paper's six policies on the bundled default openb trace.
  */
 @Command(
     name = "simulate",
@@ -60,37 +65,42 @@ public final class SimulateCommand implements Callable<Integer> {
   public static final int EXIT_BAD_INPUT = 2;
 
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
   @Option(
       names = "--nodes",
       paramLabel = "FILE",
-      description = "Nodes: openb node CSV, or Kubernetes YAML/JSON Node objects with the HAMi"
-          + " register annotation. Default: the bundled openb GPU node list.")
+      description =
+          "Nodes: openb node CSV, or Kubernetes YAML/JSON Node objects with the HAMi"
+              + " register annotation. Default: the bundled openb GPU node list.")
   @Nullable Path nodes;
 
   @Option(
       names = "--pods",
       paramLabel = "FILE",
-      description = "Pods: openb pod CSV, or Kubernetes YAML/JSON Pod objects with HAMi resources."
-          + " Repeat to compare traces.")
+      description =
+          "Pods: openb pod CSV, or Kubernetes YAML/JSON Pod objects with HAMi resources."
+              + " Repeat to compare traces.")
   List<Path> pods = new ArrayList<>();
 
   @Option(
       names = "--trace",
       paramLabel = "NAME",
       split = ",",
-      description = "Bundled pod traces: default, cpu050, gpushare40, gpuspec10, multigpu50, or all."
-          + " Default: default (when --pods is not given).")
+      description =
+          "Bundled pod traces: default, cpu050, gpushare40, gpuspec10, multigpu50, or all."
+              + " Default: default (when --pods is not given).")
   List<String> traces = new ArrayList<>();
 
   @Option(
       names = "--policy",
       paramLabel = "P",
       split = ",",
-      description = "Policies to compare, in table order: random, dotprod, clustering, packing,"
-          + " bestfit, fgd; with --engine framework also hami-binpack, hami-spread."
-          + " Default: the six of the FGD paper.")
+      description =
+          "Policies to compare, in table order: random, dotprod, clustering, packing,"
+              + " bestfit, fgd; with --engine framework also hami-binpack, hami-spread."
+              + " Default: the six of the FGD paper.")
   List<String> policies = new ArrayList<>();
 
   /** How replays run. */
@@ -105,17 +115,19 @@ public final class SimulateCommand implements Callable<Integer> {
       names = "--engine",
       paramLabel = "E",
       defaultValue = "fast",
-      description = "fast (default): the policies' code on a compact cluster table, which places"
-          + " every pod exactly as the scheduler does (verified on whole traces, see"
-          + " --check-engines); framework: the real scheduler in memory (about 20 times slower;"
-          + " also runs HAMi's binpack and spread).")
+      description =
+          "fast (default): the policies' code on a compact cluster table, which places"
+              + " every pod exactly as the scheduler does (verified on whole traces, see"
+              + " --check-engines); framework: the real scheduler in memory (about 20 times slower;"
+              + " also runs HAMi's binpack and spread).")
   Engine engine = Engine.fast;
 
   @Option(
       names = "--check-engines",
-      description = "Instead of a report, replay each trace, policy and seed with both engines and"
-          + " check that the fast engine places every pod on the same node and GPUs as the"
-          + " scheduler (paper policies only; slow: runs the scheduler). Exit code 1 on a difference.")
+      description =
+          "Instead of a report, replay each trace, policy and seed with both engines and"
+              + " check that the fast engine places every pod on the same node and GPUs as the"
+              + " scheduler (paper policies only; slow: runs the scheduler). Exit code 1 on a difference.")
   boolean checkEngines;
 
   @Option(
@@ -181,8 +193,9 @@ public final class SimulateCommand implements Callable<Integer> {
         KubeObjects.DeviceUnits units =
             nodes == null ? KubeObjects.DeviceUnits.DEFAULT : TraceFiles.units(nodes);
         for (Path p : pods) {
-          prepared.add(PreparedTrace.of(
-              new Trace(TraceFiles.traceName(p), nodeList, TraceFiles.readPods(p, units))));
+          prepared.add(
+              PreparedTrace.of(
+                  new Trace(TraceFiles.traceName(p), nodeList, TraceFiles.readPods(p, units))));
         }
       }
     } catch (TraceFormatException | IllegalArgumentException e) {
@@ -202,11 +215,14 @@ public final class SimulateCommand implements Callable<Integer> {
     Simulation sim = new Simulation(prepared, chosen, seedList);
     boolean bar = progress != null ? progress : onTerminal();
     ProgressBar progressBar = new ProgressBar(err, bar, System::nanoTime);
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, sim.replays()), r -> {
-      Thread t = new Thread(r, "simulate");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            Math.min(threads, sim.replays()),
+            r -> {
+              Thread t = new Thread(r, "simulate");
+              t.setDaemon(true);
+              return t;
+            });
     SimulationReport report;
     try {
       progressBar.start(sim.replays());
@@ -240,8 +256,8 @@ public final class SimulateCommand implements Callable<Integer> {
 
   // The scheduler logs every decision at DEBUG; thousands of pods per replay would drown the table.
   /**
-   * Whether the process runs on a terminal. From JDK 22 System.console() is there even when
-   * output is redirected, and Console.isTerminal() (not in JDK 17) tells the two apart.
+   * Whether the process runs on a terminal. From JDK 22 System.console() is there even when output
+   * is redirected, and Console.isTerminal() (not in JDK 17) tells the two apart.
    */
   // The check asks for isTerminal(), which is called here, reflectively, as JDK 17 lacks it.
   @SuppressWarnings("SystemConsoleNull")
@@ -260,8 +276,9 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   private static void quietSchedulerLogs() {
-    org.slf4j.Logger root = org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-    if (root instanceof ch.qos.logback.classic.Logger logback && logback.getLevel() != null
+    Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+    if (root instanceof ch.qos.logback.classic.Logger logback
+        && logback.getLevel() != null
         && logback.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)) {
       return;
     }
@@ -270,38 +287,55 @@ public final class SimulateCommand implements Callable<Integer> {
     }
   }
 
-  private int checkEngines(List<PreparedTrace> prepared, List<String> names, List<Long> seedList,
-      PrintWriter out, PrintWriter err) throws InterruptedException {
+  private int checkEngines(
+      List<PreparedTrace> prepared,
+      List<String> names,
+      List<Long> seedList,
+      PrintWriter out,
+      PrintWriter err)
+      throws InterruptedException {
     List<PaperPolicy> paper = new ArrayList<>();
     for (String n : names) {
       paper.add(PaperPolicy.byName(n).orElseThrow());
     }
-    record Check(String trace, String policy, long seed, Future<java.util.Optional<String>> diff) {}
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "simulate-check");
-      t.setDaemon(true);
-      return t;
-    });
+    record Check(String trace, String policy, long seed, Future<Optional<String>> diff) {}
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "simulate-check");
+              t.setDaemon(true);
+              return t;
+            });
     List<Check> checks = new ArrayList<>();
     int differ = 0;
     try {
       for (PreparedTrace t : prepared) {
         for (long seed : seedList) {
           for (PaperPolicy p : paper) {
-            checks.add(new Check(t.name(), p.policyName(), seed,
-                pool.submit(() -> EngineCheck.firstDifference(t, p, seed))));
+            checks.add(
+                new Check(
+                    t.name(),
+                    p.policyName(),
+                    seed,
+                    pool.submit(() -> EngineCheck.firstDifference(t, p, seed))));
           }
         }
       }
       for (Check c : checks) {
-        java.util.Optional<String> diff;
+        Optional<String> diff;
         try {
           diff = c.diff.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           err.println("hami simulate: replay failed: " + e.getCause());
           return 1;
         }
-        out.printf(Locale.ROOT, "%-12s %-10s seed %d: %s%n", c.trace, c.policy, c.seed,
+        out.printf(
+            Locale.ROOT,
+            "%-12s %-10s seed %d: %s%n",
+            c.trace,
+            c.policy,
+            c.seed,
             diff.map(d -> "DIFFERENT: " + d).orElse("identical"));
         out.flush();
         if (diff.isPresent()) {
@@ -312,8 +346,11 @@ public final class SimulateCommand implements Callable<Integer> {
       pool.shutdownNow();
       pool.awaitTermination(10, TimeUnit.SECONDS);
     }
-    out.printf(Locale.ROOT, "%d of %d replays placed identically by both engines.%n",
-        checks.size() - differ, checks.size());
+    out.printf(
+        Locale.ROOT,
+        "%d of %d replays placed identically by both engines.%n",
+        checks.size() - differ,
+        checks.size());
     out.flush();
     return differ == 0 ? 0 : 1;
   }
@@ -324,22 +361,45 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   static List<SimPolicy> parsePolicies(List<String> names, Engine engine) {
-    List<String> wanted = names.stream().map(String::trim).filter(n -> !n.isEmpty()).distinct().toList();
+    List<String> wanted =
+        names.stream().map(String::trim).filter(n -> !n.isEmpty()).distinct().toList();
     if (wanted.isEmpty()) {
-      wanted = java.util.Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList();
+      wanted = Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList();
     }
     List<SimPolicy> out = new ArrayList<>();
     for (String n : wanted) {
       if (engine == Engine.fast) {
-        PaperPolicy p = PaperPolicy.byName(n).orElseThrow(() -> new IllegalArgumentException(
-            "--policy: unknown policy '" + n + "' for --engine fast; known: "
-                + String.join(", ", java.util.Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList())
-                + (FrameworkPolicy.byName(n).isPresent() ? " (" + n + " needs --engine framework)" : "")));
+        PaperPolicy p =
+            PaperPolicy.byName(n)
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "--policy: unknown policy '"
+                                + n
+                                + "' for --engine fast; known: "
+                                + String.join(
+                                    ", ",
+                                    Arrays.stream(PaperPolicy.values())
+                                        .map(PaperPolicy::policyName)
+                                        .toList())
+                                + (FrameworkPolicy.byName(n).isPresent()
+                                    ? " (" + n + " needs --engine framework)"
+                                    : "")));
         out.add(SimPolicy.fast(p));
       } else {
-        FrameworkPolicy p = FrameworkPolicy.byName(n).orElseThrow(() -> new IllegalArgumentException(
-            "--policy: unknown policy '" + n + "'; known: "
-                + String.join(", ", java.util.Arrays.stream(FrameworkPolicy.values()).map(FrameworkPolicy::policyName).toList())));
+        FrameworkPolicy p =
+            FrameworkPolicy.byName(n)
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "--policy: unknown policy '"
+                                + n
+                                + "'; known: "
+                                + String.join(
+                                    ", ",
+                                    Arrays.stream(FrameworkPolicy.values())
+                                        .map(FrameworkPolicy::policyName)
+                                        .toList())));
         out.add(SimPolicy.framework(p));
       }
     }
@@ -355,7 +415,8 @@ public final class SimulateCommand implements Callable<Integer> {
         long a = Long.parseLong(v.substring(0, dots).trim());
         long b = Long.parseLong(v.substring(dots + 2).trim());
         if (b < a || b - a >= 10_000) {
-          throw new IllegalArgumentException("--seeds: range '" + value + "' must be A..B with A <= B and at most 10000 seeds");
+          throw new IllegalArgumentException(
+              "--seeds: range '" + value + "' must be A..B with A <= B and at most 10000 seeds");
         }
         for (long s = a; s <= b; s++) {
           out.add(s);
@@ -368,7 +429,8 @@ public final class SimulateCommand implements Callable<Integer> {
         }
       }
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("--seeds: '" + value + "' is not a range A..B or a list A,B,C of integers");
+      throw new IllegalArgumentException(
+          "--seeds: '" + value + "' is not a range A..B or a list A,B,C of integers");
     }
     if (out.isEmpty()) {
       throw new IllegalArgumentException("--seeds: no seed given");
@@ -388,8 +450,12 @@ public final class SimulateCommand implements Callable<Integer> {
       } else if (BundledTraces.POD_TRACES.contains(key)) {
         out.add(key);
       } else if (!key.isEmpty()) {
-        throw new IllegalArgumentException("--trace: no bundled trace '" + n + "'; bundled: "
-            + String.join(", ", BundledTraces.POD_TRACES) + ", all");
+        throw new IllegalArgumentException(
+            "--trace: no bundled trace '"
+                + n
+                + "'; bundled: "
+                + String.join(", ", BundledTraces.POD_TRACES)
+                + ", all");
       }
     }
     return List.copyOf(out);

@@ -31,8 +31,19 @@ final class SimulateCommandTest {
   void comparesPoliciesAndWritesJsonAndHtml(@TempDir Path dir) throws Exception {
     Path json = dir.resolve("r.json");
     Path html = dir.resolve("r.html");
-    Run r = run("simulate", "--policy", "bestfit,fgd", "--seeds", "42", "--threads", "2",
-        "--json", json.toString(), "--html", html.toString());
+    Run r =
+        run(
+            "simulate",
+            "--policy",
+            "bestfit,fgd",
+            "--seeds",
+            "42",
+            "--threads",
+            "2",
+            "--json",
+            json.toString(),
+            "--html",
+            html.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("Trace default: 1213 nodes, 6212 GPUs, 8152 pods")
@@ -50,10 +61,16 @@ final class SimulateCommandTest {
         .contains("\"unallocatedAt100PerSeed\": [4.84]")
         .contains("\"withinTolerance\": true");
     String h = Files.readString(html);
-    assertThat(h).startsWith("<!DOCTYPE html>")
-        .contains("<svg").contains("<polyline").contains("unallocated GPU % vs arrived workload")
+    assertThat(h)
+        .startsWith("<!DOCTYPE html>")
+        .contains("<svg")
+        .contains("<polyline")
+        .contains("unallocated GPU % vs arrived workload")
         .contains("fragmentation rate vs arrived workload")
-        .doesNotContain("<script").doesNotContain("<link").doesNotContain("href").doesNotContain("src=");
+        .doesNotContain("<script")
+        .doesNotContain("<link")
+        .doesNotContain("href")
+        .doesNotContain("src=");
   }
 
   @Test
@@ -67,10 +84,14 @@ final class SimulateCommandTest {
   void readsCsvFiles(@TempDir Path dir) throws Exception {
     Path nodes = dir.resolve("nodes.csv");
     Path pods = dir.resolve("openb_pod_list_tiny.csv");
-    Files.writeString(nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\nn1,8000,8192,1,P100\n");
-    Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
-        + "p0,1000,100,1,500,\np1,1000,100,1,1000,P100\np2,2000,100,0,0,\n");
-    Run r = run("simulate", "--nodes", nodes.toString(), "--pods", pods.toString(), "--seeds", "1..3");
+    Files.writeString(
+        nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\nn1,8000,8192,1,P100\n");
+    Files.writeString(
+        pods,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+            + "p0,1000,100,1,500,\np1,1000,100,1,1000,P100\np2,2000,100,0,0,\n");
+    Run r =
+        run("simulate", "--nodes", nodes.toString(), "--pods", pods.toString(), "--seeds", "1..3");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("Trace tiny: 2 nodes, 3 GPUs, 3 pods").contains("3 seeds (1..3)");
   }
@@ -81,30 +102,51 @@ final class SimulateCommandTest {
     Path pods = dir.resolve("openb_pod_list_small.csv");
     StringBuilder n = new StringBuilder("sn,cpu_milli,memory_mib,gpu,model\n");
     for (int i = 0; i < 12; i++) {
-      n.append("n").append(i).append(",16000,65536,").append(i % 3 == 0 ? 8 : 2).append(i % 2 == 0 ? ",T4\n" : ",P100\n");
+      n.append("n")
+          .append(i)
+          .append(",16000,65536,")
+          .append(i % 3 == 0 ? 8 : 2)
+          .append(i % 2 == 0 ? ",T4\n" : ",P100\n");
     }
     StringBuilder p = new StringBuilder("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n");
     for (int i = 0; i < 60; i++) {
       int kind = i % 5;
-      p.append("p").append(i).append(',').append(1000 + 500 * (i % 4)).append(",1024,")
-          .append(switch (kind) {
-            case 0 -> "0,0,";
-            case 1 -> "1,250,";
-            case 2 -> "1,1000,T4";
-            case 3 -> "2,1000,";
-            default -> "1,500,P100";
-          }).append('\n');
+      p.append("p")
+          .append(i)
+          .append(',')
+          .append(1000 + 500 * (i % 4))
+          .append(",1024,")
+          .append(
+              switch (kind) {
+                case 0 -> "0,0,";
+                case 1 -> "1,250,";
+                case 2 -> "1,1000,T4";
+                case 3 -> "2,1000,";
+                default -> "1,500,P100";
+              })
+          .append('\n');
     }
     Files.writeString(nodes, n.toString());
     Files.writeString(pods, p.toString());
-    Run r = run("simulate", "--nodes", nodes.toString(), "--pods", pods.toString(), "--seeds", "1,2",
-        "--check-engines", "--threads", "2");
+    Run r =
+        run(
+            "simulate",
+            "--nodes",
+            nodes.toString(),
+            "--pods",
+            pods.toString(),
+            "--seeds",
+            "1,2",
+            "--check-engines",
+            "--threads",
+            "2");
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     assertThat(r.out())
         .contains("small        random     seed 1: identical")
         .contains("small        fgd        seed 2: identical")
         .contains("12 of 12 replays placed identically by both engines.");
-    Run hami = run("simulate", "--engine", "framework", "--policy", "hami-binpack", "--check-engines");
+    Run hami =
+        run("simulate", "--engine", "framework", "--policy", "hami-binpack", "--check-engines");
     assertThat(hami.code()).isEqualTo(2);
     assertThat(hami.err()).contains("unknown policy 'hami-binpack'");
   }
@@ -113,19 +155,38 @@ final class SimulateCommandTest {
   void longPolicyNamesKeepTheColumnsAligned(@TempDir Path dir) throws Exception {
     Path nodes = dir.resolve("nodes.csv");
     Path pods = dir.resolve("openb_pod_list_tiny.csv");
-    Files.writeString(nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\nn1,8000,8192,1,P100\n");
-    Files.writeString(pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
-        + "p0,1000,100,1,500,\np1,1000,100,1,1000,P100\np2,2000,100,0,0,\n");
-    Run r = run("simulate", "--engine", "framework", "--policy", "hami-binpack,fgd,hami-spread",
-        "--nodes", nodes.toString(), "--pods", pods.toString(), "--seeds", "1");
+    Files.writeString(
+        nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\nn1,8000,8192,1,P100\n");
+    Files.writeString(
+        pods,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+            + "p0,1000,100,1,500,\np1,1000,100,1,1000,P100\np2,2000,100,0,0,\n");
+    Run r =
+        run(
+            "simulate",
+            "--engine",
+            "framework",
+            "--policy",
+            "hami-binpack,fgd,hami-spread",
+            "--nodes",
+            nodes.toString(),
+            "--pods",
+            pods.toString(),
+            "--seeds",
+            "1");
     assertThat(r.code()).as(r.err()).isZero();
-    List<String> rows = r.out().lines()
-        .filter(l -> l.startsWith("HAMi") || l.startsWith("FGD") || l.startsWith("policy")).toList();
+    List<String> rows =
+        r.out()
+            .lines()
+            .filter(l -> l.startsWith("HAMi") || l.startsWith("FGD") || l.startsWith("policy"))
+            .toList();
     assertThat(rows).hasSize(4);
     int column = rows.get(0).indexOf("90%");
     for (String row : rows.subList(1, rows.size())) {
       // The name (and best mark) fits before the first value column.
-      assertThat(row.substring(0, column).strip()).as(row).matches("(HAMi binpack|HAMi spread|FGD)( \\*)?");
+      assertThat(row.substring(0, column).strip())
+          .as(row)
+          .matches("(HAMi binpack|HAMi spread|FGD)( \\*)?");
     }
   }
 
@@ -156,16 +217,24 @@ final class SimulateCommandTest {
     assertThat(SimulateCommand.parseSeeds("7, 3,7")).containsExactly(7L, 3L);
     assertThatThrownBy(() -> SimulateCommand.parseSeeds("a..b")).hasMessageContaining("--seeds");
     assertThat(SimulateCommand.parsePolicies(List.of(), SimulateCommand.Engine.fast)).hasSize(6);
-    assertThat(SimulateCommand.parsePolicies(List.of("hami-spread", "fgd"), SimulateCommand.Engine.framework))
-        .extracting(p -> p.policyName()).containsExactly("hami-spread", "fgd");
-    assertThatThrownBy(() -> SimulateCommand.parsePolicies(List.of("hami-spread"), SimulateCommand.Engine.fast))
+    assertThat(
+            SimulateCommand.parsePolicies(
+                List.of("hami-spread", "fgd"), SimulateCommand.Engine.framework))
+        .extracting(p -> p.policyName())
+        .containsExactly("hami-spread", "fgd");
+    assertThatThrownBy(
+            () ->
+                SimulateCommand.parsePolicies(List.of("hami-spread"), SimulateCommand.Engine.fast))
         .hasMessageContaining("needs --engine framework");
     assertThat(SimulateCommand.traceNames(List.of("all"))).hasSize(5);
   }
 
-  /** {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand. */
+  /**
+   * {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand.
+   */
   static CommandLine hami() {
-    CommandLine cl = new CommandLine(CommandSpec.create().name("hami")).addSubcommand(SimulateCommand.class);
+    CommandLine cl =
+        new CommandLine(CommandSpec.create().name("hami")).addSubcommand(SimulateCommand.class);
     cl.setExitCodeExceptionMapper(t -> 2);
     return cl;
   }

@@ -54,47 +54,70 @@ public final class WebhookCommand implements Callable<Integer> {
 
   @Spec @Nullable CommandSpec spec;
 
-  @Option(names = "--bind-address", defaultValue = ":9443",
+  @Option(
+      names = "--bind-address",
+      defaultValue = ":9443",
       description = "Address to listen on, host:port (default: ${DEFAULT-VALUE}).")
   String bindAddress = ":9443";
 
-  @Option(names = "--cert-file", defaultValue = "/etc/hami/tls/tls.crt",
+  @Option(
+      names = "--cert-file",
+      defaultValue = "/etc/hami/tls/tls.crt",
       description = "PEM certificate chain served (default: ${DEFAULT-VALUE}).")
   Path certFile = Path.of("/etc/hami/tls/tls.crt");
 
-  @Option(names = "--key-file", defaultValue = "/etc/hami/tls/tls.key",
+  @Option(
+      names = "--key-file",
+      defaultValue = "/etc/hami/tls/tls.key",
       description = "PEM private key: PKCS#8, PKCS#1 RSA or SEC1 EC (default: ${DEFAULT-VALUE}).")
   Path keyFile = Path.of("/etc/hami/tls/tls.key");
 
-  @Option(names = "--cert-check-interval", defaultValue = "10s",
-      description = "How often the certificate files are re-read, e.g. 10s, 1m (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--cert-check-interval",
+      defaultValue = "10s",
+      description =
+          "How often the certificate files are re-read, e.g. 10s, 1m (default: ${DEFAULT-VALUE}).")
   String certCheckInterval = "10s";
 
-  @Option(names = "--device-config-file",
+  @Option(
+      names = "--device-config-file",
       description = "Device config file (device-config.yaml); built-in defaults when absent.")
   @Nullable Path deviceConfigFile;
 
-  @Option(names = "--scheduler-name", defaultValue = WebhookConfig.DEFAULT_SCHEDULER_NAME,
+  @Option(
+      names = "--scheduler-name",
+      defaultValue = WebhookConfig.DEFAULT_SCHEDULER_NAME,
       description = "schedulerName given to GPU pods; empty leaves it (default: ${DEFAULT-VALUE}).")
   String schedulerName = WebhookConfig.DEFAULT_SCHEDULER_NAME;
 
-  @Option(names = "--force-overwrite-default-scheduler", defaultValue = "true", arity = "1",
+  @Option(
+      names = "--force-overwrite-default-scheduler",
+      defaultValue = "true",
+      arity = "1",
       description = "Also take GPU pods that name default-scheduler (default: ${DEFAULT-VALUE}).")
   boolean forceOverwriteDefaultScheduler = true;
 
   @Mixin ClusterOptions cluster = new ClusterOptions();
 
-  @Option(names = "--threads", defaultValue = "4",
+  @Option(
+      names = "--threads",
+      defaultValue = "4",
       description = "Request worker threads (default: ${DEFAULT-VALUE}).")
   int threads = 4;
 
-  @Option(names = "--validate",
+  @Option(
+      names = "--validate",
       description = "Check flags and files, print the effective settings and exit.")
   boolean validateOnly;
 
   /** Flags and files, checked: everything the server needs. */
-  record Settings(InetSocketAddress address, Path certFile, Path keyFile, Duration certCheckInterval,
-      WebhookConfig config, int threads) {}
+  record Settings(
+      InetSocketAddress address,
+      Path certFile,
+      Path keyFile,
+      Duration certCheckInterval,
+      WebhookConfig config,
+      int threads) {}
 
   @Override
   public Integer call() {
@@ -106,8 +129,9 @@ public final class WebhookCommand implements Callable<Integer> {
       for (String p : problems) {
         err.println("hami webhook: " + p);
       }
-      err.printf("hami webhook: %d configuration problem%s%n", problems.size(),
-          problems.size() == 1 ? "" : "s");
+      err.printf(
+          "hami webhook: %d configuration problem%s%n",
+          problems.size(), problems.size() == 1 ? "" : "s");
       err.flush();
       return EXIT_USAGE;
     }
@@ -131,19 +155,25 @@ public final class WebhookCommand implements Callable<Integer> {
     checkReadable("--key-file", keyFile, problems);
     Duration interval = parseDuration(certCheckInterval);
     if (interval == null) {
-      problems.add("--cert-check-interval: \"" + certCheckInterval
-          + "\" is not a positive duration such as 500ms, 10s, 1m");
+      problems.add(
+          "--cert-check-interval: \""
+              + certCheckInterval
+              + "\" is not a positive duration such as 500ms, 10s, 1m");
     }
     if (threads < 1 || threads > 256) {
       problems.add("--threads: " + threads + " is not in 1..256");
     }
     if (!schedulerName.isEmpty()
         && (schedulerName.length() > 253 || !DNS_SUBDOMAIN.matcher(schedulerName).matches())) {
-      problems.add("--scheduler-name: \"" + schedulerName + "\" is not a valid scheduler name"
-          + " (lower-case DNS subdomain)");
+      problems.add(
+          "--scheduler-name: \""
+              + schedulerName
+              + "\" is not a valid scheduler name"
+              + " (lower-case DNS subdomain)");
     }
-    DeviceConfig devices = WebhookOptions.loadDeviceConfig(
-        deviceConfigFile, "hami webhook", problems, spec().commandLine().getErr());
+    DeviceConfig devices =
+        WebhookOptions.loadDeviceConfig(
+            deviceConfigFile, "hami webhook", problems, spec().commandLine().getErr());
     WebhookConfig config = null;
     try {
       config = WebhookConfig.from(devices.nvidia(), schedulerName, forceOverwriteDefaultScheduler);
@@ -165,22 +195,26 @@ public final class WebhookCommand implements Callable<Integer> {
       err.flush();
       return EXIT_RUNTIME;
     }
-    WebhookServer server = WebhookServer.builder()
-        .bindAddress(s.address())
-        .certificate(s.certFile(), s.keyFile())
-        .certCheckInterval(s.certCheckInterval())
-        .threads(s.threads())
-        .config(s.config())
-        .client(client)
-        .build();
-    Thread hook = new Thread(() -> {
-      server.stopAsync();
-      try {
-        server.awaitTerminated(15, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        // Shutting down anyway.
-      }
-    }, "hami-webhook-shutdown");
+    WebhookServer server =
+        WebhookServer.builder()
+            .bindAddress(s.address())
+            .certificate(s.certFile(), s.keyFile())
+            .certCheckInterval(s.certCheckInterval())
+            .threads(s.threads())
+            .config(s.config())
+            .client(client)
+            .build();
+    Thread hook =
+        new Thread(
+            () -> {
+              server.stopAsync();
+              try {
+                server.awaitTerminated(15, TimeUnit.SECONDS);
+              } catch (Exception e) {
+                // Shutting down anyway.
+              }
+            },
+            "hami-webhook-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       server.startAsync().awaitRunning();
@@ -199,11 +233,13 @@ public final class WebhookCommand implements Callable<Integer> {
   private static void describe(Settings s, PrintWriter out) {
     WebhookConfig c = s.config();
     out.println("bind address:        " + s.address());
-    out.println("certificate:         " + s.certFile() + " (re-read every " + s.certCheckInterval() + ")");
+    out.println(
+        "certificate:         " + s.certFile() + " (re-read every " + s.certCheckInterval() + ")");
     out.println("key:                 " + s.keyFile());
-    out.println("scheduler name:      "
-        + (c.schedulerName().isEmpty() ? "(left as is)" : c.schedulerName())
-        + (c.forceOverwriteDefaultScheduler() ? ", also replacing default-scheduler" : ""));
+    out.println(
+        "scheduler name:      "
+            + (c.schedulerName().isEmpty() ? "(left as is)" : c.schedulerName())
+            + (c.forceOverwriteDefaultScheduler() ? ", also replacing default-scheduler" : ""));
     out.println("resources:           " + String.join(", ", c.names().all()));
     out.println("memory factor:       " + c.rule().memoryFactor());
     out.println("default GPUs:        " + c.defaultGpuNum());
@@ -211,8 +247,9 @@ public final class WebhookCommand implements Callable<Integer> {
     out.println("default cores:       " + c.rule().defaultCores());
     out.println("core policy:         " + c.gpuCorePolicy().wire());
     out.println("hide GPUs (env):     " + c.overwriteEnv());
-    out.println("runtime class:       "
-        + (c.runtimeClassName().isEmpty() ? "(none)" : c.runtimeClassName()));
+    out.println(
+        "runtime class:       "
+            + (c.runtimeClassName().isEmpty() ? "(none)" : c.runtimeClassName()));
     out.println("threads:             " + s.threads());
   }
 
@@ -224,7 +261,9 @@ public final class WebhookCommand implements Callable<Integer> {
     }
   }
 
-  /** {@code 500ms}, {@code 10s}, {@code 1m}, {@code 2h} or ISO-8601 ({@code PT10S}); null if bad. */
+  /**
+   * {@code 500ms}, {@code 10s}, {@code 1m}, {@code 2h} or ISO-8601 ({@code PT10S}); null if bad.
+   */
   static @Nullable Duration parseDuration(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
     Matcher m = DURATION.matcher(t);
@@ -236,12 +275,13 @@ public final class WebhookCommand implements Callable<Integer> {
       } catch (NumberFormatException e) {
         return null;
       }
-      d = switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
-      };
+      d =
+          switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+          };
     } else {
       try {
         d = Duration.parse(text.trim());

@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.model.ProtocolError;
 import io.hami.model.config.DeviceConfig;
 import io.hami.model.config.DeviceConfigFile;
-import io.hami.model.config.Validated;
 import io.hami.model.config.NvidiaConfig;
+import io.hami.model.config.Validated;
 import io.hami.webhook.BindAddress;
 import io.hami.webhook.WebhookConfig;
 import io.hami.webhook.WebhookServer;
@@ -20,31 +20,43 @@ import picocli.CommandLine.Option;
 
 /**
  * The webhook flags of a command that hosts the webhook beside its own work, as {@code hami
- * scheduler} does: add {@code @Mixin WebhookOptions webhook;} and, after reading the device
- * config, {@code webhook.build(devices.nvidia(), schedulerName, client, problems)} gives the
- * server to start with the command's other services. The webhook is off unless {@code
- * --webhook-bind-address} is given.
+ * scheduler} does: add {@code @Mixin WebhookOptions webhook;} and, after reading the device config,
+ * {@code webhook.build(devices.nvidia(), schedulerName, client, problems)} gives the server to
+ * start with the command's other services. The webhook is off unless {@code --webhook-bind-address}
+ * is given.
  */
 public final class WebhookOptions {
 
-  @Option(names = "--webhook-bind-address",
-      description = "Serve the admission webhook over HTTPS on host:port, e.g. :9443;"
-          + " empty (default) serves none.")
+  @Option(
+      names = "--webhook-bind-address",
+      description =
+          "Serve the admission webhook over HTTPS on host:port, e.g. :9443;"
+              + " empty (default) serves none.")
   String bindAddress = "";
 
-  @Option(names = "--webhook-cert-file", defaultValue = "/etc/hami/tls/tls.crt",
+  @Option(
+      names = "--webhook-cert-file",
+      defaultValue = "/etc/hami/tls/tls.crt",
       description = "PEM certificate chain of the webhook (default: ${DEFAULT-VALUE}).")
   Path certFile = Path.of("/etc/hami/tls/tls.crt");
 
-  @Option(names = "--webhook-key-file", defaultValue = "/etc/hami/tls/tls.key",
+  @Option(
+      names = "--webhook-key-file",
+      defaultValue = "/etc/hami/tls/tls.key",
       description = "PEM private key of the webhook (default: ${DEFAULT-VALUE}).")
   Path keyFile = Path.of("/etc/hami/tls/tls.key");
 
-  @Option(names = "--webhook-cert-check-interval", defaultValue = "10s",
-      description = "How often the webhook re-reads its certificate files (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--webhook-cert-check-interval",
+      defaultValue = "10s",
+      description =
+          "How often the webhook re-reads its certificate files (default: ${DEFAULT-VALUE}).")
   String certCheckInterval = "10s";
 
-  @Option(names = "--webhook-force-overwrite-default-scheduler", defaultValue = "true", arity = "1",
+  @Option(
+      names = "--webhook-force-overwrite-default-scheduler",
+      defaultValue = "true",
+      arity = "1",
       description = "Also send GPU pods that name default-scheduler (default: ${DEFAULT-VALUE}).")
   boolean forceOverwriteDefaultScheduler = true;
 
@@ -61,8 +73,14 @@ public final class WebhookOptions {
     Validated<DeviceConfig> loaded = DeviceConfigFile.load(file);
     if (loaded instanceof Validated.Invalid<DeviceConfig> invalid) {
       for (ProtocolError e : invalid.errors()) {
-        problems.add("--device-config-file " + file + ": " + e.field()
-            + (e.value().isEmpty() ? "" : "=" + e.value()) + ": " + e.message());
+        problems.add(
+            "--device-config-file "
+                + file
+                + ": "
+                + e.field()
+                + (e.value().isEmpty() ? "" : "=" + e.value())
+                + ": "
+                + e.message());
       }
       return DeviceConfig.DEFAULTS;
     }
@@ -102,8 +120,10 @@ public final class WebhookOptions {
     WebhookCommand.checkReadable("--webhook-key-file", keyFile, problems);
     @Nullable Duration interval = WebhookCommand.parseDuration(certCheckInterval);
     if (interval == null) {
-      problems.add("--webhook-cert-check-interval: \"" + certCheckInterval
-          + "\" is not a positive duration such as 500ms, 10s, 1m");
+      problems.add(
+          "--webhook-cert-check-interval: \""
+              + certCheckInterval
+              + "\" is not a positive duration such as 500ms, 10s, 1m");
     }
     WebhookConfig config = null;
     try {
@@ -114,12 +134,13 @@ public final class WebhookOptions {
     if (problems.size() > before || address == null || interval == null || config == null) {
       return Optional.empty();
     }
-    return Optional.of(WebhookServer.builder()
-        .bindAddress(address)
-        .certificate(certFile, keyFile)
-        .certCheckInterval(interval)
-        .config(config)
-        .client(client)
-        .build());
+    return Optional.of(
+        WebhookServer.builder()
+            .bindAddress(address)
+            .certificate(certFile, keyFile)
+            .certCheckInterval(interval)
+            .config(config)
+            .client(client)
+            .build());
   }
 }

@@ -36,8 +36,8 @@ class WebhookCommandTest {
   }
 
   private static void copy(String resource, Path to) throws IOException {
-    try (InputStream in = WebhookCommandTest.class.getResourceAsStream(
-        "/io/hami/webhook/pem/" + resource)) {
+    try (InputStream in =
+        WebhookCommandTest.class.getResourceAsStream("/io/hami/webhook/pem/" + resource)) {
       Files.write(to, in.readAllBytes());
     }
   }
@@ -63,8 +63,18 @@ class WebhookCommandTest {
   @Test
   void validate_printsEffectiveSettingsFromTheShippedDeviceConfig() {
     Path shipped = Path.of("..", "..", "config", "device-config.yaml");
-    int code = run("webhook", "--validate", "--cert-file", cert.toString(), "--key-file",
-        key.toString(), "--device-config-file", shipped.toString(), "--bind-address", "127.0.0.1:0");
+    int code =
+        run(
+            "webhook",
+            "--validate",
+            "--cert-file",
+            cert.toString(),
+            "--key-file",
+            key.toString(),
+            "--device-config-file",
+            shipped.toString(),
+            "--bind-address",
+            "127.0.0.1:0");
     assertThat(code).as(err.toString()).isZero();
     assertThat(out.toString())
         .contains("scheduler name:      hami-scheduler, also replacing default-scheduler")
@@ -75,9 +85,21 @@ class WebhookCommandTest {
 
   @Test
   void everyBadFlag_isReportedAtOnce() {
-    int code = run("webhook", "--bind-address", "nope", "--cert-file", dir.resolve("x.crt").toString(),
-        "--key-file", dir.resolve("x.key").toString(), "--cert-check-interval", "0s",
-        "--threads", "0", "--scheduler-name", "Bad_Name");
+    int code =
+        run(
+            "webhook",
+            "--bind-address",
+            "nope",
+            "--cert-file",
+            dir.resolve("x.crt").toString(),
+            "--key-file",
+            dir.resolve("x.key").toString(),
+            "--cert-check-interval",
+            "0s",
+            "--threads",
+            "0",
+            "--scheduler-name",
+            "Bad_Name");
     assertThat(code).isEqualTo(WebhookCommand.EXIT_USAGE);
     assertThat(err.toString())
         .contains("--bind-address: address \"nope\" is not host:port")
@@ -93,16 +115,35 @@ class WebhookCommandTest {
   void badDeviceConfig_namesTheFields() throws IOException {
     Path config = dir.resolve("device-config.yaml");
     Files.writeString(config, "nvidia:\n  defaultGPUNum: -1\n  gpuCorePolicy: sometimes\n");
-    int code = run("webhook", "--validate", "--cert-file", cert.toString(), "--key-file",
-        key.toString(), "--device-config-file", config.toString());
+    int code =
+        run(
+            "webhook",
+            "--validate",
+            "--cert-file",
+            cert.toString(),
+            "--key-file",
+            key.toString(),
+            "--device-config-file",
+            config.toString());
     assertThat(code).isEqualTo(WebhookCommand.EXIT_USAGE);
-    assertThat(err.toString()).contains("defaultGPUNum").contains("gpuCorePolicy").contains("sometimes");
+    assertThat(err.toString())
+        .contains("defaultGPUNum")
+        .contains("gpuCorePolicy")
+        .contains("sometimes");
   }
 
   @Test
   void unreadableDeviceConfig_isAUsageError() {
-    int code = run("webhook", "--validate", "--cert-file", cert.toString(), "--key-file",
-        key.toString(), "--device-config-file", dir.resolve("missing.yaml").toString());
+    int code =
+        run(
+            "webhook",
+            "--validate",
+            "--cert-file",
+            cert.toString(),
+            "--key-file",
+            key.toString(),
+            "--device-config-file",
+            dir.resolve("missing.yaml").toString());
     assertThat(code).isEqualTo(WebhookCommand.EXIT_USAGE);
     assertThat(err.toString()).contains("missing.yaml");
   }
@@ -110,15 +151,26 @@ class WebhookCommandTest {
   @Test
   void brokenCertificate_failsAtStartWithRuntimeCode() throws IOException {
     Files.writeString(cert, "not a certificate");
-    int code = run("webhook", "--cert-file", cert.toString(), "--key-file", key.toString(),
-        "--bind-address", "127.0.0.1:0", "--kubeconfig", writeKubeconfig().toString());
+    int code =
+        run(
+            "webhook",
+            "--cert-file",
+            cert.toString(),
+            "--key-file",
+            key.toString(),
+            "--bind-address",
+            "127.0.0.1:0",
+            "--kubeconfig",
+            writeKubeconfig().toString());
     assertThat(code).isEqualTo(WebhookCommand.EXIT_RUNTIME);
     assertThat(err.toString()).contains("no PEM block 'CERTIFICATE'");
   }
 
   private Path writeKubeconfig() throws IOException {
     Path kc = dir.resolve("kubeconfig");
-    Files.writeString(kc, """
+    Files.writeString(
+        kc,
+        """
         apiVersion: v1
         kind: Config
         clusters:
@@ -162,9 +214,12 @@ class WebhookCommandTest {
     assertThat(WebhookCommand.parseDuration(c.text())).isEqualTo(c.want());
   }
 
-  /** {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand. */
+  /**
+   * {@code hami} with only this subcommand; every exception is a usage error, as in HamiCommand.
+   */
   static CommandLine hami() {
-    CommandLine cl = new CommandLine(CommandSpec.create().name("hami")).addSubcommand(WebhookCommand.class);
+    CommandLine cl =
+        new CommandLine(CommandSpec.create().name("hami")).addSubcommand(WebhookCommand.class);
     cl.setExitCodeExceptionMapper(t -> 2);
     return cl;
   }

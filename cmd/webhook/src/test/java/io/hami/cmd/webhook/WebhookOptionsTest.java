@@ -33,8 +33,10 @@ class WebhookOptionsTest {
   }
 
   @TempDir Path dir;
-  private final KubernetesClient client = new KubernetesClientBuilder()
-      .withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build()).build();
+  private final KubernetesClient client =
+      new KubernetesClientBuilder()
+          .withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build())
+          .build();
 
   @AfterEach
   void close() {
@@ -66,11 +68,19 @@ class WebhookOptionsTest {
 
   @Test
   void badFlags_areAllReported() {
-    WebhookOptions o = parse("--webhook-bind-address", "9443", "--webhook-cert-file",
-        dir.resolve("none.crt").toString(), "--webhook-cert-check-interval", "soon");
+    WebhookOptions o =
+        parse(
+            "--webhook-bind-address",
+            "9443",
+            "--webhook-cert-file",
+            dir.resolve("none.crt").toString(),
+            "--webhook-cert-check-interval",
+            "soon");
     List<String> problems = new ArrayList<>();
     assertThat(o.build(NvidiaConfig.DEFAULTS, "hami-scheduler", client, problems)).isEmpty();
-    assertThat(problems).hasSize(4).anySatisfy(p -> assertThat(p).startsWith("--webhook-bind-address"))
+    assertThat(problems)
+        .hasSize(4)
+        .anySatisfy(p -> assertThat(p).startsWith("--webhook-bind-address"))
         .anySatisfy(p -> assertThat(p).startsWith("--webhook-cert-file"))
         .anySatisfy(p -> assertThat(p).startsWith("--webhook-key-file"))
         .anySatisfy(p -> assertThat(p).startsWith("--webhook-cert-check-interval"));
@@ -78,11 +88,17 @@ class WebhookOptionsTest {
 
   @Test
   void goodFlags_giveAServerThatStarts() throws Exception {
-    WebhookOptions o = parse("--webhook-bind-address", "127.0.0.1:0",
-        "--webhook-cert-file", resource("rsa.crt").toString(),
-        "--webhook-key-file", resource("rsa-pkcs8.key").toString());
+    WebhookOptions o =
+        parse(
+            "--webhook-bind-address",
+            "127.0.0.1:0",
+            "--webhook-cert-file",
+            resource("rsa.crt").toString(),
+            "--webhook-key-file",
+            resource("rsa-pkcs8.key").toString());
     List<String> problems = new ArrayList<>();
-    Optional<WebhookServer> server = o.build(NvidiaConfig.DEFAULTS, "hami-scheduler", client, problems);
+    Optional<WebhookServer> server =
+        o.build(NvidiaConfig.DEFAULTS, "hami-scheduler", client, problems);
     assertThat(problems).isEmpty();
     assertThat(server).isPresent();
     server.get().startAsync().awaitRunning(30, TimeUnit.SECONDS);

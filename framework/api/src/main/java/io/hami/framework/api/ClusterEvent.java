@@ -8,8 +8,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * A change in the cluster: registered by plugins (what may make a pod they rejected
- * schedulable), and produced by the runtime from informer events (what did happen).
+ * A change in the cluster: registered by plugins (what may make a pod they rejected schedulable),
+ * and produced by the runtime from informer events (what did happen).
  *
  * @param resource the kind of object
  * @param actions the actions; for a registration, any of them matches

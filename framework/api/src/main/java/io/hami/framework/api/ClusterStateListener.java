@@ -10,11 +10,11 @@ import io.fabric8.kubernetes.api.model.Pod;
  *
  * <p>Calls are made on the cache-update thread, serialised with each other and after the cache
  * applied the change; the initial listing arrives as adds. Implementations must return quickly,
- * must not call the API, and must synchronise with their own scheduling-thread readers. Assume
- * and forget are not reported here: a plugin accounts for its own decisions in {@link
- * ReservePlugin#reserve} / {@link ReservePlugin#unreserve} and should key its state by pod UID,
- * so that the informer's later add of the bound pod replaces the reservation. Exceptions are
- * logged and do not stop delivery to other listeners.
+ * must not call the API, and must synchronise with their own scheduling-thread readers. Assume and
+ * forget are not reported here: a plugin accounts for its own decisions in {@link
+ * ReservePlugin#reserve} / {@link ReservePlugin#unreserve} and should key its state by pod UID, so
+ * that the informer's later add of the bound pod replaces the reservation. Exceptions are logged
+ * and do not stop delivery to other listeners.
  */
 public interface ClusterStateListener {
 

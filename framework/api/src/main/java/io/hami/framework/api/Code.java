@@ -5,8 +5,8 @@ public enum Code {
   /** The plugin ran and has no objection. */
   SUCCESS,
   /**
-   * An unexpected failure (a bug, an outage, a malformed object). The cycle stops and the pod
-   * goes to the backoff queue. Never use it for an ordinary rejection.
+   * An unexpected failure (a bug, an outage, a malformed object). The cycle stops and the pod goes
+   * to the backoff queue. Never use it for an ordinary rejection.
    */
   ERROR,
   /**

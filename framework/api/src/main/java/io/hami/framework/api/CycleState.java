@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Per-pod scratch space for one scheduling attempt, shared by the plugins of a profile and
- * carried into the binding cycle.
+ * Per-pod scratch space for one scheduling attempt, shared by the plugins of a profile and carried
+ * into the binding cycle.
  *
  * <p>Concurrency: values are normally written on the scheduling thread in PreFilter, PreScore and
  * Reserve, then read concurrently by Filter and Score. The map is concurrent so that reads during

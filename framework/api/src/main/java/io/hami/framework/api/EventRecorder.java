@@ -3,9 +3,9 @@ package io.hami.framework.api;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 
 /**
- * Emits Kubernetes Events. Implementations are asynchronous and rate limited: {@link #record}
- * never blocks on the API and may be called from any thread. An in-memory cluster records events
- * in memory.
+ * Emits Kubernetes Events. Implementations are asynchronous and rate limited: {@link #record} never
+ * blocks on the API and may be called from any thread. An in-memory cluster records events in
+ * memory.
  */
 public interface EventRecorder {
 

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A scheduling attempt that failed, as handed to {@link AttemptObserver}s: the pod, the status and
- * message of its {@code PodScheduled=False} condition, and a diagnosis of which nodes were
- * rejected and why.
+ * message of its {@code PodScheduled=False} condition, and a diagnosis of which nodes were rejected
+ * and why.
  *
  * @param status the failing status ({@link Code#ERROR} for a scheduler error)
  * @param message the condition's aggregated message

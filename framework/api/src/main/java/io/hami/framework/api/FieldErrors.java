@@ -5,10 +5,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Collects validation errors, each with the path of the offending field, so that a
- * configuration reports every problem at once ({@code
- * profiles[0].pluginConfig[1].args.scoringStrategy.type: invalid value "Foo": must be one of
- * LeastAllocated, MostAllocated}). Not thread-safe.
+ * Collects validation errors, each with the path of the offending field, so that a configuration
+ * reports every problem at once ({@code profiles[0].pluginConfig[1].args.scoringStrategy.type:
+ * invalid value "Foo": must be one of LeastAllocated, MostAllocated}). Not thread-safe.
  */
 public final class FieldErrors {
   private final String prefix;

@@ -17,8 +17,8 @@ public interface FrameworkHandle {
   String schedulerName();
 
   /**
-   * The snapshot of the current scheduling cycle. Meaningful only on the scheduling thread during
-   * a cycle; Filter and Score should use the NodeInfo they are passed.
+   * The snapshot of the current scheduling cycle. Meaningful only on the scheduling thread during a
+   * cycle; Filter and Score should use the NodeInfo they are passed.
    */
   Snapshot snapshot();
 
@@ -53,16 +53,16 @@ public interface FrameworkHandle {
 
   /**
    * Tells the scheduler that state a plugin keeps for this node outside the {@link NodeInfo} (its
-   * device usage, say) changed: the node's next NodeInfo is a new instance, so that Filter
-   * verdicts ({@link FilterEquivalence}) and {@link NodeLocal} data kept on the old one are not
-   * used for it again. Call it after the new state is visible to readers. A plugin whose Filter
-   * reads such state must call it on every change.
+   * device usage, say) changed: the node's next NodeInfo is a new instance, so that Filter verdicts
+   * ({@link FilterEquivalence}) and {@link NodeLocal} data kept on the old one are not used for it
+   * again. Call it after the new state is visible to readers. A plugin whose Filter reads such
+   * state must call it on every change.
    */
   void nodeStateChanged(String nodeName);
 
   /**
-   * Registers an observer of this profile's failed attempts. Call it from the plugin's factory.
-   * The default ignores it, for handles that write no pod status.
+   * Registers an observer of this profile's failed attempts. Call it from the plugin's factory. The
+   * default ignores it, for handles that write no pod status.
    */
   default void addAttemptObserver(AttemptObserver observer) {}
 
@@ -79,8 +79,8 @@ public interface FrameworkHandle {
   Optional<WaitingPod> waitingPod(String uid);
 
   /**
-   * Moves the given pending pods to the active queue now, skipping their backoff (for example
-   * when a plugin learns that what blocked them is gone).
+   * Moves the given pending pods to the active queue now, skipping their backoff (for example when
+   * a plugin learns that what blocked them is gone).
    */
   void activate(Collection<Pod> pods);
 
@@ -91,9 +91,8 @@ public interface FrameworkHandle {
   PrometheusRegistry metricsRegistry();
 
   /**
-   * Whether this scheduler runs the scheduling loop now; false on a standby replica that waits
-   * for the leader lease. Plugins that write cluster state in the background write only while
-   * leading.
+   * Whether this scheduler runs the scheduling loop now; false on a standby replica that waits for
+   * the leader lease. Plugins that write cluster state in the background write only while leading.
    */
   default boolean leading() {
     return true;

@@ -45,8 +45,7 @@ public record HostPort(String protocol, String ip, int port) {
             out = new ArrayList<>(2);
           }
           String protocol = p.getProtocol() == null ? "TCP" : p.getProtocol();
-          String ip =
-              p.getHostIP() == null || p.getHostIP().isEmpty() ? ANY_IP : p.getHostIP();
+          String ip = p.getHostIP() == null || p.getHostIP().isEmpty() ? ANY_IP : p.getHostIP();
           out.add(new HostPort(protocol, ip, p.getHostPort()));
         }
       }

@@ -7,22 +7,22 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Taint;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;
 
 /**
  * An immutable view of one node as the scheduler sees it: the Node object (labels, annotations,
- * taints, allocatable), the pods accounted on it including assumed ones, their summed requests,
- * the host ports in use, and a generation that grows whenever any of these change.
+ * taints, allocatable), the pods accounted on it including assumed ones, their summed requests, the
+ * host ports in use, and a generation that grows whenever any of these change.
  *
  * <p>Instances are values: every {@code with*} method returns a new instance and leaves this one
- * untouched, so a NodeInfo handed to a plugin never changes under it. The scheduler cache bumps
- * the generation on every change; plugins may use {@code (name, generation)} as a cache key for
- * state derived from the node, or keep it on the instance itself in a {@link NodeLocal} slot.
+ * untouched, so a NodeInfo handed to a plugin never changes under it. The scheduler cache bumps the
+ * generation on every change; plugins may use {@code (name, generation)} as a cache key for state
+ * derived from the node, or keep it on the instance itself in a {@link NodeLocal} slot.
  */
 public final class NodeInfo {
   private final Node node;

@@ -6,12 +6,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A slot for data derived from one {@link NodeInfo} instance and kept on it. A NodeInfo never
- * changes and the scheduler cache makes a new one whenever the node or its pods change, so what
- * is kept in a slot stays valid for as long as the instance is in use, and is dropped with it:
- * there is no map by node name to look up on every node and no entry to remove when a node goes.
+ * changes and the scheduler cache makes a new one whenever the node or its pods change, so what is
+ * kept in a slot stays valid for as long as the instance is in use, and is dropped with it: there
+ * is no map by node name to look up on every node and no entry to remove when a node goes.
  *
- * <p>Slots are few and live for the process: create each once, as a {@code static final}
- * constant. At most {@value #MAX} exist.
+ * <p>Slots are few and live for the process: create each once, as a {@code static final} constant.
+ * At most {@value #MAX} exist.
  *
  * @param <T> the kept type
  */
@@ -42,7 +42,8 @@ public final class NodeLocal<T> {
     requireNonNull(name, "name");
     int i = created.getAndIncrement();
     if (i >= MAX) {
-      throw new IllegalStateException("too many NodeLocal slots (at most " + MAX + "); create them as constants: " + name);
+      throw new IllegalStateException(
+          "too many NodeLocal slots (at most " + MAX + "); create them as constants: " + name);
     }
     return new NodeLocal<>(name, i);
   }

@@ -15,10 +15,7 @@ public final class NodeScores {
 
   public NodeScores(List<NodeInfo> nodes, long[] scores) {
     checkArgument(
-        nodes.size() == scores.length,
-        "%s nodes but %s scores",
-        nodes.size(),
-        scores.length);
+        nodes.size() == scores.length, "%s nodes but %s scores", nodes.size(), scores.length);
     this.nodes = nodes;
     this.scores = scores;
   }

@@ -14,13 +14,15 @@ import org.jspecify.annotations.Nullable;
  * @param feasible nodes that passed Filter
  * @param score the chosen node's total weighted score; null when it was the only feasible node and
  *     Score did not run
- * @param top the best-scored candidates, highest first (at most {@link #TOP}); empty without scoring
+ * @param top the best-scored candidates, highest first (at most {@link #TOP}); empty without
+ *     scoring
  */
 public record NodeSelection(int evaluated, int feasible, @Nullable Long score, List<Candidate> top)
     implements StateData {
 
   /** Where the runtime stores the selection. */
-  public static final StateKey<NodeSelection> KEY = StateKey.of("FrameworkNodeSelection", NodeSelection.class);
+  public static final StateKey<NodeSelection> KEY =
+      StateKey.of("FrameworkNodeSelection", NodeSelection.class);
 
   /** How many candidates {@link #top} keeps. */
   public static final int TOP = 3;

@@ -3,8 +3,8 @@ package io.hami.framework.api;
 import java.util.function.IntConsumer;
 
 /**
- * Runs independent pieces of work with bounded parallelism (Filter and Score fan out through
- * it). The calling thread takes part in the work.
+ * Runs independent pieces of work with bounded parallelism (Filter and Score fan out through it).
+ * The calling thread takes part in the work.
  */
 public interface Parallelizer {
 

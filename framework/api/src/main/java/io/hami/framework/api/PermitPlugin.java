@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.Pod;
  * make it wait (gang scheduling). Waiting happens at the start of the binding cycle, off the
  * scheduling thread; another party releases it through {@link FrameworkHandle#waitingPod}.
  *
- * <p>Allowed codes: {@link Code#SUCCESS}, {@link Code#WAIT} with a timeout, a rejection, or
- * {@link Code#ERROR}. A rejection, an error or a timeout unreserves the pod.
+ * <p>Allowed codes: {@link Code#SUCCESS}, {@link Code#WAIT} with a timeout, a rejection, or {@link
+ * Code#ERROR}. A rejection, an error or a timeout unreserves the pod.
  */
 public interface PermitPlugin extends Plugin {
 

@@ -46,8 +46,7 @@ public record PluginRegistration<A extends PluginArgs>(
   /** Creates the plugin, checking that it reports the registered name. */
   public Plugin create(PluginArgs args, FrameworkHandle handle) {
     Plugin p = factory.create(argsType.cast(args), handle);
-    checkArgument(
-        name.equals(p.name()), "plugin registered as %s calls itself %s", name, p.name());
+    checkArgument(name.equals(p.name()), "plugin registered as %s calls itself %s", name, p.name());
     return p;
   }
 }

@@ -6,8 +6,8 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The result of {@link PreFilterPlugin#preFilter}: a status and, optionally, the only nodes the
- * pod can go to. The runtime intersects the node sets of all PreFilter plugins.
+ * The result of {@link PreFilterPlugin#preFilter}: a status and, optionally, the only nodes the pod
+ * can go to. The runtime intersects the node sets of all PreFilter plugins.
  *
  * @param status success, skip, a rejection of the pod on every node, or an error
  * @param nodeNames the candidate nodes, or null for all nodes

@@ -22,8 +22,8 @@ public final class Quantities {
   }
 
   /**
-   * The amount rounded up to a whole number, which must not be negative: -0.5 throws, where
-   * {@link #toLongCeil} would give 0.
+   * The amount rounded up to a whole number, which must not be negative: -0.5 throws, where {@link
+   * #toLongCeil} would give 0.
    */
   public static long toNonNegativeLongCeil(Quantity q) {
     BigDecimal v = q.getNumericalAmount();
@@ -35,7 +35,10 @@ public final class Quantities {
 
   /** The amount in thousandths, rounded up: millicores for cpu (0.5 -> 500, 1m -> 1). */
   public static long toMillisCeil(Quantity q) {
-    return q.getNumericalAmount().movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact();
+    return q.getNumericalAmount()
+        .movePointRight(3)
+        .setScale(0, RoundingMode.CEILING)
+        .longValueExact();
   }
 
   /** The amount divided by 2^20, rounded up: mebibytes for memory (1Gi -> 1024, 1 -> 1). */

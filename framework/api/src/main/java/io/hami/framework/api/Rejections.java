@@ -6,9 +6,9 @@ import java.util.function.Function;
 
 /**
  * One rejection {@link Status} per reason key, shared across pods and nodes: verdicts the framework
- * keeps for earlier pods then count as one status per reason in the scheduler's summary, and a
- * full cluster refusing alike costs no allocation. Bounded, since keys may come from pods (taint
- * keys, extended resource names); past the bound a fresh status is made per call. Thread-safe.
+ * keeps for earlier pods then count as one status per reason in the scheduler's summary, and a full
+ * cluster refusing alike costs no allocation. Bounded, since keys may come from pods (taint keys,
+ * extended resource names); past the bound a fresh status is made per call. Thread-safe.
  *
  * @param <K> what identifies the reasons
  */

@@ -3,12 +3,12 @@ package io.hami.framework.api;
 import io.fabric8.kubernetes.api.model.Pod;
 
 /**
- * Claims plugin-owned resources for a pod on its chosen node before the binding cycle, so that
- * the next scheduling cycle sees them taken. Runs on the scheduling thread, after the pod was
- * assumed in the cache.
+ * Claims plugin-owned resources for a pod on its chosen node before the binding cycle, so that the
+ * next scheduling cycle sees them taken. Runs on the scheduling thread, after the pod was assumed
+ * in the cache.
  *
- * <p>If any later step fails (another Reserve, Permit, PreBind, Bind), {@link #unreserve} is
- * called for every Reserve plugin in reverse order, possibly from a binding thread.
+ * <p>If any later step fails (another Reserve, Permit, PreBind, Bind), {@link #unreserve} is called
+ * for every Reserve plugin in reverse order, possibly from a binding thread.
  */
 public interface ReservePlugin extends Plugin {
 

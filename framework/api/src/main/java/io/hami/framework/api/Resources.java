@@ -13,11 +13,11 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An immutable amount of node resources: CPU in millicores, memory and ephemeral storage in
- * bytes, a pod count and extended (scalar) resources in their integer units.
+ * An immutable amount of node resources: CPU in millicores, memory and ephemeral storage in bytes,
+ * a pod count and extended (scalar) resources in their integer units.
  *
- * <p>{@link #forPod(Pod)} computes a pod's effective request the way Kubernetes does: the larger
- * of the sum of the app containers (plus restartable init containers, "sidecars") and the largest
+ * <p>{@link #forPod(Pod)} computes a pod's effective request the way Kubernetes does: the larger of
+ * the sum of the app containers (plus restartable init containers, "sidecars") and the largest
  * init-container phase, plus the pod overhead.
  */
 public final class Resources {
@@ -86,8 +86,8 @@ public final class Resources {
   }
 
   /**
-   * Returns the pod's effective request as Kubernetes computes it. A request missing for a
-   * resource that has a limit takes the limit, as API defaulting does.
+   * Returns the pod's effective request as Kubernetes computes it. A request missing for a resource
+   * that has a limit takes the limit, as API defaulting does.
    *
    * @throws IllegalArgumentException naming the container and resource on an unparsable quantity
    */
@@ -331,8 +331,7 @@ public final class Resources {
           }
         }
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "container " + c.getName() + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException("container " + c.getName() + ": " + e.getMessage(), e);
       }
       if (nonZero) {
         if (!hasCpu) {

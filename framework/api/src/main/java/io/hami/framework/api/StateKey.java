@@ -4,8 +4,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A typed key into {@link CycleState}. Keys compare by identity; create one constant per plugin
- * and value type, named after the plugin ({@code "PreFilterNodeResourcesFit"}).
+ * A typed key into {@link CycleState}. Keys compare by identity; create one constant per plugin and
+ * value type, named after the plugin ({@code "PreFilterNodeResourcesFit"}).
  *
  * @param <T> the type of the value stored under this key
  */

@@ -7,12 +7,12 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The result of a plugin call: a code, short human-readable reasons, an optional cause and the
- * name of the plugin that produced it (filled in by the runtime).
+ * The result of a plugin call: a code, short human-readable reasons, an optional cause and the name
+ * of the plugin that produced it (filled in by the runtime).
  *
- * <p>Reasons of rejections are counted across nodes to build the pod's {@code PodScheduled}
- * message ({@code 0/5000 nodes are available: 4000 CardInsufficientMemory, ...}), so use short,
- * stable phrases without node-specific numbers in them.
+ * <p>Reasons of rejections are counted across nodes to build the pod's {@code PodScheduled} message
+ * ({@code 0/5000 nodes are available: 4000 CardInsufficientMemory, ...}), so use short, stable
+ * phrases without node-specific numbers in them.
  *
  * @param code the outcome class
  * @param reasons the reasons, possibly empty

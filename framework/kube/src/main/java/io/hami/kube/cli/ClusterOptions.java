@@ -14,16 +14,17 @@ import picocli.CommandLine.Option;
  * The {@code --kubeconfig} option of every command that talks to a cluster, as a picocli
  * {@code @Mixin}.
  *
- * <p>Without the option the client configures itself as kubectl does: the file named by
- * KUBECONFIG, else ~/.kube/config, else the pod's service account. A command whose fallback is
- * different names it in its resource bundle under the key {@value #DESCRIPTION_KEY}.
+ * <p>Without the option the client configures itself as kubectl does: the file named by KUBECONFIG,
+ * else ~/.kube/config, else the pod's service account. A command whose fallback is different names
+ * it in its resource bundle under the key {@value #DESCRIPTION_KEY}.
  */
 public final class ClusterOptions {
   /** The resource bundle key of the option's description. */
   public static final String DESCRIPTION_KEY = "kubeconfig";
 
   /** Where the client looks when no file is given. */
-  public static final String DEFAULT = "KUBECONFIG, else ~/.kube/config, else the pod's service account";
+  public static final String DEFAULT =
+      "KUBECONFIG, else ~/.kube/config, else the pod's service account";
 
   @Option(
       names = "--kubeconfig",
@@ -48,7 +49,9 @@ public final class ClusterOptions {
 
   /** What is wrong with the option ({@code --kubeconfig: cannot read FILE}), or null. */
   public @Nullable String problem() {
-    return kubeconfig != null && !Files.isReadable(kubeconfig) ? "--kubeconfig: cannot read " + kubeconfig : null;
+    return kubeconfig != null && !Files.isReadable(kubeconfig)
+        ? "--kubeconfig: cannot read " + kubeconfig
+        : null;
   }
 
   /**
@@ -60,7 +63,8 @@ public final class ClusterOptions {
     if (file == null) {
       return Config.autoConfigure(null);
     }
-    return Config.fromKubeconfig(null, Files.readString(file, StandardCharsets.UTF_8), file.toString());
+    return Config.fromKubeconfig(
+        null, Files.readString(file, StandardCharsets.UTF_8), file.toString());
   }
 
   /** A client for {@link #config()}, built through {@link KubeClients}. */

@@ -29,7 +29,8 @@ class ClusterOptionsTest {
     @Mixin ClusterOptions cluster;
   }
 
-  private static final String KUBECONFIG = """
+  private static final String KUBECONFIG =
+      """
       apiVersion: v1
       kind: Config
       current-context: c
@@ -86,7 +87,8 @@ class ClusterOptionsTest {
   @ParameterizedTest
   @MethodSource("helps")
   void helpNamesTheCommandsDefault(Object command, String want) {
-    String usage = new CommandLine(command).setUsageHelpWidth(200).getUsageMessage(CommandLine.Help.Ansi.OFF);
+    String usage =
+        new CommandLine(command).setUsageHelpWidth(200).getUsageMessage(CommandLine.Help.Ansi.OFF);
     assertThat(usage).contains("--kubeconfig=FILE").contains(want);
   }
 }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,16 +30,16 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A cluster held in memory and scheduled by the production code path: nodes and pods go through
- * the same event handler, cache, queue and scheduling cycle as informer events do, and the
- * default binder writes into this cluster's store, which reports the bound pod back as an
- * update (as the API server's watch would).
+ * A cluster held in memory and scheduled by the production code path: nodes and pods go through the
+ * same event handler, cache, queue and scheduling cycle as informer events do, and the default
+ * binder writes into this cluster's store, which reports the bound pod back as an update (as the
+ * API server's watch would).
  *
  * <p>Determinism: with the default parallelism of 1 the scheduling cycle is sequential, binding
- * runs inline, UIDs and resourceVersions are derived from names and counters, and time is a
- * {@link ManualClock}; score ties go to the first node in insertion order unless a seed is set,
- * in which case they are broken by a generator seeded with it. Two runs with the same inputs give
- * the same placements.
+ * runs inline, UIDs and resourceVersions are derived from names and counters, and time is a {@link
+ * ManualClock}; score ties go to the first node in insertion order unless a seed is set, in which
+ * case they are broken by a generator seeded with it. Two runs with the same inputs give the same
+ * placements.
  *
  * <p>Not thread-safe: drive it from one thread.
  */
@@ -90,8 +92,7 @@ public final class InMemoryCluster implements AutoCloseable {
       public void scheduled(Pod pod, String nodeName, long decisionNanos) {
         PodOutcome o = outcomes.get(key(pod));
         outcomes.put(
-            key(pod),
-            new PodOutcome(key(pod), null, null, attemptsOf(o) + 1, decisionNanos));
+            key(pod), new PodOutcome(key(pod), null, null, attemptsOf(o) + 1, decisionNanos));
         user.scheduled(pod, nodeName, decisionNanos);
       }
 
@@ -108,7 +109,8 @@ public final class InMemoryCluster implements AutoCloseable {
         PodOutcome o = outcomes.get(key(pod));
         outcomes.put(
             key(pod),
-            new PodOutcome(key(pod), nodeName, null, attemptsOf(o), o == null ? 0 : o.decisionNanos()));
+            new PodOutcome(
+                key(pod), nodeName, null, attemptsOf(o), o == null ? 0 : o.decisionNanos()));
         user.bound(pod, nodeName);
       }
 
@@ -131,7 +133,12 @@ public final class InMemoryCluster implements AutoCloseable {
 
   /** Adds a node (a copy is stored, with a fresh resourceVersion). */
   public void addNode(Node node) {
-    Node n = new NodeBuilder(node).editMetadata().withResourceVersion(nextVersion()).endMetadata().build();
+    Node n =
+        new NodeBuilder(node)
+            .editMetadata()
+            .withResourceVersion(nextVersion())
+            .endMetadata()
+            .build();
     String name = n.getMetadata().getName();
     if (nodes.containsKey(name)) {
       throw new IllegalArgumentException("node " + name + " already exists");
@@ -147,7 +154,12 @@ public final class InMemoryCluster implements AutoCloseable {
     if (old == null) {
       throw new IllegalArgumentException("node " + name + " does not exist");
     }
-    Node n = new NodeBuilder(node).editMetadata().withResourceVersion(nextVersion()).endMetadata().build();
+    Node n =
+        new NodeBuilder(node)
+            .editMetadata()
+            .withResourceVersion(nextVersion())
+            .endMetadata()
+            .build();
     nodes.put(name, n);
     scheduler.eventHandler().onNodeUpdate(old, n);
   }
@@ -164,7 +176,8 @@ public final class InMemoryCluster implements AutoCloseable {
    * name, and the creation time is the cluster's clock.
    */
   public void addPod(Pod pod) {
-    String ns = pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
+    String ns =
+        pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
@@ -225,8 +238,8 @@ public final class InMemoryCluster implements AutoCloseable {
   /**
    * Schedules until no pod can make progress: pops and schedules every active pod, and while pods
    * are backing off moves the clock to the next backoff expiry. Pods waiting for a cluster event
-   * stay pending. A pod that keeps failing with errors is retried at most {@code maxRetries}
-   * times in one call.
+   * stay pending. A pod that keeps failing with errors is retried at most {@code maxRetries} times
+   * in one call.
    */
   public DrainResult drain(int maxRetries) {
     Instant start = clock.instant();
@@ -257,8 +270,8 @@ public final class InMemoryCluster implements AutoCloseable {
   }
 
   /**
-   * Moves the clock forward by {@code d} in one-second steps, running the periodic work
-   * (backoff flush, the unschedulable flush every 30 s) and scheduling what becomes active.
+   * Moves the clock forward by {@code d} in one-second steps, running the periodic work (backoff
+   * flush, the unschedulable flush every 30 s) and scheduling what becomes active.
    */
   public void advance(Duration d) {
     Instant end = clock.instant().plus(d);
@@ -280,7 +293,7 @@ public final class InMemoryCluster implements AutoCloseable {
 
   /** Every pod's outcome, in the order pods were first attempted. */
   public Map<String, PodOutcome> outcomes() {
-    return java.util.Collections.unmodifiableMap(outcomes);
+    return Collections.unmodifiableMap(outcomes);
   }
 
   public Optional<Pod> pod(String namespace, String name) {
@@ -288,11 +301,11 @@ public final class InMemoryCluster implements AutoCloseable {
   }
 
   public Collection<Pod> pods() {
-    return java.util.Collections.unmodifiableCollection(pods.values());
+    return Collections.unmodifiableCollection(pods.values());
   }
 
   public Collection<Node> nodes() {
-    return java.util.Collections.unmodifiableCollection(nodes.values());
+    return Collections.unmodifiableCollection(nodes.values());
   }
 
   public List<RecordedEvent> events() {
@@ -346,7 +359,8 @@ public final class InMemoryCluster implements AutoCloseable {
       return Status.error("pod " + key + " not found");
     }
     if (current.getSpec().getNodeName() != null) {
-      return Status.error("pod " + key + " is already assigned to " + current.getSpec().getNodeName());
+      return Status.error(
+          "pod " + key + " is already assigned to " + current.getSpec().getNodeName());
     }
     if (!nodes.containsKey(nodeName)) {
       return Status.error("node " + nodeName + " not found");
@@ -377,16 +391,14 @@ public final class InMemoryCluster implements AutoCloseable {
     Pod p = ShallowCopy.of(pod);
     p.setMetadata(ShallowCopy.of(pod.getMetadata()));
     p.getMetadata().setResourceVersion(nextVersion());
-    p.setStatus(
-        pod.getStatus() == null
-            ? new io.fabric8.kubernetes.api.model.PodStatus()
-            : ShallowCopy.of(pod.getStatus()));
+    p.setStatus(pod.getStatus() == null ? new PodStatus() : ShallowCopy.of(pod.getStatus()));
     return p;
   }
 
-  private void setCondition(Pod pod, String status, @Nullable String reason, @Nullable String message) {
+  private void setCondition(
+      Pod pod, String status, @Nullable String reason, @Nullable String message) {
     if (pod.getStatus() == null) {
-      pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+      pod.setStatus(new PodStatus());
     }
     List<PodCondition> conditions = new ArrayList<>();
     if (pod.getStatus().getConditions() != null) {
@@ -433,7 +445,8 @@ public final class InMemoryCluster implements AutoCloseable {
   }
 
   private static String key(Pod pod) {
-    String ns = pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
+    String ns =
+        pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
     return ns + "/" + pod.getMetadata().getName();
   }
 

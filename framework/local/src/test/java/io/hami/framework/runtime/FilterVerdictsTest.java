@@ -12,8 +12,8 @@ import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
-import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.local.InMemoryCluster;
+import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
 import io.hami.framework.testing.OpaqueFilter;
@@ -73,15 +73,19 @@ class FilterVerdictsTest {
   private InMemoryCluster cluster(boolean withOpaque, String... nodes) {
     var registry = BuiltInPlugins.registry();
     Counting counting = new Counting();
-    registry.register(PluginRegistration.of("Counting", h -> {
-      handle = h;
-      return counting;
-    }));
+    registry.register(
+        PluginRegistration.of(
+            "Counting",
+            h -> {
+              handle = h;
+              return counting;
+            }));
     registry.register(PluginRegistration.of("Opaque", h -> new OpaqueFilter("Opaque")));
-    String yaml = "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n"
-        + "- schedulerName: hami-scheduler\n  plugins:\n    filter:\n      enabled:\n"
-        + "      - name: Counting\n"
-        + (withOpaque ? "      - name: Opaque\n" : "");
+    String yaml =
+        "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n"
+            + "- schedulerName: hami-scheduler\n  plugins:\n    filter:\n      enabled:\n"
+            + "      - name: Counting\n"
+            + (withOpaque ? "      - name: Opaque\n" : "");
     SchedulerConfiguration cfg = new ConfigLoader(registry).parse(yaml, "test");
     InMemoryCluster c = InMemoryCluster.builder(registry).config(cfg).recordEvents(false).build();
     for (String n : nodes) {
@@ -125,13 +129,28 @@ class FilterVerdictsTest {
 
   static Stream<Arguments> evaluatedAfresh() {
     return Stream.of(
-        Arguments.of("another class", false, "small", MakePod.named("p2").label("class", "big").cpu("100m")),
-        Arguments.of("no class", false, "none", MakePod.named("p2").label("class", "none").cpu("100m")),
-        Arguments.of("a plugin that gives no class", true, "small",
+        Arguments.of(
+            "another class", false, "small", MakePod.named("p2").label("class", "big").cpu("100m")),
+        Arguments.of(
+            "no class", false, "none", MakePod.named("p2").label("class", "none").cpu("100m")),
+        Arguments.of(
+            "a plugin that gives no class",
+            true,
+            "small",
             MakePod.named("p2").label("class", "small").cpu("100m")),
-        Arguments.of("other requests", false, "small", MakePod.named("p2").label("class", "small").cpu("200m")),
-        Arguments.of("a toleration", false, "small",
-            MakePod.named("p2").label("class", "small").cpu("100m").toleration("k", "Exists", "", "NoSchedule")));
+        Arguments.of(
+            "other requests",
+            false,
+            "small",
+            MakePod.named("p2").label("class", "small").cpu("200m")),
+        Arguments.of(
+            "a toleration",
+            false,
+            "small",
+            MakePod.named("p2")
+                .label("class", "small")
+                .cpu("100m")
+                .toleration("k", "Exists", "", "NoSchedule")));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -10,8 +10,8 @@ import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
-import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.local.InMemoryCluster;
+import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
 import java.time.Duration;
@@ -34,7 +34,9 @@ class PermitAllowRaceTest {
 
     @Override
     public PermitResult permit(CycleState state, Pod pod, String nodeName) {
-      handle.waitingPod(pod.getMetadata().getUid()).orElseThrow(() -> new AssertionError("pod not registered at Permit"))
+      handle
+          .waitingPod(pod.getMetadata().getUid())
+          .orElseThrow(() -> new AssertionError("pod not registered at Permit"))
           .allow(name());
       return PermitResult.waitFor(Duration.ofMinutes(5));
     }

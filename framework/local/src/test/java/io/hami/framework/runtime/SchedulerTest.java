@@ -16,8 +16,8 @@ import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
-import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.local.InMemoryCluster;
+import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
 import java.util.ArrayList;
@@ -38,7 +38,8 @@ class SchedulerTest {
   }
 
   /** Raw scores outside 0..100, normalized by its extension. */
-  private record Raw(String name, Map<String, Long> scores) implements ScorePlugin, ScoreExtensions {
+  private record Raw(String name, Map<String, Long> scores)
+      implements ScorePlugin, ScoreExtensions {
     @Override
     public long score(CycleState state, Pod pod, NodeInfo node) {
       return scores.getOrDefault(node.name(), 0L);
@@ -133,11 +134,15 @@ class SchedulerTest {
   void weights_multiplyNormalizedScores() {
     String disableDefaults = "    score:\n      disabled:\n      - name: '*'\n      enabled:\n";
     try (InMemoryCluster c =
-        cluster(disableDefaults + "      - {name: PreferA, weight: 1}\n      - {name: PreferB, weight: 2}\n")) {
+        cluster(
+            disableDefaults
+                + "      - {name: PreferA, weight: 1}\n      - {name: PreferB, weight: 2}\n")) {
       assertThat(placed(c)).isEqualTo("b");
     }
     try (InMemoryCluster c =
-        cluster(disableDefaults + "      - {name: PreferA, weight: 3}\n      - {name: PreferB, weight: 2}\n")) {
+        cluster(
+            disableDefaults
+                + "      - {name: PreferA, weight: 3}\n      - {name: PreferB, weight: 2}\n")) {
       assertThat(placed(c)).isEqualTo("a");
     }
   }
@@ -171,7 +176,11 @@ class SchedulerTest {
       assertThat(filterCalls).containsExactly("filter:Second:a", "filter:First:a");
       assertThat(calls.subList(calls.indexOf("reserve:First"), calls.size()))
           .containsExactly(
-              "reserve:First", "reserve:Rejecting", "unreserve:Second", "unreserve:Rejecting", "unreserve:First");
+              "reserve:First",
+              "reserve:Rejecting",
+              "unreserve:Second",
+              "unreserve:Rejecting",
+              "unreserve:First");
       assertThat(c.outcome("default", "p").orElseThrow().message()).isEqualTo("no room");
       assertThat(c.scheduler().cache().podCount()).isZero();
     }
@@ -218,21 +227,25 @@ class SchedulerTest {
   void nodeSelection_isInTheCycleStateFromReserveOn() {
     List<NodeSelection> seen = new CopyOnWriteArrayList<>();
     Registry r = registry();
-    r.register(PluginRegistration.of("Capture", h -> new ReservePlugin() {
-      @Override
-      public String name() {
-        return "Capture";
-      }
+    r.register(
+        PluginRegistration.of(
+            "Capture",
+            h ->
+                new ReservePlugin() {
+                  @Override
+                  public String name() {
+                    return "Capture";
+                  }
 
-      @Override
-      public Status reserve(CycleState state, Pod pod, String nodeName) {
-        seen.add(state.require(NodeSelection.KEY));
-        return Status.success();
-      }
+                  @Override
+                  public Status reserve(CycleState state, Pod pod, String nodeName) {
+                    seen.add(state.require(NodeSelection.KEY));
+                    return Status.success();
+                  }
 
-      @Override
-      public void unreserve(CycleState state, Pod pod, String nodeName) {}
-    }));
+                  @Override
+                  public void unreserve(CycleState state, Pod pod, String nodeName) {}
+                }));
     SchedulerConfiguration cfg =
         new ConfigLoader(r)
             .parse(
@@ -251,9 +264,16 @@ class SchedulerTest {
     }
     // PreferA gives a=100, PreferB b=60 (x2); b wins 120 to 100.
     assertThat(seen).hasSize(2);
-    assertThat(seen.get(0)).isEqualTo(new NodeSelection(3, 3, 120L,
-        List.of(new NodeSelection.Candidate("b", 120), new NodeSelection.Candidate("a", 100),
-            new NodeSelection.Candidate("c", 0))));
+    assertThat(seen.get(0))
+        .isEqualTo(
+            new NodeSelection(
+                3,
+                3,
+                120L,
+                List.of(
+                    new NodeSelection.Candidate("b", 120),
+                    new NodeSelection.Candidate("a", 100),
+                    new NodeSelection.Candidate("c", 0))));
     assertThat(seen.get(1)).isEqualTo(new NodeSelection(3, 1, null, List.of()));
   }
 
@@ -275,7 +295,9 @@ class SchedulerTest {
       }
       c.drain();
       // Each attempt checks 100 nodes from where the last stopped; ties go to the first.
-      assertThat(c.outcomes().values()).extracting(o -> o.node()).containsExactly("n000", "n100", "n200");
+      assertThat(c.outcomes().values())
+          .extracting(o -> o.node())
+          .containsExactly("n000", "n100", "n200");
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.hami.model.config;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -38,7 +39,7 @@ public record AscendChipConfig(
     List<AscendTemplate> templates) {
 
   public AscendChipConfig {
-    templates = templates.stream().sorted(java.util.Comparator.comparingInt(AscendTemplate::memory)).toList();
+    templates = templates.stream().sorted(Comparator.comparingInt(AscendTemplate::memory)).toList();
   }
 
   /** The smallest template with at least {@code memory} MiB. */

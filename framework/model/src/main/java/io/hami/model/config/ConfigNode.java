@@ -14,7 +14,8 @@ import tools.jackson.databind.JsonNode;
 final class ConfigNode {
 
   private static final Pattern RESOURCE_NAME =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+      Pattern.compile(
+          "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -75,8 +76,12 @@ final class ConfigNode {
     }
     long n = v.longValue();
     if (n < min || n > max) {
-      error(key, v, max == Integer.MAX_VALUE || max == Long.MAX_VALUE
-          ? "must be at least " + min : "must be between " + min + " and " + max);
+      error(
+          key,
+          v,
+          max == Integer.MAX_VALUE || max == Long.MAX_VALUE
+              ? "must be at least " + min
+              : "must be between " + min + " and " + max);
       return def;
     }
     return n;

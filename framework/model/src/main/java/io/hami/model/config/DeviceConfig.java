@@ -3,8 +3,8 @@ package io.hami.model.config;
 import java.util.List;
 
 /**
- * The device config file shared by the scheduler and the node agent ({@code device-config.yaml}), after defaults.
- * Sections of vendors this model does not cover are accepted and ignored.
+ * The device config file shared by the scheduler and the node agent ({@code device-config.yaml}),
+ * after defaults. Sections of vendors this model does not cover are accepted and ignored.
  *
  * @param nvidia NVIDIA settings
  * @param cambricon Cambricon MLU settings
@@ -21,7 +21,11 @@ public record DeviceConfig(
 
   /** Everything at its default (what an empty file gives). */
   public static final DeviceConfig DEFAULTS =
-      new DeviceConfig(NvidiaConfig.DEFAULTS, CambriconConfig.DEFAULTS, HygonConfig.DEFAULTS, List.of(),
+      new DeviceConfig(
+          NvidiaConfig.DEFAULTS,
+          CambriconConfig.DEFAULTS,
+          HygonConfig.DEFAULTS,
+          List.of(),
           AscendConfig.DEFAULTS);
 
   public DeviceConfig {

@@ -21,9 +21,9 @@ import tools.jackson.dataformat.yaml.YAMLFactory;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * Parses {@code device-config.yaml}: applies the chart defaults, then validates every field and reports all problems
- * at once, each with its path (e.g. {@code nvidia.deviceSplitCount}, {@code iluvatars[1].commonWord}) and value.
- * Keys match case-insensitively; unknown keys become warnings.
+ * Parses {@code device-config.yaml}: applies the chart defaults, then validates every field and
+ * reports all problems at once, each with its path (e.g. {@code nvidia.deviceSplitCount}, {@code
+ * iluvatars[1].commonWord}) and value. Keys match case-insensitively; unknown keys become warnings.
  */
 public final class DeviceConfigFile {
 
@@ -32,14 +32,26 @@ public final class DeviceConfigFile {
 
   /** Sections of vendors this model does not cover; accepted without warnings. */
   private static final ImmutableSet<String> OTHER_SECTIONS =
-      ImmutableSet.of("metax", "mthreads", "enflame", "kunlun", "awsneuron", "amd", "vastai", "biren", "iluvatar");
+      ImmutableSet.of(
+          "metax",
+          "mthreads",
+          "enflame",
+          "kunlun",
+          "awsneuron",
+          "amd",
+          "vastai",
+          "biren",
+          "iluvatar");
 
   private static final YAMLMapper YAML =
       YAMLMapper.builder(
               YAMLFactory.builder()
                   .streamReadConstraints(
-                      StreamReadConstraints.builder().maxNestingDepth(32).maxNumberLength(64)
-                          .maxDocumentLength(MAX_BYTES).build())
+                      StreamReadConstraints.builder()
+                          .maxNestingDepth(32)
+                          .maxNumberLength(64)
+                          .maxDocumentLength(MAX_BYTES)
+                          .build())
                   .build())
           .build();
 
@@ -49,7 +61,8 @@ public final class DeviceConfigFile {
   public static Validated<DeviceConfig> load(Path file) {
     try {
       if (Files.size(file) > MAX_BYTES) {
-        return invalid("", file.toString(), "device config file is larger than " + MAX_BYTES + " bytes");
+        return invalid(
+            "", file.toString(), "device config file is larger than " + MAX_BYTES + " bytes");
       }
       return parse(Files.readString(file, StandardCharsets.UTF_8));
     } catch (IOException | RuntimeException e) {
@@ -66,7 +79,10 @@ public final class DeviceConfigFile {
     try {
       root = YAML.readTree(yaml);
     } catch (JacksonException | IllegalArgumentException | IllegalStateException e) {
-      String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");
+      String m =
+          e.getMessage() == null
+              ? e.getClass().getSimpleName()
+              : e.getMessage().lines().findFirst().orElse("");
       return invalid("", "", "invalid YAML: " + m);
     }
     if (root == null || root.isMissingNode() || root.isNull()) {
@@ -90,7 +106,8 @@ public final class DeviceConfigFile {
     if (!errors.isEmpty()) {
       return new Validated.Invalid<>(errors);
     }
-    return new Validated.Valid<>(new DeviceConfig(nvidia, cambricon, hygon, iluvatars, vnpus), warnings);
+    return new Validated.Valid<>(
+        new DeviceConfig(nvidia, cambricon, hygon, iluvatars, vnpus), warnings);
   }
 
   private static <T> Validated<T> invalid(String field, String value, String message) {
@@ -119,8 +136,10 @@ public final class DeviceConfigFile {
     int split = (int) n.integer("deviceSplitCount", d.deviceSplitCount(), 1, Integer.MAX_VALUE);
     double memScaling = n.positiveNumber("deviceMemoryScaling", d.deviceMemoryScaling());
     double coreScaling = n.positiveNumber("deviceCoreScaling", d.deviceCoreScaling());
-    int preConfigured = (int) n.integer("preConfiguredDeviceMemory", d.preConfiguredDeviceMemory(), 0,
-        Integer.MAX_VALUE);
+    int preConfigured =
+        (int)
+            n.integer(
+                "preConfiguredDeviceMemory", d.preConfiguredDeviceMemory(), 0, Integer.MAX_VALUE);
     int logLevel = (int) n.integer("libCudaLogLevel", d.libCudaLogLevel(), 0, 4);
     boolean numa = n.bool("enableNumaTopology", d.enableNumaTopology());
     GpuCorePolicy policy = d.gpuCorePolicy();
@@ -141,14 +160,36 @@ public final class DeviceConfigFile {
     // template MIG geometries (v2.5–v2.9) are not modelled
     n.ignore("knownMigGeometries");
     n.finish();
-    return new NvidiaConfig(names, overwriteEnv, defaultMemory, defaultCores, defaultGpuNum, memoryFactor, split,
-        memScaling, coreScaling, preConfigured, logLevel, numa, policy, disableCoreLimit, runtimeClass, allow);
+    return new NvidiaConfig(
+        names,
+        overwriteEnv,
+        defaultMemory,
+        defaultCores,
+        defaultGpuNum,
+        memoryFactor,
+        split,
+        memScaling,
+        coreScaling,
+        preConfigured,
+        logLevel,
+        numa,
+        policy,
+        disableCoreLimit,
+        runtimeClass,
+        allow);
   }
 
   private static void distinct(ConfigNode n, ResourceNames names) {
-    String[] keys = {"resourceCountName", "resourceMemoryName", "resourceMemoryPercentageName", "resourceCoreName",
-        "resourcePriorityName"};
-    String[] values = {names.count(), names.memory(), names.memoryPercentage(), names.core(), names.priority()};
+    String[] keys = {
+      "resourceCountName",
+      "resourceMemoryName",
+      "resourceMemoryPercentageName",
+      "resourceCoreName",
+      "resourcePriorityName"
+    };
+    String[] values = {
+      names.count(), names.memory(), names.memoryPercentage(), names.core(), names.priority()
+    };
     Map<String, String> seen = new HashMap<>();
     for (int i = 0; i < keys.length; i++) {
       if (values[i].isEmpty()) {
@@ -166,12 +207,13 @@ public final class DeviceConfigFile {
       return CambriconConfig.DEFAULTS;
     }
     ResourceNames d = ResourceNames.CAMBRICON;
-    ResourceNames names = new ResourceNames(
-        n.resourceName("resourceCountName", d.count()),
-        n.resourceName("resourceMemoryName", d.memory()),
-        "",
-        n.resourceName("resourceCoreName", d.core()),
-        "");
+    ResourceNames names =
+        new ResourceNames(
+            n.resourceName("resourceCountName", d.count()),
+            n.resourceName("resourceMemoryName", d.memory()),
+            "",
+            n.resourceName("resourceCoreName", d.core()),
+            "");
     n.finish();
     return new CambriconConfig(names);
   }
@@ -181,12 +223,13 @@ public final class DeviceConfigFile {
       return HygonConfig.DEFAULTS;
     }
     ResourceNames d = ResourceNames.HYGON;
-    ResourceNames names = new ResourceNames(
-        n.resourceName("resourceCountName", d.count()),
-        n.resourceName("resourceMemoryName", d.memory()),
-        "",
-        n.resourceName("resourceCoreName", d.core()),
-        "");
+    ResourceNames names =
+        new ResourceNames(
+            n.resourceName("resourceCountName", d.count()),
+            n.resourceName("resourceMemoryName", d.memory()),
+            "",
+            n.resourceName("resourceCoreName", d.core()),
+            "");
     int factor = (int) n.integer("memoryFactor", 1, 1, Integer.MAX_VALUE);
     n.finish();
     return new HygonConfig(names, factor);
@@ -202,12 +245,13 @@ public final class DeviceConfigFile {
         n.error("commonWord", n.get("commonWord"), "duplicate commonWord");
       }
       ResourceNames d = ResourceNames.iluvatar(chip.isEmpty() ? "chip" : chip);
-      ResourceNames names = new ResourceNames(
-          n.resourceName("resourceCountName", d.count()),
-          n.resourceName("resourceMemoryName", d.memory()),
-          "",
-          n.resourceName("resourceCoreName", d.core()),
-          "");
+      ResourceNames names =
+          new ResourceNames(
+              n.resourceName("resourceCountName", d.count()),
+              n.resourceName("resourceMemoryName", d.memory()),
+              "",
+              n.resourceName("resourceCoreName", d.core()),
+              "");
       n.finish();
       out.add(new IluvatarConfig(chip, word, names));
     }
@@ -228,12 +272,17 @@ public final class DeviceConfigFile {
         c.error("commonWord", c.get("commonWord"), "duplicate commonWord");
       }
       String resource = c.resourceName("resourceName", word.isEmpty() ? "" : "huawei.com/" + word);
-      String memResource = c.resourceName("resourceMemoryName", word.isEmpty() ? "" : "huawei.com/" + word + "-memory");
+      String memResource =
+          c.resourceName(
+              "resourceMemoryName", word.isEmpty() ? "" : "huawei.com/" + word + "-memory");
       String coreResource = c.resourceName("resourceCoreName", "");
       long allocatable = c.integer("memoryAllocatable", 0, 0, Long.MAX_VALUE);
       long capacity = c.integer("memoryCapacity", 0, 0, Long.MAX_VALUE);
       if (capacity > 0 && allocatable > capacity) {
-        c.error("memoryAllocatable", c.get("memoryAllocatable"), "must not exceed memoryCapacity " + capacity);
+        c.error(
+            "memoryAllocatable",
+            c.get("memoryAllocatable"),
+            "must not exceed memoryCapacity " + capacity);
       }
       int factor = (int) c.integer("memoryFactor", 1, 1, Integer.MAX_VALUE);
       int aiCore = (int) c.integer("aiCore", 0, 0, Integer.MAX_VALUE);
@@ -258,8 +307,22 @@ public final class DeviceConfigFile {
         templates.add(new AscendTemplate(name, mem, core, cpu));
       }
       c.finish();
-      configs.add(new AscendChipConfig(chip, word, resource, memResource, coreResource, allocatable, capacity,
-          factor, aiCore, aiCpu, runtimeClass, overwriteEnv, superPod, templates));
+      configs.add(
+          new AscendChipConfig(
+              chip,
+              word,
+              resource,
+              memResource,
+              coreResource,
+              allocatable,
+              capacity,
+              factor,
+              aiCore,
+              aiCpu,
+              runtimeClass,
+              overwriteEnv,
+              superPod,
+              templates));
     }
     n.finish();
     return new AscendConfig(hamiCore, configs);

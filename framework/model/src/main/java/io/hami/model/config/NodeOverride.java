@@ -6,8 +6,8 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 
 /**
- * One node's entry in the node agent's per-node overrides ({@code /config/config.json}, key {@code nodeconfig}).
- * Absent fields keep the device config value.
+ * One node's entry in the node agent's per-node overrides ({@code /config/config.json}, key {@code
+ * nodeconfig}). Absent fields keep the device config value.
  *
  * @param name node name the entry applies to
  * @param operatingMode {@code hami-core}, {@code mig} or {@code mps}

@@ -1,7 +1,7 @@
 package io.hami.model.config;
 
-import io.hami.model.resource.ResourceNames;
 import io.hami.model.resource.RequestRule;
+import io.hami.model.resource.ResourceNames;
 import java.util.List;
 
 /**
@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param resourceNames the five resource names
  * @param overwriteEnv webhook: set {@code NVIDIA_VISIBLE_DEVICES=none} on containers without a GPU
- * @param defaultMemory MiB assumed when a container gives neither memory nor percentage (0: whole card)
+ * @param defaultMemory MiB assumed when a container gives neither memory nor percentage (0: whole
+ *     card)
  * @param defaultCores cores assumed when a container gives none
  * @param defaultGpuNum webhook: GPUs set when only memory or cores are given
  * @param memoryFactor multiplier of the memory resource (≥ 1)
@@ -44,8 +45,23 @@ public record NvidiaConfig(
 
   /** The chart defaults. */
   public static final NvidiaConfig DEFAULTS =
-      new NvidiaConfig(ResourceNames.NVIDIA, false, 0, 0, 1, 1, 10, 1.0, 1.0, 0, 1, false, GpuCorePolicy.DEFAULT,
-          false, "", List.of());
+      new NvidiaConfig(
+          ResourceNames.NVIDIA,
+          false,
+          0,
+          0,
+          1,
+          1,
+          10,
+          1.0,
+          1.0,
+          0,
+          1,
+          false,
+          GpuCorePolicy.DEFAULT,
+          false,
+          "",
+          List.of());
 
   public NvidiaConfig {
     migProfileAllowlist = List.copyOf(migProfileAllowlist);

@@ -1,4 +1,6 @@
-/** The device config file shared by the scheduler and the node agent: parsing, defaults, validation. */
+/**
+ * The device config file shared by the scheduler and the node agent: parsing, defaults, validation.
+ */
 @NullMarked
 package io.hami.model.config;
 

@@ -3,12 +3,17 @@ package io.hami.model.device;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Kubelet-visible device IDs: the virtual replicas {@code <uuid>-<n>} a node agent lists for one GPU. */
+/**
+ * Kubelet-visible device IDs: the virtual replicas {@code <uuid>-<n>} a node agent lists for one
+ * GPU.
+ */
 public final class DeviceIds {
 
   private DeviceIds() {}
 
-  /** The replica IDs of a GPU: {@code uuid-0 … uuid-(split-1)}; a MIG device ID is listed as it is. */
+  /**
+   * The replica IDs of a GPU: {@code uuid-0 … uuid-(split-1)}; a MIG device ID is listed as it is.
+   */
   public static List<String> replicas(String uuid, int split) {
     if (uuid.contains("MIG")) {
       return List.of(uuid);
@@ -21,8 +26,8 @@ public final class DeviceIds {
   }
 
   /**
-   * The physical GPU of a kubelet ID: strips a {@code ::<n>} time-slicing suffix, or a {@code -<digits>} replica
-   * suffix when the ID has exactly six dashes; other IDs are returned unchanged.
+   * The physical GPU of a kubelet ID: strips a {@code ::<n>} time-slicing suffix, or a {@code
+   * -<digits>} replica suffix when the ID has exactly six dashes; other IDs are returned unchanged.
    */
   public static String physicalId(String id) {
     int cc = id.indexOf("::");

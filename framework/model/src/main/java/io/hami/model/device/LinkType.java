@@ -2,7 +2,9 @@ package io.hami.model.device;
 
 import java.util.List;
 
-/** A P2P link between two GPUs and the score it adds to the pair (NVML topology levels and NVLink). */
+/**
+ * A P2P link between two GPUs and the score it adds to the pair (NVML topology levels and NVLink).
+ */
 public enum LinkType {
   /** Across CPU sockets. */
   SYS(10),
@@ -31,8 +33,9 @@ public enum LinkType {
   }
 
   /**
-   * The score of a pair from its link lists in both directions: the sum of the forward links, or 0 when the two
-   * lists differ in length (an asymmetric pair, which the node agent reports as a warning event).
+   * The score of a pair from its link lists in both directions: the sum of the forward links, or 0
+   * when the two lists differ in length (an asymmetric pair, which the node agent reports as a
+   * warning event).
    */
   public static PairLinkScore pairScore(List<LinkType> forward, List<LinkType> backward) {
     if (forward.size() != backward.size()) {

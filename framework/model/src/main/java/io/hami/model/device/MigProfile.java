@@ -13,7 +13,12 @@ import java.util.List;
  * @param placements the legal placements
  */
 public record MigProfile(
-    String name, int memoryMB, int core, int sliceCount, int instanceCount, List<MigPlacement> placements) {
+    String name,
+    int memoryMB,
+    int core,
+    int sliceCount,
+    int instanceCount,
+    List<MigPlacement> placements) {
 
   public MigProfile {
     placements = List.copyOf(placements);

@@ -43,7 +43,15 @@ public record NodeDevice(
 
   /** A device without MIG profiles. */
   public static NodeDevice of(
-      String id, int index, int count, int devmem, int devcore, String type, int numa, String mode, boolean health) {
+      String id,
+      int index,
+      int count,
+      int devmem,
+      int devcore,
+      String type,
+      int numa,
+      String mode,
+      boolean health) {
     return new NodeDevice(id, index, count, devmem, devcore, type, numa, mode, List.of(), health);
   }
 

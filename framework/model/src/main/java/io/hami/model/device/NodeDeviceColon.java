@@ -6,11 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The colon/comma form of the node register annotation (NVIDIA up to v2.7; Hygon DCU and Iluvatar still).
+ * The colon/comma form of the node register annotation (NVIDIA up to v2.7; Hygon DCU and Iluvatar
+ * still).
  *
- * <p>Each device is {@code id,count,devmem,devcore,type,numa,health[,index,mode]} terminated by {@code :}.
- * The writer always emits the 9-field form. The reader takes 7 or 9 fields with the v2.10 rules: a 7-field
- * record has index 0 and mode {@code hami-core}.
+ * <p>Each device is {@code id,count,devmem,devcore,type,numa,health[,index,mode]} terminated by
+ * {@code :}. The writer always emits the 9-field form. The reader takes 7 or 9 fields with the
+ * v2.10 rules: a 7-field record has index 0 and mode {@code hami-core}.
  */
 public final class NodeDeviceColon {
 
@@ -19,7 +20,8 @@ public final class NodeDeviceColon {
   /**
    * Encodes the devices in the 9-field form.
    *
-   * @throws IllegalArgumentException if a text field contains {@code ,} or {@code :}, which the form cannot carry
+   * @throws IllegalArgumentException if a text field contains {@code ,} or {@code :}, which the
+   *     form cannot carry
    */
   public static String encode(List<NodeDevice> devices) {
     StringBuilder b = new StringBuilder(devices.size() * 96);
@@ -27,20 +29,39 @@ public final class NodeDeviceColon {
       checkText("id", d.id());
       checkText("type", d.type());
       checkText("mode", d.mode());
-      b.append(d.id()).append(',').append(d.count()).append(',').append(d.devmem()).append(',')
-          .append(d.devcore()).append(',').append(d.type()).append(',').append(d.numa()).append(',')
-          .append(d.health()).append(',').append(d.index()).append(',').append(d.mode()).append(':');
+      b.append(d.id())
+          .append(',')
+          .append(d.count())
+          .append(',')
+          .append(d.devmem())
+          .append(',')
+          .append(d.devcore())
+          .append(',')
+          .append(d.type())
+          .append(',')
+          .append(d.numa())
+          .append(',')
+          .append(d.health())
+          .append(',')
+          .append(d.index())
+          .append(',')
+          .append(d.mode())
+          .append(':');
     }
     return b.toString();
   }
 
   private static void checkText(String field, String v) {
     if (v.indexOf(',') >= 0 || v.indexOf(':') >= 0) {
-      throw new IllegalArgumentException(field + " must not contain ',' or ':': " + GoText.quote(v));
+      throw new IllegalArgumentException(
+          field + " must not contain ',' or ':': " + GoText.quote(v));
     }
   }
 
-  /** Decodes the annotation value. {@code ":"} gives an empty list; a string without {@code :} is an error. */
+  /**
+   * Decodes the annotation value. {@code ":"} gives an empty list; a string without {@code :} is an
+   * error.
+   */
   public static Decoded<List<NodeDevice>> decode(String value) {
     if (value.indexOf(':') < 0) {
       return Decoded.err("", value, "node annotation missing device separator");
@@ -103,7 +124,16 @@ public final class NodeDeviceColon {
       mode = f.get(8);
     }
     return Decoded.ok(
-        NodeDevice.of(f.get(0), index, (int) count, (int) mem, (int) core, f.get(4), (int) numa, mode, health));
+        NodeDevice.of(
+            f.get(0),
+            index,
+            (int) count,
+            (int) mem,
+            (int) core,
+            f.get(4),
+            (int) numa,
+            mode,
+            health));
   }
 
   private static Decoded<NodeDevice> bad(String field, String v) {

@@ -7,12 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The JSON form of the node register annotation (NVIDIA from v2.8, Ascend, AMD, Biren, Vastai, vXPU).
+ * The JSON form of the node register annotation (NVIDIA from v2.8, Ascend, AMD, Biren, Vastai,
+ * vXPU).
  *
- * <p>The writer emits keys in the reference order ({@code id, index, count, devmem, devcore, type, numa,
- * mode, migProfiles, health}) and omits zero values, so its output is byte-identical to HAMi's. The reader
- * matches keys case-insensitively, ignores unknown keys, treats missing keys as zero and accepts
- * {@code null} as "no devices".
+ * <p>The writer emits keys in the reference order ({@code id, index, count, devmem, devcore, type,
+ * numa, mode, migProfiles, health}) and omits zero values, so its output is byte-identical to
+ * HAMi's. The reader matches keys case-insensitively, ignores unknown keys, treats missing keys as
+ * zero and accepts {@code null} as "no devices".
  */
 public final class NodeDeviceJson {
 
@@ -198,7 +199,8 @@ public final class NodeDeviceJson {
         }
       }
     }
-    return Decoded.ok(new NodeDevice(id, index, count, devmem, devcore, type, numa, mode, profiles, health));
+    return Decoded.ok(
+        new NodeDevice(id, index, count, devmem, devcore, type, numa, mode, profiles, health));
   }
 
   private static Decoded<List<MigProfile>> profiles(Object v) {
@@ -249,7 +251,12 @@ public final class NodeDeviceJson {
     }
     return Decoded.ok(
         new MigProfile(
-            name.orElse(""), mem.orElse(0), core.orElse(0), slices.orElse(0), instances.orElse(0), placements));
+            name.orElse(""),
+            mem.orElse(0),
+            core.orElse(0),
+            slices.orElse(0),
+            instances.orElse(0),
+            placements));
   }
 
   /** Decodes a parsed placement object {@code {"start":s,"size":n}}. */

@@ -5,7 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Topology scores from one GPU to the others on the node (one element of {@code hami.io/node-nvidia-score}).
+ * Topology scores from one GPU to the others on the node (one element of {@code
+ * hami.io/node-nvidia-score}).
  *
  * @param uuid the GPU
  * @param score other GPU UUID → summed link score

@@ -56,7 +56,8 @@ public final class PairScoreJson {
     for (int i = 0; i < list.size(); i++) {
       String at = "[" + i + "]";
       if (!(list.get(i) instanceof GoJson.Obj n)) {
-        return Decoded.err(at, GoJson.render(list.get(i)), "pair score entry must be a JSON object");
+        return Decoded.err(
+            at, GoJson.render(list.get(i)), "pair score entry must be a JSON object");
       }
       Decoded<String> uuid = GoJson.string(n.get("uuid"), "uuid").within(at);
       if (uuid instanceof Decoded.Err<String> e) {

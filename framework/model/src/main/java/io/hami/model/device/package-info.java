@@ -1,6 +1,6 @@
 /**
- * Node-side device records: the register annotation in its JSON and colon/comma forms, MIG profiles,
- * GPU pair scores and kubelet device IDs.
+ * Node-side device records: the register annotation in its JSON and colon/comma forms, MIG
+ * profiles, GPU pair scores and kubelet device IDs.
  */
 @NullMarked
 package io.hami.model.device;

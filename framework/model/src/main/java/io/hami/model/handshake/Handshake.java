@@ -8,16 +8,20 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A value of a node handshake annotation. Every string is some handshake, so {@link #parse} cannot fail.
+ * A value of a node handshake annotation. Every string is some handshake, so {@link #parse} cannot
+ * fail.
  *
  * <ul>
- *   <li>{@link Requesting}: written by the scheduler, {@code Requesting_<yyyy-MM-dd HH:mm:ss>} in its local time.
+ *   <li>{@link Requesting}: written by the scheduler, {@code Requesting_<yyyy-MM-dd HH:mm:ss>} in
+ *       its local time.
  *   <li>{@link Deleted}: written on cleanup by v2.4–v2.9 schedulers; v2.10 removes the key instead.
- *   <li>{@link Reported}: anything else, e.g. {@code Reported 2024-01-23 04:30:04.43 +0000 UTC m=+1.7} from an
- *       NVIDIA plugin up to v2.7 or {@code Reported_<time>} from other vendor plugins.
+ *   <li>{@link Reported}: anything else, e.g. {@code Reported 2024-01-23 04:30:04.43 +0000 UTC
+ *       m=+1.7} from an NVIDIA plugin up to v2.7 or {@code Reported_<time>} from other vendor
+ *       plugins.
  * </ul>
  */
-public sealed interface Handshake permits Handshake.Requesting, Handshake.Deleted, Handshake.Reported {
+public sealed interface Handshake
+    permits Handshake.Requesting, Handshake.Deleted, Handshake.Reported {
 
   /** The scheduler asked the node to report; {@code time} is empty when absent or unparsable. */
   record Requesting(Optional<LocalDateTime> time) implements Handshake {}
@@ -32,7 +36,10 @@ public sealed interface Handshake permits Handshake.Requesting, Handshake.Delete
   DateTimeFormatter LAYOUT =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withResolverStyle(ResolverStyle.STRICT);
 
-  /** Classifies a value: contains {@code Requesting} → requesting, {@code Deleted} → deleted, else reported. */
+  /**
+   * Classifies a value: contains {@code Requesting} → requesting, {@code Deleted} → deleted, else
+   * reported.
+   */
   static Handshake parse(String value) {
     if (value.contains("Requesting")) {
       return new Requesting(timeAfterUnderscore(value));
@@ -51,7 +58,10 @@ public sealed interface Handshake permits Handshake.Requesting, Handshake.Delete
     return Optional.ofNullable(parseTime(value.substring(u + 1)));
   }
 
-  /** Parses {@code yyyy-MM-dd HH:mm:ss}, or the v2.4 dotted date {@code yyyy.MM.dd HH:mm:ss}; null otherwise. */
+  /**
+   * Parses {@code yyyy-MM-dd HH:mm:ss}, or the v2.4 dotted date {@code yyyy.MM.dd HH:mm:ss}; null
+   * otherwise.
+   */
   static @Nullable LocalDateTime parseTime(String s) {
     if (s.length() != 19 || s.charAt(10) != ' ') {
       return null;

@@ -8,8 +8,8 @@ import java.util.Optional;
 /**
  * The scheduler side of the handshake (v2.10 semantics; readers of older values included).
  *
- * <p>Times are wall-clock times without a zone in the scheduler's own zone, so callers pass
- * {@code LocalDateTime.now(clock)} from an injected clock.
+ * <p>Times are wall-clock times without a zone in the scheduler's own zone, so callers pass {@code
+ * LocalDateTime.now(clock)} from an injected clock.
  */
 public final class HandshakeCheck {
 
@@ -41,8 +41,8 @@ public final class HandshakeCheck {
   }
 
   /**
-   * NVIDIA's check (v2.10): plugins since v2.8 never report, so health follows the node's allocatable
-   * {@code nvidia.com/gpu} and changes of the register annotation.
+   * NVIDIA's check (v2.10): plugins since v2.8 never report, so health follows the node's
+   * allocatable {@code nvidia.com/gpu} and changes of the register annotation.
    *
    * @param handshake the handshake annotation, empty when absent
    * @param now the scheduler's local time
@@ -63,8 +63,12 @@ public final class HandshakeCheck {
       return HealthVerdict.UNHEALTHY;
     }
     if (allocatable != previousAllocatable) {
-      return new HealthVerdict(true, true, generic.action() == HealthVerdict.Action.REQUEST
-          ? HealthVerdict.Action.REQUEST : HealthVerdict.Action.NONE);
+      return new HealthVerdict(
+          true,
+          true,
+          generic.action() == HealthVerdict.Action.REQUEST
+              ? HealthVerdict.Action.REQUEST
+              : HealthVerdict.Action.NONE);
     }
     if (!Objects.equals(register, previousRegister)) {
       return new HealthVerdict(generic.healthy(), true, generic.action());

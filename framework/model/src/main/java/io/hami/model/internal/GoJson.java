@@ -20,16 +20,18 @@ import tools.jackson.core.json.JsonWriteFeature;
 /**
  * JSON with Go's {@code encoding/json} rules, on Jackson's streaming parser and generator.
  *
- * <p>Reading: a strict parse into plain values ({@link Obj}, {@link List}, {@link String}, {@link Boolean},
- * {@link Num} or {@link #NULL}) that keeps what Go's decoder needs and a generic tree loses: duplicate keys in
- * document order (the last case-insensitive match wins), number tokens as text (exact range checks), and
- * unpaired surrogates read as U+FFFD. Typed field access follows Go's decoding rules (missing or {@code null} is
- * the zero value; a wrong type or an out-of-range number is an error). Problems are values, never exceptions.
+ * <p>Reading: a strict parse into plain values ({@link Obj}, {@link List}, {@link String}, {@link
+ * Boolean}, {@link Num} or {@link #NULL}) that keeps what Go's decoder needs and a generic tree
+ * loses: duplicate keys in document order (the last case-insensitive match wins), number tokens as
+ * text (exact range checks), and unpaired surrogates read as U+FFFD. Typed field access follows
+ * Go's decoding rules (missing or {@code null} is the zero value; a wrong type or an out-of-range
+ * number is an error). Problems are values, never exceptions.
  *
- * <p>Writing: Go's encoder escapes {@code <}, {@code >}, {@code &}, U+2028 and U+2029 as six-character hex escapes,
- * in lower-case hex, and leaves {@code /} alone. {@link #FACTORY} configures Jackson that way through
- * {@link #ESCAPES}; {@link #appendString} writes the same bytes straight into a {@link StringBuilder}, so that the
- * annotation encoders build a value in one buffer without a generator per value (the tests hold the two equal).
+ * <p>Writing: Go's encoder escapes {@code <}, {@code >}, {@code &}, U+2028 and U+2029 as
+ * six-character hex escapes, in lower-case hex, and leaves {@code /} alone. {@link #FACTORY}
+ * configures Jackson that way through {@link #ESCAPES}; {@link #appendString} writes the same bytes
+ * straight into a {@link StringBuilder}, so that the annotation encoders build a value in one
+ * buffer without a generator per value (the tests hold the two equal).
  */
 public final class GoJson {
 
@@ -37,26 +39,29 @@ public final class GoJson {
   public static final int MAX_DEPTH = 32;
 
   /** The JSON {@code null}. */
-  public static final Object NULL = new Object() {
-    @Override
-    public String toString() {
-      return "null";
-    }
-  };
+  public static final Object NULL =
+      new Object() {
+        @Override
+        public String toString() {
+          return "null";
+        }
+      };
 
   /** Go's escapes for Jackson generators: the HTML-safe set, U+2028 and U+2029, lower-case hex. */
   public static final CharacterEscapes ESCAPES = new GoEscapes();
 
   /** A Jackson factory that reads and writes as Go does; immutable and shared. */
-  public static final JsonFactory FACTORY = JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder()
-          .maxNestingDepth(MAX_DEPTH)
-          .maxNumberLength(Integer.MAX_VALUE)
-          .build())
-      .characterEscapes(ESCAPES)
-      .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
-      .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
-      .build();
+  public static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxNestingDepth(MAX_DEPTH)
+                  .maxNumberLength(Integer.MAX_VALUE)
+                  .build())
+          .characterEscapes(ESCAPES)
+          .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
+          .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
+          .build();
 
   /**
    * A number token, kept as text so that range checks are exact.
@@ -92,7 +97,10 @@ public final class GoJson {
       return values.get(i);
     }
 
-    /** The value of the last member whose key equals {@code lowerName} ignoring case (Go's matching); null if none. */
+    /**
+     * The value of the last member whose key equals {@code lowerName} ignoring case (Go's
+     * matching); null if none.
+     */
     public @Nullable Object get(String lowerName) {
       Object found = null;
       for (int i = 0; i < keys.size(); i++) {
@@ -128,7 +136,8 @@ public final class GoJson {
       }
       Object v = value(p);
       if (p.nextToken() != null) {
-        return invalid(json, "unexpected text after the value", p.currentTokenLocation().getCharOffset());
+        return invalid(
+            json, "unexpected text after the value", p.currentTokenLocation().getCharOffset());
       }
       return Decoded.ok(v);
     } catch (JacksonException e) {
@@ -189,7 +198,9 @@ public final class GoJson {
     StringBuilder b = new StringBuilder(s.length());
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         b.append(c).append(s.charAt(++i));
       } else {
         b.append(Character.isSurrogate(c) ? '\ufffd' : c);
@@ -324,7 +335,10 @@ public final class GoJson {
     if (v instanceof List<?> l) {
       return Decoded.ok((List<Object>) l);
     }
-    return Decoded.err(field, render(v), field.isEmpty() ? "expected a JSON array" : field + " must be a JSON array");
+    return Decoded.err(
+        field,
+        render(v),
+        field.isEmpty() ? "expected a JSON array" : field + " must be a JSON array");
   }
 
   /** Compact, bounded rendering of a value for error messages. */
@@ -336,15 +350,25 @@ public final class GoJson {
     return s.length() > 64 ? s.substring(0, 64) + "..." : s;
   }
 
-  /** Appends {@code s} as a JSON string literal exactly as Go's encoder writes it (HTML-safe escapes). */
+  /**
+   * Appends {@code s} as a JSON string literal exactly as Go's encoder writes it (HTML-safe
+   * escapes).
+   */
   public static StringBuilder appendString(StringBuilder b, String s) {
     b.append('"');
     int n = s.length();
     int run = 0;
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
-      if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != '\u2028'
-          && c != '\u2029' && (c < 0xd800 || c > 0xdfff)) {
+      if (c >= 0x20
+          && c != '"'
+          && c != '\\'
+          && c != '<'
+          && c != '>'
+          && c != '&'
+          && c != '\u2028'
+          && c != '\u2029'
+          && (c < 0xd800 || c > 0xdfff)) {
         continue;
       }
       b.append(s, run, i);
@@ -359,7 +383,9 @@ public final class GoJson {
         default -> {
           if (c < 0x20 || c == '\u2028' || c == '\u2029') {
             hex(b, c);
-          } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+          } else if (Character.isHighSurrogate(c)
+              && i + 1 < n
+              && Character.isLowSurrogate(s.charAt(i + 1))) {
             b.append(c).append(s.charAt(++i));
             run = i + 1;
           } else if (Character.isSurrogate(c)) {
@@ -385,8 +411,9 @@ public final class GoJson {
   }
 
   /**
-   * Go's escape table for Jackson. Jackson asks for every non-ASCII char separately, so an unpaired surrogate
-   * cannot be told from half of a pair here: {@link #write} callers pass strings that are valid UTF-16.
+   * Go's escape table for Jackson. Jackson asks for every non-ASCII char separately, so an unpaired
+   * surrogate cannot be told from half of a pair here: {@link #write} callers pass strings that are
+   * valid UTF-16.
    */
   private static final class GoEscapes extends CharacterEscapes {
     private static final long serialVersionUID = 1L;

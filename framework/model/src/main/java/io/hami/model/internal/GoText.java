@@ -12,12 +12,17 @@ public final class GoText {
 
   private GoText() {}
 
-  /** Go {@code strconv.ParseInt(s, 10, 32)}: optional sign then decimal digits; {@link #INVALID} otherwise. */
+  /**
+   * Go {@code strconv.ParseInt(s, 10, 32)}: optional sign then decimal digits; {@link #INVALID}
+   * otherwise.
+   */
   public static long parseInt32(String s) {
     return parseSigned(s, Integer.MIN_VALUE, Integer.MAX_VALUE);
   }
 
-  /** Go {@code strconv.ParseInt(s, 10, 64)}, except that {@code Long.MIN_VALUE} itself is rejected. */
+  /**
+   * Go {@code strconv.ParseInt(s, 10, 64)}, except that {@code Long.MIN_VALUE} itself is rejected.
+   */
   public static long parseInt64(String s) {
     return parseSigned(s, Long.MIN_VALUE + 1, Long.MAX_VALUE);
   }

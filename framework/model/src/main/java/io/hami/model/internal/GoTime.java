@@ -2,6 +2,7 @@ package io.hami.model.internal;
 
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
+import java.time.YearMonth;
 import java.time.ZoneOffset;
 import org.jspecify.annotations.Nullable;
 
@@ -11,7 +12,8 @@ public final class GoTime {
   private GoTime() {}
 
   /**
-   * Go's {@code time.RFC3339} as {@code time.Parse} accepts it: {@code yyyy-MM-ddTHH:mm:ss[.fraction](Z|±hh:mm)}.
+   * Go's {@code time.RFC3339} as {@code time.Parse} accepts it: {@code
+   * yyyy-MM-ddTHH:mm:ss[.fraction](Z|±hh:mm)}.
    *
    * @return the time, or null when {@code s} does not match
    */
@@ -64,12 +66,17 @@ public final class GoTime {
   }
 
   /**
-   * {@code yyyy<sep>MM<sep>dd HH:mm:ss} at the start of {@code s} (the date/time separator is not checked).
+   * {@code yyyy<sep>MM<sep>dd HH:mm:ss} at the start of {@code s} (the date/time separator is not
+   * checked).
    *
    * @return the time, or null when it does not match or is not a real date
    */
   public static @Nullable LocalDateTime dateTime(String s, char sep) {
-    if (s.length() < 19 || s.charAt(4) != sep || s.charAt(7) != sep || s.charAt(13) != ':' || s.charAt(16) != ':') {
+    if (s.length() < 19
+        || s.charAt(4) != sep
+        || s.charAt(7) != sep
+        || s.charAt(13) != ':'
+        || s.charAt(16) != ':') {
       return null;
     }
     int y = four(s, 0);
@@ -78,10 +85,11 @@ public final class GoTime {
     int h = two(s, 11);
     int mi = two(s, 14);
     int se = two(s, 17);
-    if (y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) {
+    if (y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0
+        || se > 59) {
       return null;
     }
-    if (d > java.time.YearMonth.of(y, mo).lengthOfMonth()) {
+    if (d > YearMonth.of(y, mo).lengthOfMonth()) {
       return null;
     }
     return LocalDateTime.of(y, mo, d, h, mi, se);

@@ -11,8 +11,8 @@ import java.time.format.ResolverStyle;
 import java.util.List;
 
 /**
- * A node lock value: {@code <RFC3339 time>,<namespace>,<pod>} (v2.4+), or the legacy time-only form (2.3, and
- * Cambricon's lock).
+ * A node lock value: {@code <RFC3339 time>,<namespace>,<pod>} (v2.4+), or the legacy time-only form
+ * (2.3, and Cambricon's lock).
  *
  * @param time when the lock was taken, with the writer's offset
  * @param namespace holder namespace; empty for the legacy form
@@ -27,7 +27,8 @@ public record NodeLock(OffsetDateTime time, String namespace, String name) {
   public static final Duration CAMBRICON_TIMEOUT = Duration.ofMinutes(2);
 
   private static final DateTimeFormatter WRITE =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ssXXX").withResolverStyle(ResolverStyle.STRICT);
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ssXXX")
+          .withResolverStyle(ResolverStyle.STRICT);
 
   /** A lock held by a pod; the time keeps its offset and loses sub-second precision on the wire. */
   public static NodeLock of(OffsetDateTime time, String namespace, String name) {
@@ -57,7 +58,8 @@ public record NodeLock(OffsetDateTime time, String namespace, String name) {
     }
     List<String> parts = GoText.split(value, ',');
     if (parts.size() != 3) {
-      return Decoded.err("", value, "node lock value must be <time>,<namespace>,<pod>: " + GoText.quote(value));
+      return Decoded.err(
+          "", value, "node lock value must be <time>,<namespace>,<pod>: " + GoText.quote(value));
     }
     return parseTime(parts.get(0)).map(t -> new NodeLock(t, parts.get(1), parts.get(2)));
   }
@@ -65,7 +67,9 @@ public record NodeLock(OffsetDateTime time, String namespace, String name) {
   /** Parses an RFC 3339 time as Go's {@code time.RFC3339} layout accepts it. */
   public static Decoded<OffsetDateTime> parseTime(String s) {
     OffsetDateTime t = GoTime.parseRfc3339(s);
-    return t == null ? Decoded.err("time", s, "invalid RFC3339 time " + GoText.quote(s)) : Decoded.ok(t);
+    return t == null
+        ? Decoded.err("time", s, "invalid RFC3339 time " + GoText.quote(s))
+        : Decoded.ok(t);
   }
 
   /** Whether {@code namespace/name} holds this lock. */
@@ -79,8 +83,8 @@ public record NodeLock(OffsetDateTime time, String namespace, String name) {
   }
 
   /**
-   * The release owner check on a raw value: a value naming another holder must be left alone; a time-only or
-   * own value may be removed.
+   * The release owner check on a raw value: a value naming another holder must be left alone; a
+   * time-only or own value may be removed.
    */
   public static boolean releasableBy(String rawValue, String ns, String podName) {
     return rawValue.indexOf(',') < 0 || rawValue.endsWith("," + ns + "," + podName);

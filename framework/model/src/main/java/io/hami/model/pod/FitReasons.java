@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The per-node failure text of a device fit: {@code "<count>/<devices> <Reason>"} entries sorted by text and joined
- * by {@code ", "}, e.g. {@code 1/1 CardInsufficientMemory}.
+ * The per-node failure text of a device fit: {@code "<count>/<devices> <Reason>"} entries sorted by
+ * text and joined by {@code ", "}, e.g. {@code 1/1 CardInsufficientMemory}.
  */
 public final class FitReasons {
 
@@ -16,32 +16,47 @@ public final class FitReasons {
 
   /** The device is unhealthy. */
   public static final String CARD_NOT_HEALTH = "CardNotHealth";
+
   /** The device is in the node's cordon list. */
   public static final String CARD_CORDONED = "CardCordoned";
+
   /** Type, mode or vendor filters reject the device. */
   public static final String CARD_TYPE_MISMATCH = "CardTypeMismatch";
+
   /** NUMA binding could not be met. */
   public static final String NUMA_NOT_FIT = "NumaNotFit";
+
   /** UUID filters reject the device. */
   public static final String CARD_UUID_MISMATCH = "CardUuidMismatch";
+
   /** Every share slot is taken. */
   public static final String CARD_TIME_SLICING_EXHAUSTED = "CardTimeSlicingExhausted";
+
   /** An exclusive request meets a used device, or a used device meets the mutex policy. */
   public static final String EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT = "ExclusiveDeviceAllocateConflict";
+
   /** The namespace quota would be exceeded. */
   public static final String RESOURCE_QUOTA_NOT_FIT = "ResourceQuotaNotFit";
+
   /** Not enough free memory. */
   public static final String CARD_INSUFFICIENT_MEMORY = "CardInsufficientMemory";
+
   /** Not enough free cores. */
   public static final String CARD_INSUFFICIENT_CORE = "CardInsufficientCore";
+
   /** All cores are taken and the request asks for none. */
   public static final String CARD_COMPUTE_UNITS_EXHAUSTED = "CardComputeUnitsExhausted";
+
   /** No free MIG placement. */
   public static final String CARD_MIG_TOPOLOGY_INFEASIBLE = "CardMigTopologyInfeasible";
+
   /** Some devices fit, but fewer than requested. */
-  public static final String ALLOCATED_CARDS_INSUFFICIENT_REQUEST = "AllocatedCardsInsufficientRequest";
+  public static final String ALLOCATED_CARDS_INSUFFICIENT_REQUEST =
+      "AllocatedCardsInsufficientRequest";
+
   /** The node has fewer devices of the vendor than requested. */
   public static final String NODE_INSUFFICIENT_DEVICE = "NodeInsufficientDevice";
+
   /** The node registered no devices. */
   public static final String NODE_UNREGISTERED = "node unregistered";
 
@@ -50,10 +65,11 @@ public final class FitReasons {
   /** Formats reason → count over {@code totalDevices}. */
   public static String format(Map<String, Integer> counts, int totalDevices) {
     TreeMap<String, String> sorted = new TreeMap<>();
-    counts.forEach((reason, n) -> {
-      String s = n + "/" + totalDevices + " " + reason;
-      sorted.put(s, s);
-    });
+    counts.forEach(
+        (reason, n) -> {
+          String s = n + "/" + totalDevices + " " + reason;
+          sorted.put(s, s);
+        });
     return String.join(", ", sorted.keySet());
   }
 

@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The {@code hami.io/vgpu-mig-allocations} JSON: {@code [{"containerIndex":0,"deviceIndex":0,"gpuUUID":"GPU-aaa",
- * "profile":"1g.10gb","placement":{"start":0,"size":1}}]}, plus {@code migUUID}, {@code gpuInstanceID} and
- * {@code computeInstanceID} once the node agent created the instance.
+ * The {@code hami.io/vgpu-mig-allocations} JSON: {@code
+ * [{"containerIndex":0,"deviceIndex":0,"gpuUUID":"GPU-aaa",
+ * "profile":"1g.10gb","placement":{"start":0,"size":1}}]}, plus {@code migUUID}, {@code
+ * gpuInstanceID} and {@code computeInstanceID} once the node agent created the instance.
  */
 public final class MigAllocationJson {
 
@@ -31,8 +32,11 @@ public final class MigAllocationJson {
       GoJson.appendString(b, a.gpuUuid());
       b.append(",\"profile\":");
       GoJson.appendString(b, a.profile());
-      b.append(",\"placement\":{\"start\":").append(a.placement().start()).append(",\"size\":")
-          .append(a.placement().size()).append('}');
+      b.append(",\"placement\":{\"start\":")
+          .append(a.placement().start())
+          .append(",\"size\":")
+          .append(a.placement().size())
+          .append('}');
       if (a.runtime().isPresent()) {
         MigAllocation.Instance r = a.runtime().get();
         b.append(",\"migUUID\":");
@@ -77,7 +81,9 @@ public final class MigAllocationJson {
     Decoded<String> profile = GoJson.string(n.get("profile"), "profile");
     Object pl = n.get("placement");
     Decoded<MigPlacement> placement =
-        pl == null || GoJson.isNull(pl) ? Decoded.ok(new MigPlacement(0, 0)) : NodeDeviceJson.placement(pl).within("placement");
+        pl == null || GoJson.isNull(pl)
+            ? Decoded.ok(new MigPlacement(0, 0))
+            : NodeDeviceJson.placement(pl).within("placement");
     Object migNode = n.get("miguuid");
     Object giNode = n.get("gpuinstanceid");
     Object ciNode = n.get("computeinstanceid");
@@ -89,14 +95,27 @@ public final class MigAllocationJson {
         return Decoded.err(e.error());
       }
     }
-    int present = (GoJson.isNull(migNode) ? 0 : 1) + (GoJson.isNull(giNode) ? 0 : 1) + (GoJson.isNull(ciNode) ? 0 : 1);
+    int present =
+        (GoJson.isNull(migNode) ? 0 : 1)
+            + (GoJson.isNull(giNode) ? 0 : 1)
+            + (GoJson.isNull(ciNode) ? 0 : 1);
     if (present != 0 && present != 3) {
-      return Decoded.err("migUUID", GoJson.render(n), "migUUID, gpuInstanceID and computeInstanceID must come together");
+      return Decoded.err(
+          "migUUID",
+          GoJson.render(n),
+          "migUUID, gpuInstanceID and computeInstanceID must come together");
     }
     Optional<MigAllocation.Instance> runtime =
-        present == 3 ? Optional.of(new MigAllocation.Instance(mig.orElse(""), gi.orElse(0), cid.orElse(0)))
+        present == 3
+            ? Optional.of(new MigAllocation.Instance(mig.orElse(""), gi.orElse(0), cid.orElse(0)))
             : Optional.empty();
-    return Decoded.ok(new MigAllocation(ci.orElse(0), di.orElse(0), gpu.orElse(""), profile.orElse(""),
-        placement.orElse(new MigPlacement(0, 0)), runtime));
+    return Decoded.ok(
+        new MigAllocation(
+            ci.orElse(0),
+            di.orElse(0),
+            gpu.orElse(""),
+            profile.orElse(""),
+            placement.orElse(new MigPlacement(0, 0)),
+            runtime));
   }
 }

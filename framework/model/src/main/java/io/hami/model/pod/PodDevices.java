@@ -7,8 +7,8 @@ import java.util.Optional;
 /**
  * The devices of one vendor granted to a pod, one entry per container (init containers first).
  *
- * <p>Entries may be empty: position is meaningful, since it maps to the container. A decoded annotation
- * also carries the empty entry that follows the final {@code ;}.
+ * <p>Entries may be empty: position is meaningful, since it maps to the container. A decoded
+ * annotation also carries the empty entry that follows the final {@code ;}.
  *
  * @param containers per-container device lists
  */
@@ -64,7 +64,9 @@ public record PodDevices(List<List<ContainerDevice>> containers) {
     return n;
   }
 
-  /** The same pod with entry {@code i} emptied (what the node agent writes back after serving it). */
+  /**
+   * The same pod with entry {@code i} emptied (what the node agent writes back after serving it).
+   */
   public PodDevices withEmptied(int i) {
     List<List<ContainerDevice>> copy = new ArrayList<>(containers);
     copy.set(i, List.of());
@@ -72,7 +74,8 @@ public record PodDevices(List<List<ContainerDevice>> containers) {
   }
 
   /**
-   * Takes the first non-empty entry, the way the node agent serves kubelet's Allocate calls in order.
+   * Takes the first non-empty entry, the way the node agent serves kubelet's Allocate calls in
+   * order.
    *
    * @return the entry, its index and the pod with it emptied; empty when every entry is empty
    */

@@ -9,8 +9,9 @@ import java.util.List;
  * The pod device annotation value ({@code …-devices-to-allocate} / {@code …-devices-allocated}).
  *
  * <p>Grammar: {@code device := uuid,type,usedmem,usedcores:}, {@code container := device* ;},
- * {@code value := container*}. Both {@code :} and {@code ;} are terminators, so a decoded value has one more
- * entry than was encoded (the empty piece after the final {@code ;}); {@code ""} decodes to one empty entry.
+ * {@code value := container*}. Both {@code :} and {@code ;} are terminators, so a decoded value has
+ * one more entry than was encoded (the empty piece after the final {@code ;}); {@code ""} decodes
+ * to one empty entry.
  */
 public final class PodDevicesCodec {
 
@@ -49,7 +50,12 @@ public final class PodDevicesCodec {
   private static StringBuilder appendDevice(StringBuilder b, ContainerDevice d) {
     check("uuid", d.uuid());
     check("type", d.type());
-    return b.append(d.uuid()).append(',').append(d.type()).append(',').append(d.usedmem()).append(',')
+    return b.append(d.uuid())
+        .append(',')
+        .append(d.type())
+        .append(',')
+        .append(d.usedmem())
+        .append(',')
         .append(d.usedcores());
   }
 
@@ -75,7 +81,8 @@ public final class PodDevicesCodec {
     for (int i = 0; i < v.length(); i++) {
       char c = v.charAt(i);
       if (c == ',' || c == ':' || c == ';') {
-        throw new IllegalArgumentException(field + " must not contain ',', ':' or ';': " + GoText.quote(v));
+        throw new IllegalArgumentException(
+            field + " must not contain ',', ':' or ';': " + GoText.quote(v));
       }
     }
   }
@@ -124,7 +131,8 @@ public final class PodDevicesCodec {
     }
     long cores = GoText.parseInt32(f.get(3));
     if (cores == GoText.INVALID) {
-      return Decoded.err("usedcores", f.get(3), "invalid usedcores field " + GoText.quote(f.get(3)));
+      return Decoded.err(
+          "usedcores", f.get(3), "invalid usedcores field " + GoText.quote(f.get(3)));
     }
     return Decoded.ok(new ContainerDevice(f.get(0), f.get(1), (int) mem, (int) cores));
   }

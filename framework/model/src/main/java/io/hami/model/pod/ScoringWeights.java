@@ -4,8 +4,8 @@ import io.hami.model.Decoded;
 import io.hami.model.internal.GoText;
 
 /**
- * Device scoring weights from {@code hami.io/device-scoring-weights}: {@code slot=<n>,core=<n>,memory=<n>}, exactly
- * these three keys in any order, integers ≥ 0, not all 0.
+ * Device scoring weights from {@code hami.io/device-scoring-weights}: {@code
+ * slot=<n>,core=<n>,memory=<n>}, exactly these three keys in any order, integers ≥ 0, not all 0.
  *
  * @param slot weight of the share-slot term
  * @param core weight of the core term

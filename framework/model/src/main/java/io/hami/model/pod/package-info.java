@@ -1,6 +1,6 @@
 /**
- * Pod-side records: the per-container device lists the scheduler writes and the node agent consumes,
- * user selection annotations, scoring weights and usage collapse.
+ * Pod-side records: the per-container device lists the scheduler writes and the node agent
+ * consumes, user selection annotations, scoring weights and usage collapse.
  */
 @NullMarked
 package io.hami.model.pod;

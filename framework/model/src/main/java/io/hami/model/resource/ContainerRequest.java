@@ -24,7 +24,9 @@ public record ContainerRequest(int nums, String type, int memreq, int memPercent
     return nums == 0;
   }
 
-  /** MiB this request needs on a device of {@code totalMem} MiB: memreq, else the percentage share. */
+  /**
+   * MiB this request needs on a device of {@code totalMem} MiB: memreq, else the percentage share.
+   */
   public int memoryOn(int totalMem) {
     if (memreq > 0) {
       return memreq;

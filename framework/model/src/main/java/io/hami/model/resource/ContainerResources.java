@@ -8,8 +8,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A container's resource limits and requests as quantity strings. Values are read from limits, falling back to
- * requests.
+ * A container's resource limits and requests as quantity strings. Values are read from limits,
+ * falling back to requests.
  *
  * @param limits resource name → quantity
  * @param requests resource name → quantity

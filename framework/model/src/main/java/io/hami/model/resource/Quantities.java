@@ -7,10 +7,11 @@ import java.math.BigInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Kubernetes resource quantities ({@code 1}, {@code 500m}, {@code 16Gi}, {@code 1e3}) read as exact numbers.
+ * Kubernetes resource quantities ({@code 1}, {@code 500m}, {@code 16Gi}, {@code 1e3}) read as exact
+ * numbers.
  *
- * <p>Parsing is linear and bounded: quantities longer than {@value #MAX_LENGTH} characters and exponents beyond
- * ±{@value #MAX_EXPONENT} are rejected rather than expanded.
+ * <p>Parsing is linear and bounded: quantities longer than {@value #MAX_LENGTH} characters and
+ * exponents beyond ±{@value #MAX_EXPONENT} are rejected rather than expanded.
  */
 public final class Quantities {
 
@@ -102,9 +103,7 @@ public final class Quantities {
     return null;
   }
 
-  /**
-   * Parses a quantity that must be a whole number within int64 (Go's {@code Quantity.AsInt64}).
-   */
+  /** Parses a quantity that must be a whole number within int64 (Go's {@code Quantity.AsInt64}). */
   public static Decoded<Long> parseInt64(String field, String q) {
     return parse(field, q).flatMap(v -> toInt64(field, q, v));
   }

@@ -3,6 +3,7 @@ package io.hami.model.vendor;
 import io.hami.model.Decoded;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +18,7 @@ final class Allocations implements AllocationReader, AllocationWriter {
   }
 
   @Override
-  public Map<String, String> write(PodDevices decision, java.time.Instant now) {
+  public Map<String, String> write(PodDevices decision, Instant now) {
     String v = PodDevicesCodec.encode(decision);
     Map<String, String> out = new LinkedHashMap<>();
     out.put(keys.toAllocate(), v);

@@ -7,21 +7,23 @@ import io.hami.model.pod.PodDevices;
 import java.util.List;
 
 /**
- * Cambricon's extra pod annotations: {@code CAMBRICON_DSMLU_ASSIGNED=false} and
- * {@code CAMBRICON_DSMLU_PROFILE=<idx>_<cores>_<mem/256>} from the first device of the first non-empty container.
+ * Cambricon's extra pod annotations: {@code CAMBRICON_DSMLU_ASSIGNED=false} and {@code
+ * CAMBRICON_DSMLU_PROFILE=<idx>_<cores>_<mem/256>} from the first device of the first non-empty
+ * container.
  */
 public final class CambriconProfile {
 
   /** Pod annotation with the chosen profile. */
   public static final String PROFILE_KEY = "CAMBRICON_DSMLU_PROFILE";
+
   /** Pod annotation the MLU plugin flips once it has served the pod. */
   public static final String ASSIGNED_KEY = "CAMBRICON_DSMLU_ASSIGNED";
 
   private CambriconProfile() {}
 
   /**
-   * The profile value, e.g. {@code device-0,MLU,256000,1:;} gives {@code 0_1_1000}. The card index is the number
-   * after the device ID's last {@code -}.
+   * The profile value, e.g. {@code device-0,MLU,256000,1:;} gives {@code 0_1_1000}. The card index
+   * is the number after the device ID's last {@code -}.
    */
   public static Decoded<String> profile(PodDevices decision) {
     for (List<ContainerDevice> c : decision.containers()) {

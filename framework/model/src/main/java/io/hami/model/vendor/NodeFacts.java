@@ -16,7 +16,10 @@ import org.jspecify.annotations.Nullable;
  * @param allocatable {@code status.allocatable} as quantity strings
  */
 public record NodeFacts(
-    String name, Map<String, String> annotations, Map<String, String> capacity, Map<String, String> allocatable) {
+    String name,
+    Map<String, String> annotations,
+    Map<String, String> capacity,
+    Map<String, String> allocatable) {
 
   public NodeFacts {
     annotations = Map.copyOf(annotations);
@@ -44,22 +47,27 @@ public record NodeFacts(
 
   private static Map<String, String> nonNull(Map<String, String> m) {
     Map<String, String> out = new LinkedHashMap<>();
-    m.forEach((k, v) -> {
-      if (k != null && v != null) {
-        out.put(k, v);
-      }
-    });
+    m.forEach(
+        (k, v) -> {
+          if (k != null && v != null) {
+            out.put(k, v);
+          }
+        });
     return out;
   }
 
   private static Map<String, String> quantities(@Nullable Map<String, Quantity> m) {
     Map<String, String> out = new LinkedHashMap<>();
     if (m != null) {
-      m.forEach((k, q) -> {
-        if (k != null && q != null) {
-          out.put(k, (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat()));
-        }
-      });
+      m.forEach(
+          (k, q) -> {
+            if (k != null && q != null) {
+              out.put(
+                  k,
+                  (q.getAmount() == null ? "" : q.getAmount())
+                      + (q.getFormat() == null ? "" : q.getFormat()));
+            }
+          });
     }
     return out;
   }

@@ -11,8 +11,8 @@ public interface NodeRegisterReader {
   /**
    * The node's devices of this vendor.
    *
-   * @return the devices, or an error naming the annotation (or capacity) and the bad value; a node that registered
-   *     no device is an error too ({@code no device found on node})
+   * @return the devices, or an error naming the annotation (or capacity) and the bad value; a node
+   *     that registered no device is an error too ({@code no device found on node})
    */
   Decoded<List<NodeDevice>> read(NodeFacts node);
 }

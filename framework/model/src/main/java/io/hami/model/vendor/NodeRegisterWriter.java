@@ -8,6 +8,8 @@ import java.util.Map;
 @FunctionalInterface
 public interface NodeRegisterWriter {
 
-  /** The node annotations announcing {@code devices}, byte-identical to the reference node plugin's. */
+  /**
+   * The node annotations announcing {@code devices}, byte-identical to the reference node plugin's.
+   */
   Map<String, String> write(List<NodeDevice> devices);
 }

@@ -14,7 +14,11 @@ final class Registers {
 
   private Registers() {}
 
-  enum Form { JSON, COLON, JSON_OR_COLON }
+  enum Form {
+    JSON,
+    COLON,
+    JSON_OR_COLON
+  }
 
   static NodeRegisterReader reader(String key, Form form) {
     return node -> {
@@ -27,7 +31,8 @@ final class Registers {
             case JSON -> NodeDeviceJson.decode(v);
             case COLON -> NodeDeviceColon.decode(v);
             // ≤ v2.7 plugins write the colon form; JSON always starts with '[' (or is null)
-            case JSON_OR_COLON -> looksLikeJson(v) ? NodeDeviceJson.decode(v) : NodeDeviceColon.decode(v);
+            case JSON_OR_COLON ->
+                looksLikeJson(v) ? NodeDeviceJson.decode(v) : NodeDeviceColon.decode(v);
           };
       d = d.within(key);
       if (d instanceof Decoded.Ok<List<NodeDevice>> ok && ok.value().isEmpty()) {
@@ -48,6 +53,9 @@ final class Registers {
   }
 
   static NodeRegisterWriter writer(String key, Form form) {
-    return devices -> Map.of(key, form == Form.COLON ? NodeDeviceColon.encode(devices) : NodeDeviceJson.encode(devices));
+    return devices ->
+        Map.of(
+            key,
+            form == Form.COLON ? NodeDeviceColon.encode(devices) : NodeDeviceJson.encode(devices));
   }
 }

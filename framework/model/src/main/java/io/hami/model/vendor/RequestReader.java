@@ -12,8 +12,9 @@ public interface RequestReader {
   ResourceNames resourceNames();
 
   /**
-   * The container's request; {@link ContainerRequest#isEmpty()} when it asks for nothing, an error naming the
-   * resource and value when its quantities are unusable (the reference then treats it as asking for nothing).
+   * The container's request; {@link ContainerRequest#isEmpty()} when it asks for nothing, an error
+   * naming the resource and value when its quantities are unusable (the reference then treats it as
+   * asking for nothing).
    */
   Decoded<ContainerRequest> read(ContainerResources container);
 }

@@ -7,7 +7,8 @@ import java.util.Optional;
  *
  * @param keys annotation keys
  * @param register reads the node's devices
- * @param registerWriter writes the register annotation; empty for vendors that register through node capacity
+ * @param registerWriter writes the register annotation; empty for vendors that register through
+ *     node capacity
  * @param requests derives container requests
  * @param allocationWriter writes scheduling decisions
  * @param allocationReader reads device records back

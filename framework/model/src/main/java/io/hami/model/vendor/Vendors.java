@@ -52,7 +52,9 @@ public final class Vendors {
         keys,
         Registers.reader(keys.register(), Registers.Form.COLON),
         Optional.of(Registers.writer(keys.register(), Registers.Form.COLON)),
-        new RuleRequests(new RequestRule(config.resourceNames(), keys.commonWord(), config.memoryFactor(), 0, 100)),
+        new RuleRequests(
+            new RequestRule(
+                config.resourceNames(), keys.commonWord(), config.memoryFactor(), 0, 100)),
         alloc,
         alloc);
   }
@@ -71,21 +73,25 @@ public final class Vendors {
   }
 
   /**
-   * Cambricon MLU: devices come from node capacity; memory in units of 256 MiB; cores default to 100; the decision
-   * adds the DSMLU profile annotations.
+   * Cambricon MLU: devices come from node capacity; memory in units of 256 MiB; cores default to
+   * 100; the decision adds the DSMLU profile annotations.
    */
   public static VendorProtocol cambricon(CambriconConfig config) {
     VendorKeys keys = VendorKeys.CAMBRICON;
     ResourceNames names = config.resourceNames();
     Allocations alloc = new Allocations(keys);
-    AllocationWriter writer = (decision, now) -> {
-      Map<String, String> out = new LinkedHashMap<>(alloc.write(decision, now));
-      CambriconProfile.profile(decision).toOptional().ifPresent(p -> {
-        out.put(CambriconProfile.ASSIGNED_KEY, "false");
-        out.put(CambriconProfile.PROFILE_KEY, p);
-      });
-      return out;
-    };
+    AllocationWriter writer =
+        (decision, now) -> {
+          Map<String, String> out = new LinkedHashMap<>(alloc.write(decision, now));
+          CambriconProfile.profile(decision)
+              .toOptional()
+              .ifPresent(
+                  p -> {
+                    out.put(CambriconProfile.ASSIGNED_KEY, "false");
+                    out.put(CambriconProfile.PROFILE_KEY, p);
+                  });
+          return out;
+        };
     return new VendorProtocol(
         keys,
         node -> cambriconDevices(node, names),
@@ -116,7 +122,8 @@ public final class Vendors {
       return Decoded.err(names.core(), coreQ, Registers.NO_DEVICE + " " + node.name());
     }
     if (cards > 4096 || vmem < 0 || vmem > Long.MAX_VALUE / 25600) {
-      return Decoded.err(names.memory(), memQ, "capacity out of range: " + GoText.quote(coreQ + "/" + memQ));
+      return Decoded.err(
+          names.memory(), memQ, "capacity out of range: " + GoText.quote(coreQ + "/" + memQ));
     }
     long devmem = vmem * 256 * 100 / vcore;
     if (devmem > Integer.MAX_VALUE) {
@@ -124,38 +131,47 @@ public final class Vendors {
     }
     List<NodeDevice> out = new ArrayList<>();
     for (int i = 0; i < cards; i++) {
-      out.add(NodeDevice.of(node.name() + "-cambricon-mlu-" + i, i, 100, (int) devmem, 100, "MLU", 0, "", true));
+      out.add(
+          NodeDevice.of(
+              node.name() + "-cambricon-mlu-" + i, i, 100, (int) devmem, 100, "MLU", 0, "", true));
     }
     return Decoded.ok(List.copyOf(out));
   }
 
   /**
-   * An Ascend chip model: JSON register; in template mode ({@code hamiVnpuCore=false}) memory is rounded up to the
-   * smallest template; the decision adds the {@code huawei.com/<CommonWord>} runtime info and {@code predicate-time}.
+   * An Ascend chip model: JSON register; in template mode ({@code hamiVnpuCore=false}) memory is
+   * rounded up to the smallest template; the decision adds the {@code huawei.com/<CommonWord>}
+   * runtime info and {@code predicate-time}.
    */
   public static VendorProtocol ascend(AscendChipConfig chip, boolean hamiVnpuCore) {
     VendorKeys keys = VendorKeys.ascend(chip.commonWord());
     ResourceNames names =
-        new ResourceNames(chip.resourceName(), chip.resourceMemoryName(), "", chip.resourceCoreName(), "");
+        new ResourceNames(
+            chip.resourceName(), chip.resourceMemoryName(), "", chip.resourceCoreName(), "");
     RequestRule rule = new RequestRule(names, chip.commonWord(), chip.memoryFactor(), 0, 0);
-    RequestReader requests = new RequestReader() {
-      @Override
-      public ResourceNames resourceNames() {
-        return names;
-      }
+    RequestReader requests =
+        new RequestReader() {
+          @Override
+          public ResourceNames resourceNames() {
+            return names;
+          }
 
-      @Override
-      public Decoded<ContainerRequest> read(ContainerResources container) {
-        return rule.derive(container).flatMap(r -> r.isEmpty() ? Decoded.ok(r) : ascendRequest(chip, hamiVnpuCore, r));
-      }
-    };
+          @Override
+          public Decoded<ContainerRequest> read(ContainerResources container) {
+            return rule.derive(container)
+                .flatMap(r -> r.isEmpty() ? Decoded.ok(r) : ascendRequest(chip, hamiVnpuCore, r));
+          }
+        };
     Allocations alloc = new Allocations(keys);
-    AllocationWriter writer = (decision, now) -> {
-      Map<String, String> out = new LinkedHashMap<>(alloc.write(decision, now));
-      out.put("huawei.com/" + chip.commonWord(), AscendRuntimeInfo.encode(runtimeInfo(chip, hamiVnpuCore, decision)));
-      out.put(ASCEND_PREDICATE_TIME, Long.toString(now.getEpochSecond()));
-      return out;
-    };
+    AllocationWriter writer =
+        (decision, now) -> {
+          Map<String, String> out = new LinkedHashMap<>(alloc.write(decision, now));
+          out.put(
+              "huawei.com/" + chip.commonWord(),
+              AscendRuntimeInfo.encode(runtimeInfo(chip, hamiVnpuCore, decision)));
+          out.put(ASCEND_PREDICATE_TIME, Long.toString(now.getEpochSecond()));
+          return out;
+        };
     return new VendorProtocol(
         keys,
         Registers.reader(keys.register(), Registers.Form.JSON),
@@ -166,19 +182,25 @@ public final class Vendors {
   }
 
   /**
-   * Ascend's request rules: super-pod chips (Ascend910C) are handed out in pairs, so 1 becomes 2 and other odd
-   * counts are rejected; in template mode memory below a whole chip rounds up to the smallest template, and a
-   * partial chip may not be combined with more than one device.
+   * Ascend's request rules: super-pod chips (Ascend910C) are handed out in pairs, so 1 becomes 2
+   * and other odd counts are rejected; in template mode memory below a whole chip rounds up to the
+   * smallest template, and a partial chip may not be combined with more than one device.
    */
-  private static Decoded<ContainerRequest> ascendRequest(AscendChipConfig chip, boolean softSplit, ContainerRequest r) {
+  private static Decoded<ContainerRequest> ascendRequest(
+      AscendChipConfig chip, boolean softSplit, ContainerRequest r) {
     int nums = r.nums();
     String countName = chip.resourceName();
     if (chip.superPod()) {
       if (nums == 1) {
         nums = 2;
       } else if (nums % 2 != 0) {
-        return Decoded.err(countName, Integer.toString(nums),
-            chip.commonWord() + " super-pod chips come in pairs; odd count " + nums + " is not allowed");
+        return Decoded.err(
+            countName,
+            Integer.toString(nums),
+            chip.commonWord()
+                + " super-pod chips come in pairs; odd count "
+                + nums
+                + " is not allowed");
       }
     }
     int mem = r.memreq();
@@ -186,36 +208,47 @@ public final class Vendors {
     if (!softSplit && mem > 0 && !wholeChip && !chip.templates().isEmpty()) {
       Optional<AscendTemplate> t = chip.templateFor(mem);
       if (t.isEmpty()) {
-        return Decoded.err(chip.resourceMemoryName(), Integer.toString(mem),
+        return Decoded.err(
+            chip.resourceMemoryName(),
+            Integer.toString(mem),
             "no " + chip.commonWord() + " template holds " + mem + " MiB");
       }
       mem = t.get().memory();
     }
     boolean partial = mem > 0 && chip.memoryAllocatable() > 0 && mem < chip.memoryAllocatable();
     if (partial && nums > 1) {
-      return Decoded.err(countName, Integer.toString(nums),
-          "a partial " + chip.commonWord() + " (" + mem + " MiB) cannot be combined with more than one device");
+      return Decoded.err(
+          countName,
+          Integer.toString(nums),
+          "a partial "
+              + chip.commonWord()
+              + " ("
+              + mem
+              + " MiB) cannot be combined with more than one device");
     }
     return Decoded.ok(new ContainerRequest(nums, r.type(), mem, r.memPercentage(), r.coresreq()));
   }
 
-  private static List<AscendRuntimeInfo> runtimeInfo(AscendChipConfig chip, boolean softSplit, PodDevices decision) {
+  private static List<AscendRuntimeInfo> runtimeInfo(
+      AscendChipConfig chip, boolean softSplit, PodDevices decision) {
     List<AscendRuntimeInfo> out = new ArrayList<>();
     for (List<ContainerDevice> c : decision.containers()) {
       for (ContainerDevice d : c) {
         Optional<AscendTemplate> t = softSplit ? Optional.empty() : chip.templateFor(d.usedmem());
-        out.add(t.map(tt -> new AscendRuntimeInfo(d.uuid(), tt.name(), tt.memory(), tt.aiCore()))
-            .orElseGet(() -> new AscendRuntimeInfo(d.uuid(), "", d.usedmem(), d.usedcores())));
+        out.add(
+            t.map(tt -> new AscendRuntimeInfo(d.uuid(), tt.name(), tt.memory(), tt.aiCore()))
+                .orElseGet(() -> new AscendRuntimeInfo(d.uuid(), "", d.usedmem(), d.usedcores())));
       }
     }
     return out;
   }
 
   /**
-   * The vendors a device config enables: NVIDIA, Cambricon and Hygon always; Iluvatar and Ascend chips only when
-   * asked ({@code --enable-iluvatar}, {@code --enable-ascend}).
+   * The vendors a device config enables: NVIDIA, Cambricon and Hygon always; Iluvatar and Ascend
+   * chips only when asked ({@code --enable-iluvatar}, {@code --enable-ascend}).
    */
-  public static List<VendorProtocol> all(DeviceConfig config, boolean enableIluvatar, boolean enableAscend) {
+  public static List<VendorProtocol> all(
+      DeviceConfig config, boolean enableIluvatar, boolean enableAscend) {
     List<VendorProtocol> out = new ArrayList<>();
     out.add(nvidia(config.nvidia()));
     out.add(cambricon(config.cambricon()));
@@ -230,11 +263,11 @@ public final class Vendors {
   }
 
   /**
-   * Decodes every vendor's allocated records on a pod, keyed by vendor keyword; vendors without the annotation are
-   * absent, so a pod without annotations gives an empty map.
+   * Decodes every vendor's allocated records on a pod, keyed by vendor keyword; vendors without the
+   * annotation are absent, so a pod without annotations gives an empty map.
    */
-  public static Decoded<Map<String, PodDevices>> allocated(List<VendorProtocol> vendors,
-      Map<String, String> podAnnotations) {
+  public static Decoded<Map<String, PodDevices>> allocated(
+      List<VendorProtocol> vendors, Map<String, String> podAnnotations) {
     Map<String, PodDevices> out = new LinkedHashMap<>();
     for (VendorProtocol v : vendors) {
       Optional<Decoded<PodDevices>> d = v.allocationReader().allocated(podAnnotations);

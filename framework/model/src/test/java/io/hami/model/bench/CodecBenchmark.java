@@ -15,11 +15,13 @@ import java.util.function.Supplier;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Decode throughput of the two hottest annotations: an 8-GPU JSON register annotation (scheduler, every node every
- * 15 s) and a 4-container pod device annotation (scheduler accounting, node agent Allocate).
+ * Decode throughput of the two hottest annotations: an 8-GPU JSON register annotation (scheduler,
+ * every node every 15 s) and a 4-container pod device annotation (scheduler accounting, node agent
+ * Allocate).
  *
- * <p>Cases run round-robin in short slices so that a noisy machine affects them alike; the median per case is printed
- * in decodes per second, with a generic Jackson tree parse of the same JSON as the in-process baseline.
+ * <p>Cases run round-robin in short slices so that a noisy machine affects them alike; the median
+ * per case is printed in decodes per second, with a generic Jackson tree parse of the same JSON as
+ * the in-process baseline.
  *
  * <p>Run: {@code mvn -o -q -pl framework/model exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=io.hami.model.bench.CodecBenchmark [-Dexec.args="<rounds> <seconds per slice>"]}
@@ -37,17 +39,28 @@ public final class CodecBenchmark {
 
     List<NodeDevice> gpus = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
-      gpus.add(NodeDevice.of(String.format("GPU-%08x-483b-b48f-d7e5-75fb19a52b%02d", 0x8dcd427f + i, i), i, 10, 81920,
-          100, "NVIDIA A100-SXM4-80GB", i / 4, "hami-core", true));
+      gpus.add(
+          NodeDevice.of(
+              String.format("GPU-%08x-483b-b48f-d7e5-75fb19a52b%02d", 0x8dcd427f + i, i),
+              i,
+              10,
+              81920,
+              100,
+              "NVIDIA A100-SXM4-80GB",
+              i / 4,
+              "hami-core",
+              true));
     }
     String register = NodeDeviceJson.encode(gpus);
     String colon = NodeDeviceColon.encode(gpus);
-    PodDevices pod = PodDevices.of(
-        List.of(),
-        List.of(new ContainerDevice(gpus.get(0).id(), "NVIDIA", 20000, 30)),
-        List.of(new ContainerDevice(gpus.get(1).id(), "NVIDIA", 20000, 30),
-            new ContainerDevice(gpus.get(2).id(), "NVIDIA", 40000, 50)),
-        List.of(new ContainerDevice(gpus.get(3).id(), "NVIDIA", 8000, 0)));
+    PodDevices pod =
+        PodDevices.of(
+            List.of(),
+            List.of(new ContainerDevice(gpus.get(0).id(), "NVIDIA", 20000, 30)),
+            List.of(
+                new ContainerDevice(gpus.get(1).id(), "NVIDIA", 20000, 30),
+                new ContainerDevice(gpus.get(2).id(), "NVIDIA", 40000, 50)),
+            List.of(new ContainerDevice(gpus.get(3).id(), "NVIDIA", 8000, 0)));
     String podValue = PodDevicesCodec.encode(pod);
     JsonMapper jackson = JsonMapper.builder().build();
 
@@ -63,7 +76,8 @@ public final class CodecBenchmark {
     cases.put("NodeDeviceJson.encode, 8 GPUs", () -> NodeDeviceJson.encode(gpus));
     cases.put("PodDevicesCodec.encode, 4 containers", () -> PodDevicesCodec.encode(pod));
 
-    System.out.printf("register annotation: %d bytes (JSON), %d bytes (colon); pod annotation: %d bytes%n",
+    System.out.printf(
+        "register annotation: %d bytes (JSON), %d bytes (colon); pod annotation: %d bytes%n",
         register.length(), colon.length(), podValue.length());
     System.out.printf("%d rounds x %.1f s per case, median shown%n", rounds, slice);
     for (Supplier<?> op : cases.values()) {
@@ -109,5 +123,4 @@ public final class CodecBenchmark {
     } while (now < end);
     return ops / ((now - start) / 1e9);
   }
-
 }

@@ -40,7 +40,9 @@ class DeviceConfigFileTest {
 
   @Test
   void chartStyleFile() {
-    DeviceConfig c = valid("""
+    DeviceConfig c =
+        valid(
+            """
         nvidia:
           resourceCountName: nvidia.com/gpu
           resourceMemoryName: nvidia.com/gpumem
@@ -78,14 +80,16 @@ class DeviceConfigFileTest {
             resourceCoreName: iluvatar.ai/MR-V100.vCore
         vnpus:
           - ignored: because it must be a mapping
-        """.replace("vnpus:\n  - ignored: because it must be a mapping\n", ""));
+        """
+                .replace("vnpus:\n  - ignored: because it must be a mapping\n", ""));
     assertThat(c.nvidia().memoryFactor()).isEqualTo(2);
     assertThat(c.nvidia().deviceSplitCount()).isEqualTo(4);
     assertThat(c.nvidia().deviceMemoryScaling()).isEqualTo(1.5);
     assertThat(c.nvidia().gpuCorePolicy()).isEqualTo(GpuCorePolicy.FORCE);
     assertThat(c.nvidia().runtimeClassName()).isEqualTo("nvidia");
     assertThat(c.nvidia().migProfileAllowlist())
-        .containsExactly(new MigAllowlistEntry(List.of("NVIDIA A100-SXM4-40GB"), List.of("1g.5gb", "3g.20gb")));
+        .containsExactly(
+            new MigAllowlistEntry(List.of("NVIDIA A100-SXM4-40GB"), List.of("1g.5gb", "3g.20gb")));
     assertThat(c.nvidia().requestRule().memoryFactor()).isEqualTo(2);
     assertThat(c.hygon().memoryFactor()).isEqualTo(4);
     assertThat(c.iluvatars()).hasSize(1);
@@ -94,7 +98,9 @@ class DeviceConfigFileTest {
 
   @Test
   void ascendConfigs() {
-    DeviceConfig c = valid("""
+    DeviceConfig c =
+        valid(
+            """
         vnpus:
           hamiVnpuCore: false
           configs:
@@ -117,14 +123,18 @@ class DeviceConfigFileTest {
                   aiCPU: 1
         """);
     AscendChipConfig chip = c.vnpus().configs().get(0);
-    assertThat(chip.templates()).extracting(AscendTemplate::name).containsExactly("vir05_1c_16g", "vir10_3c_32g");
+    assertThat(chip.templates())
+        .extracting(AscendTemplate::name)
+        .containsExactly("vir05_1c_16g", "vir10_3c_32g");
     assertThat(chip.templateFor(20000).orElseThrow().name()).isEqualTo("vir10_3c_32g");
     assertThat(chip.templateFor(70000)).isEmpty();
   }
 
   @Test
   void everyBadFieldReportedWithPathAndValue() {
-    List<ProtocolError> errors = invalid("""
+    List<ProtocolError> errors =
+        invalid(
+            """
         nvidia:
           deviceSplitCount: 0
           deviceMemoryScaling: -1
@@ -152,51 +162,66 @@ class DeviceConfigFileTest {
                 - name: t
                   memory: 0
         """);
-    assertThat(errors).extracting(ProtocolError::field).containsExactlyInAnyOrder(
-        "nvidia.resourceCountName",
-        "nvidia.defaultCores",
-        "nvidia.memoryFactor",
-        "nvidia.deviceSplitCount",
-        "nvidia.deviceMemoryScaling",
-        "nvidia.gpuCorePolicy",
-        "nvidia.overwriteEnv",
-        "nvidia.runtimeClassName",
-        "hygon.memoryFactor",
-        "iluvatars[0].commonWord",
-        "iluvatars[2].commonWord",
-        "vnpus.configs[0].memoryAllocatable",
-        "vnpus.configs[0].templates[0].memory");
-    assertThat(errors).filteredOn(e -> e.field().equals("nvidia.deviceSplitCount"))
-        .singleElement().satisfies(e -> {
-          assertThat(e.value()).isEqualTo("0");
-          assertThat(e.message()).contains("at least 1");
-        });
-    assertThat(errors).filteredOn(e -> e.field().equals("nvidia.memoryFactor"))
-        .singleElement().satisfies(e -> assertThat(e.value()).isEqualTo("two"));
-    assertThat(errors).filteredOn(e -> e.field().equals("nvidia.gpuCorePolicy"))
-        .singleElement().satisfies(e -> assertThat(e.value()).isEqualTo("sometimes"));
+    assertThat(errors)
+        .extracting(ProtocolError::field)
+        .containsExactlyInAnyOrder(
+            "nvidia.resourceCountName",
+            "nvidia.defaultCores",
+            "nvidia.memoryFactor",
+            "nvidia.deviceSplitCount",
+            "nvidia.deviceMemoryScaling",
+            "nvidia.gpuCorePolicy",
+            "nvidia.overwriteEnv",
+            "nvidia.runtimeClassName",
+            "hygon.memoryFactor",
+            "iluvatars[0].commonWord",
+            "iluvatars[2].commonWord",
+            "vnpus.configs[0].memoryAllocatable",
+            "vnpus.configs[0].templates[0].memory");
+    assertThat(errors)
+        .filteredOn(e -> e.field().equals("nvidia.deviceSplitCount"))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.value()).isEqualTo("0");
+              assertThat(e.message()).contains("at least 1");
+            });
+    assertThat(errors)
+        .filteredOn(e -> e.field().equals("nvidia.memoryFactor"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.value()).isEqualTo("two"));
+    assertThat(errors)
+        .filteredOn(e -> e.field().equals("nvidia.gpuCorePolicy"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.value()).isEqualTo("sometimes"));
   }
 
   @Test
   void duplicateResourceNames() {
     assertThat(invalid("nvidia:\n  resourceCoreName: nvidia.com/gpu\n"))
-        .extracting(ProtocolError::field).containsExactly("nvidia.resourceCoreName");
+        .extracting(ProtocolError::field)
+        .containsExactly("nvidia.resourceCoreName");
   }
 
   @Test
   void unknownKeysAreWarnings() {
-    Validated<DeviceConfig> v = DeviceConfigFile.parse("nvidia:\n  deviceSplitcount: 3\nmystery: 1\n");
+    Validated<DeviceConfig> v =
+        DeviceConfigFile.parse("nvidia:\n  deviceSplitcount: 3\nmystery: 1\n");
     assertThat(v).isInstanceOf(Validated.Valid.class);
     // keys match case-insensitively, so the odd spelling is still read
-    assertThat(((Validated.Valid<DeviceConfig>) v).value().nvidia().deviceSplitCount()).isEqualTo(3);
-    assertThat(((Validated.Valid<DeviceConfig>) v).warnings()).containsExactly("mystery: unknown key ignored");
+    assertThat(((Validated.Valid<DeviceConfig>) v).value().nvidia().deviceSplitCount())
+        .isEqualTo(3);
+    assertThat(((Validated.Valid<DeviceConfig>) v).warnings())
+        .containsExactly("mystery: unknown key ignored");
   }
 
   @Test
   void malformedYaml() {
-    assertThat(invalid("nvidia: [unclosed")).singleElement()
+    assertThat(invalid("nvidia: [unclosed"))
+        .singleElement()
         .satisfies(e -> assertThat(e.message()).startsWith("invalid YAML"));
-    assertThat(invalid("- a list")).singleElement()
+    assertThat(invalid("- a list"))
+        .singleElement()
         .satisfies(e -> assertThat(e.message()).contains("must be a mapping"));
     assertThat(invalid("nvidia: 3")).extracting(ProtocolError::field).containsExactly("nvidia");
   }
@@ -205,14 +230,20 @@ class DeviceConfigFileTest {
   void loadsFromFile(@TempDir Path dir) throws Exception {
     Path f = dir.resolve("device-config.yaml");
     Files.writeString(f, "nvidia:\n  deviceSplitCount: 7\n");
-    assertThat(((Validated.Valid<DeviceConfig>) DeviceConfigFile.load(f)).value().nvidia().deviceSplitCount())
+    assertThat(
+            ((Validated.Valid<DeviceConfig>) DeviceConfigFile.load(f))
+                .value()
+                .nvidia()
+                .deviceSplitCount())
         .isEqualTo(7);
     assertThat(DeviceConfigFile.load(dir.resolve("missing.yaml")).isValid()).isFalse();
   }
 
   @Test
   void nodeOverrides() {
-    Validated<List<NodeOverride>> v = NodeOverrides.parse("""
+    Validated<List<NodeOverride>> v =
+        NodeOverrides.parse(
+            """
         {"nodeconfig":[{"name":"node-a","operatingmode":"mig","devicesplitcount":4,"devicememoryscaling":2,
         "devicecorescaling":1,"preconfigureddevicememory":0,"libcudaloglevel":"3","enablenumatopology":true,
         "migstrategy":"none","filterdevices":{"uuid":["GPU-x"],"index":[3]},"enablegetpreferredallocation":true}]}
@@ -234,11 +265,17 @@ class DeviceConfigFileTest {
 
   @Test
   void nodeOverridesErrors() {
-    Validated<List<NodeOverride>> v = NodeOverrides.parse(
-        "{\"nodeconfig\":[{\"operatingmode\":\"turbo\",\"devicesplitcount\":0,\"libcudaloglevel\":\"9\","
-            + "\"filterdevices\":{\"index\":[-1]}}]}");
-    assertThat(((Validated.Invalid<List<NodeOverride>>) v).errors()).extracting(ProtocolError::field)
-        .containsExactlyInAnyOrder("nodeconfig[0].name", "nodeconfig[0].operatingmode",
-            "nodeconfig[0].devicesplitcount", "nodeconfig[0].libcudaloglevel", "nodeconfig[0].filterdevices.index[0]");
+    Validated<List<NodeOverride>> v =
+        NodeOverrides.parse(
+            "{\"nodeconfig\":[{\"operatingmode\":\"turbo\",\"devicesplitcount\":0,\"libcudaloglevel\":\"9\","
+                + "\"filterdevices\":{\"index\":[-1]}}]}");
+    assertThat(((Validated.Invalid<List<NodeOverride>>) v).errors())
+        .extracting(ProtocolError::field)
+        .containsExactlyInAnyOrder(
+            "nodeconfig[0].name",
+            "nodeconfig[0].operatingmode",
+            "nodeconfig[0].devicesplitcount",
+            "nodeconfig[0].libcudaloglevel",
+            "nodeconfig[0].filterdevices.index[0]");
   }
 }

@@ -21,13 +21,20 @@ class DeviceVectorsTest {
   void v19_pairScoresDecode() {
     String json = "[{\"uuid\":\"GPU-0\",\"score\":{\"GPU-1\":50,\"GPU-2\":20,\"GPU-3\":20}}]";
     Decoded<List<PairScore>> d = PairScoreJson.decode(json);
-    assertThat(d).isEqualTo(Decoded.ok(List.of(new PairScore("GPU-0", Map.of("GPU-1", 50, "GPU-2", 20, "GPU-3", 20)))));
+    assertThat(d)
+        .isEqualTo(
+            Decoded.ok(
+                List.of(new PairScore("GPU-0", Map.of("GPU-1", 50, "GPU-2", 20, "GPU-3", 20)))));
     assertThat(PairScoreJson.encode(d.toOptional().orElseThrow())).isEqualTo(json);
   }
 
   @Test
   void pairScoreErrors() {
-    assertThat(PairScoreJson.decode("[{\"uuid\":\"a\",\"score\":{\"b\":\"x\"}}]").failure().orElseThrow().field())
+    assertThat(
+            PairScoreJson.decode("[{\"uuid\":\"a\",\"score\":{\"b\":\"x\"}}]")
+                .failure()
+                .orElseThrow()
+                .field())
         .isEqualTo("[0].score.b");
     assertThat(PairScoreJson.decode("{}").isOk()).isFalse();
   }
@@ -39,7 +46,10 @@ class DeviceVectorsTest {
         arguments("V81 replica 10", u + "-10", u),
         arguments("V81 time-slicing suffix", u + "::replica-1", u),
         arguments("V81 plain", u, u),
-        arguments("V81 other plain", "GPU-03f69c50-207a-2038-9b45-23cac89cb123", "GPU-03f69c50-207a-2038-9b45-23cac89cb123"),
+        arguments(
+            "V81 other plain",
+            "GPU-03f69c50-207a-2038-9b45-23cac89cb123",
+            "GPU-03f69c50-207a-2038-9b45-23cac89cb123"),
         arguments("non-digit suffix kept", u + "-x", u + "-x"));
   }
 
@@ -77,7 +87,8 @@ class DeviceVectorsTest {
   void v86_asymmetric() {
     List<LinkType> forward = nv(4);
     forward.add(0, LinkType.NODE);
-    assertThat(LinkType.pairScore(forward, List.of(LinkType.NODE))).isEqualTo(new LinkType.PairLinkScore(0, true));
+    assertThat(LinkType.pairScore(forward, List.of(LinkType.NODE)))
+        .isEqualTo(new LinkType.PairLinkScore(0, true));
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.hami.model.pod.PodDevices;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
 
 /** Random valid protocol values for property tests. */
 final class Generators {
@@ -75,16 +76,33 @@ final class Generators {
       }
       profiles.add(new MigProfile(any(10), anyInt(), anyInt(), anyInt(), 0, pl));
     }
-    return new NodeDevice(any(40), nonNegative(), anyInt(), anyInt(), anyInt(), any(30), anyInt(), any(10),
-        profiles, r.nextBoolean());
-  }
-
-  NodeDevice colonDevice() {
-    return NodeDevice.of(plain(40), nonNegative(), anyInt(), anyInt(), anyInt(), plain(30), anyInt(), plain(10),
+    return new NodeDevice(
+        any(40),
+        nonNegative(),
+        anyInt(),
+        anyInt(),
+        anyInt(),
+        any(30),
+        anyInt(),
+        any(10),
+        profiles,
         r.nextBoolean());
   }
 
-  <T> List<T> list(int max, java.util.function.Supplier<T> item) {
+  NodeDevice colonDevice() {
+    return NodeDevice.of(
+        plain(40),
+        nonNegative(),
+        anyInt(),
+        anyInt(),
+        anyInt(),
+        plain(30),
+        anyInt(),
+        plain(10),
+        r.nextBoolean());
+  }
+
+  <T> List<T> list(int max, Supplier<T> item) {
     List<T> out = new ArrayList<>();
     for (int i = r.nextInt(max + 1); i > 0; i--) {
       out.add(item.get());

@@ -54,7 +54,8 @@ class RoundTripTest {
       List<NodeDevice> devices = g.list(8, g::colonDevice);
       String v = NodeDeviceColon.encode(devices);
       if (devices.isEmpty()) {
-        // the empty list encodes as "", which the reader rejects (no separator); ":" is the empty form
+        // the empty list encodes as "", which the reader rejects (no separator); ":" is the empty
+        // form
         assertThat(NodeDeviceColon.decode(":")).isEqualTo(Decoded.ok(List.of()));
         continue;
       }
@@ -78,13 +79,16 @@ class RoundTripTest {
   void pairScores() {
     Generators g = new Generators(4);
     for (int i = 0; i < RUNS; i++) {
-      List<PairScore> scores = g.list(4, () -> {
-        Map<String, Integer> m = new LinkedHashMap<>();
-        for (int k = g.random().nextInt(5); k > 0; k--) {
-          m.put(g.any(12), g.anyInt());
-        }
-        return new PairScore(g.any(20), m);
-      });
+      List<PairScore> scores =
+          g.list(
+              4,
+              () -> {
+                Map<String, Integer> m = new LinkedHashMap<>();
+                for (int k = g.random().nextInt(5); k > 0; k--) {
+                  m.put(g.any(12), g.anyInt());
+                }
+                return new PairScore(g.any(20), m);
+              });
       String json = PairScoreJson.encode(scores);
       assertThat(PairScoreJson.decode(json)).as(json).isEqualTo(Decoded.ok(scores));
     }
@@ -94,10 +98,20 @@ class RoundTripTest {
   void migAllocations() {
     Generators g = new Generators(5);
     for (int i = 0; i < RUNS; i++) {
-      List<MigAllocation> list = g.list(4, () -> new MigAllocation(g.anyInt(), g.anyInt(), g.any(20), g.any(8),
-          new MigPlacement(g.anyInt(), g.anyInt()),
-          g.random().nextBoolean() ? Optional.empty()
-              : Optional.of(new MigAllocation.Instance(g.any(20), g.anyInt(), g.anyInt()))));
+      List<MigAllocation> list =
+          g.list(
+              4,
+              () ->
+                  new MigAllocation(
+                      g.anyInt(),
+                      g.anyInt(),
+                      g.any(20),
+                      g.any(8),
+                      new MigPlacement(g.anyInt(), g.anyInt()),
+                      g.random().nextBoolean()
+                          ? Optional.empty()
+                          : Optional.of(
+                              new MigAllocation.Instance(g.any(20), g.anyInt(), g.anyInt()))));
       String json = MigAllocationJson.encode(list);
       assertThat(MigAllocationJson.decode(json)).as(json).isEqualTo(Decoded.ok(list));
     }
@@ -109,7 +123,8 @@ class RoundTripTest {
     for (int i = 0; i < RUNS; i++) {
       List<AscendRuntimeInfo> list =
           g.list(4, () -> new AscendRuntimeInfo(g.any(20), g.any(12), g.anyInt(), g.anyInt()));
-      assertThat(AscendRuntimeInfo.decode(AscendRuntimeInfo.encode(list))).isEqualTo(Decoded.ok(list));
+      assertThat(AscendRuntimeInfo.decode(AscendRuntimeInfo.encode(list)))
+          .isEqualTo(Decoded.ok(list));
     }
   }
 
@@ -117,11 +132,21 @@ class RoundTripTest {
   void nodeLocks() {
     Generators g = new Generators(7);
     for (int i = 0; i < RUNS; i++) {
-      OffsetDateTime t = OffsetDateTime.of(1970 + g.random().nextInt(500), 1 + g.random().nextInt(12),
-          1 + g.random().nextInt(28), g.random().nextInt(24), g.random().nextInt(60), g.random().nextInt(60), 0,
-          ZoneOffset.ofTotalSeconds((g.random().nextInt(27 * 4) - 12 * 4) * 900));
-      NodeLock lock = g.random().nextInt(4) == 0 ? NodeLock.timeOnly(t)
-          : NodeLock.of(t, "ns-" + g.plain(10).replace(",", ""), "pod-" + g.plain(10).replace(",", ""));
+      OffsetDateTime t =
+          OffsetDateTime.of(
+              1970 + g.random().nextInt(500),
+              1 + g.random().nextInt(12),
+              1 + g.random().nextInt(28),
+              g.random().nextInt(24),
+              g.random().nextInt(60),
+              g.random().nextInt(60),
+              0,
+              ZoneOffset.ofTotalSeconds((g.random().nextInt(27 * 4) - 12 * 4) * 900));
+      NodeLock lock =
+          g.random().nextInt(4) == 0
+              ? NodeLock.timeOnly(t)
+              : NodeLock.of(
+                  t, "ns-" + g.plain(10).replace(",", ""), "pod-" + g.plain(10).replace(",", ""));
       assertThat(NodeLock.decode(lock.encode())).as(lock.encode()).isEqualTo(Decoded.ok(lock));
     }
   }
@@ -130,11 +155,20 @@ class RoundTripTest {
   void handshakeAndWeights() {
     Generators g = new Generators(8);
     for (int i = 0; i < RUNS; i++) {
-      LocalDateTime t = LocalDateTime.of(2000 + g.random().nextInt(8000), 1 + g.random().nextInt(12),
-          1 + g.random().nextInt(28), g.random().nextInt(24), g.random().nextInt(60), g.random().nextInt(60));
-      assertThat(Handshake.parse(Handshake.requesting(t))).isEqualTo(new Handshake.Requesting(Optional.of(t)));
-      assertThat(Handshake.parse(Handshake.deleted(t))).isEqualTo(new Handshake.Deleted(Optional.of(t)));
-      ScoringWeights w = new ScoringWeights(g.nonNegative(), g.nonNegative(), 1 + g.random().nextInt(100));
+      LocalDateTime t =
+          LocalDateTime.of(
+              2000 + g.random().nextInt(8000),
+              1 + g.random().nextInt(12),
+              1 + g.random().nextInt(28),
+              g.random().nextInt(24),
+              g.random().nextInt(60),
+              g.random().nextInt(60));
+      assertThat(Handshake.parse(Handshake.requesting(t)))
+          .isEqualTo(new Handshake.Requesting(Optional.of(t)));
+      assertThat(Handshake.parse(Handshake.deleted(t)))
+          .isEqualTo(new Handshake.Deleted(Optional.of(t)));
+      ScoringWeights w =
+          new ScoringWeights(g.nonNegative(), g.nonNegative(), 1 + g.random().nextInt(100));
       assertThat(ScoringWeights.decode(w.encode())).isEqualTo(Decoded.ok(w));
     }
   }
@@ -153,11 +187,21 @@ class RoundTripTest {
       limits.put("nvidia.com/gpu", Integer.toString(nums));
       limits.put("nvidia.com/gpucores", Integer.toString(cores));
       boolean byMem = g.random().nextBoolean();
-      limits.put(byMem ? "nvidia.com/gpumem" : "nvidia.com/gpumem-percentage", Integer.toString(byMem ? mem : pct));
-      ContainerRequest want = byMem
-          ? new ContainerRequest(nums, "NVIDIA", mem * factor, mem == 0 ? 100 : ContainerRequest.PERCENT_UNSET, cores)
-          : new ContainerRequest(nums, "NVIDIA", 0, pct, cores);
-      assertThat(rule.derive(ContainerResources.ofLimits(limits))).as(limits.toString()).isEqualTo(Decoded.ok(want));
+      limits.put(
+          byMem ? "nvidia.com/gpumem" : "nvidia.com/gpumem-percentage",
+          Integer.toString(byMem ? mem : pct));
+      ContainerRequest want =
+          byMem
+              ? new ContainerRequest(
+                  nums,
+                  "NVIDIA",
+                  mem * factor,
+                  mem == 0 ? 100 : ContainerRequest.PERCENT_UNSET,
+                  cores)
+              : new ContainerRequest(nums, "NVIDIA", 0, pct, cores);
+      assertThat(rule.derive(ContainerResources.ofLimits(limits)))
+          .as(limits.toString())
+          .isEqualTo(Decoded.ok(want));
     }
   }
 }

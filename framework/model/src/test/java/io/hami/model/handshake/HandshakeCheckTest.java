@@ -24,10 +24,15 @@ class HandshakeCheckTest {
         arguments("V29 stale, no allocatable", "Requesting_2024-01-02 00:00:00", 0L, false, false),
         arguments("V30 stale, allocatable 8", "Requesting_2024-01-02 00:00:00", 8L, true, false),
         arguments("fresh stamp", "Requesting_2026-08-21 08:20:00", 0L, true, false),
-        arguments("exactly 60 s old is expired", "Requesting_2026-08-21 08:19:39", 0L, false, false),
+        arguments(
+            "exactly 60 s old is expired", "Requesting_2026-08-21 08:19:39", 0L, false, false),
         arguments("legacy dotted layout", "Requesting_2026.08.21 08:20:00", 0L, true, false),
-        arguments("report with space", "Reported 2024-01-23 04:30:04.434037031 +0000 UTC m=+1104711.777756895",
-            0L, true, true),
+        arguments(
+            "report with space",
+            "Reported 2024-01-23 04:30:04.434037031 +0000 UTC m=+1104711.777756895",
+            0L,
+            true,
+            true),
         arguments("vendor report", "Reported_2026-08-21 08:20:00", 0L, true, true),
         arguments("leftover Deleted", "Deleted_2026-08-21 08:20:00", 0L, true, true));
   }
@@ -39,8 +44,10 @@ class HandshakeCheckTest {
     assertThat(v.healthy()).isEqualTo(healthy);
     assertThat(v.refresh()).isEqualTo(refresh);
     assertThat(v.action())
-        .isEqualTo(!healthy ? HealthVerdict.Action.CLEAN_UP
-            : refresh ? HealthVerdict.Action.REQUEST : HealthVerdict.Action.NONE);
+        .isEqualTo(
+            !healthy
+                ? HealthVerdict.Action.CLEAN_UP
+                : refresh ? HealthVerdict.Action.REQUEST : HealthVerdict.Action.NONE);
   }
 
   @Test
@@ -65,9 +72,17 @@ class HandshakeCheckTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("nvidia")
-  void checkNvidia(String name, String hs, long alloc, long prevAlloc, Optional<String> reg,
-      Optional<String> prevReg, boolean healthy, boolean refresh) {
-    HealthVerdict v = HandshakeCheck.checkNvidia(Optional.of(hs), NOW, alloc, prevAlloc, reg, prevReg);
+  void checkNvidia(
+      String name,
+      String hs,
+      long alloc,
+      long prevAlloc,
+      Optional<String> reg,
+      Optional<String> prevReg,
+      boolean healthy,
+      boolean refresh) {
+    HealthVerdict v =
+        HandshakeCheck.checkNvidia(Optional.of(hs), NOW, alloc, prevAlloc, reg, prevReg);
     assertThat(v.healthy()).isEqualTo(healthy);
     assertThat(v.refresh()).isEqualTo(refresh);
   }
@@ -75,9 +90,12 @@ class HandshakeCheckTest {
   @Test
   void valuesRoundTrip() {
     assertThat(Handshake.requesting(NOW)).isEqualTo("Requesting_2026-08-21 08:20:39");
-    assertThat(Handshake.parse(Handshake.requesting(NOW))).isEqualTo(new Handshake.Requesting(Optional.of(NOW)));
-    assertThat(Handshake.parse(Handshake.deleted(NOW))).isEqualTo(new Handshake.Deleted(Optional.of(NOW)));
+    assertThat(Handshake.parse(Handshake.requesting(NOW)))
+        .isEqualTo(new Handshake.Requesting(Optional.of(NOW)));
+    assertThat(Handshake.parse(Handshake.deleted(NOW)))
+        .isEqualTo(new Handshake.Deleted(Optional.of(NOW)));
     assertThat(Handshake.parse("Reported_x")).isEqualTo(new Handshake.Reported("Reported_x"));
-    assertThat(Handshake.parse("Requesting_2026-02-30 00:00:00")).isEqualTo(new Handshake.Requesting(Optional.empty()));
+    assertThat(Handshake.parse("Requesting_2026-02-30 00:00:00"))
+        .isEqualTo(new Handshake.Requesting(Optional.empty()));
   }
 }

@@ -43,12 +43,14 @@ class GoJsonTest {
 
   @Test
   void generator_writesObjectsWithGoEscapes() {
-    String json = GoJson.write(g -> {
-      g.writeStartObject();
-      g.writeName("a<b");
-      g.writeString("x&y");
-      g.writeEndObject();
-    });
+    String json =
+        GoJson.write(
+            g -> {
+              g.writeStartObject();
+              g.writeName("a<b");
+              g.writeString("x&y");
+              g.writeEndObject();
+            });
     assertThat(json).isEqualTo("{\"a\\u003cb\":\"x\\u0026y\"}");
   }
 
@@ -83,21 +85,33 @@ class GoJsonTest {
 
   @Test
   void parse_keepsNumberTextAndKind() {
-    Object v = GoJson.parse(" [1, -0, 1.5, 2e3, 1" + "0".repeat(40) + "] ").toOptional().orElseThrow();
-    assertThat(v).isEqualTo(List.of(new GoJson.Num("1", true), new GoJson.Num("-0", true),
-        new GoJson.Num("1.5", false), new GoJson.Num("2e3", false), new GoJson.Num("1" + "0".repeat(40), true)));
+    Object v =
+        GoJson.parse(" [1, -0, 1.5, 2e3, 1" + "0".repeat(40) + "] ").toOptional().orElseThrow();
+    assertThat(v)
+        .isEqualTo(
+            List.of(
+                new GoJson.Num("1", true),
+                new GoJson.Num("-0", true),
+                new GoJson.Num("1.5", false),
+                new GoJson.Num("2e3", false),
+                new GoJson.Num("1" + "0".repeat(40), true)));
   }
 
   @Test
   void parse_keepsDuplicateKeysAndTheLastCaseInsensitiveMatchWins() {
-    GoJson.Obj o = (GoJson.Obj) GoJson.parse("{\"id\":\"a\",\"ID\":\"b\",\"id\":\"c\"}").toOptional().orElseThrow();
+    GoJson.Obj o =
+        (GoJson.Obj)
+            GoJson.parse("{\"id\":\"a\",\"ID\":\"b\",\"id\":\"c\"}").toOptional().orElseThrow();
     assertThat(o.size()).isEqualTo(3);
     assertThat(o.get("id")).isEqualTo("c");
   }
 
   @Test
   void parse_readsUnpairedSurrogatesAsReplacementCharacter() {
-    assertThat(GoJson.parse("[\"a\\ud800b\",\"\\ud83d\\ude00\",\"x\uDC00\"]").toOptional().orElseThrow())
+    assertThat(
+            GoJson.parse("[\"a\\ud800b\",\"\\ud83d\\ude00\",\"x\uDC00\"]")
+                .toOptional()
+                .orElseThrow())
         .isEqualTo(List.of("a\ufffdb", "\uD83D\uDE00", "x\ufffd"));
   }
 

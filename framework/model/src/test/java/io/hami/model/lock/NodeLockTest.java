@@ -17,15 +17,23 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Spec §4 and §10.5: node lock values. */
 class NodeLockTest {
 
-  private static final OffsetDateTime T = OffsetDateTime.of(2026, 8, 21, 16, 20, 39, 0, ZoneOffset.ofHours(8));
+  private static final OffsetDateTime T =
+      OffsetDateTime.of(2026, 8, 21, 16, 20, 39, 0, ZoneOffset.ofHours(8));
 
   static Stream<Arguments> decodes() {
     return Stream.of(
-        arguments("§4 example", "2026-08-21T16:20:39+08:00,default,gpu-pod-1", NodeLock.of(T, "default", "gpu-pod-1")),
-        arguments("Z suffix", "2026-08-21T08:20:39Z,ns,p",
+        arguments(
+            "§4 example",
+            "2026-08-21T16:20:39+08:00,default,gpu-pod-1",
+            NodeLock.of(T, "default", "gpu-pod-1")),
+        arguments(
+            "Z suffix",
+            "2026-08-21T08:20:39Z,ns,p",
             NodeLock.of(OffsetDateTime.of(2026, 8, 21, 8, 20, 39, 0, ZoneOffset.UTC), "ns", "p")),
         arguments("legacy time only", "2026-08-21T16:20:39+08:00", NodeLock.timeOnly(T)),
-        arguments("fractional seconds", "2026-08-21T16:20:39.5+08:00",
+        arguments(
+            "fractional seconds",
+            "2026-08-21T16:20:39.5+08:00",
             NodeLock.timeOnly(T.withNano(500_000_000))));
   }
 
@@ -53,7 +61,8 @@ class NodeLockTest {
 
   @Test
   void v34_encodeLockValue() {
-    assertThat(NodeLock.of(T, "hami-ns", "hami").encode()).isEqualTo("2026-08-21T16:20:39+08:00,hami-ns,hami");
+    assertThat(NodeLock.of(T, "hami-ns", "hami").encode())
+        .isEqualTo("2026-08-21T16:20:39+08:00,hami-ns,hami");
     assertThat(NodeLock.of(T.withOffsetSameInstant(ZoneOffset.UTC), "a", "b").encode())
         .isEqualTo("2026-08-21T08:20:39Z,a,b");
     assertThat(NodeLock.timeOnly(T).encode()).isEqualTo("2026-08-21T16:20:39+08:00");
@@ -61,9 +70,12 @@ class NodeLockTest {
 
   @Test
   void v33_podKey() {
-    assertThat(NodeLock.podKey("test-namespace", "test-pod", "-")).isEqualTo("test-namespace-test-pod");
-    assertThat(NodeLock.podKey("test-namespace", "test-pod", "")).isEqualTo("test-namespacetest-pod");
-    assertThat(NodeLock.podKey("test-namespace", "test-pod", "@@@")).isEqualTo("test-namespace@@@test-pod");
+    assertThat(NodeLock.podKey("test-namespace", "test-pod", "-"))
+        .isEqualTo("test-namespace-test-pod");
+    assertThat(NodeLock.podKey("test-namespace", "test-pod", ""))
+        .isEqualTo("test-namespacetest-pod");
+    assertThat(NodeLock.podKey("test-namespace", "test-pod", "@@@"))
+        .isEqualTo("test-namespace@@@test-pod");
   }
 
   @Test
@@ -73,7 +85,8 @@ class NodeLockTest {
     assertThat(lock.isHeldBy("other-ns", "other-pod")).isTrue();
     assertThat(lock.isHeldBy("other-ns", "pod")).isFalse();
     assertThat(lock.isExpired(now, NodeLock.DEFAULT_TIMEOUT)).isFalse();
-    assertThat(lock.isExpired(T.toInstant().plus(Duration.ofMinutes(6)), NodeLock.DEFAULT_TIMEOUT)).isTrue();
+    assertThat(lock.isExpired(T.toInstant().plus(Duration.ofMinutes(6)), NodeLock.DEFAULT_TIMEOUT))
+        .isTrue();
     assertThat(NodeLock.timeOnly(T).isHeldBy("", "")).isFalse();
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.hami.model.Decoded;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -18,16 +19,22 @@ class MiscVectorsTest {
 
   @Test
   void v78_parseReason() {
-    assertThat(FitReasons.parse("3/8 CardInsufficientMemory, 2/8 CardInsufficientCore, 3/8 CardNotHealth"))
-        .isEqualTo(Decoded.ok(Map.of("CardInsufficientMemory", 3, "CardInsufficientCore", 2, "CardNotHealth", 3)));
+    assertThat(
+            FitReasons.parse(
+                "3/8 CardInsufficientMemory, 2/8 CardInsufficientCore, 3/8 CardNotHealth"))
+        .isEqualTo(
+            Decoded.ok(
+                Map.of(
+                    "CardInsufficientMemory", 3, "CardInsufficientCore", 2, "CardNotHealth", 3)));
   }
 
   @Test
   void formatSortsEntries() {
-    var counts = new java.util.LinkedHashMap<String, Integer>();
+    var counts = new LinkedHashMap<String, Integer>();
     counts.put("CardNotHealth", 3);
     counts.put("CardInsufficientMemory", 1);
-    assertThat(FitReasons.format(counts, 8)).isEqualTo("1/8 CardInsufficientMemory, 3/8 CardNotHealth");
+    assertThat(FitReasons.format(counts, 8))
+        .isEqualTo("1/8 CardInsufficientMemory, 3/8 CardNotHealth");
     assertThat(FitReasons.format(Map.of("AllocatedCardsInsufficientRequest", 2), 2))
         .isEqualTo("2/2 AllocatedCardsInsufficientRequest");
   }
@@ -35,7 +42,10 @@ class MiscVectorsTest {
   static Stream<Arguments> weights() {
     return Stream.of(
         arguments("V79 ordered", "slot=1,core=2,memory=3", new ScoringWeights(1, 2, 3)),
-        arguments("V79 spaces any order", " memory = 3, slot = 1, core = 0 ", new ScoringWeights(1, 0, 3)));
+        arguments(
+            "V79 spaces any order",
+            " memory = 3, slot = 1, core = 0 ",
+            new ScoringWeights(1, 0, 3)));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -54,7 +64,8 @@ class MiscVectorsTest {
         arguments("V79 negative", "core=-1", "must not be negative"),
         arguments("V79 unknown", "bandwidth=2", "unknown weight \"bandwidth\""),
         arguments("V79 duplicate", "slot=1,slot=2,memory=3", "duplicate \"slot\" weight"),
-        arguments("V79 all zero", "slot=0,core=0,memory=0", "at least one weight must be positive"));
+        arguments(
+            "V79 all zero", "slot=0,core=0,memory=0", "at least one weight must be positive"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -70,27 +81,48 @@ class MiscVectorsTest {
 
   static Stream<Arguments> collapse() {
     return Stream.of(
-        arguments("V80 two app containers", 0, List.of(on0(100, 10), on0(200, 20)), new DeviceUsage(300, 30, 2)),
-        arguments("V80 two init containers", 2, List.of(on0(100, 10), on0(200, 30)), new DeviceUsage(200, 30, 1)),
-        arguments("V80 big init, small app", 1, List.of(on0(500, 50), on0(100, 10)), new DeviceUsage(500, 50, 1)),
-        arguments("V80 small init, two apps", 1, List.of(on0(100, 10), on0(200, 20), on0(300, 30)),
+        arguments(
+            "V80 two app containers",
+            0,
+            List.of(on0(100, 10), on0(200, 20)),
+            new DeviceUsage(300, 30, 2)),
+        arguments(
+            "V80 two init containers",
+            2,
+            List.of(on0(100, 10), on0(200, 30)),
+            new DeviceUsage(200, 30, 1)),
+        arguments(
+            "V80 big init, small app",
+            1,
+            List.of(on0(500, 50), on0(100, 10)),
+            new DeviceUsage(500, 50, 1)),
+        arguments(
+            "V80 small init, two apps",
+            1,
+            List.of(on0(100, 10), on0(200, 20), on0(300, 30)),
             new DeviceUsage(500, 50, 2)),
-        arguments("V80 three inits, one app", 3,
-            List.of(on0(100, 10), on0(300, 30), on0(200, 20), on0(50, 5)), new DeviceUsage(300, 30, 1)));
+        arguments(
+            "V80 three inits, one app",
+            3,
+            List.of(on0(100, 10), on0(300, 30), on0(200, 20), on0(50, 5)),
+            new DeviceUsage(300, 30, 1)));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("collapse")
-  void v80_collapse(String name, int init, List<List<ContainerDevice>> containers, DeviceUsage want) {
+  void v80_collapse(
+      String name, int init, List<List<ContainerDevice>> containers, DeviceUsage want) {
     List<List<ContainerDevice>> withTail = new ArrayList<>(containers);
     withTail.add(List.of());
-    assertThat(UsageCollapse.collapse(new PodDevices(withTail), init, false)).isEqualTo(Map.of("gpu0", want));
+    assertThat(UsageCollapse.collapse(new PodDevices(withTail), init, false))
+        .isEqualTo(Map.of("gpu0", want));
   }
 
   @Test
   void collapseAfterInitDoneKeepsAppOnly() {
     PodDevices pod = PodDevices.of(on0(500, 50), on0(100, 10));
-    assertThat(UsageCollapse.collapse(pod, 1, true)).isEqualTo(Map.of("gpu0", new DeviceUsage(100, 10, 1)));
+    assertThat(UsageCollapse.collapse(pod, 1, true))
+        .isEqualTo(Map.of("gpu0", new DeviceUsage(100, 10, 1)));
     assertThat(UsageCollapse.collapse(PodDevices.of(on0(500, 50)), 1, true)).isEmpty();
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import io.hami.model.Decoded;
 import java.util.List;
 import java.util.stream.Stream;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -23,17 +24,28 @@ class PodDevicesCodecTest {
 
   static Stream<Arguments> decodes() {
     return Stream.of(
-        arguments("V21 two containers + trailing empty",
+        arguments(
+            "V21 two containers + trailing empty",
             A + ",NVIDIA,500,3:;" + B + ",NVIDIA,500,3:;",
-            PodDevices.of(List.of(dev(A, "NVIDIA", 500, 3)), List.of(dev(B, "NVIDIA", 500, 3)), List.of())),
+            PodDevices.of(
+                List.of(dev(A, "NVIDIA", 500, 3)), List.of(dev(B, "NVIDIA", 500, 3)), List.of())),
         arguments("V24 empty string", "", PodDevices.of(List.of())),
         arguments("§1.5 [[]] encoding", ";", PodDevices.of(List.of(), List.of())),
-        arguments("§1.5 init padding", ";GPU-aaa,NVIDIA,1000,30:;",
+        arguments(
+            "§1.5 init padding",
+            ";GPU-aaa,NVIDIA,1000,30:;",
             PodDevices.of(List.of(), List.of(dev("GPU-aaa", "NVIDIA", 1000, 30)), List.of())),
-        arguments("extra fields ignored", "u,NVIDIA,1,2,extra,more:;",
+        arguments(
+            "extra fields ignored",
+            "u,NVIDIA,1,2,extra,more:;",
             PodDevices.of(List.of(dev("u", "NVIDIA", 1, 2)), List.of())),
-        arguments("missing terminators", "u,NVIDIA,1,2", PodDevices.of(List.of(dev("u", "NVIDIA", 1, 2)))),
-        arguments("pieces without comma skipped", "junk:u,NVIDIA,1,2::;",
+        arguments(
+            "missing terminators",
+            "u,NVIDIA,1,2",
+            PodDevices.of(List.of(dev("u", "NVIDIA", 1, 2)))),
+        arguments(
+            "pieces without comma skipped",
+            "junk:u,NVIDIA,1,2::;",
             PodDevices.of(List.of(dev("u", "NVIDIA", 1, 2)), List.of())));
   }
 
@@ -47,18 +59,28 @@ class PodDevicesCodecTest {
     ContainerDevice u1 = dev("UUID1", "Type1", 1000, 30);
     ContainerDevice u2 = dev("UUID2", "Type1", 1000, 30);
     return Stream.of(
-        arguments("V22 one device", PodDevices.of(List.of(u1)), "UUID1,Type1,1000,30:;",
+        arguments(
+            "V22 one device",
+            PodDevices.of(List.of(u1)),
+            "UUID1,Type1,1000,30:;",
             PodDevices.of(List.of(u1), List.of())),
-        arguments("V23 two devices one container", PodDevices.of(List.of(u1, u2)),
-            "UUID1,Type1,1000,30:UUID2,Type1,1000,30:;", PodDevices.of(List.of(u1, u2), List.of())),
+        arguments(
+            "V23 two devices one container",
+            PodDevices.of(List.of(u1, u2)),
+            "UUID1,Type1,1000,30:UUID2,Type1,1000,30:;",
+            PodDevices.of(List.of(u1, u2), List.of())),
         arguments("V24 no containers", PodDevices.empty(), "", PodDevices.of(List.of())),
         arguments("§1.5 [[]]", PodDevices.of(List.of()), ";", PodDevices.of(List.of(), List.of())),
-        arguments("§1.5 example same card twice",
-            PodDevices.of(List.of(dev("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", "NVIDIA", 3000, 0)),
+        arguments(
+            "§1.5 example same card twice",
+            PodDevices.of(
+                List.of(dev("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", "NVIDIA", 3000, 0)),
                 List.of(dev("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", "NVIDIA", 5000, 0))),
             "GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448,NVIDIA,3000,0:;GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448,NVIDIA,5000,0:;",
-            PodDevices.of(List.of(dev("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", "NVIDIA", 3000, 0)),
-                List.of(dev("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", "NVIDIA", 5000, 0)), List.of())));
+            PodDevices.of(
+                List.of(dev("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", "NVIDIA", 3000, 0)),
+                List.of(dev("GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448", "NVIDIA", 5000, 0)),
+                List.of())));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -71,7 +93,8 @@ class PodDevicesCodecTest {
   static Stream<Arguments> errors() {
     return Stream.of(
         arguments("V25 three fields", "uuid,type,100:;", "[0][0]", "missing fields"),
-        arguments("bad usedmem", "a,NVIDIA,1,1:;b,NVIDIA,x,1:;", "[1][0].usedmem", "invalid usedmem"),
+        arguments(
+            "bad usedmem", "a,NVIDIA,1,1:;b,NVIDIA,x,1:;", "[1][0].usedmem", "invalid usedmem"),
         arguments("bad usedcores", "a,NVIDIA,1,1.5:", "[0][0].usedcores", "invalid usedcores"));
   }
 
@@ -85,18 +108,21 @@ class PodDevicesCodecTest {
 
   @Test
   void v26_encodeContainerDeviceType() {
-    List<ContainerDevice> devices = List.of(
-        dev("GPU-936619fc-f6a1-74a8-0bc6-ecf6b3269313", "NVIDIA", 1000, 10),
-        dev(A, "AMD", 2000, 20),
-        dev(B, "NVIDIA", 3000, 30));
+    List<ContainerDevice> devices =
+        List.of(
+            dev("GPU-936619fc-f6a1-74a8-0bc6-ecf6b3269313", "NVIDIA", 1000, 10),
+            dev(A, "AMD", 2000, 20),
+            dev(B, "NVIDIA", 3000, 30));
     assertThat(PodDevicesCodec.encodeContainerDeviceType(devices, "NVIDIA"))
-        .isEqualTo("GPU-936619fc-f6a1-74a8-0bc6-ecf6b3269313,NVIDIA,1000,10:" + B + ",NVIDIA,3000,30");
+        .isEqualTo(
+            "GPU-936619fc-f6a1-74a8-0bc6-ecf6b3269313,NVIDIA,1000,10:" + B + ",NVIDIA,3000,30");
     assertThat(PodDevicesCodec.encodeContainerDeviceType(List.of(), "NVIDIA")).isEmpty();
   }
 
   @Test
   void v84_popOrder() throws Exception {
-    PodDevices pod = PodDevicesCodec.decode(";uuid1,NVIDIA,1024,4:;uuid2,NVIDIA,2048,8:;").orElseThrow();
+    PodDevices pod =
+        PodDevicesCodec.decode(";uuid1,NVIDIA,1024,4:;uuid2,NVIDIA,2048,8:;").orElseThrow();
     var first = pod.popFirstNonEmpty().orElseThrow();
     assertThat(first.index()).isEqualTo(1);
     assertThat(first.devices()).containsExactly(dev("uuid1", "NVIDIA", 1024, 4));
@@ -109,7 +135,8 @@ class PodDevicesCodecTest {
 
   @Test
   void encoderRejectsSeparatorsInFields() {
-    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-        .isThrownBy(() -> PodDevicesCodec.encode(PodDevices.of(List.of(dev("a;b", "NVIDIA", 1, 1)))));
+    Assertions.assertThatIllegalArgumentException()
+        .isThrownBy(
+            () -> PodDevicesCodec.encode(PodDevices.of(List.of(dev("a;b", "NVIDIA", 1, 1)))));
   }
 }

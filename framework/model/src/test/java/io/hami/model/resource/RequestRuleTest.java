@@ -3,6 +3,7 @@ package io.hami.model.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,7 +27,7 @@ class RequestRuleTest {
   private static final ContainerRequest NONE = ContainerRequest.none("NVIDIA");
 
   private static ContainerResources limits(String... kv) {
-    var m = new java.util.LinkedHashMap<String, String>();
+    var m = new LinkedHashMap<String, String>();
     for (int i = 0; i < kv.length; i += 2) {
       m.put(kv[i], kv[i + 1]);
     }
@@ -45,26 +46,45 @@ class RequestRuleTest {
         arguments("V39 pct 101", NV, limits(GPU, "1", PCT, "101"), req(1, 0, 100, 0)),
         arguments("V40 cores 50", NV, limits(GPU, "1", CORES, "50"), req(1, 0, 100, 50)),
         arguments("V41 no gpu", NV, limits(MEM, "1024"), NONE),
-        arguments("V42 requests only", NV,
-            new ContainerResources(Map.of(), Map.of(GPU, "1")), req(1, 0, 100, 0)),
+        arguments(
+            "V42 requests only",
+            NV,
+            new ContainerResources(Map.of(), Map.of(GPU, "1")),
+            req(1, 0, 100, 0)),
         arguments("V43 pct 0 in limits", NV, limits(GPU, "1", PCT, "0"), req(1, 0, 100, 0)),
-        arguments("V43 pct 0 in requests", NV,
-            new ContainerResources(Map.of(GPU, "1"), Map.of(PCT, "0")), req(1, 0, 100, 0)),
+        arguments(
+            "V43 pct 0 in requests",
+            NV,
+            new ContainerResources(Map.of(GPU, "1"), Map.of(PCT, "0")),
+            req(1, 0, 100, 0)),
         arguments("V43 pct -1", NV, limits(GPU, "1", PCT, "-1"), req(1, 0, 100, 0)),
-        arguments("V44 gpumem 2000 pct 0", NV, limits(GPU, "1", MEM, "2000", PCT, "0"), req(1, 2000, 101, 0)),
+        arguments(
+            "V44 gpumem 2000 pct 0",
+            NV,
+            limits(GPU, "1", MEM, "2000", PCT, "0"),
+            req(1, 2000, 101, 0)),
         arguments("V45 gpumem 16Gi", NV, limits(GPU, "1", MEM, "16Gi"), NONE),
         arguments("V45 gpumem 16.0Gi", NV, limits(GPU, "1", MEM, "16.0Gi"), NONE),
         arguments("V46 factor 2", factor2, limits(GPU, "1", MEM, "1024"), req(1, 2048, 101, 0)),
         arguments("V46 factor 2 1Gi", factor2, limits(GPU, "1", MEM, "1Gi"), NONE),
         arguments("V47 default memory", defMem, limits(GPU, "1"), req(1, 512, 101, 0)),
-        arguments("V47 default memory pct 0", defMem, limits(GPU, "1", PCT, "0"), req(1, 512, 101, 0)),
-        arguments("V47 default memory gpumem 0", defMem, limits(GPU, "1", MEM, "0"), req(1, 512, 101, 0)),
-        arguments("limits win over requests", NV,
-            new ContainerResources(Map.of(GPU, "2"), Map.of(GPU, "1")), req(2, 0, 100, 0)),
+        arguments(
+            "V47 default memory pct 0", defMem, limits(GPU, "1", PCT, "0"), req(1, 512, 101, 0)),
+        arguments(
+            "V47 default memory gpumem 0", defMem, limits(GPU, "1", MEM, "0"), req(1, 512, 101, 0)),
+        arguments(
+            "limits win over requests",
+            NV,
+            new ContainerResources(Map.of(GPU, "2"), Map.of(GPU, "1")),
+            req(2, 0, 100, 0)),
         arguments("fractional count", NV, limits(GPU, "500m"), NONE),
         arguments("negative gpumem", NV, limits(GPU, "1", MEM, "-5"), NONE),
         arguments("gpumem 1k is 1000", NV, limits(GPU, "1", MEM, "1k"), req(1, 1000, 101, 0)),
-        arguments("gpumem int32 max", NV, limits(GPU, "1", MEM, "2147483647"), req(1, 2147483647, 101, 0)),
+        arguments(
+            "gpumem int32 max",
+            NV,
+            limits(GPU, "1", MEM, "2147483647"),
+            req(1, 2147483647, 101, 0)),
         arguments("gpumem int32 max + 1", NV, limits(GPU, "1", MEM, "2147483648"), NONE),
         arguments("huge exponent", NV, limits(GPU, "1e999999999"), NONE));
   }
@@ -76,14 +96,22 @@ class RequestRuleTest {
   }
 
   static Stream<Arguments> exclusive() {
-    RequestRule noMemName = new RequestRule(
-        new ResourceNames(GPU, "", PCT, CORES, ""), "NVIDIA", 1, 0, 0);
-    RequestRule custom = new RequestRule(
-        new ResourceNames("x.com/gpu", "x.com/mem", "x.com/pct", "x.com/cores", ""), "NVIDIA", 1, 0, 0);
+    RequestRule noMemName =
+        new RequestRule(new ResourceNames(GPU, "", PCT, CORES, ""), "NVIDIA", 1, 0, 0);
+    RequestRule custom =
+        new RequestRule(
+            new ResourceNames("x.com/gpu", "x.com/mem", "x.com/pct", "x.com/cores", ""),
+            "NVIDIA",
+            1,
+            0,
+            0);
     return Stream.of(
         arguments("V48 gpu 1 pct 100 limits", NV, limits(GPU, "1", PCT, "100"), true),
-        arguments("V48 gpu 1 pct 100 requests", NV,
-            new ContainerResources(Map.of(GPU, "1"), Map.of(PCT, "100")), true),
+        arguments(
+            "V48 gpu 1 pct 100 requests",
+            NV,
+            new ContainerResources(Map.of(GPU, "1"), Map.of(PCT, "100")),
+            true),
         arguments("V48 gpu 1 alone", NV, limits(GPU, "1"), true),
         arguments("V48 empty memory name", noMemName, limits(GPU, "1", PCT, "100"), true),
         arguments("V48 custom names", custom, limits("x.com/gpu", "1"), true),

@@ -9,8 +9,10 @@ public final class FakeGpus {
   private FakeGpus() {}
 
   /** A GPU with a UUID derived from the node name and index. */
-  public static NodeDevice gpu(String node, int index, String type, int memMiB, int split, int numa) {
-    return NodeDevice.of(uuid(node, index), index, split, memMiB, 100, type, numa, NodeDevice.MODE_HAMI_CORE, true);
+  public static NodeDevice gpu(
+      String node, int index, String type, int memMiB, int split, int numa) {
+    return NodeDevice.of(
+        uuid(node, index), index, split, memMiB, 100, type, numa, NodeDevice.MODE_HAMI_CORE, true);
   }
 
   /** The UUID {@link #gpu} gives device {@code index} of {@code node}. */

@@ -76,7 +76,8 @@ public final class MakeGpuNode {
   public Node obj() {
     if (!gpus.isEmpty()) {
       node.annotation(
-          Annotations.NODE_NVIDIA_REGISTER, colon ? NodeDeviceColon.encode(gpus) : NodeDeviceJson.encode(gpus));
+          Annotations.NODE_NVIDIA_REGISTER,
+          colon ? NodeDeviceColon.encode(gpus) : NodeDeviceJson.encode(gpus));
       if (allocatable) {
         int shares = gpus.stream().mapToInt(NodeDevice::count).sum();
         node.resource("nvidia.com/gpu", Integer.toString(shares));

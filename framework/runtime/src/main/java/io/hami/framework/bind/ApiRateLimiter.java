@@ -6,16 +6,18 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.function.LongSupplier;
 
 /**
- * A token bucket for the scheduler's own API writes ({@code --kube-qps}, {@code --kube-burst}):
- * up to {@code burst} requests at once, refilled at {@code qps} per second. Thread-safe; {@link
+ * A token bucket for the scheduler's own API writes ({@code --kube-qps}, {@code --kube-burst}): up
+ * to {@code burst} requests at once, refilled at {@code qps} per second. Thread-safe; {@link
  * #acquire} blocks the calling (binding or writer) thread, never the scheduling thread.
  */
 public final class ApiRateLimiter {
   private final double qps;
   private final double burst;
   private final LongSupplier nanoTime;
+
   @GuardedBy("this")
   private double tokens;
+
   @GuardedBy("this")
   private long last;
 

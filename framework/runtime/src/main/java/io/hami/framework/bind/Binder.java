@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.Status;
 
 /**
- * Binds a pod to a node. Called on a binding thread; may block. Returns success, or an error
- * status describing why the binding did not happen (the pod is then unreserved and retried).
+ * Binds a pod to a node. Called on a binding thread; may block. Returns success, or an error status
+ * describing why the binding did not happen (the pod is then unreserved and retried).
  */
 @FunctionalInterface
 public interface Binder {

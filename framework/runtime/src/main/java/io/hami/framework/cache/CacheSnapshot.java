@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot that {@link SchedulerCache#updateSnapshot} refreshes in place between cycles,
- * replacing only the NodeInfos whose generation moved. Owned by the scheduling thread: plugins
- * read it during a cycle, and it changes only when the next cycle starts.
+ * replacing only the NodeInfos whose generation moved. Owned by the scheduling thread: plugins read
+ * it during a cycle, and it changes only when the next cycle starts.
  */
 public final class CacheSnapshot implements Snapshot {
   final List<NodeInfo> nodes = new ArrayList<>();

@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The scheduler's view of nodes and of the pods placed on them, fed by informer events and by
- * the scheduler's own decisions (assume, forget).
+ * The scheduler's view of nodes and of the pods placed on them, fed by informer events and by the
+ * scheduler's own decisions (assume, forget).
  *
  * <p>Concurrency: all state is guarded by the cache's monitor. Informer threads add, update and
  * remove; the scheduling thread assumes and takes snapshots; binding threads finish bindings and
@@ -30,10 +30,9 @@ import org.slf4j.LoggerFactory;
  * head of a recency list, so {@link #updateSnapshot} walks only the nodes changed since the
  * snapshot's generation: its cost grows with the changed nodes, not with the cluster.
  *
- * <p>Assumed pods: a pod the scheduler placed is counted on its node at once. The informer's add
- * of the bound pod confirms it. A pod whose binding finished but that the informer never
- * confirmed is forgotten after {@code assumedPodTtl} (zero: never), by {@link
- * #cleanupExpiredAssumedPods}.
+ * <p>Assumed pods: a pod the scheduler placed is counted on its node at once. The informer's add of
+ * the bound pod confirms it. A pod whose binding finished but that the informer never confirmed is
+ * forgotten after {@code assumedPodTtl} (zero: never), by {@link #cleanupExpiredAssumedPods}.
  */
 public final class SchedulerCache {
   private static final Logger log = LoggerFactory.getLogger(SchedulerCache.class);
@@ -44,14 +43,19 @@ public final class SchedulerCache {
 
   @GuardedBy("this")
   private final Map<String, NodeItem> nodes = new LinkedHashMap<>();
+
   @GuardedBy("this")
   private final Map<String, PodState> pods = new HashMap<>();
+
   @GuardedBy("this")
   private @Nullable NodeItem head;
+
   @GuardedBy("this")
   private long generation;
+
   @GuardedBy("this")
   private long membershipVersion;
+
   @GuardedBy("this")
   private int assumedCount;
 
@@ -85,7 +89,8 @@ public final class SchedulerCache {
   /**
    * @param podInfos derives a PodInfo (requests, ports) from a pod, possibly memoized
    */
-  public SchedulerCache(InstantSource clock, Duration assumedPodTtl, Function<Pod, PodInfo> podInfos) {
+  public SchedulerCache(
+      InstantSource clock, Duration assumedPodTtl, Function<Pod, PodInfo> podInfos) {
     this.clock = clock;
     this.assumedPodTtl = assumedPodTtl;
     this.podInfos = podInfos;
@@ -115,8 +120,8 @@ public final class SchedulerCache {
   }
 
   /**
-   * Removes a node. Pods still assigned to it stay accounted until they are deleted, so that a
-   * node that comes back is not overcommitted.
+   * Removes a node. Pods still assigned to it stay accounted until they are deleted, so that a node
+   * that comes back is not overcommitted.
    */
   public synchronized void removeNode(Node node) {
     NodeItem item = nodes.get(node.getMetadata().getName());
@@ -241,8 +246,8 @@ public final class SchedulerCache {
   // ---- snapshot
 
   /**
-   * Brings {@code snapshot} up to date, replacing only the NodeInfos changed since its last
-   * update; rebuilds the node list only when nodes were added or removed.
+   * Brings {@code snapshot} up to date, replacing only the NodeInfos changed since its last update;
+   * rebuilds the node list only when nodes were added or removed.
    */
   public synchronized void updateSnapshot(CacheSnapshot snapshot) {
     int copied = 0;

@@ -26,9 +26,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Reads a {@link SchedulerConfiguration} from YAML: parse, apply defaults, then validate,
- * collecting every error with its path ({@code profiles[0].plugins.score.enabled[1].weight:
- * invalid value 0: must be in 1..100}). Plugin arguments are decoded into the registered record
- * type on top of the registered defaults and then validated by the record itself.
+ * collecting every error with its path ({@code profiles[0].plugins.score.enabled[1].weight: invalid
+ * value 0: must be in 1..100}). Plugin arguments are decoded into the registered record type on top
+ * of the registered defaults and then validated by the record itself.
  */
 public final class ConfigLoader {
   private static final ImmutableSet<String> TOP_FIELDS =
@@ -98,8 +98,11 @@ public final class ConfigLoader {
   /** Validates the built-in defaults against the registry (names, arguments). */
   public SchedulerConfiguration defaults() {
     return parse(
-        "apiVersion: " + SchedulerConfiguration.API_VERSION + "\nkind: "
-            + SchedulerConfiguration.KIND + "\n",
+        "apiVersion: "
+            + SchedulerConfiguration.API_VERSION
+            + "\nkind: "
+            + SchedulerConfiguration.KIND
+            + "\n",
         "defaults");
   }
 
@@ -121,15 +124,13 @@ public final class ConfigLoader {
     Duration max = seconds(root, "podMaxBackoffSeconds", d.podMaxBackoff(), errors, false);
     if (max.compareTo(initial) < 0) {
       errors.invalid(
-          "podMaxBackoffSeconds", max.toSeconds(), "must not be less than podInitialBackoffSeconds");
+          "podMaxBackoffSeconds",
+          max.toSeconds(),
+          "must not be less than podInitialBackoffSeconds");
     }
     Duration unsched =
         seconds(
-            root,
-            "podMaxInUnschedulablePodsSeconds",
-            d.podMaxInUnschedulablePods(),
-            errors,
-            false);
+            root, "podMaxInUnschedulablePodsSeconds", d.podMaxInUnschedulablePods(), errors, false);
     Duration ttl = seconds(root, "assumedPodTtlSeconds", d.assumedPodTtl(), errors, true);
     LeaderElectionConfig le = leaderElection(root.get("leaderElection"), errors);
 
@@ -143,8 +144,7 @@ public final class ConfigLoader {
     if (apiVersion == null) {
       errors.required("apiVersion");
     } else if (!SchedulerConfiguration.API_VERSION.equals(apiVersion)) {
-      errors.invalid(
-          "apiVersion", apiVersion, "must be " + SchedulerConfiguration.API_VERSION);
+      errors.invalid("apiVersion", apiVersion, "must be " + SchedulerConfiguration.API_VERSION);
     }
     String kind = string(root, "kind", null, errors);
     if (kind == null) {
@@ -202,7 +202,8 @@ public final class ConfigLoader {
     Duration renew = seconds(n, "renewDeadlineSeconds", d.renewDeadline(), e, false);
     Duration retry = seconds(n, "retryPeriodSeconds", d.retryPeriod(), e, false);
     if (renew.compareTo(lease) >= 0) {
-      e.invalid("renewDeadlineSeconds", renew.toSeconds(), "must be less than leaseDurationSeconds");
+      e.invalid(
+          "renewDeadlineSeconds", renew.toSeconds(), "must be less than leaseDurationSeconds");
     }
     if (retry.compareTo(renew) >= 0) {
       e.invalid("retryPeriodSeconds", retry.toSeconds(), "must be less than renewDeadlineSeconds");
@@ -416,8 +417,7 @@ public final class ConfigLoader {
     }
   }
 
-  private static boolean checkObject(
-      JsonNode n, String field, Set<String> allowed, FieldErrors e) {
+  private static boolean checkObject(JsonNode n, String field, Set<String> allowed, FieldErrors e) {
     if (!n.isObject()) {
       e.add(field, "must be a mapping, not " + n.getNodeType());
       return false;

@@ -8,8 +8,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One scheduling profile: pods whose {@code spec.schedulerName} equals {@link #schedulerName()}
- * are scheduled with these plugins.
+ * One scheduling profile: pods whose {@code spec.schedulerName} equals {@link #schedulerName()} are
+ * scheduled with these plugins.
  *
  * @param schedulerName the name pods select
  * @param percentageOfNodesToScore overrides the global value when not null

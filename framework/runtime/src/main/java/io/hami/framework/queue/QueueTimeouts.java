@@ -11,7 +11,8 @@ import java.time.Duration;
  * @param maxBackoff the longest backoff
  * @param maxInUnschedulable how long a pod waits for an event before it is retried anyway
  */
-public record QueueTimeouts(Duration initialBackoff, Duration maxBackoff, Duration maxInUnschedulable) {
+public record QueueTimeouts(
+    Duration initialBackoff, Duration maxBackoff, Duration maxInUnschedulable) {
   public QueueTimeouts {
     requireNonNull(initialBackoff, "initialBackoff");
     requireNonNull(maxBackoff, "maxBackoff");

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A pod's queue record: the latest pod object, timestamps, attempt count and the plugins that
- * rejected it last. Mutated only under the queue's lock or by the scheduling thread that popped
- * it; handed to QueueSort read-only.
+ * rejected it last. Mutated only under the queue's lock or by the scheduling thread that popped it;
+ * handed to QueueSort read-only.
  */
 public final class QueuedPodInfo implements QueuedPod {
   private volatile Pod pod;

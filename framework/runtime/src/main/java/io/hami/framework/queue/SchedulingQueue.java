@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * The scheduling queue: an active queue ordered by QueueSort, a backoff queue ordered by backoff
  * expiry, and a pool of unschedulable pods waiting for a cluster event.
  *
- * <p>Concurrency: every structure is guarded by {@link #lock}. Informer threads add, update,
- * delete and report events; the scheduling thread pops and requeues; a timer (or an in-memory
- * driver) calls the two flush methods. Hint functions run under the lock and must be cheap.
+ * <p>Concurrency: every structure is guarded by {@link #lock}. Informer threads add, update, delete
+ * and report events; the scheduling thread pops and requeues; a timer (or an in-memory driver)
+ * calls the two flush methods. Hint functions run under the lock and must be cheap.
  *
  * <p>Requeueing: a failed pod goes to the unschedulable pool, unless it failed with an error
  * (backoff) or an event that one of its rejecting plugins cares about happened while it was being
@@ -60,24 +60,33 @@ public final class SchedulingQueue {
 
   @GuardedBy("lock")
   private final TreeSet<QueuedPodInfo> active;
+
   @GuardedBy("lock")
   private final TreeSet<QueuedPodInfo> backoff;
+
   @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> unschedulable = new LinkedHashMap<>();
+
   @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> byUid = new HashMap<>();
+
   @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> inFlight = new HashMap<>();
+
   // In event order, so trimming drops a prefix: binding pods stay in flight for long, and the
   // events they pin must not be rescanned on every attempt.
   @GuardedBy("lock")
   private final ArrayDeque<InFlightEvent> inFlightEvents = new ArrayDeque<>();
+
   @GuardedBy("lock")
   private long seq;
+
   @GuardedBy("lock")
   private long eventSeq;
+
   @GuardedBy("lock")
   private long schedulingCycle;
+
   @GuardedBy("lock")
   private boolean closed;
 
@@ -283,9 +292,9 @@ public final class SchedulingQueue {
   }
 
   /**
-   * Puts back a pod whose attempt failed. {@code status} is the failure: an error backs off;
-   * a rejection parks the pod as unschedulable with {@code rejectors} as the plugins whose events
-   * can requeue it. A pod deleted meanwhile is dropped.
+   * Puts back a pod whose attempt failed. {@code status} is the failure: an error backs off; a
+   * rejection parks the pod as unschedulable with {@code rejectors} as the plugins whose events can
+   * requeue it. A pod deleted meanwhile is dropped.
    */
   public void requeue(QueuedPodInfo info, Status status, Collection<String> rejectors) {
     lock.lock();
@@ -339,7 +348,8 @@ public final class SchedulingQueue {
    * Reports a cluster event: every unschedulable pod that one of its rejecting plugins'
    * registrations (and hints) accepts moves to backoff, or to active when its backoff expired.
    */
-  public void onEvent(ClusterEvent event, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+  public void onEvent(
+      ClusterEvent event, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
     lock.lock();
     try {
       eventSeq++;

@@ -48,7 +48,9 @@ public final class ApiEventRecorder implements EventRecorder {
   @Override
   public void record(HasMetadata regarding, Type type, String reason, String action, String note) {
     String ns =
-        regarding.getMetadata().getNamespace() == null ? "default" : regarding.getMetadata().getNamespace();
+        regarding.getMetadata().getNamespace() == null
+            ? "default"
+            : regarding.getMetadata().getNamespace();
     String now = clock.instant().toString();
     Event e =
         new EventBuilder()

@@ -16,16 +16,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes {@code PodScheduled=False} through a JSON merge patch of the pod's status subresource.
- * The patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned
- * ones yet), so it needs no read. The annotations the attempt observers ask for ride in
- * the same patch: the pods/status strategy keeps metadata changes other than ownerReferences and
- * deletionTimestamp, so they cost no request of their own. Runs on its own executor; when the
- * executor's queue is full the write is dropped and retried on the pod's next failure.
+ * Writes {@code PodScheduled=False} through a JSON merge patch of the pod's status subresource. The
+ * patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned ones yet),
+ * so it needs no read. The annotations the attempt observers ask for ride in the same patch: the
+ * pods/status strategy keeps metadata changes other than ownerReferences and deletionTimestamp, so
+ * they cost no request of their own. Runs on its own executor; when the executor's queue is full
+ * the write is dropped and retried on the pod's next failure.
  */
 public final class ApiStatusWriter implements StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
@@ -69,11 +70,16 @@ public final class ApiStatusWriter implements StatusWriter {
     }
     conditions.add(
         Map.of(
-            "type", "PodScheduled",
-            "status", "False",
-            "reason", reason,
-            "message", message,
-            "lastTransitionTime", clock.instant().toString()));
+            "type",
+            "PodScheduled",
+            "status",
+            "False",
+            "reason",
+            reason,
+            "message",
+            message,
+            "lastTransitionTime",
+            clock.instant().toString()));
     Map<String, Object> body = new LinkedHashMap<>();
     if (!annotations.isEmpty()) {
       body.put("metadata", Map.of("annotations", annotations));
@@ -98,7 +104,7 @@ public final class ApiStatusWriter implements StatusWriter {
               Thread.currentThread().interrupt();
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       log.warn("status writer queue full; dropping condition update pod={}/{}", ns, name);
     }
   }

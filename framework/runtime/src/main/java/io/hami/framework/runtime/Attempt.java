@@ -8,21 +8,27 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one attempt came to: the chosen node, or why there was none. Filled by the scheduling
- * cycle and read by the failure handler; confined to one thread at a time.
+ * What one attempt came to: the chosen node, or why there was none. Filled by the scheduling cycle
+ * and read by the failure handler; confined to one thread at a time.
  */
 final class Attempt {
-  /** The chosen node; on a failure after the choice (Reserve, Permit, binding), the node it was for. */
+  /**
+   * The chosen node; on a failure after the choice (Reserve, Permit, binding), the node it was for.
+   */
   @Nullable String node;
 
   Status status = Status.success();
   String message = "";
   Set<String> rejectors = Set.of();
+
   /** Per-node Filter statuses for PostFilter; set only when the profile has PostFilter plugins. */
   @Nullable Map<String, Status> nodeStatuses;
+
   /** Nodes Filter ran on. */
   int evaluated;
+
   @Nullable NodeSelection selection;
+
   /** The Filter failure's diagnosis; null to derive one from the status. */
   @Nullable Diagnosis diagnosis;
 

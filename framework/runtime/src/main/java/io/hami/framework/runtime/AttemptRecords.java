@@ -74,11 +74,12 @@ final class AttemptRecords {
       }
     }
     Map<String, Integer> histogram = new HashMap<>();
-    byStatus.forEach((s, n) -> {
-      for (String r : s.reasons()) {
-        histogram.merge(r, n[0], Integer::sum);
-      }
-    });
+    byStatus.forEach(
+        (s, n) -> {
+          for (String r : s.reasons()) {
+            histogram.merge(r, n[0], Integer::sum);
+          }
+        });
     if (excludedByPreFilter > 0) {
       histogram.merge(PREFILTER_EXCLUDED, excludedByPreFilter, Integer::sum);
     }
@@ -92,7 +93,11 @@ final class AttemptRecords {
 
   /** Whether node i comes before node j: fewer reasons, then by name. */
   private static boolean nearer(
-      @Nullable Status[] statuses, List<NodeInfo> candidates, int @Nullable [] nameRanks, int i, int j) {
+      @Nullable Status[] statuses,
+      List<NodeInfo> candidates,
+      int @Nullable [] nameRanks,
+      int i,
+      int j) {
     int a = statuses[i].reasons().size();
     int b = statuses[j].reasons().size();
     if (a != b) {
@@ -107,18 +112,23 @@ final class AttemptRecords {
    * A failure without per-node results (PreFilter, Reserve, Permit, binding, errors): the message's
    * reason counted against the nodes it concerns.
    */
-  static Diagnosis failure(Instant now, String reason, @Nullable String node, int numAll, String why, int nodes) {
-    return new Diagnosis(now, reason, node, numAll, List.of(new ReasonCount(why, nodes)), List.of());
+  static Diagnosis failure(
+      Instant now, String reason, @Nullable String node, int numAll, String why, int nodes) {
+    return new Diagnosis(
+        now, reason, node, numAll, List.of(new ReasonCount(why, nodes)), List.of());
   }
 
   private static List<ReasonCount> sorted(Map<String, Integer> histogram) {
     List<ReasonCount> out = new ArrayList<>(histogram.size());
     histogram.forEach((r, n) -> out.add(new ReasonCount(r, n)));
-    out.sort(Comparator.comparingInt(ReasonCount::nodes).reversed().thenComparing(ReasonCount::reason));
+    out.sort(
+        Comparator.comparingInt(ReasonCount::nodes).reversed().thenComparing(ReasonCount::reason));
     return out;
   }
 
-  /** The selection after scoring: the chosen node's score and the best {@link NodeSelection#TOP}. */
+  /**
+   * The selection after scoring: the chosen node's score and the best {@link NodeSelection#TOP}.
+   */
   static NodeSelection scored(int evaluated, List<NodeInfo> feasible, long[] total, int best) {
     int m = feasible.size();
     int k = Math.min(NodeSelection.TOP, m);

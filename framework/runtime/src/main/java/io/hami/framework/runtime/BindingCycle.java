@@ -35,7 +35,9 @@ final class BindingCycle {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Object done = new Object();
 
-  /** @param maxInFlight bindings queued or running before {@link #awaitRoom} waits; 0 for no limit */
+  /**
+   * @param maxInFlight bindings queued or running before {@link #awaitRoom} waits; 0 for no limit
+   */
   BindingCycle(Scheduler scheduler, FailureHandler failures, Executor executor, int maxInFlight) {
     this.cache = scheduler.cache();
     this.queue = scheduler.queue();
@@ -71,10 +73,10 @@ final class BindingCycle {
   /**
    * Holds the scheduling thread while {@code maxInFlight} bindings are queued or running. Without
    * it the thread runs ahead of binding under a backlog, and every pod placed ahead counts against
-   * its node in the lock-aware scores, so later pods scatter over ever more nodes (with GPU
-   * spread, one fractional pod on each GPU of a node leaves no whole GPU there: at 41% of a
-   * 1,000-node cluster's GPUs, 2% of the pods fit nowhere). Pods waiting at Permit hold no room,
-   * so a lock held elsewhere for long does not stop pods for other nodes.
+   * its node in the lock-aware scores, so later pods scatter over ever more nodes (with GPU spread,
+   * one fractional pod on each GPU of a node leaves no whole GPU there: at 41% of a 1,000-node
+   * cluster's GPUs, 2% of the pods fit nowhere). Pods waiting at Permit hold no room, so a lock
+   * held elsewhere for long does not stop pods for other nodes.
    */
   void awaitRoom() throws InterruptedException {
     if (maxInFlight <= 0) {
@@ -156,7 +158,8 @@ final class BindingCycle {
     queue.done(info.uid());
     metrics.binding("success", System.nanoTime() - start);
     metrics.podScheduled(
-        c.fwk().profileName(), Duration.between(info.initialTimestamp(), clock.instant()).toNanos());
+        c.fwk().profileName(),
+        Duration.between(info.initialTimestamp(), clock.instant()).toNanos());
     eventRecorder.record(
         pod,
         EventRecorder.Type.NORMAL,

@@ -12,15 +12,16 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Counts every request the scheduler's client sends, by verb, resource and response code, as
- * {@code hami_scheduler_client_requests_total}. It sits in the HTTP client, so it sees the
- * requests of plugins and informers as well as the runtime's own, which is what a
- * requests-per-pod figure must include. Thread-safe.
+ * Counts every request the scheduler's client sends, by verb, resource and response code, as {@code
+ * hami_scheduler_client_requests_total}. It sits in the HTTP client, so it sees the requests of
+ * plugins and informers as well as the runtime's own, which is what a requests-per-pod figure must
+ * include. Thread-safe.
  */
 public final class ClientRequestMetrics implements Interceptor {
   public static final String NAME = "hami_scheduler_client_requests_total";
@@ -35,7 +36,8 @@ public final class ClientRequestMetrics implements Interceptor {
 
   /** A client builder for {@code config} ({@link KubeClients}) whose requests this counts. */
   public KubernetesClientBuilder clientBuilder(Config config) {
-    return KubeClients.builder(config, b -> b.addOrReplaceInterceptor("hami-request-metrics", this));
+    return KubeClients.builder(
+        config, b -> b.addOrReplaceInterceptor("hami-request-metrics", this));
   }
 
   public void register(PrometheusRegistry registry) {
@@ -44,8 +46,14 @@ public final class ClientRequestMetrics implements Interceptor {
 
   @Override
   public void after(
-      HttpRequest request, HttpResponse<?> response, AsyncBody.Consumer<List<ByteBuffer>> consumer) {
-    record(request.method(), request.uri().getRawPath(), request.uri().getRawQuery(), Integer.toString(response.code()));
+      HttpRequest request,
+      HttpResponse<?> response,
+      AsyncBody.Consumer<List<ByteBuffer>> consumer) {
+    record(
+        request.method(),
+        request.uri().getRawPath(),
+        request.uri().getRawQuery(),
+        Integer.toString(response.code()));
   }
 
   @Override
@@ -78,7 +86,7 @@ public final class ClientRequestMetrics implements Interceptor {
     } else if (parts.length >= 3 && parts[0].equals("apis")) {
       i = 3;
     } else {
-      return new Request(method.toLowerCase(java.util.Locale.ROOT), "nonresource");
+      return new Request(method.toLowerCase(Locale.ROOT), "nonresource");
     }
     if (i + 1 < parts.length && parts[i].equals("namespaces") && i + 2 < parts.length) {
       i += 2;
@@ -96,7 +104,7 @@ public final class ClientRequestMetrics implements Interceptor {
           case "PUT" -> "update";
           case "PATCH" -> "patch";
           case "DELETE" -> named ? "delete" : "deletecollection";
-          default -> method.toLowerCase(java.util.Locale.ROOT);
+          default -> method.toLowerCase(Locale.ROOT);
         };
     return new Request(verb, resource.isEmpty() ? "unknown" : resource);
   }

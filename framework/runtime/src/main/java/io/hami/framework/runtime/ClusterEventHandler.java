@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,9 +29,9 @@ import org.slf4j.LoggerFactory;
  * queue updates, cluster events for requeueing, and calls to plugins' {@link
  * ClusterStateListener}s. Handlers only update memory and return.
  *
- * <p>Concurrency: every entry point is synchronized, so events from the node and pod informers
- * are applied one at a time and listeners see them in one order. A failure on one object is
- * logged and never stops the stream.
+ * <p>Concurrency: every entry point is synchronized, so events from the node and pod informers are
+ * applied one at a time and listeners see them in one order. A failure on one object is logged and
+ * never stops the stream.
  */
 public final class ClusterEventHandler {
   private static final Logger log = LoggerFactory.getLogger(ClusterEventHandler.class);
@@ -45,7 +46,10 @@ public final class ClusterEventHandler {
    * @param responsible whether an unassigned pod belongs to one of this scheduler's profiles
    */
   public ClusterEventHandler(
-      SchedulerCache cache, SchedulingQueue queue, Predicate<Pod> responsible, SchedulerMetrics metrics) {
+      SchedulerCache cache,
+      SchedulingQueue queue,
+      Predicate<Pod> responsible,
+      SchedulerMetrics metrics) {
     this.cache = cache;
     this.queue = queue;
     this.responsible = responsible;
@@ -232,7 +236,7 @@ public final class ClusterEventHandler {
     queue.onEvent(e, o, n);
   }
 
-  private void notify(java.util.function.Consumer<ClusterStateListener> call) {
+  private void notify(Consumer<ClusterStateListener> call) {
     for (ClusterStateListener l : listeners) {
       try {
         call.accept(l);

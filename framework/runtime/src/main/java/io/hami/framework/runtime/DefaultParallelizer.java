@@ -13,13 +13,12 @@ import java.util.function.IntConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A parallelizer over a fixed pool of daemon threads plus the calling thread. Work is handed out
- * in chunks of about {@code sqrt(pieces)} indexes, as kube-scheduler does, so that small jobs stay
- * on the caller. At most as many threads work on a job as the JVM has CPUs (a CPU-bound job gains
- * nothing from more, and each extra helper is a wake-up the caller waits for), and the caller
- * waits for the chunks to be done, not for every helper to have started: on a busy machine a
- * helper the OS has not run yet finds nothing left and costs the caller nothing. Closing it stops
- * the pool.
+ * A parallelizer over a fixed pool of daemon threads plus the calling thread. Work is handed out in
+ * chunks of about {@code sqrt(pieces)} indexes, as kube-scheduler does, so that small jobs stay on
+ * the caller. At most as many threads work on a job as the JVM has CPUs (a CPU-bound job gains
+ * nothing from more, and each extra helper is a wake-up the caller waits for), and the caller waits
+ * for the chunks to be done, not for every helper to have started: on a busy machine a helper the
+ * OS has not run yet finds nothing left and costs the caller nothing. Closing it stops the pool.
  */
 public final class DefaultParallelizer implements Parallelizer, AutoCloseable {
   private final int parallelism;

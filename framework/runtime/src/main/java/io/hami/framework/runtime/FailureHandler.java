@@ -17,8 +17,8 @@ import java.util.Map;
 
 /**
  * Handles a failed attempt: requeues the pod and, when the message changed, writes its {@code
- * PodScheduled=False} condition, the annotations the profile's {@link AttemptObserver}s ask for
- * (in the same request, so as fresh as the message and at no extra cost) and a Warning Event.
+ * PodScheduled=False} condition, the annotations the profile's {@link AttemptObserver}s ask for (in
+ * the same request, so as fresh as the message and at no extra cost) and a Warning Event.
  *
  * <p>Concurrency: called on the scheduling thread and on binding threads. Observers are registered
  * while the profiles are built, before any attempt.
@@ -33,7 +33,9 @@ final class FailureHandler {
   private final Map<String, List<AttemptObserver>> attemptObservers;
 
   FailureHandler(
-      Scheduler scheduler, StatusWriter statusWriter, Map<String, List<AttemptObserver>> attemptObservers) {
+      Scheduler scheduler,
+      StatusWriter statusWriter,
+      Map<String, List<AttemptObserver>> attemptObservers) {
     this.queue = scheduler.queue();
     this.snapshot = scheduler.snapshot();
     this.clock = scheduler.clock();
@@ -43,7 +45,9 @@ final class FailureHandler {
     this.attemptObservers = attemptObservers;
   }
 
-  /** @param nanos how long the scheduling cycle ran (0 for a binding failure) */
+  /**
+   * @param nanos how long the scheduling cycle ran (0 for a binding failure)
+   */
   void handle(QueuedPodInfo info, Attempt a, long nanos) {
     Pod pod = info.pod();
     queue.requeue(info, a.status, a.rejectors);
@@ -54,7 +58,8 @@ final class FailureHandler {
     info.setLastFailureMessage(a.message);
     String reason = a.status.code() == Code.ERROR ? "SchedulerError" : "Unschedulable";
     statusWriter.podUnschedulable(pod, reason, a.message, annotations(pod, reason, a));
-    eventRecorder.record(pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", a.message);
+    eventRecorder.record(
+        pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", a.message);
   }
 
   private Map<String, String> annotations(Pod pod, String reason, Attempt a) {

@@ -11,10 +11,13 @@ import org.jspecify.annotations.Nullable;
 final class FilterInput {
   final CycleState state;
   final Pod pod;
+
   /** Filter plugins PreFilter told to skip, by position. */
   final boolean[] skip;
+
   /** When not null, per-plugin elapsed time is added into it (sampled cycles). */
   final long @Nullable [] pluginNanos;
+
   /** The pod's class for reusing kept verdicts, or null to run the plugins. */
   final FilterVerdicts.@Nullable PodClass podClass;
 

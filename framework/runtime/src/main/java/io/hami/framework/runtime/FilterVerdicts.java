@@ -27,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class FilterVerdicts {
 
-  /** Kept verdicts, over all classes, before every class forgets them (huge clusters, many shapes). */
+  /**
+   * Kept verdicts, over all classes, before every class forgets them (huge clusters, many shapes).
+   */
   static final int MAX_KEPT = 1 << 22;
 
   /** Classes interned before the table is cleared (clients with endless distinct pods). */

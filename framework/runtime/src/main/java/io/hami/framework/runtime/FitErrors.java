@@ -42,7 +42,8 @@ final class FitErrors {
    */
   // Identity on purpose: comparing references counts a reused Status without equals per node.
   @SuppressWarnings("ReferenceEquality")
-  static String message(int numAll, @Nullable Status[] statuses, int count, int excludedByPreFilter) {
+  static String message(
+      int numAll, @Nullable Status[] statuses, int count, int excludedByPreFilter) {
     // Count each distinct status object first: plugins reuse one rejection across many nodes.
     IdentityHashMap<Status, int[]> byStatus = new IdentityHashMap<>();
     Status last = null;

@@ -3,6 +3,7 @@ package io.hami.framework.runtime;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.BindPlugin;
 import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.FieldErrors;
@@ -42,16 +43,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The plugins of one profile, sorted into per-point arrays once when the profile is built, and
- * the code that runs each extension point: it calls the plugins in order, turns a thrown
- * exception into an error status naming the plugin (logged once, here), fills in the plugin name
- * of every non-success status, and times the points.
+ * The plugins of one profile, sorted into per-point arrays once when the profile is built, and the
+ * code that runs each extension point: it calls the plugins in order, turns a thrown exception into
+ * an error status naming the plugin (logged once, here), fills in the plugin name of every
+ * non-success status, and times the points.
  *
  * <p>Thread-safety: immutable after construction but for the reused Filter verdicts ({@link
  * FilterVerdicts}), whose pod classes are taken on the scheduling thread. Filter and Score runners
@@ -89,7 +90,8 @@ public final class FrameworkRuntime {
       SchedulerMetrics metrics) {
     this.profileName = profileName;
     this.percentageOfNodesToScore = percentageOfNodesToScore;
-    this.queueSort = (QueueSortPlugin) byPoint.getOrDefault(ExtensionPoint.QUEUE_SORT, List.of()).get(0);
+    this.queueSort =
+        (QueueSortPlugin) byPoint.getOrDefault(ExtensionPoint.QUEUE_SORT, List.of()).get(0);
     this.preEnqueue = arr(byPoint, ExtensionPoint.PRE_ENQUEUE, PreEnqueuePlugin[]::new);
     this.preFilter = arr(byPoint, ExtensionPoint.PRE_FILTER, PreFilterPlugin[]::new);
     this.filter = arr(byPoint, ExtensionPoint.FILTER, FilterPlugin[]::new);
@@ -119,9 +121,7 @@ public final class FrameworkRuntime {
 
   @SuppressWarnings("unchecked")
   private static <T> T[] arr(
-      Map<ExtensionPoint, List<Plugin>> byPoint,
-      ExtensionPoint p,
-      java.util.function.IntFunction<T[]> mk) {
+      Map<ExtensionPoint, List<Plugin>> byPoint, ExtensionPoint p, IntFunction<T[]> mk) {
     List<Plugin> l = byPoint.getOrDefault(p, List.of());
     T[] out = mk.apply(l.size());
     for (int i = 0; i < l.size(); i++) {
@@ -133,8 +133,8 @@ public final class FrameworkRuntime {
   /**
    * Builds a profile: resolves which plugins run at each point (defaults, then multiPoint, then
    * per-point lists), creates each plugin once with its arguments and checks that every plugin
-   * named at a point implements it. Adds an error per problem to {@code errors} and returns null
-   * if there was any.
+   * named at a point implements it. Adds an error per problem to {@code errors} and returns null if
+   * there was any.
    */
   public static @Nullable FrameworkRuntime build(
       ProfileConfig profile,
@@ -159,8 +159,7 @@ public final class FrameworkRuntime {
         profile.percentageOfNodesToScore() != null
             ? profile.percentageOfNodesToScore()
             : globalPercentage;
-    return new FrameworkRuntime(
-        profile.schedulerName(), pct, byPoint, weights, instances, metrics);
+    return new FrameworkRuntime(profile.schedulerName(), pct, byPoint, weights, instances, metrics);
   }
 
   /** The multi-point list: defaults not disabled, then the profile's own. */
@@ -210,8 +209,8 @@ public final class FrameworkRuntime {
   }
 
   /**
-   * The plugins that run at {@code point}, in order: the multi-point ones that implement it and
-   * are not disabled there, then the point's own list. Records score weights into {@code weights}.
+   * The plugins that run at {@code point}, in order: the multi-point ones that implement it and are
+   * not disabled there, then the point's own list. Records score weights into {@code weights}.
    */
   private static List<Plugin> pluginsAt(
       ExtensionPoint point,
@@ -362,7 +361,8 @@ public final class FrameworkRuntime {
   public record PreFilterOutcome(
       Status status, @Nullable Set<String> nodeNames, boolean[] skipFilter) {}
 
-  public PreFilterOutcome runPreFilter(CycleState state, Pod pod, Snapshot snapshot, boolean sample) {
+  public PreFilterOutcome runPreFilter(
+      CycleState state, Pod pod, Snapshot snapshot, boolean sample) {
     long start = System.nanoTime();
     boolean[] skip = new boolean[filter.length];
     Set<String> nodes = null;
@@ -399,7 +399,8 @@ public final class FrameworkRuntime {
         }
       }
     }
-    metrics.extensionPoint("PreFilter", result.code().name(), profileName, System.nanoTime() - start);
+    metrics.extensionPoint(
+        "PreFilter", result.code().name(), profileName, System.nanoTime() - start);
     return new PreFilterOutcome(result, nodes, skip);
   }
 
@@ -408,7 +409,8 @@ public final class FrameworkRuntime {
    * (see {@link io.hami.framework.api.FilterEquivalence}), or null when its verdicts are computed
    * afresh. Called on the scheduling thread after PreFilter.
    */
-  FilterVerdicts.@Nullable PodClass filterClass(CycleState state, Pod pod, boolean[] skip, int nodes) {
+  FilterVerdicts.@Nullable PodClass filterClass(
+      CycleState state, Pod pod, boolean[] skip, int nodes) {
     return verdicts.classOf(state, pod, skip, nodes);
   }
 
@@ -435,8 +437,8 @@ public final class FrameworkRuntime {
   }
 
   /**
-   * Runs the Filter plugins on one node, stopping at the first that does not succeed. Hot path:
-   * no allocation on success.
+   * Runs the Filter plugins on one node, stopping at the first that does not succeed. Hot path: no
+   * allocation on success.
    *
    * @param pluginNanos when not null, per-plugin elapsed time is added into it (sampled cycles)
    */
@@ -485,7 +487,7 @@ public final class FrameworkRuntime {
       }
       Status s = r.status().withPlugin(p.name());
       r = new PostFilterResult(s, r.nominatedNodeName());
-      if (s.isSuccess() || s.code() == io.hami.framework.api.Code.ERROR) {
+      if (s.isSuccess() || s.code() == Code.ERROR) {
         last = r;
         break;
       }
@@ -605,7 +607,8 @@ public final class FrameworkRuntime {
       try {
         reserve[i].unreserve(state, pod, nodeName);
       } catch (RuntimeException e) {
-        log.error("Unreserve failed plugin={} pod={} node={}", reserve[i].name(), key(pod), nodeName, e);
+        log.error(
+            "Unreserve failed plugin={} pod={} node={}", reserve[i].name(), key(pod), nodeName, e);
       }
     }
   }
@@ -629,7 +632,7 @@ public final class FrameworkRuntime {
       if (s.isSuccess()) {
         continue;
       }
-      if (s.code() == io.hami.framework.api.Code.WAIT) {
+      if (s.code() == Code.WAIT) {
         waiting.add(p.name());
         if (r.timeout().compareTo(timeout) > 0) {
           timeout = r.timeout();
@@ -706,5 +709,4 @@ public final class FrameworkRuntime {
   static String key(Pod pod) {
     return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
-
 }

@@ -38,10 +38,13 @@ final class NodeFilter {
   static final class Result {
     final List<NodeInfo> candidates;
     final int total;
+
     /** Per candidate position, the rejecting status; null where the node passed or was not run. */
     final @Nullable Status[] statuses;
+
     /** Positions of the feasible candidates, in order from the start index. */
     final int[] feasible;
+
     final long @Nullable [] pluginNanos;
     final long startNanos;
     int found;

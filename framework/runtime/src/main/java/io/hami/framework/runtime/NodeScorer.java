@@ -19,7 +19,9 @@ final class NodeScorer {
   private final SchedulerMetrics metrics;
   private final @Nullable Random tieBreak;
 
-  /** @param tieBreak breaks score ties at random when given; otherwise the first node wins */
+  /**
+   * @param tieBreak breaks score ties at random when given; otherwise the first node wins
+   */
   NodeScorer(Parallelizer parallelizer, SchedulerMetrics metrics, @Nullable Random tieBreak) {
     this.parallelizer = parallelizer;
     this.metrics = metrics;
@@ -27,8 +29,8 @@ final class NodeScorer {
   }
 
   /**
-   * Scores {@code feasible} and sets the attempt's node and selection; returns null, or the
-   * status of the plugin that failed.
+   * Scores {@code feasible} and sets the attempt's node and selection; returns null, or the status
+   * of the plugin that failed.
    */
   @Nullable Status prioritizeAndSelect(PodCycle c, List<NodeInfo> feasible, Attempt a) {
     FrameworkRuntime fwk = c.fwk();
@@ -41,7 +43,10 @@ final class NodeScorer {
     long[] total = new long[feasible.size()];
     Status error = score(c, feasible, skip, total);
     metrics.extensionPoint(
-        "Score", error != null ? "Error" : "Success", fwk.profileName(), System.nanoTime() - scoreStart);
+        "Score",
+        error != null ? "Error" : "Success",
+        fwk.profileName(),
+        System.nanoTime() - scoreStart);
     if (error != null) {
       return error;
     }
@@ -52,7 +57,8 @@ final class NodeScorer {
   }
 
   /** Adds each scoring plugin's weighted, normalized score into {@code total}. */
-  private @Nullable Status score(PodCycle c, List<NodeInfo> feasible, boolean[] skip, long[] total) {
+  private @Nullable Status score(
+      PodCycle c, List<NodeInfo> feasible, boolean[] skip, long[] total) {
     FrameworkRuntime fwk = c.fwk();
     CycleState state = c.state();
     Pod pod = c.pod();

@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Memoizes what the scheduler derives from a pod's containers (effective requests, scoring
  * requests, host ports) by UID. An entry is reused while the containers, init containers and
- * overhead are unchanged, so the scheduling attempt, the assume, the retries and the bound copy
- * of a pod parse its quantities once; any other change (status, annotations, node name) keeps the
+ * overhead are unchanged, so the scheduling attempt, the assume, the retries and the bound copy of
+ * a pod parse its quantities once; any other change (status, annotations, node name) keeps the
  * entry. The pod objects themselves are not retained. Thread-safe.
  */
 public final class PodInfoCache {

@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * The explicit name to factory map the scheduler builds its profiles from. Written in one place
- * (the command that starts the scheduler); a duplicate name fails fast. Not thread-safe while
- * being filled; read-only afterwards.
+ * (the command that starts the scheduler); a duplicate name fails fast. Not thread-safe while being
+ * filled; read-only afterwards.
  */
 public final class Registry implements PluginCatalog {
   private final Map<String, PluginRegistration<?>> byName = new LinkedHashMap<>();

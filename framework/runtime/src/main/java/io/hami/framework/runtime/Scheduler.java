@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: {@link #scheduleOne} runs on a single scheduling thread, which alone owns the
  * snapshot. Binding cycles run on the binding executor. {@link #tick} runs the periodic work
- * (backoff flush, leftover flush, Permit timeouts, assumed-pod expiry) from a timer or an
- * in-memory driver.
+ * (backoff flush, leftover flush, Permit timeouts, assumed-pod expiry) from a timer or an in-memory
+ * driver.
  */
 public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -104,7 +104,9 @@ public final class Scheduler {
     return new SchedulerBuilder(config, registry);
   }
 
-  /** @throws ConfigException listing every profile error */
+  /**
+   * @throws ConfigException listing every profile error
+   */
   private void buildProfiles(Registry registry) {
     FieldErrors errors = FieldErrors.at("");
     for (int i = 0; i < config.profiles().size(); i++) {
@@ -137,7 +139,8 @@ public final class Scheduler {
       if (sortName == null) {
         sortName = fwk.queueSort().name();
       } else if (!sortName.equals(fwk.queueSort().name())) {
-        errors.child("profiles[" + i + "]")
+        errors
+            .child("profiles[" + i + "]")
             .invalid(
                 "plugins.queueSort",
                 fwk.queueSort().name(),
@@ -153,12 +156,7 @@ public final class Scheduler {
     for (FrameworkRuntime f : profiles.values()) {
       regs.putAll(f.eventRegistrations());
     }
-    return new SchedulingQueue(
-        sort,
-        this::preEnqueuePlugins,
-        regs,
-        clock,
-        config.queueTimeouts());
+    return new SchedulingQueue(sort, this::preEnqueuePlugins, regs, clock, config.queueTimeouts());
   }
 
   private ClusterEventHandler newEventHandler(SchedulingQueue q) {
@@ -233,7 +231,8 @@ public final class Scheduler {
   public ClusterEventHandler eventHandler() {
     ClusterEventHandler h = eventHandler;
     if (h == null) {
-      throw new IllegalStateException("the event handler is not ready while plugins are being created");
+      throw new IllegalStateException(
+          "the event handler is not ready while plugins are being created");
     }
     return h;
   }
@@ -391,7 +390,8 @@ public final class Scheduler {
     Pod pod = info.pod();
     FrameworkRuntime fwk = profiles.get(pod.getSpec().getSchedulerName());
     if (fwk == null) {
-      log.warn("no profile for pod {} (schedulerName {})", info.key(), pod.getSpec().getSchedulerName());
+      log.warn(
+          "no profile for pod {} (schedulerName {})", info.key(), pod.getSpec().getSchedulerName());
       queue().done(info.uid());
       return;
     }

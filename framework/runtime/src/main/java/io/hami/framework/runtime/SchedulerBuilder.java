@@ -91,8 +91,8 @@ public final class SchedulerBuilder {
   }
 
   /**
-   * Breaks score ties with a random generator seeded by {@code seed}, reproducibly; without a
-   * seed ties go to the first node in snapshot order.
+   * Breaks score ties with a random generator seeded by {@code seed}, reproducibly; without a seed
+   * ties go to the first node in snapshot order.
    */
   public SchedulerBuilder tieBreakSeed(@Nullable Long s) {
     this.seed = s;

@@ -12,13 +12,13 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
 
 /**
- * The scheduler's Prometheus metrics. Thread-safe. Data points are resolved once per label set
- * and reused, so recording costs one map lookup at most.
+ * The scheduler's Prometheus metrics. Thread-safe. Data points are resolved once per label set and
+ * reused, so recording costs one map lookup at most.
  */
 public final class SchedulerMetrics {
   private static final double[] LATENCY_BUCKETS = {
-    0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
-    10, 30, 60
+    0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    30, 60
   };
 
   private final PrometheusRegistry registry;
@@ -45,7 +45,8 @@ public final class SchedulerMetrics {
         latency(
             "hami_scheduler_scheduling_attempt_duration_seconds",
             "Decision latency: from pop to the end of the scheduling cycle.",
-            "result", "profile");
+            "result",
+            "profile");
     e2eDuration =
         latency(
             "hami_scheduler_pod_scheduling_sli_duration_seconds",
@@ -55,12 +56,16 @@ public final class SchedulerMetrics {
         latency(
             "hami_scheduler_framework_extension_point_duration_seconds",
             "Time spent in each extension point, all plugins together.",
-            "extension_point", "status", "profile");
+            "extension_point",
+            "status",
+            "profile");
     pluginDuration =
         latency(
             "hami_scheduler_plugin_execution_duration_seconds",
             "Time spent in each plugin per extension point (sampled cycles).",
-            "plugin", "extension_point", "status");
+            "plugin",
+            "extension_point",
+            "status");
     bindingDuration =
         latency(
             "hami_scheduler_binding_duration_seconds",
@@ -133,16 +138,27 @@ public final class SchedulerMetrics {
   }
 
   /** Registers a gauge whose value is read on each scrape. */
-  public void gauge(String name, String help, String[] labelNames, Consumer<GaugeWithCallback.Callback> cb) {
+  public void gauge(
+      String name, String help, String[] labelNames, Consumer<GaugeWithCallback.Callback> cb) {
     registry.register(
-        GaugeWithCallback.builder().name(name).help(help).labelNames(labelNames).callback(cb).build());
+        GaugeWithCallback.builder()
+            .name(name)
+            .help(help)
+            .labelNames(labelNames)
+            .callback(cb)
+            .build());
   }
 
   /** Registers a counter whose value is read on each scrape. */
   public void counterCallback(
       String name, String help, String[] labelNames, Consumer<CounterWithCallback.Callback> cb) {
     registry.register(
-        CounterWithCallback.builder().name(name).help(help).labelNames(labelNames).callback(cb).build());
+        CounterWithCallback.builder()
+            .name(name)
+            .help(help)
+            .labelNames(labelNames)
+            .callback(cb)
+            .build());
   }
 
   private DistributionDataPoint dist(Histogram h, String prefix, String... labels) {

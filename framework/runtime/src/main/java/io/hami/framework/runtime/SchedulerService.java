@@ -26,6 +26,7 @@ import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,12 +42,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The scheduler against a real API server: informers on nodes and pods feed the {@link
  * ClusterEventHandler}; the scheduling loop runs on its own thread once this replica leads (or at
- * once without leader election); binding, status and Event writes run on bounded executors behind
- * a shared rate limiter; metrics and {@code /healthz}, {@code /readyz} are served over HTTP.
+ * once without leader election); binding, status and Event writes run on bounded executors behind a
+ * shared rate limiter; metrics and {@code /healthz}, {@code /readyz} are served over HTTP.
  *
- * <p>A standby replica keeps its informers and cache warm, so it can take over at once. Losing
- * the lease ends the service with exit code 1, as kube-scheduler does, so that the process
- * restarts clean.
+ * <p>A standby replica keeps its informers and cache warm, so it can take over at once. Losing the
+ * lease ends the service with exit code 1, as kube-scheduler does, so that the process restarts
+ * clean.
  */
 public final class SchedulerService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SchedulerService.class);
@@ -93,11 +94,13 @@ public final class SchedulerService implements AutoCloseable {
     this.client = client;
     this.config = config;
     this.options = options;
-    this.bindingPool = Executors.newFixedThreadPool(options.bindingThreads(), daemon("hami-binding"));
+    this.bindingPool =
+        Executors.newFixedThreadPool(options.bindingThreads(), daemon("hami-binding"));
     this.writerPool = boundedSingle("hami-status-writer", 10_000);
     this.eventPool = boundedSingle("hami-events", 10_000);
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("hami-timer"));
-    ApiRateLimiter limiter = new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);
+    ApiRateLimiter limiter =
+        new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);
     SchedulerMetrics[] metricsRef = new SchedulerMetrics[1];
     ApiRequestObserver observer =
         (verb, resource, outcome) -> {
@@ -136,7 +139,12 @@ public final class SchedulerService implements AutoCloseable {
 
   private static ExecutorService boundedSingle(String name, int capacity) {
     return new ThreadPoolExecutor(
-        1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(capacity), daemon(name),
+        1,
+        1,
+        0,
+        TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(capacity),
+        daemon(name),
         new ThreadPoolExecutor.AbortPolicy());
   }
 
@@ -158,8 +166,8 @@ public final class SchedulerService implements AutoCloseable {
   }
 
   /**
-   * Starts metrics, informers (waiting up to {@code syncTimeout} for their first listing) and
-   * then scheduling, directly or after winning the lease.
+   * Starts metrics, informers (waiting up to {@code syncTimeout} for their first listing) and then
+   * scheduling, directly or after winning the lease.
    *
    * @throws IOException if the metrics address cannot be bound
    * @throws IllegalStateException if the informers do not sync in time
@@ -216,8 +224,8 @@ public final class SchedulerService implements AutoCloseable {
   }
 
   /**
-   * Starts the node and pod informers and waits up to {@code syncTimeout} until their handlers
-   * have seen the initial listing.
+   * Starts the node and pod informers and waits up to {@code syncTimeout} until their handlers have
+   * seen the initial listing.
    */
   private void startInformers(Duration syncTimeout) {
     ClusterEventHandler handler = scheduler.eventHandler();
@@ -234,7 +242,8 @@ public final class SchedulerService implements AutoCloseable {
           @Override
           public void onUpdate(Node oldObj, Node newObj) {
             if (!Objects.equals(
-                oldObj.getMetadata().getResourceVersion(), newObj.getMetadata().getResourceVersion())) {
+                oldObj.getMetadata().getResourceVersion(),
+                newObj.getMetadata().getResourceVersion())) {
               handler.onNodeUpdate(oldObj, newObj);
             }
           }
@@ -257,7 +266,8 @@ public final class SchedulerService implements AutoCloseable {
           @Override
           public void onUpdate(Pod oldObj, Pod newObj) {
             if (!Objects.equals(
-                oldObj.getMetadata().getResourceVersion(), newObj.getMetadata().getResourceVersion())) {
+                oldObj.getMetadata().getResourceVersion(),
+                newObj.getMetadata().getResourceVersion())) {
               handler.onPodUpdate(oldObj, newObj);
             }
           }
@@ -276,7 +286,8 @@ public final class SchedulerService implements AutoCloseable {
     }
     // The stores are synced; wait until the handlers have also seen the initial listing, so
     // the first cycle does not run against a half-filled cache.
-    awaitHandlers(nodeInformer.getStore().list().size(), podInformer.getStore().list().size(), syncTimeout);
+    awaitHandlers(
+        nodeInformer.getStore().list().size(), podInformer.getStore().list().size(), syncTimeout);
   }
 
   private void awaitHandlers(int nodes, int pods, Duration syncTimeout) {
@@ -303,7 +314,8 @@ public final class SchedulerService implements AutoCloseable {
             .withConfig(
                 new LeaderElectionConfigBuilder()
                     .withName(le.leaseName())
-                    .withLock(new LeaseLock(le.leaseNamespace(), le.leaseName(), options.identity()))
+                    .withLock(
+                        new LeaseLock(le.leaseNamespace(), le.leaseName(), options.identity()))
                     .withLeaseDuration(le.leaseDuration())
                     .withRenewDeadline(le.renewDeadline())
                     .withRetryPeriod(le.retryPeriod())
@@ -321,7 +333,11 @@ public final class SchedulerService implements AutoCloseable {
                     .build())
             .build();
     election = elector.start();
-    log.info("waiting to lead lease {}/{} as {}", le.leaseNamespace(), le.leaseName(), options.identity());
+    log.info(
+        "waiting to lead lease {}/{} as {}",
+        le.leaseNamespace(),
+        le.leaseName(),
+        options.identity());
   }
 
   private void tickSafely() {
@@ -354,11 +370,13 @@ public final class SchedulerService implements AutoCloseable {
     log.info("scheduling started: profiles {}", scheduler.profiles().keySet());
   }
 
-  /** Blocks until the service stops on its own (lost lease, loop failure); returns the exit code. */
+  /**
+   * Blocks until the service stops on its own (lost lease, loop failure); returns the exit code.
+   */
   public int awaitTermination() throws InterruptedException {
     try {
       return terminated.get();
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       return 1;
     }
   }

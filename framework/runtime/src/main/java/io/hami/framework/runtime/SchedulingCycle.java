@@ -98,7 +98,9 @@ final class SchedulingCycle {
     if (!reserved.isSuccess()) {
       fwk.runUnreserve(state, pod, nodeName);
       cache.forgetPod(pod);
-      failed(c, Attempt.failedAt(nodeName, reserved, reserved.message()),
+      failed(
+          c,
+          Attempt.failedAt(nodeName, reserved, reserved.message()),
           reserved.code() == Code.ERROR ? "error" : "unschedulable");
       return null;
     }
@@ -139,7 +141,8 @@ final class SchedulingCycle {
       a.message = "0/0 nodes are available: no nodes available to schedule pods.";
       return a;
     }
-    FrameworkRuntime.PreFilterOutcome pre = c.fwk().runPreFilter(c.state(), c.pod(), snapshot, c.sample());
+    FrameworkRuntime.PreFilterOutcome pre =
+        c.fwk().runPreFilter(c.state(), c.pod(), snapshot, c.sample());
     if (!pre.status().isSuccess()) {
       a.status = pre.status();
       a.message =
@@ -170,7 +173,9 @@ final class SchedulingCycle {
     return out;
   }
 
-  /** @param excluded nodes PreFilter left out */
+  /**
+   * @param excluded nodes PreFilter left out
+   */
   private Attempt afterFilter(PodCycle c, Attempt a, NodeFilter.Result r, int excluded) {
     FrameworkRuntime fwk = c.fwk();
     if (r.pluginNanos != null) {
@@ -178,7 +183,10 @@ final class SchedulingCycle {
     }
     Status error = r.error;
     metrics.extensionPoint(
-        "Filter", error != null ? "Error" : "Success", fwk.profileName(), System.nanoTime() - r.startNanos);
+        "Filter",
+        error != null ? "Error" : "Success",
+        fwk.profileName(),
+        System.nanoTime() - r.startNanos);
     if (error != null) {
       a.status = error;
       a.message = "running Filter plugin " + error.plugin() + ": " + error.message();
@@ -208,12 +216,19 @@ final class SchedulingCycle {
     return a;
   }
 
-  /** Filter rejected every candidate: the message, the diagnosis and the statuses for PostFilter. */
+  /**
+   * Filter rejected every candidate: the message, the diagnosis and the statuses for PostFilter.
+   */
   private void noFit(FrameworkRuntime fwk, Attempt a, NodeFilter.Result r, int excluded) {
     int numAll = snapshot.nodes().size();
     a.message = FitErrors.message(numAll, r.statuses, r.total, excluded);
     a.diagnosis =
-        AttemptRecords.filterFailure(clock.instant(), numAll, r.statuses, r.candidates, excluded,
+        AttemptRecords.filterFailure(
+            clock.instant(),
+            numAll,
+            r.statuses,
+            r.candidates,
+            excluded,
             r.candidates == snapshot.nodes() ? snapshot.nameRanks() : null);
     a.rejectors = FitErrors.rejectors(r.statuses, r.total);
     a.status = new Status(Code.UNSCHEDULABLE, List.of(a.message), null, null);

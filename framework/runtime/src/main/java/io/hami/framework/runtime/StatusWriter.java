@@ -25,7 +25,8 @@ public interface StatusWriter {
    *
    * @param annotations to set on the pod; empty to leave its annotations as they are
    */
-  default void podUnschedulable(Pod pod, String reason, String message, Map<String, String> annotations) {
+  default void podUnschedulable(
+      Pod pod, String reason, String message, Map<String, String> annotations) {
     podUnschedulable(pod, reason, message);
   }
 }

@@ -21,10 +21,13 @@ import org.jspecify.annotations.Nullable;
 final class WaitingPodImpl implements WaitingPod {
   private final Pod pod;
   private final String nodeName;
+
   @GuardedBy("this")
   private @Nullable Set<String> pending;
+
   @GuardedBy("this")
   private final Set<String> allowedEarly = new HashSet<>();
+
   private volatile Instant deadline = Instant.MAX;
   private final CompletableFuture<Status> result = new CompletableFuture<>();
 

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 class SchedulerCacheTest {
   private final FakeClock clock = new FakeClock();
-  private final SchedulerCache cache = new SchedulerCache(clock, Duration.ofSeconds(30), PodInfo::of);
+  private final SchedulerCache cache =
+      new SchedulerCache(clock, Duration.ofSeconds(30), PodInfo::of);
 
   private static Pod bound(Pod p, String node) {
     p.getSpec().setNodeName(node);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.plugins.noderesources.NodeResourcesFitArgs;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,10 @@ class ConfigLoaderTest {
     assertThat(c.podInitialBackoff()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.podMaxBackoff()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.podMaxInUnschedulablePods()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(c.profiles()).singleElement().extracting(ProfileConfig::schedulerName).isEqualTo("hami-scheduler");
+    assertThat(c.profiles())
+        .singleElement()
+        .extracting(ProfileConfig::schedulerName)
+        .isEqualTo("hami-scheduler");
   }
 
   @Test
@@ -78,20 +82,23 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> loader.parse(yaml, "t"))
         .isInstanceOfSatisfying(
             ConfigException.class,
-            e -> assertThat(e.errors()).singleElement().asString().startsWith("profiles[0].pluginConfig[0].args."));
+            e ->
+                assertThat(e.errors())
+                    .singleElement()
+                    .asString()
+                    .startsWith("profiles[0].pluginConfig[0].args."));
   }
 
   @Test
   void notYaml_andEmpty_areErrors() {
     assertThatThrownBy(() -> loader.parse("a: [", "t")).isInstanceOf(ConfigException.class);
-    assertThatThrownBy(() -> loader.parse("", "t"))
-        .hasMessageContaining("empty configuration");
+    assertThatThrownBy(() -> loader.parse("", "t")).hasMessageContaining("empty configuration");
     assertThatThrownBy(() -> loader.parse("- 1\n", "t")).hasMessageContaining("must be a mapping");
   }
 
   @Test
   void missingFile_isAConfigError() {
-    assertThatThrownBy(() -> loader.load(java.nio.file.Path.of("/nonexistent/x.yaml")))
+    assertThatThrownBy(() -> loader.load(Path.of("/nonexistent/x.yaml")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("cannot read");
   }

@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The condition write against fabric8's mock server: one request carries condition and record.
- * (The CRUD mock drops metadata from status patches, unlike the API server, so the request itself is
+ * The condition write against fabric8's mock server: one request carries condition and record. (The
+ * CRUD mock drops metadata from status patches, unlike the API server, so the request itself is
  * inspected.)
  */
 @EnableKubernetesMockClient
@@ -48,20 +48,29 @@ class ApiStatusWriterIT {
     Pod pod = MakePod.named("p").obj();
     expectPatch(pod);
 
-    writer().podUnschedulable(
-        pod, "Unschedulable", "0/1 nodes are available: 1 CardInsufficientMemory.",
-        Map.of(RECORD, "{\"v\":1}"));
+    writer()
+        .podUnschedulable(
+            pod,
+            "Unschedulable",
+            "0/1 nodes are available: 1 CardInsufficientMemory.",
+            Map.of(RECORD, "{\"v\":1}"));
 
     assertThat(requests).containsExactly("patch pods/status ok");
-    assertThat(writes()).singleElement().satisfies(w -> {
-      assertThat(w.getMethod()).isEqualTo("PATCH");
-      assertThat(w.getPath()).isEqualTo(STATUS);
-      assertThat(w.getHeader("Content-Type")).startsWith("application/merge-patch+json");
-      assertThat(w.getUtf8Body())
-          .startsWith("{\"metadata\":{\"annotations\":{\"" + RECORD + "\":\"{\\\"v\\\":1}\"}}")
-          .contains("\"type\":\"PodScheduled\"", "\"reason\":\"Unschedulable\"",
-              "\"message\":\"0/1 nodes are available: 1 CardInsufficientMemory.\"");
-    });
+    assertThat(writes())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.getMethod()).isEqualTo("PATCH");
+              assertThat(w.getPath()).isEqualTo(STATUS);
+              assertThat(w.getHeader("Content-Type")).startsWith("application/merge-patch+json");
+              assertThat(w.getUtf8Body())
+                  .startsWith(
+                      "{\"metadata\":{\"annotations\":{\"" + RECORD + "\":\"{\\\"v\\\":1}\"}}")
+                  .contains(
+                      "\"type\":\"PodScheduled\"",
+                      "\"reason\":\"Unschedulable\"",
+                      "\"message\":\"0/1 nodes are available: 1 CardInsufficientMemory.\"");
+            });
   }
 
   @Test
@@ -71,9 +80,13 @@ class ApiStatusWriterIT {
 
     writer().podUnschedulable(pod, "SchedulerError", "boom");
 
-    assertThat(writes()).singleElement().satisfies(w -> assertThat(w.getUtf8Body())
-        .doesNotContain("metadata")
-        .contains("\"reason\":\"SchedulerError\""));
+    assertThat(writes())
+        .singleElement()
+        .satisfies(
+            w ->
+                assertThat(w.getUtf8Body())
+                    .doesNotContain("metadata")
+                    .contains("\"reason\":\"SchedulerError\""));
   }
 
   private void expectPatch(Pod pod) {

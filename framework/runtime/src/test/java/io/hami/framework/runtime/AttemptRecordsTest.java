@@ -37,9 +37,10 @@ class AttemptRecordsTest {
     List<NodeInfo> nodes = nodes(8);
     Status[] statuses = new Status[8];
     for (int i = 0; i < 8; i++) {
-      statuses[i] = i % 3 == 0
-          ? Status.unschedulable("CardInsufficientMemory")
-          : Status.unschedulable("CardInsufficientMemory", "CardInsufficientCore");
+      statuses[i] =
+          i % 3 == 0
+              ? Status.unschedulable("CardInsufficientMemory")
+              : Status.unschedulable("CardInsufficientMemory", "CardInsufficientCore");
     }
     statuses[5] = null; // a node that passed before the attempt stopped looking
 
@@ -48,12 +49,16 @@ class AttemptRecordsTest {
     assertThat(f.reason()).isEqualTo("Unschedulable");
     assertThat(f.node()).isNull();
     assertThat(f.nodes()).isEqualTo(10);
-    assertThat(f.reasons()).containsExactly(
-        new ReasonCount("CardInsufficientMemory", 7),
-        new ReasonCount("CardInsufficientCore", 4),
-        new ReasonCount(AttemptRecords.PREFILTER_EXCLUDED, 2));
-    assertThat(f.closest()).extracting(NodeReasons::node).containsExactly("n00", "n03", "n06", "n01", "n02");
-    assertThat(f.closest().get(3).reasons()).containsExactly("CardInsufficientMemory", "CardInsufficientCore");
+    assertThat(f.reasons())
+        .containsExactly(
+            new ReasonCount("CardInsufficientMemory", 7),
+            new ReasonCount("CardInsufficientCore", 4),
+            new ReasonCount(AttemptRecords.PREFILTER_EXCLUDED, 2));
+    assertThat(f.closest())
+        .extracting(NodeReasons::node)
+        .containsExactly("n00", "n03", "n06", "n01", "n02");
+    assertThat(f.closest().get(3).reasons())
+        .containsExactly("CardInsufficientMemory", "CardInsufficientCore");
   }
 
   @Test
@@ -68,13 +73,16 @@ class AttemptRecordsTest {
     Diagnosis byRank = AttemptRecords.filterFailure(T, 4, statuses, listed, 0, ranks);
     Diagnosis byName = AttemptRecords.filterFailure(T, 4, statuses, listed, 0, null);
 
-    assertThat(byRank.closest()).extracting(NodeReasons::node).containsExactly("n00", "n01", "n02", "n03");
+    assertThat(byRank.closest())
+        .extracting(NodeReasons::node)
+        .containsExactly("n00", "n01", "n02", "n03");
     assertThat(byRank).isEqualTo(byName);
   }
 
   @Test
   void failure_countsTheWholeMessageOnce() {
-    Diagnosis f = AttemptRecords.failure(T, "Unschedulable", "n1", 3, "node n1 is locked by ns/p", 1);
+    Diagnosis f =
+        AttemptRecords.failure(T, "Unschedulable", "n1", 3, "node n1 is locked by ns/p", 1);
 
     assertThat(f.node()).isEqualTo("n1");
     assertThat(f.reasons()).containsExactly(new ReasonCount("node n1 is locked by ns/p", 1));
@@ -91,7 +99,9 @@ class AttemptRecordsTest {
     assertThat(s.evaluated()).isEqualTo(6);
     assertThat(s.feasible()).isEqualTo(6);
     assertThat(s.score()).isEqualTo(90L);
-    assertThat(s.top()).containsExactly(new Candidate("n04", 90), new Candidate("n01", 90), new Candidate("n03", 90));
+    assertThat(s.top())
+        .containsExactly(
+            new Candidate("n04", 90), new Candidate("n01", 90), new Candidate("n03", 90));
   }
 
   @Test

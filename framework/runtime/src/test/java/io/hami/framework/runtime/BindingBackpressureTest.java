@@ -24,16 +24,19 @@ class BindingBackpressureTest {
   void schedulingWaitsForRoomInTheBindingPipeline() throws Exception {
     SchedulerConfiguration cfg =
         new ConfigLoader(BuiltInPlugins.registry())
-            .parse("apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n- schedulerName: hami-scheduler\n", "test");
+            .parse(
+                "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n- schedulerName: hami-scheduler\n",
+                "test");
     BlockingQueue<Runnable> bindings = new LinkedBlockingQueue<>();
     List<String> bound = new CopyOnWriteArrayList<>();
     Scheduler s =
         Scheduler.builder(cfg, BuiltInPlugins.registry())
             .bindingExecutor(bindings::add)
-            .binder((Pod pod, String node) -> {
-              bound.add(pod.getMetadata().getName());
-              return Status.success();
-            })
+            .binder(
+                (Pod pod, String node) -> {
+                  bound.add(pod.getMetadata().getName());
+                  return Status.success();
+                })
             .maxBindingsInFlight(2)
             .build();
     s.eventHandler().onNodeAdd(MakeNode.named("n1").capacity("64", "256Gi", 110).obj());

@@ -22,7 +22,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ClientRequestMetricsTest {
   KubernetesClient mockClient;
 
-  record Case(String name, String method, String path, @Nullable String query, String verb, String resource) {
+  record Case(
+      String name,
+      String method,
+      String path,
+      @Nullable String query,
+      String verb,
+      String resource) {
     @Override
     public String toString() {
       return name;
@@ -31,16 +37,52 @@ class ClientRequestMetricsTest {
 
   static Stream<Case> cases() {
     return Stream.of(
-        new Case("binding", "POST", "/api/v1/namespaces/ns/pods/p/binding", null, "create", "pods/binding"),
+        new Case(
+            "binding",
+            "POST",
+            "/api/v1/namespaces/ns/pods/p/binding",
+            null,
+            "create",
+            "pods/binding"),
         new Case("pod patch", "PATCH", "/api/v1/namespaces/ns/pods/p", null, "patch", "pods"),
-        new Case("pod status", "PATCH", "/api/v1/namespaces/ns/pods/p/status", null, "patch", "pods/status"),
+        new Case(
+            "pod status",
+            "PATCH",
+            "/api/v1/namespaces/ns/pods/p/status",
+            null,
+            "patch",
+            "pods/status"),
         new Case("node get", "GET", "/api/v1/nodes/n1", null, "get", "nodes"),
         new Case("node patch", "PATCH", "/api/v1/nodes/n1", null, "patch", "nodes"),
         new Case("pod list", "GET", "/api/v1/pods", "limit=500", "list", "pods"),
-        new Case("pod watch", "GET", "/api/v1/pods", "allowWatchBookmarks=true&watch=true", "watch", "pods"),
-        new Case("event create", "POST", "/apis/events.k8s.io/v1/namespaces/ns/events", null, "create", "events"),
-        new Case("lease update", "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l", null, "update", "leases"),
-        new Case("collection delete", "DELETE", "/api/v1/namespaces/ns/pods", null, "deletecollection", "pods"),
+        new Case(
+            "pod watch",
+            "GET",
+            "/api/v1/pods",
+            "allowWatchBookmarks=true&watch=true",
+            "watch",
+            "pods"),
+        new Case(
+            "event create",
+            "POST",
+            "/apis/events.k8s.io/v1/namespaces/ns/events",
+            null,
+            "create",
+            "events"),
+        new Case(
+            "lease update",
+            "PUT",
+            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l",
+            null,
+            "update",
+            "leases"),
+        new Case(
+            "collection delete",
+            "DELETE",
+            "/api/v1/namespaces/ns/pods",
+            null,
+            "deletecollection",
+            "pods"),
         new Case("non-resource", "GET", "/readyz", null, "get", "nonresource"));
   }
 
@@ -59,11 +101,18 @@ class ClientRequestMetricsTest {
       metrics.register(registry);
       Config config = mockClient.getConfiguration();
       try (KubernetesClient client = metrics.clientBuilder(config).build()) {
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build()).create();
+        client
+            .nodes()
+            .resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build())
+            .create();
         Node n1 = client.nodes().withName("n1").get();
         client.nodes().withName("missing").get();
         // With the object at hand the patch is one request; withName(..).patch(..) would GET first.
-        client.nodes().resource(n1).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
+        client
+            .nodes()
+            .resource(n1)
+            .patch(
+                PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
       }
       assertThat(count(registry, "create", "nodes", "201")).isEqualTo(1);
       assertThat(count(registry, "get", "nodes", "200")).isEqualTo(1);
@@ -73,12 +122,14 @@ class ClientRequestMetricsTest {
     }
   }
 
-  private static double count(PrometheusRegistry registry, String verb, String resource, String code) {
+  private static double count(
+      PrometheusRegistry registry, String verb, String resource, String code) {
     return registry.scrape().stream()
         .filter(s -> s instanceof CounterSnapshot)
         .map(s -> (CounterSnapshot) s)
         .flatMap(s -> s.getDataPoints().stream())
-        .filter(d -> d.getLabels().equals(Labels.of("code", code, "resource", resource, "verb", verb)))
+        .filter(
+            d -> d.getLabels().equals(Labels.of("code", code, "resource", resource, "verb", verb)))
         .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue)
         .sum();
   }

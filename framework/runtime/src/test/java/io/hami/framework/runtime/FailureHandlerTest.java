@@ -51,7 +51,8 @@ class FailureHandlerTest {
                   a -> {
                     Full.SEEN.add(a);
                     var d = a.diagnosis();
-                    return Map.of(KEY, d.reasons().get(0).reason() + " x" + d.reasons().get(0).nodes());
+                    return Map.of(
+                        KEY, d.reasons().get(0).reason() + " x" + d.reasons().get(0).nodes());
                   });
               return new Full();
             }));

@@ -23,7 +23,9 @@ class FitErrorsTest {
 
   @Test
   void message_countsSharedStatusesOncePerNode() {
-    Status shared = Status.unschedulable("Insufficient cpu", "Insufficient memory").withPlugin("NodeResourcesFit");
+    Status shared =
+        Status.unschedulable("Insufficient cpu", "Insufficient memory")
+            .withPlugin("NodeResourcesFit");
     Status other = Status.unschedulable("Insufficient cpu").withPlugin("NodeResourcesFit");
     Status[] statuses = new Status[10];
     for (int i = 0; i < 10; i++) {
@@ -31,13 +33,15 @@ class FitErrorsTest {
     }
     statuses[5] = null;
     assertThat(FitErrors.message(10, statuses, 10, 2))
-        .isEqualTo("0/10 nodes are available: 9 Insufficient cpu, 5 Insufficient memory,"
-            + " 2 node(s) didn't satisfy plugin(s) PreFilter.");
+        .isEqualTo(
+            "0/10 nodes are available: 9 Insufficient cpu, 5 Insufficient memory,"
+                + " 2 node(s) didn't satisfy plugin(s) PreFilter.");
   }
 
   @Test
   void plugins_splitsACommaSeparatedList() {
-    assertThat(FitErrors.plugins(Status.unschedulable("x").withPlugin("A,B"))).containsExactlyInAnyOrder("A", "B");
+    assertThat(FitErrors.plugins(Status.unschedulable("x").withPlugin("A,B")))
+        .containsExactlyInAnyOrder("A", "B");
     assertThat(FitErrors.plugins(Status.unschedulable("x"))).isEmpty();
   }
 }

@@ -25,7 +25,11 @@ class LeaderElectionIT {
         d.queueTimeouts(),
         d.assumedPodTtl(),
         new LeaderElectionConfig(
-            "default", "hami-scheduler", Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500)),
+            "default",
+            "hami-scheduler",
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(3),
+            Duration.ofMillis(500)),
         d.profiles());
   }
 

@@ -121,7 +121,10 @@ class SchedulerServiceIT {
   @Test
   void unschedulablePod_getsConditionAndOneEvent() throws Exception {
     client.nodes().resource(MakeNode.named("n1").capacity("2", "8Gi", 110).obj()).create();
-    client.nodes().resource(MakeNode.named("n2").capacity("2", "8Gi", 110).unschedulable(true).obj()).create();
+    client
+        .nodes()
+        .resource(MakeNode.named("n2").capacity("2", "8Gi", 110).unschedulable(true).obj())
+        .create();
     create(MakePod.named("big").cpu("16").obj());
     start();
     String want = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.";
@@ -153,7 +156,9 @@ class SchedulerServiceIT {
     create(MakePod.named("stuck").cpu("8").obj());
     start();
     String uid = get("stuck").getMetadata().getUid();
-    await().atMost(Duration.ofSeconds(20)).until(() -> service.scheduler().queue().isUnschedulable(uid));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> service.scheduler().queue().isUnschedulable(uid));
     client.pods().inNamespace("default").withName("stuck").delete();
     await().atMost(Duration.ofSeconds(20)).until(() -> !service.scheduler().queue().contains(uid));
   }
@@ -164,7 +169,9 @@ class SchedulerServiceIT {
     create(MakePod.named("waiting").cpu("4").obj());
     start();
     String uid = get("waiting").getMetadata().getUid();
-    await().atMost(Duration.ofSeconds(20)).until(() -> service.scheduler().queue().isUnschedulable(uid));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> service.scheduler().queue().isUnschedulable(uid));
     client.nodes().resource(MakeNode.named("large").capacity("8", "16Gi", 110).obj()).create();
     // Well inside the 5-minute leftover flush: the node event requeues the pod.
     await()

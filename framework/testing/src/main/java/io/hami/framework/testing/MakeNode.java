@@ -9,8 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A fluent node fixture: {@code MakeNode.named("n1").capacity("8", "32Gi", 110).obj()}.
- * Allocatable equals capacity unless set separately; the node is Ready.
+ * A fluent node fixture: {@code MakeNode.named("n1").capacity("8", "32Gi", 110).obj()}. Allocatable
+ * equals capacity unless set separately; the node is Ready.
  */
 public final class MakeNode {
   private final NodeBuilder builder;
@@ -29,8 +29,7 @@ public final class MakeNode {
             .withNewSpec()
             .endSpec()
             .withNewStatus()
-            .withConditions(
-                new NodeConditionBuilder().withType("Ready").withStatus("True").build())
+            .withConditions(new NodeConditionBuilder().withType("Ready").withStatus("True").build())
             .endStatus();
   }
 

@@ -1,14 +1,17 @@
 package io.hami.framework.testing;
 
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.NodeAffinityBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTermBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
@@ -22,9 +25,9 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A fluent pod fixture: {@code MakePod.named("p").cpu("500m").memory("1Gi").obj()}. Each call to
- * a container-level method applies to the last container added ({@code container(..)}), creating
- * a first container {@code c0} when there is none.
+ * A fluent pod fixture: {@code MakePod.named("p").cpu("500m").memory("1Gi").obj()}. Each call to a
+ * container-level method applies to the last container added ({@code container(..)}), creating a
+ * first container {@code c0} when there is none.
  */
 public final class MakePod {
   private final PodBuilder builder;
@@ -32,8 +35,7 @@ public final class MakePod {
   private final List<ContainerBuilder> initContainers = new ArrayList<>();
   private @Nullable ContainerBuilder current;
   private final List<NodeSelectorTerm> requiredTerms = new ArrayList<>();
-  private final List<io.fabric8.kubernetes.api.model.PreferredSchedulingTerm> preferredTerms =
-      new ArrayList<>();
+  private final List<PreferredSchedulingTerm> preferredTerms = new ArrayList<>();
   private final List<Toleration> tolerations = new ArrayList<>();
   private final Map<String, String> nodeSelector = new LinkedHashMap<>();
 
@@ -43,7 +45,9 @@ public final class MakePod {
             .withNewMetadata()
             .withName(name)
             .withNamespace("default")
-            .withUid(UUID.nameUUIDFromBytes(("default/" + name).getBytes(StandardCharsets.UTF_8)).toString())
+            .withUid(
+                UUID.nameUUIDFromBytes(("default/" + name).getBytes(StandardCharsets.UTF_8))
+                    .toString())
             .withResourceVersion("1")
             .withCreationTimestamp("2026-01-01T00:00:00Z")
             .endMetadata()
@@ -250,7 +254,7 @@ public final class MakePod {
       pod.getSpec().setNodeSelector(new LinkedHashMap<>(nodeSelector));
     }
     if (!requiredTerms.isEmpty() || !preferredTerms.isEmpty()) {
-      var na = new io.fabric8.kubernetes.api.model.NodeAffinityBuilder();
+      var na = new NodeAffinityBuilder();
       if (!requiredTerms.isEmpty()) {
         na.withNewRequiredDuringSchedulingIgnoredDuringExecution()
             .withNodeSelectorTerms(new ArrayList<>(requiredTerms))
@@ -259,11 +263,7 @@ public final class MakePod {
       if (!preferredTerms.isEmpty()) {
         na.withPreferredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(preferredTerms));
       }
-      pod.getSpec()
-          .setAffinity(
-              new io.fabric8.kubernetes.api.model.AffinityBuilder()
-                  .withNodeAffinity(na.build())
-                  .build());
+      pod.getSpec().setAffinity(new AffinityBuilder().withNodeAffinity(na.build()).build());
     }
     return pod;
   }

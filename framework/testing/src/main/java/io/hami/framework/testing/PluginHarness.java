@@ -28,9 +28,9 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs plugins through PreFilter, Filter, PreScore, Score and NormalizeScore over a snapshot on
- * the calling thread, with no queue, cache or threads; also Reserve/Unreserve, Permit and PreBind
- * for a chosen node. Plugin exceptions propagate, so tests see them directly.
+ * Runs plugins through PreFilter, Filter, PreScore, Score and NormalizeScore over a snapshot on the
+ * calling thread, with no queue, cache or threads; also Reserve/Unreserve, Permit and PreBind for a
+ * chosen node. Plugin exceptions propagate, so tests see them directly.
  *
  * <p>Ties between equal total scores go to the node that comes first in the snapshot.
  */
@@ -92,7 +92,8 @@ public final class PluginHarness {
       return new Result(state, pre.status(), Map.of(), List.of(), Map.of(), null);
     }
     Map<String, Status> rejected = new LinkedHashMap<>();
-    List<NodeInfo> feasible = filter(state, pod, new FilterRun(pre.allowed(), skipFilter), rejected);
+    List<NodeInfo> feasible =
+        filter(state, pod, new FilterRun(pre.allowed(), skipFilter), rejected);
     Map<String, Long> totals = score(state, pod, feasible);
     String best = null;
     long bestScore = Long.MIN_VALUE;
@@ -187,7 +188,9 @@ public final class PluginHarness {
       }
     }
     for (Plugin p : plugins) {
-      if (!(p instanceof ScorePlugin scorer) || skipScore.contains(p.name()) || feasible.isEmpty()) {
+      if (!(p instanceof ScorePlugin scorer)
+          || skipScore.contains(p.name())
+          || feasible.isEmpty()) {
         continue;
       }
       long[] raw = new long[feasible.size()];

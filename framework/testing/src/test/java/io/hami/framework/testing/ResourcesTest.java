@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.Status;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,23 +29,61 @@ class ResourcesTest {
   static Stream<Case> requests() {
     return Stream.of(
         new Case("no requests", MakePod.named("p").obj(), 0, 0),
-        new Case("sum of containers",
-            MakePod.named("p").container("a").cpu("250m").memory("1Gi").container("b").cpu("750m").obj(),
-            1000, 1L << 30),
-        new Case("limit stands in for a missing request", MakePod.named("p").limit("cpu", "2").obj(), 2000, 0),
-        new Case("init container larger than app",
-            MakePod.named("p").initContainer("i", false).cpu("3").container("a").cpu("1").obj(), 3000, 0),
-        new Case("init containers run one at a time",
-            MakePod.named("p").initContainer("i1", false).cpu("2").initContainer("i2", false).cpu("2")
-                .container("a").cpu("1").obj(), 2000, 0),
-        new Case("sidecar runs beside app containers",
-            MakePod.named("p").initContainer("s", true).cpu("1").container("a").cpu("1").obj(), 2000, 0),
-        new Case("init after sidecar includes the sidecar",
-            MakePod.named("p").initContainer("s", true).cpu("1").initContainer("i", false).cpu("3")
-                .container("a").cpu("1").obj(), 4000, 0),
-        new Case("overhead is added",
+        new Case(
+            "sum of containers",
+            MakePod.named("p")
+                .container("a")
+                .cpu("250m")
+                .memory("1Gi")
+                .container("b")
+                .cpu("750m")
+                .obj(),
+            1000,
+            1L << 30),
+        new Case(
+            "limit stands in for a missing request",
+            MakePod.named("p").limit("cpu", "2").obj(),
+            2000,
+            0),
+        new Case(
+            "init container larger than app",
+            MakePod.named("p").initContainer("i", false).cpu("3").container("a").cpu("1").obj(),
+            3000,
+            0),
+        new Case(
+            "init containers run one at a time",
+            MakePod.named("p")
+                .initContainer("i1", false)
+                .cpu("2")
+                .initContainer("i2", false)
+                .cpu("2")
+                .container("a")
+                .cpu("1")
+                .obj(),
+            2000,
+            0),
+        new Case(
+            "sidecar runs beside app containers",
+            MakePod.named("p").initContainer("s", true).cpu("1").container("a").cpu("1").obj(),
+            2000,
+            0),
+        new Case(
+            "init after sidecar includes the sidecar",
+            MakePod.named("p")
+                .initContainer("s", true)
+                .cpu("1")
+                .initContainer("i", false)
+                .cpu("3")
+                .container("a")
+                .cpu("1")
+                .obj(),
+            4000,
+            0),
+        new Case(
+            "overhead is added",
             MakePod.named("p").cpu("1").overhead("cpu", "250m").overhead("memory", "64Mi").obj(),
-            1250, 64L << 20),
+            1250,
+            64L << 20),
         new Case("fractional cpu rounds up", MakePod.named("p").cpu("0.0001").obj(), 1, 0));
   }
 
@@ -57,7 +97,12 @@ class ResourcesTest {
 
   @Test
   void get_readsScalarsByNameWhateverTheStringInstance() {
-    Resources few = Resources.builder().add("cpu", 1500).add("nvidia.com/gpu", 2).add("example.com/fpga", 1).build();
+    Resources few =
+        Resources.builder()
+            .add("cpu", 1500)
+            .add("nvidia.com/gpu", 2)
+            .add("example.com/fpga", 1)
+            .build();
     assertThat(few.get(new String("nvidia.com/gpu"))).isEqualTo(2);
     assertThat(few.get("example.com/fpga")).isEqualTo(1);
     assertThat(few.get("cpu")).isEqualTo(1500);
@@ -74,7 +119,8 @@ class ResourcesTest {
 
   @Test
   void nonZero_countsDefaultsForBestEffortContainers() {
-    Resources r = Resources.nonZeroForPod(MakePod.named("p").container("a").container("b").cpu("1").obj());
+    Resources r =
+        Resources.nonZeroForPod(MakePod.named("p").container("a").container("b").cpu("1").obj());
     assertThat(r.milliCpu()).isEqualTo(1100);
     assertThat(r.memory()).isEqualTo(2 * Resources.DEFAULT_MEMORY_REQUEST);
   }
@@ -82,8 +128,12 @@ class ResourcesTest {
   @Test
   void badQuantity_namesContainerAndResource() {
     Pod p = MakePod.named("p").container("main").obj();
-    p.getSpec().getContainers().get(0).setResources(new io.fabric8.kubernetes.api.model.ResourceRequirements());
-    p.getSpec().getContainers().get(0).getResources().setRequests(java.util.Map.of("cpu", new Quantity("lots")));
+    p.getSpec().getContainers().get(0).setResources(new ResourceRequirements());
+    p.getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .setRequests(Map.of("cpu", new Quantity("lots")));
     assertThatThrownBy(() -> Resources.forPod(p))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("container main")

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
@@ -37,6 +38,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,9 +50,9 @@ import org.jspecify.annotations.Nullable;
  * An in-process stand-in for kubelet's device manager, for integration and end-to-end tests. It
  * serves {@code Registration} on {@code <dir>/kubelet.sock} (a real Unix socket); for each plugin
  * that registers it dials the plugin's socket, keeps a ListAndWatch stream open and remembers the
- * latest device list. {@link #allocatePod} calls Allocate for a bound pod the way kubelet does:
- * one call per container that requests the resource, init containers first. With a client and a
- * node name it also publishes the healthy device count as the node's capacity and allocatable.
+ * latest device list. {@link #allocatePod} calls Allocate for a bound pod the way kubelet does: one
+ * call per container that requests the resource, init containers first. With a client and a node
+ * name it also publishes the healthy device count as the node's capacity and allocatable.
  *
  * <p>When a plugin's ListAndWatch stream ends (the plugin stopped or died), its devices turn
  * Unhealthy until it registers again, as kubelet's device manager marks a disconnected resource:
@@ -62,11 +64,14 @@ public final class FakeKubelet implements AutoCloseable {
   private final Path dir;
   private final @Nullable KubernetesClient client;
   private final @Nullable String nodeName;
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
   private final Map<String, Plugin> plugins = new HashMap<>();
   private final List<RegisterRequest> registrations = new ArrayList<>();
+
   /** Device ID to the UID of the pod holding it; freed by {@link #release}. */
   private final Map<String, String> used = new HashMap<>();
+
   private @Nullable Server server;
 
   private FakeKubelet(Path dir, @Nullable KubernetesClient client, @Nullable String nodeName) {
@@ -83,7 +88,8 @@ public final class FakeKubelet implements AutoCloseable {
   }
 
   /** As {@link #start(Path)}, and keeps the node's capacity and allocatable up to date. */
-  public static FakeKubelet start(Path dir, KubernetesClient client, String nodeName) throws IOException {
+  public static FakeKubelet start(Path dir, KubernetesClient client, String nodeName)
+      throws IOException {
     FakeKubelet k = new FakeKubelet(dir, client, nodeName);
     k.serve();
     return k;
@@ -147,7 +153,8 @@ public final class FakeKubelet implements AutoCloseable {
         }
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          throw new TimeoutException("no matching device list for " + resource + " within " + timeout);
+          throw new TimeoutException(
+              "no matching device list for " + resource + " within " + timeout);
         }
         TimeUnit.NANOSECONDS.timedWait(this, left);
       }
@@ -181,7 +188,7 @@ public final class FakeKubelet implements AutoCloseable {
    * for the pod, since kubelet rejects a pod whose allocation failed.
    */
   public Map<String, ContainerAllocateResponse> allocatePod(String resource, Pod pod) {
-    Map<String, ContainerAllocateResponse> out = new java.util.LinkedHashMap<>();
+    Map<String, ContainerAllocateResponse> out = new LinkedHashMap<>();
     List<Container> containers = new ArrayList<>();
     if (pod.getSpec().getInitContainers() != null) {
       containers.addAll(pod.getSpec().getInitContainers());
@@ -223,14 +230,17 @@ public final class FakeKubelet implements AutoCloseable {
     }
     List<String> ids = free.subList(0, n);
     if (p.options.getGetPreferredAllocationAvailable()) {
-      ids = p.stub().getPreferredAllocation(
-          PreferredAllocationRequest.newBuilder()
-              .addContainerRequests(
-                  ContainerPreferredAllocationRequest.newBuilder()
-                      .addAllAvailableDeviceIDs(free)
-                      .setAllocationSize(n))
-              .build())
-          .getContainerResponses(0).getDeviceIDsList();
+      ids =
+          p.stub()
+              .getPreferredAllocation(
+                  PreferredAllocationRequest.newBuilder()
+                      .addContainerRequests(
+                          ContainerPreferredAllocationRequest.newBuilder()
+                              .addAllAvailableDeviceIDs(free)
+                              .setAllocationSize(n))
+                      .build())
+              .getContainerResponses(0)
+              .getDeviceIDsList();
     }
     for (String id : ids) {
       used.put(id, podUid == null ? "" : podUid);
@@ -242,7 +252,8 @@ public final class FakeKubelet implements AutoCloseable {
     if (c.getResources() == null) {
       return 0;
     }
-    Quantity q = c.getResources().getLimits() == null ? null : c.getResources().getLimits().get(resource);
+    Quantity q =
+        c.getResources().getLimits() == null ? null : c.getResources().getLimits().get(resource);
     if (q == null && c.getResources().getRequests() != null) {
       q = c.getResources().getRequests().get(resource);
     }
@@ -296,10 +307,21 @@ public final class FakeKubelet implements AutoCloseable {
       return;
     }
     long healthy = devices.stream().filter(d -> "Healthy".equals(d.getHealth())).count();
-    String patch = "{\"status\":{\"capacity\":{\"" + resource + "\":\"" + devices.size()
-        + "\"},\"allocatable\":{\"" + resource + "\":\"" + healthy + "\"}}}";
+    String patch =
+        "{\"status\":{\"capacity\":{\""
+            + resource
+            + "\":\""
+            + devices.size()
+            + "\"},\"allocatable\":{\""
+            + resource
+            + "\":\""
+            + healthy
+            + "\"}}}";
     try {
-      client.nodes().withName(nodeName).subresource("status")
+      client
+          .nodes()
+          .withName(nodeName)
+          .subresource("status")
           .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     } catch (RuntimeException e) {
       // The node may not exist yet in a test; the next device list tries again.
@@ -331,8 +353,10 @@ public final class FakeKubelet implements AutoCloseable {
     @Override
     public void register(RegisterRequest request, StreamObserver<Empty> out) {
       if (!"v1beta1".equals(request.getVersion())) {
-        out.onError(io.grpc.Status.INVALID_ARGUMENT
-            .withDescription("unsupported version " + request.getVersion()).asRuntimeException());
+        out.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription("unsupported version " + request.getVersion())
+                .asRuntimeException());
         return;
       }
       out.onNext(Empty.getDefaultInstance());
@@ -350,6 +374,7 @@ public final class FakeKubelet implements AutoCloseable {
     final DevicePluginOptions options;
     final ManagedChannel channel;
     volatile @Nullable List<Device> devices;
+
     /** Set by this kubelet before it drops the plugin, so the stream's end is no disconnection. */
     volatile boolean closed;
 
@@ -357,7 +382,8 @@ public final class FakeKubelet implements AutoCloseable {
       this.resource = req.getResourceName();
       this.options = req.getOptions();
       this.channel =
-          NettyChannelBuilder.forAddress(new DomainSocketAddress(dir.resolve(req.getEndpoint()).toString()))
+          NettyChannelBuilder.forAddress(
+                  new DomainSocketAddress(dir.resolve(req.getEndpoint()).toString()))
               .channelType(EpollDomainSocketChannel.class)
               .eventLoopGroup(group)
               .overrideAuthority("localhost")
@@ -370,23 +396,25 @@ public final class FakeKubelet implements AutoCloseable {
     }
 
     void watch() {
-      DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(),
-          new StreamObserver<>() {
-            @Override
-            public void onNext(ListAndWatchResponse r) {
-              onDevices(Plugin.this, r.getDevicesList());
-            }
+      DevicePluginGrpc.newStub(channel)
+          .listAndWatch(
+              Empty.getDefaultInstance(),
+              new StreamObserver<>() {
+                @Override
+                public void onNext(ListAndWatchResponse r) {
+                  onDevices(Plugin.this, r.getDevicesList());
+                }
 
-            @Override
-            public void onError(Throwable t) {
-              onDisconnected(Plugin.this);
-            }
+                @Override
+                public void onError(Throwable t) {
+                  onDisconnected(Plugin.this);
+                }
 
-            @Override
-            public void onCompleted() {
-              onDisconnected(Plugin.this);
-            }
-          });
+                @Override
+                public void onCompleted() {
+                  onDisconnected(Plugin.this);
+                }
+              });
     }
 
     void close() {

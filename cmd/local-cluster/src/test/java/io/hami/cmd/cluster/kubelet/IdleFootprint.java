@@ -16,39 +16,70 @@ import java.util.List;
 /**
  * Measures the idle footprint of {@code hami node-agent --fake-gpus 8x...}: the agent runs as its
  * own JVM (-Xmx128m, the limit under test) against an in-process CRUD API server and fake kubelet;
- * after registration and a warm-up, its CPU time is sampled from /proc for the measuring window
- * and its heap is read with jcmd after a full GC. Usage:
+ * after registration and a warm-up, its CPU time is sampled from /proc for the measuring window and
+ * its heap is read with jcmd after a full GC. Usage:
  *
- * <pre>java -cp target/test-classes:target/classes:$(deps) io.hami.cmd.cluster.kubelet.IdleFootprint [seconds]</pre>
+ * <pre>
+ * java -cp target/test-classes:target/classes:$(deps) io.hami.cmd.cluster.kubelet.IdleFootprint [seconds]
+ * </pre>
  */
 public final class IdleFootprint {
   public static void main(String[] args) throws Exception {
     int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
     Path tmp = Files.createTempDirectory("idle-footprint");
-    KubernetesMockServer server = new KubernetesMockServer(
-        new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
     server.init();
     NamespacedKubernetesClient client = server.createClient();
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("idle-node").endMetadata().build()).create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("idle-node").endMetadata().build())
+        .create();
     Path kubeconfig = tmp.resolve("kubeconfig");
-    Files.writeString(kubeconfig, """
+    Files.writeString(
+        kubeconfig,
+        """
         apiVersion: v1
         kind: Config
         clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
         users: [{name: u, user: {token: t}}]
         contexts: [{name: c, context: {cluster: mock, user: u}}]
         current-context: c
-        """.formatted(client.getConfiguration().getMasterUrl()), StandardCharsets.UTF_8);
+        """
+            .formatted(client.getConfiguration().getMasterUrl()),
+        StandardCharsets.UTF_8);
 
     try (FakeKubelet kubelet = FakeKubelet.start(tmp.resolve("dp"), client, "idle-node")) {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      Process agent = new ProcessBuilder(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-              "-cp", System.getProperty("java.class.path"), AgentMain.class.getName(),
-              "--node-name", "idle-node", "--kubeconfig", kubeconfig.toString(),
-              "--fake-gpus", "8xNVIDIA-H200:143771MiB,numa=0-1",
-              "--kubelet-socket-dir", tmp.resolve("dp").toString(), "--hook-path", tmp.resolve("hook").toString(),
-              "--metrics-address", "127.0.0.1:0"))
-          .redirectOutput(tmp.resolve("agent.log").toFile()).redirectErrorStream(true).start();
+      Process agent =
+          new ProcessBuilder(
+                  List.of(
+                      java,
+                      "-Xmx128m",
+                      "-XX:+UseSerialGC",
+                      "-cp",
+                      System.getProperty("java.class.path"),
+                      AgentMain.class.getName(),
+                      "--node-name",
+                      "idle-node",
+                      "--kubeconfig",
+                      kubeconfig.toString(),
+                      "--fake-gpus",
+                      "8xNVIDIA-H200:143771MiB,numa=0-1",
+                      "--kubelet-socket-dir",
+                      tmp.resolve("dp").toString(),
+                      "--hook-path",
+                      tmp.resolve("hook").toString(),
+                      "--metrics-address",
+                      "127.0.0.1:0"))
+              .redirectOutput(tmp.resolve("agent.log").toFile())
+              .redirectErrorStream(true)
+              .start();
       long pid = agent.pid();
       kubelet.awaitDevices("nvidia.com/gpu", d -> d.size() == 80, Duration.ofSeconds(120));
       Thread.sleep(15_000);
@@ -60,12 +91,18 @@ public final class IdleFootprint {
       double cpuSeconds = (ticks1 - ticks0) / 100.0; // USER_HZ
       run("jcmd", Long.toString(pid), "GC.run");
       String heap = run("jcmd", Long.toString(pid), "GC.heap_info");
-      String rss = Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
-          .filter(l -> l.startsWith("VmRSS")).findFirst().orElse("VmRSS: ?");
-      System.out.printf("idle window: %.1f s, agent CPU: %.2f s = %.3f%% of one core%n",
+      String rss =
+          Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+              .filter(l -> l.startsWith("VmRSS"))
+              .findFirst()
+              .orElse("VmRSS: ?");
+      System.out.printf(
+          "idle window: %.1f s, agent CPU: %.2f s = %.3f%% of one core%n",
           wall, cpuSeconds, 100 * cpuSeconds / wall);
       System.out.println("heap after full GC (jcmd GC.heap_info):");
-      heap.lines().filter(l -> l.contains("total") || l.contains("used")).forEach(l -> System.out.println("  " + l.trim()));
+      heap.lines()
+          .filter(l -> l.contains("total") || l.contains("used"))
+          .forEach(l -> System.out.println("  " + l.trim()));
       System.out.println(rss);
       System.out.println("devices seen by kubelet: " + kubelet.devices("nvidia.com/gpu").size());
       agent.destroy();

@@ -9,9 +9,13 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.hami.model.Annotations;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -20,8 +24,7 @@ import io.hami.nodeagent.deviceplugin.v1beta1.Mount;
 import io.hami.nodeagent.deviceplugin.v1beta1.RegisterRequest;
 import io.hami.nodeagent.nvml.FakeNvml;
 import io.hami.nodeagent.nvml.GpuInfo;
-import io.hami.model.Annotations;
-import io.hami.model.BindPhase;
+import io.hami.nodeagent.publish.NodeRegistrar;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -60,25 +63,41 @@ class NodeAgentIT {
 
   @BeforeEach
   void start() throws Exception {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
-        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+        .createOr(NonDeletingOperation::update);
     deviceDir = tmp.resolve("device-plugins");
     hook = tmp.resolve("hook");
     kubelet = FakeKubelet.start(deviceDir, client, NODE);
-    nvml = new FakeNvml(List.of(
-        new GpuInfo(0, GPU0, "Tesla T4", 15360, "00000000:18:00.0", 0, false),
-        new GpuInfo(1, GPU1, "Tesla T4", 15360, "00000000:3B:00.0", 1, false)));
-    NodeAgentConfig config = NodeAgentConfig.builder(NODE)
-        .deviceDir(deviceDir)
-        .hookPath(hook)
-        .splitCount(4)
-        .registerInterval(Duration.ofMinutes(10))
-        .build();
-    agent = NodeAgent.create(config, nvml, client, null, Clock.fixed(Instant.parse("2026-08-21T08:20:39Z"), ZoneOffset.UTC),
-        new NodeAgent.Tuning(Duration.ofMillis(50), Duration.ofMillis(200), () -> "cache-" + caches.incrementAndGet(),
-            // The CRUD mock server indexes no spec fields, so filter on this side.
-            (c, node) -> c.pods().inAnyNamespace().list().getItems().stream()
-                .filter(p -> node.equals(p.getSpec().getNodeName())).toList()));
+    nvml =
+        new FakeNvml(
+            List.of(
+                new GpuInfo(0, GPU0, "Tesla T4", 15360, "00000000:18:00.0", 0, false),
+                new GpuInfo(1, GPU1, "Tesla T4", 15360, "00000000:3B:00.0", 1, false)));
+    NodeAgentConfig config =
+        NodeAgentConfig.builder(NODE)
+            .deviceDir(deviceDir)
+            .hookPath(hook)
+            .splitCount(4)
+            .registerInterval(Duration.ofMinutes(10))
+            .build();
+    agent =
+        NodeAgent.create(
+            config,
+            nvml,
+            client,
+            null,
+            Clock.fixed(Instant.parse("2026-08-21T08:20:39Z"), ZoneOffset.UTC),
+            new NodeAgent.Tuning(
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                () -> "cache-" + caches.incrementAndGet(),
+                // The CRUD mock server indexes no spec fields, so filter on this side.
+                (c, node) ->
+                    c.pods().inAnyNamespace().list().getItems().stream()
+                        .filter(p -> node.equals(p.getSpec().getNodeName()))
+                        .toList()));
     agent.start(Duration.ofSeconds(30));
     kubelet.awaitDevices(RESOURCE, d -> d.size() == 8, Duration.ofSeconds(20));
   }
@@ -100,54 +119,110 @@ class NodeAgentIT {
 
     assertThat(kubelet.devices(RESOURCE))
         .extracting(Device::getID)
-        .containsExactly(GPU0 + "-0", GPU0 + "-1", GPU0 + "-2", GPU0 + "-3",
-            GPU1 + "-0", GPU1 + "-1", GPU1 + "-2", GPU1 + "-3");
+        .containsExactly(
+            GPU0 + "-0",
+            GPU0 + "-1",
+            GPU0 + "-2",
+            GPU0 + "-3",
+            GPU1 + "-0",
+            GPU1 + "-1",
+            GPU1 + "-2",
+            GPU1 + "-3");
     assertThat(kubelet.devices(RESOURCE)).extracting(Device::getHealth).containsOnly("Healthy");
     assertThat(kubelet.devices(RESOURCE)).allMatch(d -> !d.hasTopology());
 
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER)).isEqualTo(
-            "[{\"id\":\"" + GPU0 + "\",\"count\":4,\"devmem\":15360,\"devcore\":100,"
-                + "\"type\":\"NVIDIA-Tesla T4\",\"mode\":\"hami-core\",\"health\":true},"
-                + "{\"id\":\"" + GPU1 + "\",\"index\":1,\"count\":4,\"devmem\":15360,\"devcore\":100,"
-                + "\"type\":\"NVIDIA-Tesla T4\",\"numa\":1,\"mode\":\"hami-core\",\"health\":true}]"));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("8"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER))
+                    .isEqualTo(
+                        "[{\"id\":\""
+                            + GPU0
+                            + "\",\"count\":4,\"devmem\":15360,\"devcore\":100,"
+                            + "\"type\":\"NVIDIA-Tesla T4\",\"mode\":\"hami-core\",\"health\":true},"
+                            + "{\"id\":\""
+                            + GPU1
+                            + "\",\"index\":1,\"count\":4,\"devmem\":15360,\"devcore\":100,"
+                            + "\"type\":\"NVIDIA-Tesla T4\",\"numa\":1,\"mode\":\"hami-core\",\"health\":true}]"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount())
+                    .isEqualTo("8"));
   }
 
   @Test
-  void agentThatStops_leavesItsDevicesUnhealthyWithAllocatableZero_untilAnotherRegisters() throws Exception {
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("8"));
+  void agentThatStops_leavesItsDevicesUnhealthyWithAllocatableZero_untilAnotherRegisters()
+      throws Exception {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount())
+                    .isEqualTo("8"));
 
     agent.stop(Duration.ofSeconds(10));
 
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("0");
-      assertThat(node().getStatus().getCapacity().get(RESOURCE).getAmount()).isEqualTo("8");
-    });
-    assertThat(kubelet.devices(RESOURCE)).hasSize(8).extracting(Device::getHealth).containsOnly("Unhealthy");
-    Pod pod = create(MakePod.bound("p-stopped", NODE, GPU0 + ",NVIDIA,3000,50:;").container("main", 1).build());
-    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, pod)).hasMessageContaining("0 free devices");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount())
+                  .isEqualTo("0");
+              assertThat(node().getStatus().getCapacity().get(RESOURCE).getAmount()).isEqualTo("8");
+            });
+    assertThat(kubelet.devices(RESOURCE))
+        .hasSize(8)
+        .extracting(Device::getHealth)
+        .containsOnly("Unhealthy");
+    Pod pod =
+        create(
+            MakePod.bound("p-stopped", NODE, GPU0 + ",NVIDIA,3000,50:;")
+                .container("main", 1)
+                .build());
+    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, pod))
+        .hasMessageContaining("0 free devices");
 
-    agent = NodeAgent.create(
-        NodeAgentConfig.builder(NODE).deviceDir(deviceDir).hookPath(hook).splitCount(4)
-            .registerInterval(Duration.ofMinutes(10)).build(),
-        new FakeNvml(nvml.devices()), client, null, Clock.systemUTC(),
-        new NodeAgent.Tuning(Duration.ofMillis(50), Duration.ofMillis(200), () -> "cache-" + caches.incrementAndGet(),
-            (c, node) -> List.of()));
+    agent =
+        NodeAgent.create(
+            NodeAgentConfig.builder(NODE)
+                .deviceDir(deviceDir)
+                .hookPath(hook)
+                .splitCount(4)
+                .registerInterval(Duration.ofMinutes(10))
+                .build(),
+            new FakeNvml(nvml.devices()),
+            client,
+            null,
+            Clock.systemUTC(),
+            new NodeAgent.Tuning(
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                () -> "cache-" + caches.incrementAndGet(),
+                (c, node) -> List.of()));
     agent.start(Duration.ofSeconds(30));
 
-    kubelet.awaitDevices(RESOURCE, d -> d.stream().allMatch(x -> "Healthy".equals(x.getHealth())), Duration.ofSeconds(20));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("8"));
+    kubelet.awaitDevices(
+        RESOURCE,
+        d -> d.stream().allMatch(x -> "Healthy".equals(x.getHealth())),
+        Duration.ofSeconds(20));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount())
+                    .isEqualTo("8"));
   }
 
   @Test
   void registerIsPatchedOnlyWhenItChanges() throws Exception {
-    await().atMost(Duration.ofSeconds(10)).until(() -> nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER) != null);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER) != null);
     String rv = node().getMetadata().getResourceVersion();
-    assertThat(agent.registrar().registerOnce()).isEqualTo(io.hami.nodeagent.publish.NodeRegistrar.Outcome.UNCHANGED);
+    assertThat(agent.registrar().registerOnce()).isEqualTo(NodeRegistrar.Outcome.UNCHANGED);
     assertThat(node().getMetadata().getResourceVersion()).isEqualTo(rv);
   }
 
@@ -161,24 +236,32 @@ class NodeAgentIT {
 
   @Test
   void allocatesAPodAsTheSchedulerAnnotatedIt() throws Exception {
-    Pod pod = create(MakePod.bound("p1", NODE, GPU0 + ",NVIDIA,3000,50:;").container("main", 1).build());
+    Pod pod =
+        create(MakePod.bound("p1", NODE, GPU0 + ",NVIDIA,3000,50:;").container("main", 1).build());
     lock("default", "p1");
 
     Map<String, ContainerAllocateResponse> r = kubelet.allocatePod(RESOURCE, pod);
 
     ContainerAllocateResponse main = r.get("main");
     String vgpu = hook.resolve("vgpu").toString();
-    assertThat(main.getEnvsMap()).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "NVIDIA_VISIBLE_DEVICES", GPU0,
-        "CUDA_DEVICE_MEMORY_LIMIT_0", "3000m",
-        "CUDA_DEVICE_SM_LIMIT", "50",
-        "CUDA_DEVICE_MEMORY_SHARED_CACHE", vgpu + "/cache-1.cache"));
+    assertThat(main.getEnvsMap())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "NVIDIA_VISIBLE_DEVICES",
+                GPU0,
+                "CUDA_DEVICE_MEMORY_LIMIT_0",
+                "3000m",
+                "CUDA_DEVICE_SM_LIMIT",
+                "50",
+                "CUDA_DEVICE_MEMORY_SHARED_CACHE",
+                vgpu + "/cache-1.cache"));
     Path dir = hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_main");
-    assertThat(main.getMountsList()).containsExactly(
-        mount(vgpu + "/libvgpu.so", vgpu + "/libvgpu.so", true),
-        mount(vgpu, dir.toString(), false),
-        mount("/tmp/vgpulock", "/tmp/vgpulock", false),
-        mount("/etc/ld.so.preload", vgpu + "/ld.so.preload", true));
+    assertThat(main.getMountsList())
+        .containsExactly(
+            mount(vgpu + "/libvgpu.so", vgpu + "/libvgpu.so", true),
+            mount(vgpu, dir.toString(), false),
+            mount("/tmp/vgpulock", "/tmp/vgpulock", false),
+            mount("/etc/ld.so.preload", vgpu + "/ld.so.preload", true));
     assertThat(main.getDevicesList()).isEmpty();
     assertThat(Files.isDirectory(dir)).isTrue();
 
@@ -193,20 +276,33 @@ class NodeAgentIT {
   @Test
   void podWhoseAllocateFails_keepsNoKubeletDevice() {
     // Eight devices, no lock on the node: the agent cannot tell whose pod this is and refuses.
-    Pod refused = create(MakePod.bound("refused", NODE, GPU0 + ",NVIDIA,3000,50:;").container("main", 8).build());
-    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, refused)).isInstanceOf(StatusRuntimeException.class);
+    Pod refused =
+        create(
+            MakePod.bound("refused", NODE, GPU0 + ",NVIDIA,3000,50:;")
+                .container("main", 8)
+                .build());
+    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, refused))
+        .isInstanceOf(StatusRuntimeException.class);
 
     // Kubelet rejected that pod, so every device is free for the next one.
-    Pod next = create(MakePod.bound("next", NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
+    Pod next =
+        create(MakePod.bound("next", NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
     lock("default", "next");
-    assertThat(kubelet.allocatePod(RESOURCE, next).get("c").getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU1);
+    assertThat(kubelet.allocatePod(RESOURCE, next).get("c").getEnvsMap())
+        .containsEntry("NVIDIA_VISIBLE_DEVICES", GPU1);
   }
 
   @Test
   void allocatesInitAndAppContainersInOrder() throws Exception {
-    String value = GPU1 + ",NVIDIA,1000,10:;;" + GPU0 + ",NVIDIA,2000,20:" + GPU1 + ",NVIDIA,4000,30:;";
-    Pod pod = create(MakePod.bound("p2", NODE, value)
-        .initContainer("init", 1).container("sidecar", 0).container("train", 2).build());
+    String value =
+        GPU1 + ",NVIDIA,1000,10:;;" + GPU0 + ",NVIDIA,2000,20:" + GPU1 + ",NVIDIA,4000,30:;";
+    Pod pod =
+        create(
+            MakePod.bound("p2", NODE, value)
+                .initContainer("init", 1)
+                .container("sidecar", 0)
+                .container("train", 2)
+                .build());
     lock("default", "p2");
 
     Map<String, ContainerAllocateResponse> r = kubelet.allocatePod(RESOURCE, pod);
@@ -222,8 +318,12 @@ class NodeAgentIT {
         .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_1", "4000m")
         .containsEntry("CUDA_DEVICE_SM_LIMIT", "20")
         .doesNotContainKey("CUDA_DEVICE_MEMORY_LIMIT_2");
-    assertThat(r.get("train").getMountsList()).contains(mount(hook.resolve("vgpu").toString(),
-        hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_train").toString(), false));
+    assertThat(r.get("train").getMountsList())
+        .contains(
+            mount(
+                hook.resolve("vgpu").toString(),
+                hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_train").toString(),
+                false));
     assertThat(pod("p2").getMetadata().getAnnotations())
         .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";;;")
         .containsEntry(Annotations.BIND_PHASE, "success");
@@ -232,8 +332,12 @@ class NodeAgentIT {
 
   @Test
   void keepsTheLockUntilEveryContainerIsServed() throws Exception {
-    Pod pod = create(MakePod.bound("p3", NODE, GPU0 + ",NVIDIA,1000,10:;" + GPU1 + ",NVIDIA,1000,10:;")
-        .container("a", 1).container("b", 1).build());
+    Pod pod =
+        create(
+            MakePod.bound("p3", NODE, GPU0 + ",NVIDIA,1000,10:;" + GPU1 + ",NVIDIA,1000,10:;")
+                .container("a", 1)
+                .container("b", 1)
+                .build());
     lock("default", "p3");
 
     kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0")));
@@ -259,30 +363,44 @@ class NodeAgentIT {
     var r = kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-2")));
 
     assertThat(r.getContainerResponses(0).getEnvsMap()).containsEntry("CUDA_DEVICE_SM_LIMIT", "0");
-    assertThat(pod("nolock").getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "success");
+    assertThat(pod("nolock").getMetadata().getAnnotations())
+        .containsEntry(Annotations.BIND_PHASE, "success");
   }
 
   @Test
   void noPendingPodIsAClearError() {
-    create(MakePod.bound("elsewhere", "other-node", GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
+    create(
+        MakePod.bound("elsewhere", "other-node", GPU0 + ",NVIDIA,500,0:;")
+            .container("c", 1)
+            .build());
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-          assertThat(e.getStatus().getDescription()).isEqualTo("no binding pod found on node " + NODE);
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+              assertThat(e.getStatus().getDescription())
+                  .isEqualTo("no binding pod found on node " + NODE);
+            });
     assertGoodPodStillSucceeds("after-none");
   }
 
   @Test
   void deviceCountMismatchFailsThePod() {
-    create(MakePod.bound("mismatch", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;").container("c", 2).build());
+    create(
+        MakePod.bound("mismatch", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;")
+            .container("c", 2)
+            .build());
     lock("default", "mismatch");
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
-            .isEqualTo("allocate for pod default/mismatch failed: device number not matched: "
-                + "container entry 0 has 2 device(s), kubelet asked for 1"));
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e ->
+                assertThat(e.getStatus().getDescription())
+                    .isEqualTo(
+                        "allocate for pod default/mismatch failed: device number not matched: "
+                            + "container entry 0 has 2 device(s), kubelet asked for 1"));
     assertFailedAndUnlocked("mismatch");
     assertGoodPodStillSucceeds("after-mismatch");
   }
@@ -293,9 +411,16 @@ class NodeAgentIT {
     lock("default", "bad");
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
-            .startsWith("allocate for pod default/bad failed: malformed annotation "
-                + Annotations.VGPU_DEVICES_TO_ALLOCATE + "='" + GPU0 + ",NVIDIA,500:;'"));
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e ->
+                assertThat(e.getStatus().getDescription())
+                    .startsWith(
+                        "allocate for pod default/bad failed: malformed annotation "
+                            + Annotations.VGPU_DEVICES_TO_ALLOCATE
+                            + "='"
+                            + GPU0
+                            + ",NVIDIA,500:;'"));
     assertFailedAndUnlocked("bad");
     assertGoodPodStillSucceeds("after-bad");
   }
@@ -303,17 +428,24 @@ class NodeAgentIT {
   @Test
   void lockHeldByAnotherPendingPodServesThatPod() {
     create(MakePod.bound("waiting", NODE, GPU1 + ",NVIDIA,500,0:;").container("c", 1).build());
-    create(MakePod.bound("holder", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;")
-        .container("c", 2).build());
+    create(
+        MakePod.bound("holder", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;")
+            .container("c", 2)
+            .build());
     lock("default", "holder");
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU1 + "-1"))))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
-            .startsWith("allocate for pod default/holder failed: device number not matched"));
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e ->
+                assertThat(e.getStatus().getDescription())
+                    .startsWith(
+                        "allocate for pod default/holder failed: device number not matched"));
     assertFailedAndUnlocked("holder");
 
     kubelet.allocate(RESOURCE, List.of(List.of(GPU1 + "-1")));
-    assertThat(pod("waiting").getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "success");
+    assertThat(pod("waiting").getMetadata().getAnnotations())
+        .containsEntry(Annotations.BIND_PHASE, "success");
   }
 
   @Test
@@ -322,21 +454,30 @@ class NodeAgentIT {
     patchNode(Annotations.MUTEX_LOCK, "yesterday,default");
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
-            .contains("node lock hami.io/mutex.lock='yesterday,default' on node gpu-node-1 does not parse"));
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e ->
+                assertThat(e.getStatus().getDescription())
+                    .contains(
+                        "node lock hami.io/mutex.lock='yesterday,default' on node gpu-node-1 does not parse"));
     assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isEqualTo("yesterday,default");
   }
 
   @Test
   void staleLockOfAFinishedPodIsLeftAndTheScanFindsThePod() {
-    create(MakePod.bound("done", NODE, ";").phase("Running").annotation(Annotations.BIND_PHASE, "success")
-        .container("c", 1).build());
+    create(
+        MakePod.bound("done", NODE, ";")
+            .phase("Running")
+            .annotation(Annotations.BIND_PHASE, "success")
+            .container("c", 1)
+            .build());
     create(MakePod.bound("next", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
     lock("default", "done");
 
     kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0")));
 
-    assertThat(pod("next").getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "success");
+    assertThat(pod("next").getMetadata().getAnnotations())
+        .containsEntry(Annotations.BIND_PHASE, "success");
     // Owner-checked: the lock names another pod, so it stays.
     assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isEqualTo(LOCK_TIME + ",default,done");
   }
@@ -346,25 +487,40 @@ class NodeAgentIT {
     nvml.injectXid(1, 13);
     nvml.injectXid(1, 79);
 
-    List<Device> devices = kubelet.awaitDevices(RESOURCE,
-        d -> d.stream().anyMatch(x -> x.getHealth().equals("Unhealthy")), Duration.ofSeconds(10));
+    List<Device> devices =
+        kubelet.awaitDevices(
+            RESOURCE,
+            d -> d.stream().anyMatch(x -> x.getHealth().equals("Unhealthy")),
+            Duration.ofSeconds(10));
 
-    assertThat(devices).filteredOn(d -> d.getID().startsWith(GPU1)).extracting(Device::getHealth)
+    assertThat(devices)
+        .filteredOn(d -> d.getID().startsWith(GPU1))
+        .extracting(Device::getHealth)
         .containsOnly("Unhealthy");
-    assertThat(devices).filteredOn(d -> d.getID().startsWith(GPU0)).extracting(Device::getHealth)
+    assertThat(devices)
+        .filteredOn(d -> d.getID().startsWith(GPU0))
+        .extracting(Device::getHealth)
         .containsOnly("Healthy");
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER))
-            .contains("\"numa\":1,\"mode\":\"hami-core\"}]"));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount()).isEqualTo("4"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(nodeAnnotation(Annotations.NODE_NVIDIA_REGISTER))
+                    .contains("\"numa\":1,\"mode\":\"hami-core\"}]"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(node().getStatus().getAllocatable().get(RESOURCE).getAmount())
+                    .isEqualTo("4"));
   }
 
   @Test
   void kubeletRestartRegistersAgain() throws Exception {
     kubelet.restart();
 
-    List<Device> devices = kubelet.awaitDevices(RESOURCE, d -> d.size() == 8, Duration.ofSeconds(20));
+    List<Device> devices =
+        kubelet.awaitDevices(RESOURCE, d -> d.size() == 8, Duration.ofSeconds(20));
 
     assertThat(devices).hasSize(8);
     assertThat(kubelet.registrations()).hasSize(1);
@@ -379,16 +535,19 @@ class NodeAgentIT {
   }
 
   private void assertFailedAndUnlocked(String name) {
-    assertThat(pod(name).getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "failed");
+    assertThat(pod(name).getMetadata().getAnnotations())
+        .containsEntry(Annotations.BIND_PHASE, "failed");
     assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
   }
 
   private void assertGoodPodStillSucceeds(String name) {
-    Pod good = create(MakePod.bound(name, NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
+    Pod good =
+        create(MakePod.bound(name, NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
     lock("default", name);
     Map<String, ContainerAllocateResponse> r = kubelet.allocatePod(RESOURCE, good);
     assertThat(r.get("c").getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU1);
-    assertThat(pod(name).getMetadata().getAnnotations()).containsEntry(Annotations.BIND_PHASE, "success");
+    assertThat(pod(name).getMetadata().getAnnotations())
+        .containsEntry(Annotations.BIND_PHASE, "success");
     assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
   }
 
@@ -420,10 +579,12 @@ class NodeAgentIT {
   private void patchNode(String key, String value) {
     // A merge patch, as the scheduler writes it: no resourceVersion, so the agent's own concurrent
     // registration patch cannot make it fail with a conflict.
-    client.nodes().withName(NODE).patch(
-        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-            io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-        new NodeBuilder().withNewMetadata().addToAnnotations(key, value).endMetadata().build());
+    client
+        .nodes()
+        .withName(NODE)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            new NodeBuilder().withNewMetadata().addToAnnotations(key, value).endMetadata().build());
   }
 
   @SuppressWarnings("unused")

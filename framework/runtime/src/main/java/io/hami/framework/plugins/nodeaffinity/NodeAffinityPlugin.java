@@ -31,8 +31,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Enforces {@code nodeSelector} and required node affinity, and scores preferred node affinity
- * (the sum of the weights of the matching preferred terms, normalized to 0..100).
+ * Enforces {@code nodeSelector} and required node affinity, and scores preferred node affinity (the
+ * sum of the weights of the matching preferred terms, normalized to 0..100).
  */
 public final class NodeAffinityPlugin
     implements PreFilterPlugin,
@@ -87,7 +87,9 @@ public final class NodeAffinityPlugin
   public Status filter(CycleState state, Pod pod, NodeInfo node) {
     PreFilterState s = state.get(PRE_FILTER);
     RequiredNodeAffinity required = s != null ? s.required() : RequiredNodeAffinity.of(pod);
-    return required.matches(node.name(), node.labels()) ? Status.success() : Status.unresolvable(REASON);
+    return required.matches(node.name(), node.labels())
+        ? Status.success()
+        : Status.unresolvable(REASON);
   }
 
   @Override
@@ -113,7 +115,10 @@ public final class NodeAffinityPlugin
       return List.of();
     }
     List<PreferredSchedulingTerm> p =
-        pod.getSpec().getAffinity().getNodeAffinity().getPreferredDuringSchedulingIgnoredDuringExecution();
+        pod.getSpec()
+            .getAffinity()
+            .getNodeAffinity()
+            .getPreferredDuringSchedulingIgnoredDuringExecution();
     return p == null ? List.of() : p;
   }
 

@@ -13,15 +13,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A pod's hard node constraints: {@code spec.nodeSelector} (all must match) and the required
- * node-affinity terms (any term; every expression of a term). Malformed expressions (a {@code
- * Gt} with a non-integer value, an unknown operator) never match. Equal when the selector and the
- * terms are.
+ * node-affinity terms (any term; every expression of a term). Malformed expressions (a {@code Gt}
+ * with a non-integer value, an unknown operator) never match. Equal when the selector and the terms
+ * are.
  */
 public final class RequiredNodeAffinity {
   private final Map<String, String> nodeSelector;
   private final @Nullable List<NodeSelectorTerm> terms;
 
-  private RequiredNodeAffinity(Map<String, String> nodeSelector, @Nullable List<NodeSelectorTerm> terms) {
+  private RequiredNodeAffinity(
+      Map<String, String> nodeSelector, @Nullable List<NodeSelectorTerm> terms) {
     this.nodeSelector = nodeSelector;
     this.terms = terms;
   }
@@ -43,7 +44,9 @@ public final class RequiredNodeAffinity {
 
   @Override
   public boolean equals(@Nullable Object o) {
-    return o instanceof RequiredNodeAffinity r && nodeSelector.equals(r.nodeSelector) && Objects.equals(terms, r.terms);
+    return o instanceof RequiredNodeAffinity r
+        && nodeSelector.equals(r.nodeSelector)
+        && Objects.equals(terms, r.terms);
   }
 
   @Override
@@ -65,7 +68,9 @@ public final class RequiredNodeAffinity {
       return null;
     }
     for (NodeSelectorRequirement r : t.getMatchFields()) {
-      if ("metadata.name".equals(r.getKey()) && "In".equals(r.getOperator()) && r.getValues() != null) {
+      if ("metadata.name".equals(r.getKey())
+          && "In".equals(r.getOperator())
+          && r.getValues() != null) {
         return r.getValues();
       }
     }
@@ -90,7 +95,8 @@ public final class RequiredNodeAffinity {
     return anyTermMatches(terms, nodeName, labels);
   }
 
-  static boolean anyTermMatches(List<NodeSelectorTerm> terms, String nodeName, Map<String, String> labels) {
+  static boolean anyTermMatches(
+      List<NodeSelectorTerm> terms, String nodeName, Map<String, String> labels) {
     for (NodeSelectorTerm t : terms) {
       if (termMatches(t, nodeName, labels)) {
         return true;
@@ -128,7 +134,8 @@ public final class RequiredNodeAffinity {
     return true;
   }
 
-  static boolean requirementMatches(NodeSelectorRequirement r, @Nullable String value, boolean present) {
+  static boolean requirementMatches(
+      NodeSelectorRequirement r, @Nullable String value, boolean present) {
     List<String> values = r.getValues() == null ? List.of() : r.getValues();
     String op = r.getOperator() == null ? "" : r.getOperator();
     return switch (op) {

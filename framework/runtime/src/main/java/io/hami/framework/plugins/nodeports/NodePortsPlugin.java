@@ -24,7 +24,8 @@ import io.hami.framework.api.Status;
 import java.util.List;
 
 /** Rejects nodes where a host port the pod wants is already taken. */
-public final class NodePortsPlugin implements PreFilterPlugin, FilterPlugin, FilterEquivalence, EnqueueExtensions {
+public final class NodePortsPlugin
+    implements PreFilterPlugin, FilterPlugin, FilterEquivalence, EnqueueExtensions {
   public static final String NAME = "NodePorts";
   public static final String REASON = "node(s) didn't have free ports for the requested pod ports";
   private static final StateKey<PortsState> KEY = StateKey.of("PreFilter" + NAME, PortsState.class);

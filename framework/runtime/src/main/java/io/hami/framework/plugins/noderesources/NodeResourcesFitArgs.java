@@ -8,16 +8,18 @@ import java.util.List;
 /**
  * Arguments of {@link NodeResourcesFitPlugin}.
  *
- * @param ignoredResources resource names Filter does not check; by default the per-device
- *     vGPU names (memory, cores, priority) that no node advertises and that device plugins and
- *     GPU plugins account for, as kube-scheduler's extender's managed resources with {@code
+ * @param ignoredResources resource names Filter does not check; by default the per-device vGPU
+ *     names (memory, cores, priority) that no node advertises and that device plugins and GPU
+ *     plugins account for, as kube-scheduler's extender's managed resources with {@code
  *     ignoredByScheduler} do
- * @param ignoredResourceGroups resource name prefixes (the part before {@code /}) Filter does
- *     not check
+ * @param ignoredResourceGroups resource name prefixes (the part before {@code /}) Filter does not
+ *     check
  * @param scoringStrategy how nodes are ranked
  */
 public record NodeResourcesFitArgs(
-    List<String> ignoredResources, List<String> ignoredResourceGroups, ScoringStrategy scoringStrategy)
+    List<String> ignoredResources,
+    List<String> ignoredResourceGroups,
+    ScoringStrategy scoringStrategy)
     implements PluginArgs {
 
   /** The vGPU request names of every supported vendor that nodes never advertise. */
@@ -77,7 +79,8 @@ public record NodeResourcesFitArgs(
     for (int i = 0; i < ignoredResourceGroups.size(); i++) {
       String g = ignoredResourceGroups.get(i);
       if (g == null || g.isBlank() || g.contains("/")) {
-        errors.invalid("ignoredResourceGroups[" + i + "]", g, "must be a non-empty prefix without '/'");
+        errors.invalid(
+            "ignoredResourceGroups[" + i + "]", g, "must be a non-empty prefix without '/'");
       }
     }
     if (scoringStrategy == null) {
@@ -85,9 +88,9 @@ public record NodeResourcesFitArgs(
       return;
     }
     String type = scoringStrategy.type();
-    if (!ScoringStrategy.LEAST_ALLOCATED.equals(type) && !ScoringStrategy.MOST_ALLOCATED.equals(type)) {
-      errors.invalid(
-          "scoringStrategy.type", type, "must be one of LeastAllocated, MostAllocated");
+    if (!ScoringStrategy.LEAST_ALLOCATED.equals(type)
+        && !ScoringStrategy.MOST_ALLOCATED.equals(type)) {
+      errors.invalid("scoringStrategy.type", type, "must be one of LeastAllocated, MostAllocated");
     }
     List<ResourceWeight> rs = scoringStrategy.resources();
     if (rs == null || rs.isEmpty()) {
@@ -101,7 +104,8 @@ public record NodeResourcesFitArgs(
         continue;
       }
       if (w.weight() < 1 || w.weight() > 100) {
-        errors.invalid("scoringStrategy.resources[" + i + "].weight", w.weight(), "must be in 1..100");
+        errors.invalid(
+            "scoringStrategy.resources[" + i + "].weight", w.weight(), "must be in 1..100");
       }
     }
   }

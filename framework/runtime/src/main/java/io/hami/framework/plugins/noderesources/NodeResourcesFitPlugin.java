@@ -30,15 +30,22 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Checks that a node has room for the pod's requests (cpu, memory, ephemeral-storage, the pod
- * count and extended resources, with init containers and overhead counted as Kubernetes does),
- * skipping ignored resources; scores nodes by LeastAllocated or MostAllocated.
+ * Checks that a node has room for the pod's requests (cpu, memory, ephemeral-storage, the pod count
+ * and extended resources, with init containers and overhead counted as Kubernetes does), skipping
+ * ignored resources; scores nodes by LeastAllocated or MostAllocated.
  */
 public final class NodeResourcesFitPlugin
-    implements PreFilterPlugin, FilterPlugin, FilterEquivalence, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+    implements PreFilterPlugin,
+        FilterPlugin,
+        FilterEquivalence,
+        PreScorePlugin,
+        ScorePlugin,
+        EnqueueExtensions {
   public static final String NAME = "NodeResourcesFit";
-  private static final StateKey<FitState> PRE_FILTER = StateKey.of("PreFilter" + NAME, FitState.class);
-  private static final StateKey<ScoreState> PRE_SCORE = StateKey.of("PreScore" + NAME, ScoreState.class);
+  private static final StateKey<FitState> PRE_FILTER =
+      StateKey.of("PreFilter" + NAME, FitState.class);
+  private static final StateKey<ScoreState> PRE_SCORE =
+      StateKey.of("PreScore" + NAME, ScoreState.class);
 
   /**
    * The pod's requests, read once per cycle, and its rejections by set of reasons (bit i of the
@@ -52,13 +59,18 @@ public final class NodeResourcesFitPlugin
     final Status[] rejections;
     final Rejections<List<String>> shared;
 
-    FitState(Resources request, List<String> scalars, List<Long> amounts, Rejections<List<String>> shared) {
+    FitState(
+        Resources request,
+        List<String> scalars,
+        List<Long> amounts,
+        Rejections<List<String>> shared) {
       this.request = request;
       this.shared = shared;
       this.scalars = scalars.toArray(String[]::new);
       this.scalarAmounts = amounts.stream().mapToLong(Long::longValue).toArray();
       // More than 16 extended resources is unheard of; beyond that rejections are not kept.
-      this.rejections = new Status[this.scalars.length <= 16 ? 1 << (FIXED + this.scalars.length) : 0];
+      this.rejections =
+          new Status[this.scalars.length <= 16 ? 1 << (FIXED + this.scalars.length) : 0];
     }
 
     String reason(int i) {
@@ -83,7 +95,10 @@ public final class NodeResourcesFitPlugin
             reasons.add(reason(i));
           }
         }
-        s = shared.of(List.copyOf(reasons), r -> Status.unschedulable(r.toArray(String[]::new)).withPlugin(NAME));
+        s =
+            shared.of(
+                List.copyOf(reasons),
+                r -> Status.unschedulable(r.toArray(String[]::new)).withPlugin(NAME));
         if (bits > 0 && bits < rejections.length) {
           rejections[(int) bits] = s;
         }
@@ -129,7 +144,10 @@ public final class NodeResourcesFitPlugin
 
   public static PluginRegistration<NodeResourcesFitArgs> registration() {
     return PluginRegistration.of(
-        NAME, NodeResourcesFitArgs.class, NodeResourcesFitArgs.defaults(), NodeResourcesFitPlugin::create);
+        NAME,
+        NodeResourcesFitArgs.class,
+        NodeResourcesFitArgs.defaults(),
+        NodeResourcesFitPlugin::create);
   }
 
   @Override
@@ -252,7 +270,8 @@ public final class NodeResourcesFitPlugin
   public List<ClusterEventWithHint> eventsToRegister() {
     return List.of(
         ClusterEventWithHint.of(
-            ClusterEvent.of(EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_ALLOCATABLE)),
+            ClusterEvent.of(
+                EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_ALLOCATABLE)),
         ClusterEventWithHint.of(
             ClusterEvent.of(
                 EventResource.ASSIGNED_POD, ActionType.DELETE, ActionType.UPDATE_POD_SCALE_DOWN)),

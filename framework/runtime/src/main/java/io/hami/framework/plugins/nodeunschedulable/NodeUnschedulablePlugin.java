@@ -25,11 +25,15 @@ import java.util.List;
  * Rejects cordoned nodes ({@code spec.unschedulable}) unless the pod tolerates the {@code
  * node.kubernetes.io/unschedulable:NoSchedule} taint.
  */
-public final class NodeUnschedulablePlugin implements FilterPlugin, FilterEquivalence, EnqueueExtensions {
+public final class NodeUnschedulablePlugin
+    implements FilterPlugin, FilterEquivalence, EnqueueExtensions {
   public static final String NAME = "NodeUnschedulable";
   public static final String REASON = "node(s) were unschedulable";
   private static final Taint UNSCHEDULABLE_TAINT =
-      new TaintBuilder().withKey("node.kubernetes.io/unschedulable").withEffect("NoSchedule").build();
+      new TaintBuilder()
+          .withKey("node.kubernetes.io/unschedulable")
+          .withEffect("NoSchedule")
+          .build();
 
   public static Plugin create(FrameworkHandle handle) {
     return new NodeUnschedulablePlugin();

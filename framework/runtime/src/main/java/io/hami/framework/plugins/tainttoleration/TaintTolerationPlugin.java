@@ -18,8 +18,8 @@ import io.hami.framework.api.NodeScores;
 import io.hami.framework.api.Plugin;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PreScorePlugin;
-import io.hami.framework.api.Rejections;
 import io.hami.framework.api.QueueingHint;
+import io.hami.framework.api.Rejections;
 import io.hami.framework.api.ScoreExtensions;
 import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.StateData;
@@ -35,7 +35,12 @@ import org.jspecify.annotations.Nullable;
  * nodes with fewer untolerated PreferNoSchedule taints.
  */
 public final class TaintTolerationPlugin
-    implements FilterPlugin, FilterEquivalence, PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions {
+    implements FilterPlugin,
+        FilterEquivalence,
+        PreScorePlugin,
+        ScorePlugin,
+        ScoreExtensions,
+        EnqueueExtensions {
   public static final String NAME = "TaintToleration";
   private static final StateKey<PreScoreState> KEY =
       StateKey.of("PreScore" + NAME, PreScoreState.class);
@@ -64,7 +69,8 @@ public final class TaintTolerationPlugin
     if (t == null) {
       return Status.success();
     }
-    String reason = "node(s) had untolerated taint {" + t.getKey() + ": " + nullToEmpty(t.getValue()) + "}";
+    String reason =
+        "node(s) had untolerated taint {" + t.getKey() + ": " + nullToEmpty(t.getValue()) + "}";
     return rejections.of(reason, Status::unresolvable);
   }
 
@@ -81,7 +87,8 @@ public final class TaintTolerationPlugin
     return taints == null ? null : firstUntolerated(taints, tolerations);
   }
 
-  private static @Nullable Taint firstUntolerated(List<Taint> taints, List<Toleration> tolerations) {
+  private static @Nullable Taint firstUntolerated(
+      List<Taint> taints, List<Toleration> tolerations) {
     for (Taint t : taints) {
       String e = t.getEffect();
       if (("NoSchedule".equals(e) || "NoExecute".equals(e))
@@ -96,7 +103,9 @@ public final class TaintTolerationPlugin
   public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
     List<Toleration> prefer = new ArrayList<>();
     for (Toleration t : Tolerations.of(pod)) {
-      if (t.getEffect() == null || t.getEffect().isEmpty() || "PreferNoSchedule".equals(t.getEffect())) {
+      if (t.getEffect() == null
+          || t.getEffect().isEmpty()
+          || "PreferNoSchedule".equals(t.getEffect())) {
         prefer.add(t);
       }
     }
