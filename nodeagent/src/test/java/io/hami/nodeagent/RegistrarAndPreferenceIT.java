@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.hami.model.Annotations;
+import io.hami.model.testing.MakeBoundPod;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.Allocator;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
@@ -104,7 +105,7 @@ class RegistrarAndPreferenceIT {
         .pods()
         .inNamespace("default")
         .resource(
-            MakePod.bound("p", node, ";GPU-bbb,NVIDIA,1000,10:GPU-ccc,NVIDIA,1000,10:;")
+            MakeBoundPod.bound("p", node, ";GPU-bbb,NVIDIA,1000,10:GPU-ccc,NVIDIA,1000,10:;")
                 .initContainer("i", 0)
                 .container("c", 2)
                 .build())

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.hami.model.Annotations;
+import io.hami.model.testing.MakeBoundPod;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.nvml.FakeNvml;
@@ -86,7 +87,7 @@ class MetricsIT {
   @Test
   void reportsDevicesAndContainers() throws Exception {
     Pod running =
-        MakePod.bound("train", NODE, ";")
+        MakeBoundPod.bound("train", NODE, ";")
             .annotation(
                 Annotations.VGPU_DEVICES_ALLOCATED,
                 gpu0 + ",NVIDIA,3000,30:;" + gpu0 + ",NVIDIA,1000,20:;")
@@ -95,7 +96,7 @@ class MetricsIT {
             .container("b", 1)
             .build();
     Pod done =
-        MakePod.bound("done", NODE, ";")
+        MakeBoundPod.bound("done", NODE, ";")
             .annotation(Annotations.VGPU_DEVICES_ALLOCATED, gpu0 + ",NVIDIA,9000,90:;")
             .phase("Succeeded")
             .container("a", 1)

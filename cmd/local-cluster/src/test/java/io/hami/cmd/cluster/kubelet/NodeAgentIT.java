@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.hami.model.Annotations;
+import io.hami.model.testing.MakeBoundPod;
 import io.hami.nodeagent.NodeAgent;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -179,7 +180,7 @@ class NodeAgentIT {
         .containsOnly("Unhealthy");
     Pod pod =
         create(
-            MakePod.bound("p-stopped", NODE, GPU0 + ",NVIDIA,3000,50:;")
+            MakeBoundPod.bound("p-stopped", NODE, GPU0 + ",NVIDIA,3000,50:;")
                 .container("main", 1)
                 .build());
     assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, pod))
@@ -237,7 +238,10 @@ class NodeAgentIT {
   @Test
   void allocatesAPodAsTheSchedulerAnnotatedIt() throws Exception {
     Pod pod =
-        create(MakePod.bound("p1", NODE, GPU0 + ",NVIDIA,3000,50:;").container("main", 1).build());
+        create(
+            MakeBoundPod.bound("p1", NODE, GPU0 + ",NVIDIA,3000,50:;")
+                .container("main", 1)
+                .build());
     lock("default", "p1");
 
     Map<String, ContainerAllocateResponse> r = kubelet.allocatePod(RESOURCE, pod);
@@ -278,7 +282,7 @@ class NodeAgentIT {
     // Eight devices, no lock on the node: the agent cannot tell whose pod this is and refuses.
     Pod refused =
         create(
-            MakePod.bound("refused", NODE, GPU0 + ",NVIDIA,3000,50:;")
+            MakeBoundPod.bound("refused", NODE, GPU0 + ",NVIDIA,3000,50:;")
                 .container("main", 8)
                 .build());
     assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, refused))
@@ -286,7 +290,8 @@ class NodeAgentIT {
 
     // Kubelet rejected that pod, so every device is free for the next one.
     Pod next =
-        create(MakePod.bound("next", NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
+        create(
+            MakeBoundPod.bound("next", NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
     lock("default", "next");
     assertThat(kubelet.allocatePod(RESOURCE, next).get("c").getEnvsMap())
         .containsEntry("NVIDIA_VISIBLE_DEVICES", GPU1);
@@ -298,7 +303,7 @@ class NodeAgentIT {
         GPU1 + ",NVIDIA,1000,10:;;" + GPU0 + ",NVIDIA,2000,20:" + GPU1 + ",NVIDIA,4000,30:;";
     Pod pod =
         create(
-            MakePod.bound("p2", NODE, value)
+            MakeBoundPod.bound("p2", NODE, value)
                 .initContainer("init", 1)
                 .container("sidecar", 0)
                 .container("train", 2)
@@ -334,7 +339,7 @@ class NodeAgentIT {
   void keepsTheLockUntilEveryContainerIsServed() throws Exception {
     Pod pod =
         create(
-            MakePod.bound("p3", NODE, GPU0 + ",NVIDIA,1000,10:;" + GPU1 + ",NVIDIA,1000,10:;")
+            MakeBoundPod.bound("p3", NODE, GPU0 + ",NVIDIA,1000,10:;" + GPU1 + ",NVIDIA,1000,10:;")
                 .container("a", 1)
                 .container("b", 1)
                 .build());
@@ -358,7 +363,7 @@ class NodeAgentIT {
 
   @Test
   void findsThePendingPodWithoutALock() throws Exception {
-    create(MakePod.bound("nolock", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
+    create(MakeBoundPod.bound("nolock", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
 
     var r = kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-2")));
 
@@ -370,7 +375,7 @@ class NodeAgentIT {
   @Test
   void noPendingPodIsAClearError() {
     create(
-        MakePod.bound("elsewhere", "other-node", GPU0 + ",NVIDIA,500,0:;")
+        MakeBoundPod.bound("elsewhere", "other-node", GPU0 + ",NVIDIA,500,0:;")
             .container("c", 1)
             .build());
 
@@ -388,7 +393,7 @@ class NodeAgentIT {
   @Test
   void deviceCountMismatchFailsThePod() {
     create(
-        MakePod.bound("mismatch", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;")
+        MakeBoundPod.bound("mismatch", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;")
             .container("c", 2)
             .build());
     lock("default", "mismatch");
@@ -407,7 +412,7 @@ class NodeAgentIT {
 
   @Test
   void malformedAnnotationFailsThePod() {
-    create(MakePod.bound("bad", NODE, GPU0 + ",NVIDIA,500:;").container("c", 1).build());
+    create(MakeBoundPod.bound("bad", NODE, GPU0 + ",NVIDIA,500:;").container("c", 1).build());
     lock("default", "bad");
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
@@ -427,9 +432,9 @@ class NodeAgentIT {
 
   @Test
   void lockHeldByAnotherPendingPodServesThatPod() {
-    create(MakePod.bound("waiting", NODE, GPU1 + ",NVIDIA,500,0:;").container("c", 1).build());
+    create(MakeBoundPod.bound("waiting", NODE, GPU1 + ",NVIDIA,500,0:;").container("c", 1).build());
     create(
-        MakePod.bound("holder", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;")
+        MakeBoundPod.bound("holder", NODE, GPU0 + ",NVIDIA,500,0:" + GPU1 + ",NVIDIA,500,0:;")
             .container("c", 2)
             .build());
     lock("default", "holder");
@@ -450,7 +455,7 @@ class NodeAgentIT {
 
   @Test
   void unparsableLockIsAClearErrorAndTheLockStays() {
-    create(MakePod.bound("p", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
+    create(MakeBoundPod.bound("p", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
     patchNode(Annotations.MUTEX_LOCK, "yesterday,default");
 
     assertThatThrownBy(() -> kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0"))))
@@ -466,12 +471,12 @@ class NodeAgentIT {
   @Test
   void staleLockOfAFinishedPodIsLeftAndTheScanFindsThePod() {
     create(
-        MakePod.bound("done", NODE, ";")
+        MakeBoundPod.bound("done", NODE, ";")
             .phase("Running")
             .annotation(Annotations.BIND_PHASE, "success")
             .container("c", 1)
             .build());
-    create(MakePod.bound("next", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
+    create(MakeBoundPod.bound("next", NODE, GPU0 + ",NVIDIA,500,0:;").container("c", 1).build());
     lock("default", "done");
 
     kubelet.allocate(RESOURCE, List.of(List.of(GPU0 + "-0")));
@@ -542,7 +547,8 @@ class NodeAgentIT {
 
   private void assertGoodPodStillSucceeds(String name) {
     Pod good =
-        create(MakePod.bound(name, NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
+        create(
+            MakeBoundPod.bound(name, NODE, GPU1 + ",NVIDIA,1024,25:;").container("c", 1).build());
     lock("default", name);
     Map<String, ContainerAllocateResponse> r = kubelet.allocatePod(RESOURCE, good);
     assertThat(r.get("c").getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", GPU1);

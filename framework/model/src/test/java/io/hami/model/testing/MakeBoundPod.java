@@ -1,4 +1,4 @@
-package io.hami.nodeagent;
+package io.hami.model.testing;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /** A pod as the scheduler leaves it after Bind: annotated, bound to the node, pending. */
-public final class MakePod {
+public final class MakeBoundPod {
   private final String name;
   private String namespace = "default";
   private String node = "gpu-node-1";
@@ -24,13 +24,13 @@ public final class MakePod {
   private final List<Container> app = new ArrayList<>();
   private String phase = "Pending";
 
-  private MakePod(String name) {
+  private MakeBoundPod(String name) {
     this.name = name;
   }
 
   /** A pod bound to {@code node}, bind-phase allocating, with the given to-allocate value. */
-  public static MakePod bound(String name, String node, String toAllocate) {
-    MakePod p = new MakePod(name);
+  public static MakeBoundPod bound(String name, String node, String toAllocate) {
+    MakeBoundPod p = new MakeBoundPod(name);
     p.node = node;
     p.annotations.put(Annotations.VGPU_NODE, node);
     p.annotations.put(Annotations.BIND_PHASE, BindPhase.ALLOCATING.wire());
@@ -40,32 +40,32 @@ public final class MakePod {
     return p;
   }
 
-  public MakePod namespace(String ns) {
+  public MakeBoundPod namespace(String ns) {
     namespace = ns;
     return this;
   }
 
-  public MakePod annotation(String k, String v) {
+  public MakeBoundPod annotation(String k, String v) {
     annotations.put(k, v);
     return this;
   }
 
-  public MakePod without(String k) {
+  public MakeBoundPod without(String k) {
     annotations.remove(k);
     return this;
   }
 
-  public MakePod phase(String p) {
+  public MakeBoundPod phase(String p) {
     phase = p;
     return this;
   }
 
-  public MakePod container(String cname, int gpus, EnvVar... env) {
+  public MakeBoundPod container(String cname, int gpus, EnvVar... env) {
     app.add(container(cname, gpus, List.of(env)));
     return this;
   }
 
-  public MakePod initContainer(String cname, int gpus) {
+  public MakeBoundPod initContainer(String cname, int gpus) {
     init.add(container(cname, gpus, List.of()));
     return this;
   }
