@@ -9,19 +9,14 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeLocal;
-import io.hami.model.device.MigPlacement;
-import io.hami.model.device.NodeDevice;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -138,12 +133,12 @@ public final class DeviceUsageIndex {
     @GuardedBy("lock")
     final Map<String, int[]> used = new HashMap<>();
 
-    /** Dynamic MIG placements held per GPU, one element per holding pod. */
-    final Map<String, List<MigPlacement>> mig = new HashMap<>();
+    @GuardedBy("lock")
+    final MigHoldings mig = new MigHoldings();
 
     /** Vendors the handshake found unhealthy: their devices are offered as unhealthy. */
     @GuardedBy("lock")
-    Set<String> unhealthyVendors = Set.of();
+    final VendorHealthMarks health = new VendorHealthMarks();
 
     volatile NodeDevices view;
 
@@ -163,19 +158,7 @@ public final class DeviceUsageIndex {
       for (DeviceUsage d : reg) {
         int[] u = used.get(d.id());
         DeviceUsage v = u == null ? d : d.withUsage(u[0], u[1], u[2]);
-        List<MigPlacement> held = mig.get(d.id());
-        if (held != null) {
-          v = v.withMig(v.migProfiles(), held);
-          // A MIG instance on a device the node agent shares through hami-core: the two views of
-          // the device disagree, so nothing more goes there (protocol §8.3).
-          if (!NodeDevice.MODE_MIG.equals(v.mode())) {
-            v = v.withState(false, v.cordoned());
-          }
-        }
-        if (!unhealthyVendors.isEmpty() && v.healthy() && unhealthyVendors.contains(v.vendor())) {
-          v = v.withState(false, v.cordoned());
-        }
-        b.add(v);
+        b.add(health.apply(mig.overlay(v)));
       }
       view =
           new NodeDevices(
@@ -206,7 +189,7 @@ public final class DeviceUsageIndex {
     synchronized (lock) {
       ImmutableList<GpuVendor> all = GpuVendors.union(requireNonNull(v.get()), more);
       v.set(all);
-      registrationKeys = Set.copyOf(ModelReaders.registrationKeys(all));
+      registrationInputs.setKeys(Set.copyOf(ModelReaders.registrationKeys(all)));
     }
   }
 
@@ -260,10 +243,9 @@ public final class DeviceUsageIndex {
 
   private final NodeReader nodeReader;
   private final PodReader podReader;
-  private final InvalidNodeListener invalidListener;
-  private final AtomicLong invalidNodeEvents = new AtomicLong();
+  private final InvalidNodes invalidNodes;
 
-  private volatile Set<String> registrationKeys;
+  private final RegistrationInputs registrationInputs;
 
   /**
    * @param nodeReader reads registrations
@@ -279,8 +261,8 @@ public final class DeviceUsageIndex {
       Set<String> registrationKeys) {
     this.nodeReader = requireNonNull(nodeReader, "nodeReader");
     this.podReader = requireNonNull(podReader, "podReader");
-    this.invalidListener = requireNonNull(invalid, "invalid");
-    this.registrationKeys = Set.copyOf(registrationKeys);
+    this.invalidNodes = new InvalidNodes(invalid);
+    this.registrationInputs = new RegistrationInputs(registrationKeys);
   }
 
   public DeviceUsageIndex(NodeReader nodeReader, PodReader podReader, InvalidNodeListener invalid) {
@@ -332,7 +314,7 @@ public final class DeviceUsageIndex {
 
   /** How many times a node's annotations turned unreadable (exported as a metric). */
   public long invalidNodeEvents() {
-    return invalidNodeEvents.get();
+    return invalidNodes.events();
   }
 
   /** How many nodes currently have unreadable device annotations. */
@@ -372,17 +354,9 @@ public final class DeviceUsageIndex {
   public void setVendorHealthy(String node, String vendor, boolean healthy) {
     NodeState s = nodes.computeIfAbsent(node, NodeState::new);
     synchronized (lock) {
-      if (s.unhealthyVendors.contains(vendor) != healthy) {
-        return;
+      if (s.health.set(vendor, healthy)) {
+        s.publish();
       }
-      Set<String> next = new HashSet<>(s.unhealthyVendors);
-      if (healthy) {
-        next.remove(vendor);
-      } else {
-        next.add(vendor);
-      }
-      s.unhealthyVendors = Set.copyOf(next);
-      s.publish();
     }
   }
 
@@ -396,7 +370,7 @@ public final class DeviceUsageIndex {
       return false;
     }
     synchronized (lock) {
-      return s.unhealthyVendors.contains(vendor);
+      return s.health.unhealthy(vendor);
     }
   }
 
@@ -406,7 +380,7 @@ public final class DeviceUsageIndex {
   @SuppressWarnings("GuardedBy")
   public void upsertNode(Node node) {
     String name = node.getMetadata().getName();
-    Object from = registrationInputs(node);
+    Object from = registrationInputs.of(node);
     NodeState s = nodes.computeIfAbsent(name, NodeState::new);
     synchronized (lock) {
       if (Objects.equals(from, s.registeredFrom)) {
@@ -416,39 +390,14 @@ public final class DeviceUsageIndex {
     Registered r = nodeReader.read(node);
     boolean turnedInvalid;
     synchronized (lock) {
-      turnedInvalid = r.invalid() != null && !Objects.equals(r.invalid(), s.registered.invalid());
+      turnedInvalid = InvalidNodes.turnsInvalid(s.registered, r);
       s.registered = r;
       s.registeredFrom = from;
       s.publish();
     }
     if (turnedInvalid) {
-      invalidNodeEvents.incrementAndGet();
-      invalidListener.invalid(node, r);
+      invalidNodes.turnedInvalid(node, r);
     }
-  }
-
-  /** What a node's registration depends on: annotations and allocatable. */
-  private Object registrationInputs(Node node) {
-    Map<String, String> annos = node.getMetadata().getAnnotations();
-    Object alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
-    Object cap = node.getStatus() == null ? null : node.getStatus().getCapacity();
-    Map<String, String> relevant = new HashMap<>();
-    if (annos != null) {
-      if (registrationKeys.isEmpty()) {
-        relevant.putAll(annos);
-      } else {
-        for (String k : registrationKeys) {
-          String v = annos.get(k);
-          if (v != null) {
-            relevant.put(k, v);
-          }
-        }
-      }
-    }
-    return Arrays.asList(
-        relevant,
-        alloc == null ? null : new HashMap<>((Map<?, ?>) alloc),
-        cap == null ? null : new HashMap<>((Map<?, ?>) cap));
   }
 
   /** Node deleted: its devices disappear; usage stays attributed in case it comes back. */
@@ -620,19 +569,7 @@ public final class DeviceUsageIndex {
               if (acc[0] == 0 && acc[1] == 0 && acc[2] == 0) {
                 s.used.remove(id);
               }
-              if (!u.mig().isEmpty()) {
-                List<MigPlacement> held = s.mig.computeIfAbsent(id, k -> new ArrayList<>());
-                for (MigPlacement at : u.mig()) {
-                  if (sign > 0) {
-                    held.add(at);
-                  } else {
-                    held.remove(at);
-                  }
-                }
-                if (held.isEmpty()) {
-                  s.mig.remove(id);
-                }
-              }
+              s.mig.apply(id, u.mig(), sign);
             });
     s.publish();
   }
