@@ -9,7 +9,6 @@ import io.hami.framework.api.ClusterEvent;
 import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.PreEnqueuePlugin;
 import io.hami.framework.api.QueuedPod;
-import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.Status;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,11 +51,10 @@ public final class SchedulingQueue {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
   private final InstantSource clock;
-  private final Duration initialBackoff;
-  private final Duration maxBackoff;
+  private final BackoffPolicy backoffPolicy;
   private final Duration maxInUnschedulable;
   private final Function<Pod, List<PreEnqueuePlugin>> preEnqueue;
-  private final Map<String, List<ClusterEventWithHint>> registrations;
+  private final RequeueHints hints;
 
   @GuardedBy("lock")
   private final TreeSet<QueuedPodInfo> active;
@@ -106,16 +104,15 @@ public final class SchedulingQueue {
       InstantSource clock,
       QueueTimeouts timeouts) {
     this.clock = requireNonNull(clock);
-    this.initialBackoff = timeouts.initialBackoff();
-    this.maxBackoff = timeouts.maxBackoff();
+    this.backoffPolicy = new BackoffPolicy(timeouts.initialBackoff(), timeouts.maxBackoff());
     this.maxInUnschedulable = timeouts.maxInUnschedulable();
     this.preEnqueue = preEnqueue;
-    this.registrations = Map.copyOf(registrations);
+    this.hints = new RequeueHints(registrations);
     Comparator<QueuedPodInfo> bySort = sort::compare;
     this.active = new TreeSet<>(bySort.thenComparingLong(i -> i.seq));
     this.backoff =
         new TreeSet<>(
-            Comparator.<QueuedPodInfo, Instant>comparing(this::backoffExpiry)
+            Comparator.<QueuedPodInfo, Instant>comparing(backoffPolicy::expiry)
                 .thenComparingLong(i -> i.seq));
   }
 
@@ -322,7 +319,7 @@ public final class SchedulingQueue {
   @GuardedBy("lock")
   private boolean sawMatchingEventInFlight(QueuedPodInfo info) {
     for (InFlightEvent e : inFlightEvents) {
-      if (e.seq > info.popEventSeq && worthRequeuing(info, e.event, e.oldObj, e.newObj)) {
+      if (e.seq > info.popEventSeq && hints.worthRequeuing(info, e.event, e.oldObj, e.newObj)) {
         return true;
       }
     }
@@ -361,7 +358,7 @@ public final class SchedulingQueue {
       }
       List<QueuedPodInfo> moved = new ArrayList<>();
       for (QueuedPodInfo info : unschedulable.values()) {
-        if (worthRequeuing(info, event, oldObj, newObj)) {
+        if (hints.worthRequeuing(info, event, oldObj, newObj)) {
           moved.add(info);
         }
       }
@@ -372,38 +369,6 @@ public final class SchedulingQueue {
     } finally {
       lock.unlock();
     }
-  }
-
-  private boolean worthRequeuing(
-      QueuedPodInfo info, ClusterEvent event, @Nullable HasMetadata o, @Nullable HasMetadata n) {
-    Collection<String> plugins =
-        info.pendingPlugins().isEmpty() ? info.unschedulablePlugins() : info.pendingPlugins();
-    if (plugins.isEmpty()) {
-      return true;
-    }
-    for (String plugin : plugins) {
-      List<ClusterEventWithHint> regs = registrations.get(plugin);
-      if (regs == null) {
-        return true;
-      }
-      for (ClusterEventWithHint r : regs) {
-        if (!r.event().matches(event)) {
-          continue;
-        }
-        if (r.hint() == null) {
-          return true;
-        }
-        try {
-          if (r.hint().hint(info.pod(), o, n) == QueueingHint.QUEUE) {
-            return true;
-          }
-        } catch (RuntimeException e) {
-          log.warn("queueing hint failed, requeueing" + " plugin={} pod={}", plugin, info.key(), e);
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /** Moves the given pods to the active queue now, skipping backoff. Unknown pods are ignored. */
@@ -435,7 +400,7 @@ public final class SchedulingQueue {
     try {
       Instant now = clock.instant();
       int n = 0;
-      while (!backoff.isEmpty() && !backoffExpiry(backoff.first()).isAfter(now)) {
+      while (!backoff.isEmpty() && !backoffPolicy.expiry(backoff.first()).isAfter(now)) {
         QueuedPodInfo info = backoff.pollFirst();
         if (passesPreEnqueue(info)) {
           pushActive(info);
@@ -475,7 +440,9 @@ public final class SchedulingQueue {
   public Optional<Instant> nextBackoffExpiry() {
     lock.lock();
     try {
-      return backoff.isEmpty() ? Optional.empty() : Optional.of(backoffExpiry(backoff.first()));
+      return backoff.isEmpty()
+          ? Optional.empty()
+          : Optional.of(backoffPolicy.expiry(backoff.first()));
     } finally {
       lock.unlock();
     }
@@ -499,7 +466,7 @@ public final class SchedulingQueue {
 
   @GuardedBy("lock")
   private void moveOut(QueuedPodInfo info) {
-    if (backoffExpiry(info).isAfter(clock.instant())) {
+    if (backoffPolicy.expiry(info).isAfter(clock.instant())) {
       backoff.add(info);
     } else if (passesPreEnqueue(info)) {
       pushActive(info);
@@ -536,19 +503,7 @@ public final class SchedulingQueue {
 
   /** The backoff duration after {@code attempts} failures: initial doubling up to max. */
   Duration backoffDuration(int attempts) {
-    Duration d = initialBackoff;
-    for (int i = 1; i < attempts && d.compareTo(maxBackoff) < 0; i++) {
-      d = d.multipliedBy(2);
-    }
-    return d.compareTo(maxBackoff) > 0 ? maxBackoff : d;
-  }
-
-  private Instant backoffExpiry(QueuedPodInfo info) {
-    if (info.attempts() == 0) {
-      // Never tried (held by PreEnqueue): nothing to back off from.
-      return info.timestamp();
-    }
-    return info.timestamp().plus(backoffDuration(info.attempts()));
+    return backoffPolicy.duration(attempts);
   }
 
   public int activeSize() {
