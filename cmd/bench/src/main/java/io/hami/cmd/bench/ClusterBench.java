@@ -16,14 +16,12 @@ import io.hami.kube.KubeClients;
 import io.hami.kube.cli.ClusterOptions;
 import io.hami.nodeagent.nvml.GpuInfo;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +29,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -50,10 +47,6 @@ import org.jspecify.annotations.Nullable;
 final class ClusterBench {
   static final String NAMESPACE = "hami-bench";
   static final String CEILING_SCHEDULER = "hami-bench-ceiling";
-  private static final String REQUESTS = ClientRequestMetrics.NAME;
-
-  /** Node handshake patches: per node and period, not per pod, so not on the binding path. */
-  private static final String HANDSHAKE_WRITES = "hami_scheduler_gpu_handshake_writes_total";
 
   /**
    * @param workload what to run
@@ -455,21 +448,22 @@ final class ClusterBench {
       PromText after = scheduler.scrape();
       unsched[0] = unschedTracker.createdCount();
       unsched[1] = unschedTracker.boundCount();
-      Map<String, Double> requests = requestDelta(before, after);
-      double handshakeWrites = after.sum(HANDSHAKE_WRITES) - before.sum(HANDSHAKE_WRITES);
+      Map<String, Double> requests = PhaseFigures.requestDelta(before, after);
+      double handshakeWrites =
+          after.sum(PhaseFigures.HANDSHAKE_WRITES) - before.sum(PhaseFigures.HANDSHAKE_WRITES);
       double cpu = after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
       List<Double> heap;
       synchronized (sampler) {
         heap = List.copyOf(sampler.heapMiB);
       }
-      return phase(
+      return PhaseFigures.phase(
           "hami-scheduler",
           tracker,
           requests,
           handshakeWrites,
           cpu,
           Stats.of(heap),
-          internals(before, after));
+          PhaseFigures.internals(before, after));
     } finally {
       timers.shutdownNow();
     }
@@ -528,7 +522,7 @@ final class ClusterBench {
                 binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
         BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
       warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer, () -> true);
-      Map<String, Double> warm = counts(registry);
+      Map<String, Double> warm = PhaseFigures.counts(registry);
       tracker.start();
       ScheduledExecutorService progress =
           Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
@@ -556,133 +550,12 @@ final class ClusterBench {
       if (binder.failures() > 0) {
         errors.add(binder.failures() + " ceiling binds failed");
       }
-      Map<String, Double> requests = counts(registry);
+      Map<String, Double> requests = PhaseFigures.counts(registry);
       warm.forEach((k, v) -> requests.merge(k, -v, Double::sum));
       requests.values().removeIf(v -> v <= 0);
       // The ceiling runs in this JVM, beside the harness; its CPU time is not separable.
-      return phase("API ceiling", tracker, requests, 0, null, null, Map.of());
+      return PhaseFigures.phase("API ceiling", tracker, requests, 0, null, null, Map.of());
     }
-  }
-
-  /** Requests counted so far, by {@code "verb resource"}. */
-  private static Map<String, Double> counts(PrometheusRegistry registry) {
-    Map<String, Double> out = new HashMap<>();
-    for (var s : registry.scrape()) {
-      if (s instanceof CounterSnapshot c) {
-        for (var d : c.getDataPoints()) {
-          out.merge(
-              d.getLabels().get("verb") + " " + d.getLabels().get("resource"),
-              d.getValue(),
-              Double::sum);
-        }
-      }
-    }
-    return out;
-  }
-
-  /** The scheduler's own view of the phase: attempts by result, mean cycle and binding times. */
-  static Map<String, Double> internals(PromText before, PromText after) {
-    Map<String, Double> out = new LinkedHashMap<>();
-    for (String result : List.of("scheduled", "unschedulable", "error")) {
-      String m = "hami_scheduler_schedule_attempts_total";
-      out.put(
-          "attempts." + result,
-          after.sum(m, l -> result.equals(l.get("result")))
-              - before.sum(m, l -> result.equals(l.get("result"))));
-    }
-    String points = "hami_scheduler_framework_extension_point_duration_seconds_count";
-    out.put("handshakeWrites", after.sum(HANDSHAKE_WRITES) - before.sum(HANDSHAKE_WRITES));
-    out.put(
-        "permitWaits",
-        after.sum(
-                points,
-                l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status")))
-            - before.sum(
-                points,
-                l -> "Permit".equals(l.get("extension_point")) && "WAIT".equals(l.get("status"))));
-    mean(
-        out,
-        "permitWaitMeanMs",
-        "hami_scheduler_node_lock_permit_wait_duration_seconds",
-        before,
-        after);
-    mean(out, "cycleMeanMs", "hami_scheduler_scheduling_attempt_duration_seconds", before, after);
-    mean(out, "bindingMeanMs", "hami_scheduler_binding_duration_seconds", before, after);
-    mean(out, "podE2eMeanMs", "hami_scheduler_pod_scheduling_sli_duration_seconds", before, after);
-    return out;
-  }
-
-  private static void mean(
-      Map<String, Double> out, String key, String histogram, PromText before, PromText after) {
-    double count = after.sum(histogram + "_count") - before.sum(histogram + "_count");
-    double sum = after.sum(histogram + "_sum") - before.sum(histogram + "_sum");
-    if (count > 0) {
-      out.put(key, sum / count * 1000);
-    }
-  }
-
-  /** Requests made between two scrapes, by {@code "verb resource"}. */
-  static Map<String, Double> requestDelta(PromText before, PromText after) {
-    Map<String, Double> out = new HashMap<>();
-    for (PromText.Sample s : after.samples()) {
-      if (s.name().equals(REQUESTS)) {
-        out.merge(
-            s.labels().get("verb") + " " + s.labels().get("resource"), s.value(), Double::sum);
-      }
-    }
-    for (PromText.Sample s : before.samples()) {
-      if (s.name().equals(REQUESTS)) {
-        out.merge(
-            s.labels().get("verb") + " " + s.labels().get("resource"), -s.value(), Double::sum);
-      }
-    }
-    out.values().removeIf(v -> v <= 0);
-    return out;
-  }
-
-  private static BenchReport.Phase phase(
-      String name,
-      BindTracker tracker,
-      Map<String, Double> requests,
-      double handshakeWrites,
-      @Nullable Double cpu,
-      @Nullable Stats heap,
-      Map<String, Double> internals) {
-    long start = tracker.firstCreate();
-    long[] binds = tracker.bindTimes();
-    long last = start;
-    for (long t : binds) {
-      last = Math.max(last, t);
-    }
-    double seconds = Math.max(1e-9, (last - start) / 1e9);
-    int bound = binds.length;
-    Map<String, Double> perPod = new TreeMap<>();
-    double writes = 0;
-    double events = 0;
-    for (var e : requests.entrySet()) {
-      double v = bound == 0 ? 0 : e.getValue() / bound;
-      perPod.put(e.getKey(), v);
-      if (BenchReport.isWrite(e.getKey())) {
-        writes += v;
-        if (e.getKey().endsWith(" events")) {
-          events += v;
-        }
-      }
-    }
-    return new BenchReport.Phase(
-        name,
-        tracker.createdCount(),
-        bound,
-        seconds,
-        bound / seconds,
-        Stats.of(Stats.perSecond(binds, start)),
-        Stats.of(tracker.latenciesMs()),
-        perPod,
-        writes,
-        writes - events - (bound == 0 ? 0 : handshakeWrites / bound),
-        cpu,
-        heap,
-        internals);
   }
 
   /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */

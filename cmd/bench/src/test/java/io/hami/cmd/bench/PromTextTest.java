@@ -38,7 +38,7 @@ class PromTextTest {
     PromText before =
         PromText.parse(
             "hami_scheduler_client_requests_total{code=\"200\",resource=\"nodes\",verb=\"patch\"} 4\n");
-    Map<String, Double> d = ClusterBench.requestDelta(before, PromText.parse(TEXT));
+    Map<String, Double> d = PhaseFigures.requestDelta(before, PromText.parse(TEXT));
     assertThat(d)
         .containsEntry("create pods/binding", 10.0)
         .containsEntry("patch pods", 12.0)
