@@ -8,6 +8,18 @@ public enum EventResource {
   ASSIGNED_POD,
   /** A pod waiting to be scheduled (the pending pod itself, or another one). */
   UNSCHEDULED_POD,
+  /** A PersistentVolumeClaim. */
+  PERSISTENT_VOLUME_CLAIM,
+  /** A PersistentVolume. */
+  PERSISTENT_VOLUME,
+  /** A StorageClass. */
+  STORAGE_CLASS,
+  /** A CSINode (a node's CSI drivers and their volume limits). */
+  CSI_NODE,
+  /** A CSIDriver. */
+  CSI_DRIVER,
+  /** A Namespace. */
+  NAMESPACE,
   /** Matches every resource; only for registration. */
   WILDCARD
 }

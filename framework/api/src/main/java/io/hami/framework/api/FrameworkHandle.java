@@ -1,5 +1,6 @@
 package io.hami.framework.api;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -74,6 +75,15 @@ public interface FrameworkHandle {
   default Status bind(Pod pod, String nodeName) {
     return Status.error("this handle has no binder");
   }
+
+  /**
+   * The cluster's objects of {@code kind} (PVCs, PVs, StorageClasses, CSINodes, CSIDrivers,
+   * Namespaces). Call it from the plugin's factory: the scheduler lists and watches only the kinds
+   * some plugin asked for, starts those informers with its own and waits for their first listing
+   * before the first cycle. Their changes reach queueing hints as {@link ClusterEvent}s of {@link
+   * ObjectKind#resource()}, with actions ADD, UPDATE_OTHER or DELETE.
+   */
+  <T extends HasMetadata> ObjectLister<T> lister(ObjectKind<T> kind);
 
   /** Returns the pod of {@code uid} if it is waiting at Permit. */
   Optional<WaitingPod> waitingPod(String uid);

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.ObjectKind;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.SchedulerConfiguration;
@@ -52,6 +53,7 @@ public final class InMemoryCluster implements AutoCloseable {
   private final Scheduler scheduler;
   private final @Nullable DefaultParallelizer ownedParallelizer;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
+  private final Map<String, HasMetadata> objects = new LinkedHashMap<>();
   private final Map<String, Pod> pods = new LinkedHashMap<>();
   private final Map<String, PodOutcome> outcomes = new LinkedHashMap<>();
   private final List<RecordedEvent> events = new ArrayList<>();
@@ -168,6 +170,44 @@ public final class InMemoryCluster implements AutoCloseable {
     Node old = nodes.remove(name);
     if (old != null) {
       scheduler.eventHandler().onNodeDelete(old);
+    }
+  }
+
+  /**
+   * Adds or replaces a cluster object that plugins read through listers (a PVC, PV, StorageClass,
+   * CSINode, CSIDriver or Namespace); a copy is stored, with a fresh resourceVersion.
+   *
+   * @throws IllegalArgumentException if the object is of another kind or has no name
+   */
+  public void putObject(HasMetadata obj) {
+    ObjectKind<?> kind = ObjectKind.of(obj);
+    if (obj.getMetadata() == null || obj.getMetadata().getName() == null) {
+      throw new IllegalArgumentException(kind + " has no metadata.name");
+    }
+    HasMetadata copy = ShallowCopy.of(obj);
+    copy.setMetadata(ShallowCopy.of(obj.getMetadata()));
+    if (kind.namespaced() && copy.getMetadata().getNamespace() == null) {
+      copy.getMetadata().setNamespace("default");
+    }
+    copy.getMetadata().setResourceVersion(nextVersion());
+    HasMetadata old = objects.put(kind + ":" + kind.key(copy), copy);
+    if (old == null) {
+      scheduler.eventHandler().onObjectAdd(copy);
+    } else {
+      scheduler.eventHandler().onObjectUpdate(old, copy);
+    }
+  }
+
+  /** Deletes a cluster object given to {@link #putObject}; nothing if there is none. */
+  public void deleteObject(HasMetadata obj) {
+    ObjectKind<?> kind = ObjectKind.of(obj);
+    String ns =
+        kind.namespaced() && obj.getMetadata().getNamespace() == null
+            ? "default"
+            : obj.getMetadata().getNamespace();
+    HasMetadata old = objects.remove(kind + ":" + kind.key(ns, obj.getMetadata().getName()));
+    if (old != null) {
+      scheduler.eventHandler().onObjectDelete(old);
     }
   }
 

@@ -8,6 +8,7 @@ import io.hami.framework.api.ActionType;
 import io.hami.framework.api.ClusterEvent;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.ObjectKind;
 import io.hami.framework.api.Resources;
 import io.hami.framework.cache.SchedulerCache;
 import io.hami.framework.queue.SchedulingQueue;
@@ -40,6 +41,7 @@ public final class ClusterEventHandler {
   private final SchedulingQueue queue;
   private final Predicate<Pod> responsible;
   private final SchedulerMetrics metrics;
+  private final ClusterObjects objects;
   private final List<ClusterStateListener> listeners = new CopyOnWriteArrayList<>();
 
   /**
@@ -49,8 +51,10 @@ public final class ClusterEventHandler {
       SchedulerCache cache,
       SchedulingQueue queue,
       Predicate<Pod> responsible,
-      SchedulerMetrics metrics) {
+      SchedulerMetrics metrics,
+      ClusterObjects objects) {
     this.cache = cache;
+    this.objects = objects;
     this.queue = queue;
     this.responsible = responsible;
     this.metrics = metrics;
@@ -58,6 +62,35 @@ public final class ClusterEventHandler {
 
   public void addListener(ClusterStateListener l) {
     listeners.add(l);
+  }
+
+  // ---- other objects (PVCs, PVs, StorageClasses, CSINodes, CSIDrivers, Namespaces)
+
+  public synchronized void onObjectAdd(HasMetadata obj) {
+    try {
+      ObjectKind<?> kind = objects.put(obj);
+      event(ClusterEvent.of(kind.resource(), ActionType.ADD), null, obj);
+    } catch (RuntimeException e) {
+      log.error("object add failed kind={} name={}", obj.getKind(), name(obj), e);
+    }
+  }
+
+  public synchronized void onObjectUpdate(HasMetadata oldObj, HasMetadata newObj) {
+    try {
+      ObjectKind<?> kind = objects.put(newObj);
+      event(ClusterEvent.of(kind.resource(), ActionType.UPDATE_OTHER), oldObj, newObj);
+    } catch (RuntimeException e) {
+      log.error("object update failed kind={} name={}", newObj.getKind(), name(newObj), e);
+    }
+  }
+
+  public synchronized void onObjectDelete(HasMetadata obj) {
+    try {
+      ObjectKind<?> kind = objects.remove(obj);
+      event(ClusterEvent.of(kind.resource(), ActionType.DELETE), obj, null);
+    } catch (RuntimeException e) {
+      log.error("object delete failed kind={} name={}", obj.getKind(), name(obj), e);
+    }
   }
 
   // ---- nodes
@@ -260,7 +293,7 @@ public final class ClusterEventHandler {
     return PodPhases.isDeleting(pod);
   }
 
-  private static String name(Node n) {
+  private static String name(HasMetadata n) {
     return n.getMetadata() == null ? "?" : n.getMetadata().getName();
   }
 

@@ -1,11 +1,14 @@
 package io.hami.framework.runtime;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.AttemptObserver;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.ObjectKind;
+import io.hami.framework.api.ObjectLister;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.Snapshot;
@@ -79,6 +82,11 @@ public final class DefaultFrameworkHandle implements FrameworkHandle {
   @Override
   public Status bind(Pod pod, String nodeName) {
     return scheduler.binder().bind(pod, nodeName);
+  }
+
+  @Override
+  public <T extends HasMetadata> ObjectLister<T> lister(ObjectKind<T> kind) {
+    return scheduler.objects().lister(kind);
   }
 
   @Override

@@ -58,6 +58,7 @@ public final class Scheduler {
   private final PodInfoCache podInfos;
   private final SchedulerCache cache;
   private final CacheSnapshot snapshot = new CacheSnapshot();
+  private final ClusterObjects objects = new ClusterObjects();
   private final Map<String, FrameworkRuntime> profiles = new LinkedHashMap<>();
   private final @Nullable KubernetesClient client;
   private final Binder binder;
@@ -162,7 +163,11 @@ public final class Scheduler {
   private ClusterEventHandler newEventHandler(SchedulingQueue q) {
     ClusterEventHandler h =
         new ClusterEventHandler(
-            cache, q, pod -> profiles.containsKey(pod.getSpec().getSchedulerName()), metrics);
+            cache,
+            q,
+            pod -> profiles.containsKey(pod.getSpec().getSchedulerName()),
+            metrics,
+            objects);
     h.addListener(
         new ClusterStateListener() {
           @Override
@@ -252,6 +257,11 @@ public final class Scheduler {
 
   CacheSnapshot snapshot() {
     return snapshot;
+  }
+
+  /** The non-node, non-pod objects plugins read, and which kinds they asked for. */
+  public ClusterObjects objects() {
+    return objects;
   }
 
   Optional<KubernetesClient> client() {

@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,6 +10,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.hami.framework.api.ObjectKind;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
 import io.hami.framework.bind.Binder;
@@ -23,9 +25,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -82,6 +87,7 @@ public final class SchedulerService implements AutoCloseable {
   private volatile boolean leading;
   private @Nullable SharedIndexInformer<Node> nodeInformer;
   private @Nullable SharedIndexInformer<Pod> podInformer;
+  private final List<SharedIndexInformer<?>> objectInformers = new CopyOnWriteArrayList<>();
   private @Nullable Thread loop;
   private @Nullable HTTPServer http;
   private @Nullable CompletableFuture<?> election;
@@ -277,9 +283,14 @@ public final class SchedulerService implements AutoCloseable {
             handler.onPodDelete(obj);
           }
         });
+    List<CompletableFuture<?>> started = new ArrayList<>();
+    for (ObjectKind<?> kind : scheduler.objects().requestedKinds()) {
+      started.add(startObjectInformer(kind, handler));
+    }
+    started.add(nodeInformer.start().toCompletableFuture());
+    started.add(podInformer.start().toCompletableFuture());
     try {
-      CompletableFuture.allOf(
-              nodeInformer.start().toCompletableFuture(), podInformer.start().toCompletableFuture())
+      CompletableFuture.allOf(started.toArray(CompletableFuture[]::new))
           .get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("informers did not sync within " + syncTimeout, e);
@@ -288,6 +299,42 @@ public final class SchedulerService implements AutoCloseable {
     // the first cycle does not run against a half-filled cache.
     awaitHandlers(
         nodeInformer.getStore().list().size(), podInformer.getStore().list().size(), syncTimeout);
+  }
+
+  /**
+   * Starts an informer on {@code kind}, feeding {@code handler}. Its handler adds to the store
+   * synchronously, so the listing is visible to plugins once the returned future completes.
+   */
+  private <T extends HasMetadata> CompletableFuture<?> startObjectInformer(
+      ObjectKind<T> kind, ClusterEventHandler handler) {
+    SharedIndexInformer<T> informer =
+        kind.namespaced()
+            ? client.resources(kind.type()).inAnyNamespace().runnableInformer(0)
+            : client.resources(kind.type()).runnableInformer(0);
+    objectInformers.add(informer);
+    informer.addEventHandler(
+        new ResourceEventHandler<T>() {
+          @Override
+          public void onAdd(T obj) {
+            handler.onObjectAdd(obj);
+          }
+
+          @Override
+          public void onUpdate(T oldObj, T newObj) {
+            if (!Objects.equals(
+                oldObj.getMetadata().getResourceVersion(),
+                newObj.getMetadata().getResourceVersion())) {
+              handler.onObjectUpdate(oldObj, newObj);
+            }
+          }
+
+          @Override
+          public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+            handler.onObjectDelete(obj);
+          }
+        });
+    log.info("watching {} for plugins", kind);
+    return informer.start().toCompletableFuture();
   }
 
   private void awaitHandlers(int nodes, int pods, Duration syncTimeout) {
@@ -395,6 +442,9 @@ public final class SchedulerService implements AutoCloseable {
     }
     if (election != null) {
       election.cancel(true);
+    }
+    for (SharedIndexInformer<?> i : objectInformers) {
+      i.stop();
     }
     if (podInformer != null) {
       podInformer.stop();

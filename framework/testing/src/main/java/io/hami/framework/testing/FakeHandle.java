@@ -9,6 +9,8 @@ import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.ObjectKind;
+import io.hami.framework.api.ObjectLister;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.Snapshot;
@@ -47,6 +49,7 @@ public final class FakeHandle implements FrameworkHandle {
   private final Map<String, WaitingPod> waiting = new ConcurrentHashMap<>();
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private volatile boolean leading = true;
+  private final Map<String, HasMetadata> objects = new ConcurrentHashMap<>();
 
   public FakeHandle(String schedulerName, FakeClock clock) {
     this.schedulerName = schedulerName;
@@ -75,6 +78,44 @@ public final class FakeHandle implements FrameworkHandle {
   public FakeHandle withLeading(boolean v) {
     this.leading = v;
     return this;
+  }
+
+  /** Adds or replaces cluster objects (PVCs, PVs, StorageClasses...) that listers return. */
+  public FakeHandle withObjects(HasMetadata... objs) {
+    for (HasMetadata o : objs) {
+      ObjectKind<?> kind = ObjectKind.of(o);
+      objects.put(kind + ":" + kind.key(o), o);
+    }
+    return this;
+  }
+
+  /** Removes a cluster object given to {@link #withObjects}. */
+  public FakeHandle withoutObject(HasMetadata o) {
+    ObjectKind<?> kind = ObjectKind.of(o);
+    objects.remove(kind + ":" + kind.key(o));
+    return this;
+  }
+
+  @Override
+  public <T extends HasMetadata> ObjectLister<T> lister(ObjectKind<T> kind) {
+    return new ObjectLister<>() {
+      @Override
+      public List<T> list() {
+        List<T> out = new ArrayList<>();
+        for (HasMetadata o : objects.values()) {
+          if (kind.type().isInstance(o)) {
+            out.add(kind.type().cast(o));
+          }
+        }
+        return out;
+      }
+
+      @Override
+      public @Nullable T get(@Nullable String namespace, String name) {
+        HasMetadata o = objects.get(kind + ":" + kind.key(namespace, name));
+        return o == null ? null : kind.type().cast(o);
+      }
+    };
   }
 
   public FakeClock fakeClock() {

@@ -1,0 +1,98 @@
+package io.hami.framework.api;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A kind of cluster object, other than nodes and pods, that plugins may read through {@link
+ * FrameworkHandle#lister}. The set is closed: the scheduler knows how to list and watch each one
+ * and which {@link EventResource} its changes are reported as.
+ *
+ * @param <T> the object's type
+ */
+public final class ObjectKind<T extends HasMetadata> {
+  public static final ObjectKind<PersistentVolumeClaim> PERSISTENT_VOLUME_CLAIM =
+      new ObjectKind<>(PersistentVolumeClaim.class, true, EventResource.PERSISTENT_VOLUME_CLAIM);
+  public static final ObjectKind<PersistentVolume> PERSISTENT_VOLUME =
+      new ObjectKind<>(PersistentVolume.class, false, EventResource.PERSISTENT_VOLUME);
+  public static final ObjectKind<StorageClass> STORAGE_CLASS =
+      new ObjectKind<>(StorageClass.class, false, EventResource.STORAGE_CLASS);
+  public static final ObjectKind<CSINode> CSI_NODE =
+      new ObjectKind<>(CSINode.class, false, EventResource.CSI_NODE);
+  public static final ObjectKind<CSIDriver> CSI_DRIVER =
+      new ObjectKind<>(CSIDriver.class, false, EventResource.CSI_DRIVER);
+  public static final ObjectKind<Namespace> NAMESPACE =
+      new ObjectKind<>(Namespace.class, false, EventResource.NAMESPACE);
+
+  /** Every kind, in a fixed order. */
+  public static final ImmutableList<ObjectKind<?>> ALL =
+      ImmutableList.of(
+          PERSISTENT_VOLUME_CLAIM,
+          PERSISTENT_VOLUME,
+          STORAGE_CLASS,
+          CSI_NODE,
+          CSI_DRIVER,
+          NAMESPACE);
+
+  private final Class<T> type;
+  private final boolean namespaced;
+  private final EventResource resource;
+
+  private ObjectKind(Class<T> type, boolean namespaced, EventResource resource) {
+    this.type = requireNonNull(type);
+    this.namespaced = namespaced;
+    this.resource = requireNonNull(resource);
+  }
+
+  /**
+   * Returns the kind of {@code obj}.
+   *
+   * @throws IllegalArgumentException if it is none of {@link #ALL}
+   */
+  public static ObjectKind<?> of(HasMetadata obj) {
+    for (ObjectKind<?> k : ALL) {
+      if (k.type.isInstance(obj)) {
+        return k;
+      }
+    }
+    throw new IllegalArgumentException("not a listable object kind: " + obj.getClass().getName());
+  }
+
+  public Class<T> type() {
+    return type;
+  }
+
+  /** Whether objects of this kind live in a namespace. */
+  public boolean namespaced() {
+    return namespaced;
+  }
+
+  /** The resource that changes of this kind are reported as in {@link ClusterEvent}s. */
+  public EventResource resource() {
+    return resource;
+  }
+
+  /** The store key of {@code obj}: {@code namespace/name} for namespaced kinds, else the name. */
+  public String key(HasMetadata obj) {
+    return key(obj.getMetadata().getNamespace(), obj.getMetadata().getName());
+  }
+
+  /** The store key of the object called {@code name} in {@code namespace}. */
+  public String key(@Nullable String namespace, String name) {
+    return namespaced ? namespace + "/" + name : name;
+  }
+
+  @Override
+  public String toString() {
+    return type.getSimpleName();
+  }
+}
