@@ -20,6 +20,14 @@ public enum EventResource {
   CSI_DRIVER,
   /** A Namespace. */
   NAMESPACE,
+  /** A Service (its selector feeds default topology spreading). */
+  SERVICE,
+  /** A ReplicaSet. */
+  REPLICA_SET,
+  /** A StatefulSet. */
+  STATEFUL_SET,
+  /** A ReplicationController. */
+  REPLICATION_CONTROLLER,
   /** Matches every resource; only for registration. */
   WILDCARD
 }
