@@ -64,7 +64,7 @@ public final class PodTopologySpreadPlugin
   private static final Status REJECTED = Status.unschedulable(REASON).withPlugin(NAME);
   private static final Status MISSING_LABEL =
       Status.unresolvable(REASON_MISSING_LABEL).withPlugin(NAME);
-  private static final StateKey<PreFilterState> PRE_FILTER =
+  static final StateKey<PreFilterState> PRE_FILTER =
       StateKey.of("PreFilter" + NAME, PreFilterState.class);
   private static final StateKey<PreScoreState> PRE_SCORE =
       StateKey.of("PreScore" + NAME, PreScoreState.class);
