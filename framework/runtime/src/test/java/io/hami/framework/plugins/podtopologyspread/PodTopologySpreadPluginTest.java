@@ -22,8 +22,12 @@ import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.Status;
+import io.hami.framework.config.ConfigException;
+import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.DefaultPlugins;
 import io.hami.framework.config.PluginRef;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
@@ -644,6 +648,50 @@ class PodTopologySpreadPluginTest {
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(HOST, 3, SOFT),
             org.assertj.core.groups.Tuple.tuple(ZONE, 5, SOFT));
+  }
+
+  private static final String YAML_HEADER =
+      "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
+          + "  - name: PodTopologySpread\n    args:\n";
+
+  @Test
+  void args_decodeFromSchedulerConfiguration() {
+    SchedulerConfiguration c =
+        new ConfigLoader(BuiltInPlugins.registry())
+            .parse(
+                YAML_HEADER
+                    + "      defaultingType: List\n"
+                    + "      defaultConstraints:\n"
+                    + "      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone,"
+                    + " whenUnsatisfiable: DoNotSchedule, minDomains: 2}\n",
+                "t");
+    PodTopologySpreadArgs a =
+        (PodTopologySpreadArgs) c.profiles().get(0).pluginArgs().get(PodTopologySpreadPlugin.NAME);
+    assertThat(a.defaultingType()).isEqualTo("List");
+    assertThat(a.defaultConstraints())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.getMaxSkew()).isEqualTo(1);
+              assertThat(d.getTopologyKey()).isEqualTo(ZONE);
+              assertThat(d.getMinDomains()).isEqualTo(2);
+            });
+    assertThatThrownBy(
+            () ->
+                new ConfigLoader(BuiltInPlugins.registry())
+                    .parse(
+                        YAML_HEADER
+                            + "      defaultConstraints:\n"
+                            + "      - {maxSkew: 1, topologyKey: kubernetes.io/hostname,"
+                            + " whenUnsatisfiable: ScheduleAnyway}\n",
+                        "t"))
+        .isInstanceOfSatisfying(
+            ConfigException.class,
+            e ->
+                assertThat(e.errors())
+                    .containsExactly(
+                        "profiles[0].pluginConfig[0].args.defaultingType: invalid value \"System\":"
+                            + " when .defaultConstraints are not empty"));
   }
 
   @Test
