@@ -68,7 +68,13 @@ final class Selector {
     List<Requirement> out = new ArrayList<>();
     Map<String, String> ml = s.getMatchLabels();
     if (ml != null) {
-      ml.forEach((k, v) -> out.add(new Requirement(k, Op.IN, ImmutableSortedSet.of(v))));
+      for (Map.Entry<String, String> e : ml.entrySet()) {
+        if (e.getKey() == null || e.getValue() == null) {
+          throw new IllegalArgumentException(
+              field + ".matchLabels: invalid value " + e + ": key and value are required");
+        }
+        out.add(new Requirement(e.getKey(), Op.IN, ImmutableSortedSet.of(e.getValue())));
+      }
     }
     List<LabelSelectorRequirement> exprs = s.getMatchExpressions();
     if (exprs != null) {
@@ -121,7 +127,13 @@ final class Selector {
   /** A selector holding {@code labels} as equality requirements. */
   static Selector ofLabels(Map<String, String> labels) {
     List<Requirement> out = new ArrayList<>(labels.size());
-    labels.forEach((k, v) -> out.add(new Requirement(k, Op.IN, ImmutableSortedSet.of(v))));
+    labels.forEach(
+        (k, v) -> {
+          // Objects from the API never hold null here; a malformed one selects by "".
+          if (k != null) {
+            out.add(new Requirement(k, Op.IN, ImmutableSortedSet.of(v == null ? "" : v)));
+          }
+        });
     return of(out);
   }
 
