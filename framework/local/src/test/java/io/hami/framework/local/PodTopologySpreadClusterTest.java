@@ -34,4 +34,29 @@ class PodTopologySpreadClusterTest {
       assertThat(perZone).isEqualTo(Map.of("a", 2, "b", 2, "c", 2));
     }
   }
+
+  @Test
+  void podBlockedBySpread_isRetriedWhenALabelChangeUnblocksIt() {
+    try (InMemoryCluster c = InMemoryCluster.builder(BuiltInPlugins.registry()).build()) {
+      c.addNode(MakeNode.named("a1").zone("a").capacity("8", "16Gi", 110).obj());
+      c.addNode(MakeNode.named("b1").zone("b").capacity("1", "16Gi", 110).obj());
+      c.addPod(MakePod.named("old").label("app", "web").nodeName("a1").obj());
+      c.addPod(MakePod.named("filler").cpu("1").nodeName("b1").obj());
+      c.addPod(
+          MakePod.named("new")
+              .label("app", "web")
+              .cpu("500m")
+              .topologySpread(1, "topology.kubernetes.io/zone", "DoNotSchedule", "app", "web")
+              .obj());
+      c.drain();
+      // Zone a would be 2 against 0; zone b has no room.
+      assertThat(c.outcome("default", "new").orElseThrow().isBound()).isFalse();
+      assertThat(c.scheduler().queue().unschedulableSize()).isEqualTo(1);
+      // Only the spread constraint cares about labels: the pod is retried at once, no flush.
+      c.updatePod(
+          MakePod.named("old").label("app", "db").nodeName("a1").resourceVersion("2").obj());
+      c.drain();
+      assertThat(c.outcome("default", "new").orElseThrow().node()).isEqualTo("a1");
+    }
+  }
 }
