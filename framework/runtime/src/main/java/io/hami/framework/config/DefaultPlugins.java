@@ -5,7 +5,8 @@ import com.google.common.collect.ImmutableList;
 /**
  * The plugins every profile starts with, enabled at every point they implement, before the
  * profile's own {@code multiPoint} and per-point lists are applied. Ordinary pod constraints
- * (nodeSelector, affinity, taints, resources, host ports, unschedulable nodes) hold with these.
+ * (nodeSelector, affinity, taints, resources, host ports, unschedulable nodes, topology spread)
+ * hold with these.
  */
 public final class DefaultPlugins {
   public static final String PRIORITY_SORT = "PrioritySort";
@@ -15,6 +16,7 @@ public final class DefaultPlugins {
   public static final String NODE_AFFINITY = "NodeAffinity";
   public static final String NODE_PORTS = "NodePorts";
   public static final String NODE_RESOURCES_FIT = "NodeResourcesFit";
+  public static final String POD_TOPOLOGY_SPREAD = "PodTopologySpread";
   public static final String DEFAULT_BINDER = "DefaultBinder";
 
   /** The default multi-point plugins with their score weights, in run order. */
@@ -27,6 +29,7 @@ public final class DefaultPlugins {
           PluginRef.of(NODE_AFFINITY, 2),
           PluginRef.of(NODE_PORTS),
           PluginRef.of(NODE_RESOURCES_FIT, 1),
+          PluginRef.of(POD_TOPOLOGY_SPREAD, 2),
           PluginRef.of(DEFAULT_BINDER));
 
   private DefaultPlugins() {}

@@ -6,6 +6,7 @@ import io.hami.framework.plugins.nodename.NodeNamePlugin;
 import io.hami.framework.plugins.nodeports.NodePortsPlugin;
 import io.hami.framework.plugins.noderesources.NodeResourcesFitPlugin;
 import io.hami.framework.plugins.nodeunschedulable.NodeUnschedulablePlugin;
+import io.hami.framework.plugins.podtopologyspread.PodTopologySpreadPlugin;
 import io.hami.framework.plugins.prioritysort.PrioritySortPlugin;
 import io.hami.framework.plugins.tainttoleration.TaintTolerationPlugin;
 import io.hami.framework.runtime.Registry;
@@ -24,6 +25,7 @@ public final class BuiltInPlugins {
         .register(NodeAffinityPlugin.registration())
         .register(NodePortsPlugin.registration())
         .register(NodeResourcesFitPlugin.registration())
+        .register(PodTopologySpreadPlugin.registration())
         .register(DefaultBinderPlugin.registration());
   }
 

@@ -60,6 +60,11 @@ public final class MakeNode {
     return this;
   }
 
+  /** Sets the {@code topology.kubernetes.io/zone} label. */
+  public MakeNode zone(String zone) {
+    return label("topology.kubernetes.io/zone", zone);
+  }
+
   public MakeNode annotation(String key, String value) {
     builder.editMetadata().addToAnnotations(key, value).endMetadata();
     return this;

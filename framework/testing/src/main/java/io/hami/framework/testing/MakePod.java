@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.api.model.PreferredSchedulingTermBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,6 +40,7 @@ public final class MakePod {
   private final List<PreferredSchedulingTerm> preferredTerms = new ArrayList<>();
   private final List<Toleration> tolerations = new ArrayList<>();
   private final Map<String, String> nodeSelector = new LinkedHashMap<>();
+  private final List<TopologySpreadConstraint> spreadConstraints = new ArrayList<>();
 
   private MakePod(String name) {
     builder =
@@ -223,6 +226,55 @@ public final class MakePod {
     return this;
   }
 
+  /**
+   * Adds a topology spread constraint whose labelSelector has the given {@code key, value, ...}
+   * matchLabels (none: an empty selector). {@code whenUnsatisfiable} is DoNotSchedule or
+   * ScheduleAnyway.
+   */
+  public MakePod topologySpread(
+      int maxSkew, String topologyKey, String whenUnsatisfiable, String... matchLabels) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < matchLabels.length; i += 2) {
+      labels.put(matchLabels[i], matchLabels[i + 1]);
+    }
+    return topologySpread(
+        new TopologySpreadConstraintBuilder()
+            .withMaxSkew(maxSkew)
+            .withTopologyKey(topologyKey)
+            .withWhenUnsatisfiable(whenUnsatisfiable)
+            .withNewLabelSelector()
+            .withMatchLabels(labels)
+            .endLabelSelector()
+            .build());
+  }
+
+  /** Adds a topology spread constraint as given (minDomains, policies, matchLabelKeys...). */
+  public MakePod topologySpread(TopologySpreadConstraint constraint) {
+    spreadConstraints.add(constraint);
+    return this;
+  }
+
+  /** Adds a controller owner reference ({@code apps/v1 ReplicaSet rs1}, say). */
+  public MakePod controlledBy(String apiVersion, String kind, String name) {
+    builder
+        .editMetadata()
+        .addNewOwnerReference()
+        .withApiVersion(apiVersion)
+        .withKind(kind)
+        .withName(name)
+        .withUid("owner-" + name)
+        .withController(true)
+        .endOwnerReference()
+        .endMetadata();
+    return this;
+  }
+
+  /** Marks the pod as terminating (a deletion timestamp). */
+  public MakePod terminating() {
+    builder.editMetadata().withDeletionTimestamp("2026-01-01T00:01:00Z").endMetadata();
+    return this;
+  }
+
   private static NodeSelectorRequirement expr(String key, String operator, String... values) {
     return new NodeSelectorRequirementBuilder()
         .withKey(key)
@@ -249,6 +301,9 @@ public final class MakePod {
     pod.getSpec().setInitContainers(ics.isEmpty() ? null : ics);
     if (!tolerations.isEmpty()) {
       pod.getSpec().setTolerations(new ArrayList<>(tolerations));
+    }
+    if (!spreadConstraints.isEmpty()) {
+      pod.getSpec().setTopologySpreadConstraints(new ArrayList<>(spreadConstraints));
     }
     if (!nodeSelector.isEmpty()) {
       pod.getSpec().setNodeSelector(new LinkedHashMap<>(nodeSelector));
