@@ -76,7 +76,7 @@ public final class InterPodAffinityPlugin
   private static final Status EXISTING_ANTI_AFFINITY_REJECTED =
       Status.unschedulable(EXISTING_ANTI_AFFINITY_REASON).withPlugin(NAME);
 
-  private static final StateKey<AffinityState> PRE_FILTER =
+  static final StateKey<AffinityState> PRE_FILTER =
       StateKey.of("PreFilter" + NAME, AffinityState.class);
   private static final StateKey<PreScoreState> PRE_SCORE =
       StateKey.of("PreScore" + NAME, PreScoreState.class);
