@@ -121,6 +121,19 @@ final class AffinityState implements StateData {
     return existingAntiAffinity.isEmpty() || !existingAntiAffinity.anyPositive(nodeLabels);
   }
 
+  /** Returns a state for the same pod with no counts (a partial state of a parallel piece). */
+  AffinityState emptyCopy() {
+    return new AffinityState(
+        pod, namespaceLabels, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
+  }
+
+  /** Adds the counts of {@code other}, a state for the same pod. */
+  void addAll(AffinityState other) {
+    existingAntiAffinity.addAll(other.existingAntiAffinity);
+    affinity.addAll(other.affinity);
+    antiAffinity.addAll(other.antiAffinity);
+  }
+
   @Override
   public AffinityState copy() {
     return new AffinityState(

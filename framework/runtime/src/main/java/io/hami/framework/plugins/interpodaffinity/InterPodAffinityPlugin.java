@@ -204,7 +204,44 @@ public final class InterPodAffinityPlugin
         new AffinityState(
             terms.resolveNamespaces(this::namespacesMatching), namespaceLabels(terms.namespace()));
     boolean incoming = terms.hasRequired();
-    for (int i = 0; i < nodes.size(); i++) {
+    int chunks = chunks(nodes.size(), incoming);
+    if (chunks <= 1) {
+      count(s, nodes, 0, nodes.size(), incoming);
+    } else {
+      // Disjoint node ranges counted into partial states, merged on this thread.
+      AffinityState[] parts = new AffinityState[chunks];
+      int size = (nodes.size() + chunks - 1) / chunks;
+      handle
+          .parallelizer()
+          .until(
+              chunks,
+              c -> {
+                AffinityState part = s.emptyCopy();
+                count(part, nodes, c * size, Math.min(nodes.size(), (c + 1) * size), incoming);
+                parts[c] = part;
+              });
+      for (AffinityState part : parts) {
+        s.addAll(part);
+      }
+    }
+    state.write(PRE_FILTER, s);
+    return PreFilterResult.allNodes();
+  }
+
+  /** Nodes per parallel piece of PreFilter counting, below which it runs on one thread. */
+  private static final int NODES_PER_CHUNK = 512;
+
+  private int chunks(int nodes, boolean incoming) {
+    int parallelism = handle.parallelizer().parallelism();
+    if (!incoming || parallelism <= 1 || nodes < 2 * NODES_PER_CHUNK) {
+      return 1;
+    }
+    return Math.min(parallelism * 2, nodes / NODES_PER_CHUNK);
+  }
+
+  private static void count(
+      AffinityState s, List<NodeInfo> nodes, int from, int to, boolean incoming) {
+    for (int i = from; i < to; i++) {
       NodeInfo n = nodes.get(i);
       Map<String, String> labels = n.labels();
       for (ExistingPod e : podsOf(n).withRequiredAntiAffinity()) {
@@ -216,8 +253,6 @@ public final class InterPodAffinityPlugin
         }
       }
     }
-    state.write(PRE_FILTER, s);
-    return PreFilterResult.allNodes();
   }
 
   private static boolean anyRequiredAntiAffinity(List<NodeInfo> nodes) {
@@ -300,8 +335,7 @@ public final class InterPodAffinityPlugin
       return Status.skip();
     }
     String ns = PodAffinities.namespaceOf(pod);
-    Map<String, String> labels = PodAffinities.labelsOf(pod);
-    Map<String, String> nsLabels = namespaceLabels(ns);
+    Target incoming = new Target(ns, PodAffinities.labelsOf(pod), namespaceLabels(ns));
     terms = terms.resolveNamespaces(this::namespacesMatching);
     TopologyCounts scores = new TopologyCounts();
     for (int i = 0; i < nodes.size(); i++) {
@@ -312,26 +346,35 @@ public final class InterPodAffinityPlugin
       }
       if (own) {
         for (PodInfo p : n.pods()) {
-          String pns = PodAffinities.namespaceOf(p.pod());
-          Map<String, String> pl = PodAffinities.labelsOf(p.pod());
-          addMatching(scores, terms.preferredAffinity(), pns, pl, null, nodeLabels, 1);
-          addMatching(scores, terms.preferredAntiAffinity(), pns, pl, null, nodeLabels, -1);
+          Target existing = Target.of(p.pod());
+          addMatching(scores, terms.preferredAffinity(), existing, nodeLabels, 1);
+          addMatching(scores, terms.preferredAntiAffinity(), existing, nodeLabels, -1);
         }
       }
       for (ExistingPod e : podsOf(n).withAffinity()) {
-        scoreExistingTerms(scores, e.terms(), new Incoming(ns, labels, nsLabels), nodeLabels);
+        scoreExistingTerms(scores, e.terms(), incoming, nodeLabels);
       }
     }
     state.write(PRE_SCORE, new PreScoreState(scores));
     return Status.success();
   }
 
-  /** The incoming pod as existing pods' terms see it. */
-  private record Incoming(
-      String namespace, Map<String, String> labels, Map<String, String> nsLabels) {}
+  /**
+   * A pod as terms see it.
+   *
+   * @param namespace its namespace
+   * @param labels its labels
+   * @param nsLabels its namespace's labels; null for terms whose namespace selectors are resolved
+   */
+  private record Target(
+      String namespace, Map<String, String> labels, @Nullable Map<String, String> nsLabels) {
+    static Target of(Pod pod) {
+      return new Target(PodAffinities.namespaceOf(pod), PodAffinities.labelsOf(pod), null);
+    }
+  }
 
   private void scoreExistingTerms(
-      TopologyCounts scores, PodAffinities existing, Incoming in, Map<String, String> nodeLabels) {
+      TopologyCounts scores, PodAffinities existing, Target in, Map<String, String> nodeLabels) {
     int hard = args.hardPodAffinityWeight();
     if (hard > 0) {
       for (AffinityTerm t : existing.requiredAffinity()) {
@@ -341,36 +384,20 @@ public final class InterPodAffinityPlugin
       }
     }
     if (!args.ignorePreferredTermsOfExistingPods()) {
-      addMatching(
-          scores,
-          existing.preferredAffinity(),
-          in.namespace(),
-          in.labels(),
-          in.nsLabels(),
-          nodeLabels,
-          1);
-      addMatching(
-          scores,
-          existing.preferredAntiAffinity(),
-          in.namespace(),
-          in.labels(),
-          in.nsLabels(),
-          nodeLabels,
-          -1);
+      addMatching(scores, existing.preferredAffinity(), in, nodeLabels, 1);
+      addMatching(scores, existing.preferredAntiAffinity(), in, nodeLabels, -1);
     }
   }
 
   private static void addMatching(
       TopologyCounts scores,
       List<AffinityTerm> terms,
-      String namespace,
-      Map<String, String> labels,
-      @Nullable Map<String, String> nsLabels,
+      Target target,
       Map<String, String> nodeLabels,
       int sign) {
     for (int i = 0; i < terms.size(); i++) {
       AffinityTerm t = terms.get(i);
-      if (t.matches(namespace, labels, nsLabels)) {
+      if (t.matches(target.namespace(), target.labels(), target.nsLabels())) {
         scores.addForNode(t.topologyKey(), nodeLabels, (long) sign * t.weight());
       }
     }
@@ -479,7 +506,7 @@ public final class InterPodAffinityPlugin
     }
     if (oldPod != null && PodAffinities.declaresAny(oldPod)) {
       String ns = PodAffinities.namespaceOf(pod);
-      Incoming in = new Incoming(ns, PodAffinities.labelsOf(pod), namespaceLabels(ns));
+      Target in = new Target(ns, PodAffinities.labelsOf(pod), namespaceLabels(ns));
       if (antiAffinitySelects(oldPod, in) && (newPod == null || !antiAffinitySelects(newPod, in))) {
         return QueueingHint.QUEUE;
       }
@@ -505,7 +532,7 @@ public final class InterPodAffinityPlugin
             null);
   }
 
-  private static boolean antiAffinitySelects(Pod existing, Incoming in) {
+  private static boolean antiAffinitySelects(Pod existing, Target in) {
     if (!PodAffinities.declaresAny(existing)) {
       return false;
     }

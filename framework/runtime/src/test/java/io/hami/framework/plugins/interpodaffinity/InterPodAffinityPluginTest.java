@@ -19,6 +19,7 @@ import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.DefaultPlugins;
 import io.hami.framework.config.PluginRef;
+import io.hami.framework.runtime.DefaultParallelizer;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
@@ -475,6 +476,43 @@ class InterPodAffinityPluginTest {
     p.removePod(what, pod, PodInfo.of(web), n1);
     assertThat(verdict(p.filter(what, pod, n1.withoutPod(PodInfo.of(web).uid())))).isEqualTo("ok");
     assertThat(verdict(p.filter(state, pod, n1))).isEqualTo("anti");
+  }
+
+  @Test
+  void preFilter_countsInParallelPiecesAsItDoesSequentially() {
+    List<NodeInfo> nodes = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      String name = "n" + i;
+      MakeNode n = node(name, "z" + (i % 7));
+      if (i % 5 == 0) {
+        nodes.add(info(n, existing("db" + i, name, "app", "db")));
+      } else if (i % 5 == 1) {
+        nodes.add(info(n, existing("web" + i, name, "app", "web")));
+      } else if (i % 5 == 2) {
+        nodes.add(
+            info(
+                n,
+                MakePod.named("g" + i)
+                    .nodeName(name)
+                    .podAntiAffinity(ZONE, "role", "client")
+                    .obj()));
+      } else {
+        nodes.add(info(n));
+      }
+    }
+    Pod pod =
+        MakePod.named("p")
+            .label("role", "client")
+            .podAffinity(ZONE, "app", "db")
+            .podAntiAffinity(HOST, "app", "web")
+            .obj();
+    AffinityState sequential = preFilterState(plugin(new FakeHandle()), pod, nodes);
+    try (DefaultParallelizer par = new DefaultParallelizer(4)) {
+      AffinityState parallel =
+          preFilterState(plugin(new FakeHandle().withParallelizer(par)), pod, nodes);
+      assertSameCounts(parallel, sequential);
+    }
+    assertThat(sequential.affinity.get(ZONE, "z0")).isEqualTo(600 / 7 + 1);
   }
 
   // ---- Score
