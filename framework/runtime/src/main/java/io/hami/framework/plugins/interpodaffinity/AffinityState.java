@@ -121,6 +121,11 @@ final class AffinityState implements StateData {
     return existingAntiAffinity.isEmpty() || !existingAntiAffinity.anyPositive(nodeLabels);
   }
 
+  /** Whether no pair is counted at all. */
+  boolean countsNothing() {
+    return existingAntiAffinity.isEmpty() && affinity.isEmpty() && antiAffinity.isEmpty();
+  }
+
   /** Returns a state for the same pod with no counts (a partial state of a parallel piece). */
   AffinityState emptyCopy() {
     return new AffinityState(

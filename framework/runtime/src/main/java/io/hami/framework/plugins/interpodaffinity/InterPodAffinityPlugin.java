@@ -224,6 +224,11 @@ public final class InterPodAffinityPlugin
         s.addAll(part);
       }
     }
+    if (terms.requiredAffinity().isEmpty() && s.countsNothing()) {
+      // No anti-affinity, the pod's or an existing pod's, applies to this pod anywhere: Filter
+      // would pass on every node. Skipping also keeps the other plugins' verdict reuse.
+      return PreFilterResult.skip();
+    }
     state.write(PRE_FILTER, s);
     return PreFilterResult.allNodes();
   }

@@ -170,6 +170,11 @@ class InterPodAffinityPluginTest {
             List.of(info(node("n1", "a")), info(node("n2", null))),
             "{n1=ok, n2=affinity}"),
         new FilterCase(
+            "required anti-affinity matching no pod: skipped",
+            MakePod.named("p").podAntiAffinity(HOST, "app", "web").obj(),
+            List.of(info(node("n1", "a"), existing("d", "n1", "app", "db"))),
+            "{*=skip}"),
+        new FilterCase(
             "required anti-affinity by hostname",
             MakePod.named("p").podAntiAffinity(HOST, "app", "web").obj(),
             List.of(
@@ -204,7 +209,7 @@ class InterPodAffinityPluginTest {
                         .nodeName("n1")
                         .podAntiAffinity(HOST, "app", "web")
                         .obj())),
-            "{n1=ok}"),
+            "{*=skip}"),
         new FilterCase(
             "existing pod's anti-affinity with a namespace selector",
             MakePod.named("p").label("app", "web").obj(),
