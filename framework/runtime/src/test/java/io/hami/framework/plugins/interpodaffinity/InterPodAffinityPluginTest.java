@@ -1,6 +1,7 @@
 package io.hami.framework.plugins.interpodaffinity;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -17,8 +18,12 @@ import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.Status;
+import io.hami.framework.config.ConfigException;
+import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.DefaultPlugins;
 import io.hami.framework.config.PluginRef;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.DefaultParallelizer;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.MakeNode;
@@ -485,25 +490,20 @@ class InterPodAffinityPluginTest {
 
   @Test
   void preFilter_countsInParallelPiecesAsItDoesSequentially() {
+    // Counting reads labels and namespaces only, so one pod object may stand on many nodes.
+    Pod db = existing("db", "n0", "app", "db");
+    Pod web = existing("web", "n1", "app", "web");
+    Pod guard = MakePod.named("g").nodeName("n2").podAntiAffinity(ZONE, "role", "client").obj();
     List<NodeInfo> nodes = new ArrayList<>();
     for (int i = 0; i < 3000; i++) {
-      String name = "n" + i;
-      MakeNode n = node(name, "z" + (i % 7));
-      if (i % 5 == 0) {
-        nodes.add(info(n, existing("db" + i, name, "app", "db")));
-      } else if (i % 5 == 1) {
-        nodes.add(info(n, existing("web" + i, name, "app", "web")));
-      } else if (i % 5 == 2) {
-        nodes.add(
-            info(
-                n,
-                MakePod.named("g" + i)
-                    .nodeName(name)
-                    .podAntiAffinity(ZONE, "role", "client")
-                    .obj()));
-      } else {
-        nodes.add(info(n));
-      }
+      MakeNode n = node("n" + i, "z" + (i % 7));
+      nodes.add(
+          switch (i % 5) {
+            case 0 -> info(n, db);
+            case 1 -> info(n, web);
+            case 2 -> info(n, guard);
+            default -> info(n);
+          });
     }
     Pod pod =
         MakePod.named("p")
@@ -678,6 +678,32 @@ class InterPodAffinityPluginTest {
         .containsExactly(
             "args.hardPodAffinityWeight: invalid value -1: not in valid range [0-100]",
             "args.hardPodAffinityWeight: invalid value 101: not in valid range [0-100]");
+  }
+
+  private static final String CONFIG =
+      "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
+          + "  - name: InterPodAffinity\n    args:\n";
+
+  @Test
+  void args_fromConfiguration_mergeOverDefaults() {
+    ConfigLoader loader = new ConfigLoader(BuiltInPlugins.registry());
+    SchedulerConfiguration c =
+        loader.parse(CONFIG + "      ignorePreferredTermsOfExistingPods: true\n", "t");
+    assertThat(c.profiles().get(0).pluginArgs().get(InterPodAffinityPlugin.NAME))
+        .isEqualTo(new InterPodAffinityArgs(1, true));
+  }
+
+  @Test
+  void args_fromConfiguration_reportTheFieldPath() {
+    ConfigLoader loader = new ConfigLoader(BuiltInPlugins.registry());
+    assertThatThrownBy(() -> loader.parse(CONFIG + "      hardPodAffinityWeight: 101\n", "t"))
+        .isInstanceOfSatisfying(
+            ConfigException.class,
+            e ->
+                assertThat(e.errors())
+                    .containsExactly(
+                        "profiles[0].pluginConfig[0].args.hardPodAffinityWeight: invalid value"
+                            + " 101: not in valid range [0-100]"));
   }
 
   @Test
