@@ -112,6 +112,7 @@ public final class InterPodAffinityPlugin
   private final InterPodAffinityArgs args;
   private final FrameworkHandle handle;
   private final ObjectLister<Namespace> namespaces;
+  private final ClusterSummary summary = new ClusterSummary();
 
   private InterPodAffinityPlugin(InterPodAffinityArgs args, FrameworkHandle handle) {
     this.args = args;
@@ -187,7 +188,8 @@ public final class InterPodAffinityPlugin
       }
     }
     List<NodeInfo> nodes = snapshot.nodes();
-    if (!terms.hasRequired() && !anyRequiredAntiAffinity(nodes)) {
+    summary.refresh(nodes);
+    if (!terms.hasRequired() && !summary.anyRequiredAntiAffinity()) {
       return PreFilterResult.skip();
     }
     if (terms == NO_TERMS) {
@@ -260,15 +262,6 @@ public final class InterPodAffinityPlugin
     }
   }
 
-  private static boolean anyRequiredAntiAffinity(List<NodeInfo> nodes) {
-    for (int i = 0; i < nodes.size(); i++) {
-      if (!podsOf(nodes.get(i)).withRequiredAntiAffinity().isEmpty()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   @Override
   public Status addPod(CycleState state, Pod podToSchedule, PodInfo podToAdd, NodeInfo node) {
     return update(state, podToAdd, node, 1);
@@ -336,7 +329,11 @@ public final class InterPodAffinityPlugin
     }
     boolean own = terms.hasPreferred();
     List<NodeInfo> nodes = handle.snapshot().nodes();
-    if (!own && (args.ignorePreferredTermsOfExistingPods() || !anyWithAffinity(nodes))) {
+    if (!own && args.ignorePreferredTermsOfExistingPods()) {
+      return Status.skip();
+    }
+    summary.refresh(nodes);
+    if (!own && !summary.anyAffinity()) {
       return Status.skip();
     }
     String ns = PodAffinities.namespaceOf(pod);
@@ -406,15 +403,6 @@ public final class InterPodAffinityPlugin
         scores.addForNode(t.topologyKey(), nodeLabels, (long) sign * t.weight());
       }
     }
-  }
-
-  private static boolean anyWithAffinity(List<NodeInfo> nodes) {
-    for (int i = 0; i < nodes.size(); i++) {
-      if (!podsOf(nodes.get(i)).withAffinity().isEmpty()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   @Override
@@ -557,7 +545,9 @@ public final class InterPodAffinityPlugin
       return QueueingHint.SKIP;
     }
     Map<String, String> newLabels = labelsOf(newNode);
-    PodAffinities terms = hintTerms(pod);
+    // Only topology keys matter here: no namespace to resolve.
+    PodAffinities terms =
+        PodAffinities.declaresAny(pod) ? PodAffinities.of(pod, new ArrayList<>()) : NO_TERMS;
     for (AffinityTerm t : terms.requiredAffinity()) {
       if (!newLabels.containsKey(t.topologyKey())) {
         // Still fails the pod's required affinity there, whatever else changed.
@@ -577,7 +567,7 @@ public final class InterPodAffinityPlugin
     for (Map.Entry<String, String> e : oldLabels.entrySet()) {
       // The node left the domain of this key: anti-affinity over it, the pod's own or an
       // existing pod's, may no longer apply there.
-      if (!e.getValue().equals(newLabels.get(e.getKey()))) {
+      if (!Objects.equals(e.getValue(), newLabels.get(e.getKey()))) {
         return QueueingHint.QUEUE;
       }
     }
