@@ -67,4 +67,24 @@ class InterPodAffinityClusterTest {
       assertThat(c.outcome("default", waiting).orElseThrow().node()).isEqualTo("n1");
     }
   }
+
+  @Test
+  void requiredAffinityByZone_followsTheMatchingPod_andPreferredAntiAffinitySteersAway() {
+    try (InMemoryCluster c = InMemoryCluster.builder(BuiltInPlugins.registry()).build()) {
+      String zone = "topology.kubernetes.io/zone";
+      c.addNode(MakeNode.named("a1").label(zone, "a").capacity("8", "16Gi", 110).obj());
+      c.addNode(MakeNode.named("b1").label(zone, "b").capacity("8", "16Gi", 110).obj());
+      c.addNode(MakeNode.named("b2").label(zone, "b").capacity("8", "16Gi", 110).obj());
+      c.addPod(MakePod.named("db").label("app", "db").nodeName("b1").obj());
+      c.addPod(MakePod.named("client").podAffinity(zone, "app", "db").obj());
+      c.addPod(
+          MakePod.named("loner")
+              .cpu("100m")
+              .preferredPodAntiAffinity(100, zone, "app", "db")
+              .obj());
+      c.drain();
+      assertThat(c.outcome("default", "client").orElseThrow().node()).isIn("b1", "b2");
+      assertThat(c.outcome("default", "loner").orElseThrow().node()).isEqualTo("a1");
+    }
+  }
 }

@@ -520,6 +520,31 @@ class InterPodAffinityPluginTest {
     assertThat(sequential.affinity.get(ZONE, "z0")).isEqualTo(600 / 7 + 1);
   }
 
+  @Test
+  void clusterSummary_followsReplacedNodeInfos() {
+    NodeInfo n1 = info(node("n1", "a"));
+    NodeInfo n2 = info(node("n2", "a"), existing("plain", "n2", "app", "web"));
+    Pod guard = MakePod.named("g").nodeName("n2").podAntiAffinity(HOST, "app", "web").obj();
+    Pod soft = MakePod.named("s").nodeName("n1").preferredPodAffinity(1, HOST, "a", "b").obj();
+    ClusterSummary summary = new ClusterSummary();
+    summary.refresh(List.of(n1, n2));
+    assertThat(summary.anyRequiredAntiAffinity()).isFalse();
+    assertThat(summary.anyAffinity()).isFalse();
+
+    NodeInfo n2Guarded = n2.withPod(PodInfo.of(guard));
+    summary.refresh(List.of(n1, n2Guarded));
+    assertThat(summary.anyRequiredAntiAffinity()).isTrue();
+    assertThat(summary.anyAffinity()).isTrue();
+
+    NodeInfo n1Soft = n1.withPod(PodInfo.of(soft));
+    summary.refresh(List.of(n1Soft, n2Guarded.withoutPod(PodInfo.of(guard).uid())));
+    assertThat(summary.anyRequiredAntiAffinity()).isFalse();
+    assertThat(summary.anyAffinity()).isTrue();
+
+    summary.refresh(List.of(n1));
+    assertThat(summary.anyAffinity()).isFalse();
+  }
+
   // ---- Score
 
   private static Map<String, Long> scoreAll(
