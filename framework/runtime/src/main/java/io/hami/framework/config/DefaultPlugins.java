@@ -17,6 +17,7 @@ public final class DefaultPlugins {
   public static final String NODE_PORTS = "NodePorts";
   public static final String NODE_RESOURCES_FIT = "NodeResourcesFit";
   public static final String POD_TOPOLOGY_SPREAD = "PodTopologySpread";
+  public static final String INTER_POD_AFFINITY = "InterPodAffinity";
   public static final String DEFAULT_BINDER = "DefaultBinder";
 
   /** The default multi-point plugins with their score weights, in run order. */
@@ -30,6 +31,7 @@ public final class DefaultPlugins {
           PluginRef.of(NODE_PORTS),
           PluginRef.of(NODE_RESOURCES_FIT, 1),
           PluginRef.of(POD_TOPOLOGY_SPREAD, 2),
+          PluginRef.of(INTER_POD_AFFINITY, 2),
           PluginRef.of(DEFAULT_BINDER));
 
   private DefaultPlugins() {}

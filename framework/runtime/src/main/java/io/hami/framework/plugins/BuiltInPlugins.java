@@ -1,6 +1,7 @@
 package io.hami.framework.plugins;
 
 import io.hami.framework.plugins.defaultbinder.DefaultBinderPlugin;
+import io.hami.framework.plugins.interpodaffinity.InterPodAffinityPlugin;
 import io.hami.framework.plugins.nodeaffinity.NodeAffinityPlugin;
 import io.hami.framework.plugins.nodename.NodeNamePlugin;
 import io.hami.framework.plugins.nodeports.NodePortsPlugin;
@@ -26,6 +27,7 @@ public final class BuiltInPlugins {
         .register(NodePortsPlugin.registration())
         .register(NodeResourcesFitPlugin.registration())
         .register(PodTopologySpreadPlugin.registration())
+        .register(InterPodAffinityPlugin.registration())
         .register(DefaultBinderPlugin.registration());
   }
 

@@ -10,6 +10,10 @@ import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodAffinityBuilder;
+import io.fabric8.kubernetes.api.model.PodAffinityTerm;
+import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
+import io.fabric8.kubernetes.api.model.PodAntiAffinityBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTermBuilder;
@@ -18,6 +22,8 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
+import io.fabric8.kubernetes.api.model.WeightedPodAffinityTermBuilder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,6 +47,10 @@ public final class MakePod {
   private final List<Toleration> tolerations = new ArrayList<>();
   private final Map<String, String> nodeSelector = new LinkedHashMap<>();
   private final List<TopologySpreadConstraint> spreadConstraints = new ArrayList<>();
+  private final List<PodAffinityTerm> podAffinity = new ArrayList<>();
+  private final List<PodAffinityTerm> podAntiAffinity = new ArrayList<>();
+  private final List<WeightedPodAffinityTerm> preferredPodAffinity = new ArrayList<>();
+  private final List<WeightedPodAffinityTerm> preferredPodAntiAffinity = new ArrayList<>();
 
   private MakePod(String name) {
     builder =
@@ -275,6 +285,67 @@ public final class MakePod {
     return this;
   }
 
+  /**
+   * A pod (anti-)affinity term over {@code topologyKey} selecting pods labelled {@code key=value};
+   * refine it (namespaces, namespaceSelector, matchLabelKeys) before {@code build()}.
+   */
+  public static PodAffinityTermBuilder podAffinityTerm(
+      String topologyKey, String key, String value) {
+    return new PodAffinityTermBuilder()
+        .withTopologyKey(topologyKey)
+        .withNewLabelSelector()
+        .addToMatchLabels(key, value)
+        .endLabelSelector();
+  }
+
+  /** Adds a required pod-affinity term to pods labelled {@code key=value} (terms are ANDed). */
+  public MakePod podAffinity(String topologyKey, String key, String value) {
+    return podAffinity(podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod podAffinity(PodAffinityTerm term) {
+    podAffinity.add(term);
+    return this;
+  }
+
+  /** Adds a required pod-anti-affinity term against pods labelled {@code key=value}. */
+  public MakePod podAntiAffinity(String topologyKey, String key, String value) {
+    return podAntiAffinity(podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod podAntiAffinity(PodAffinityTerm term) {
+    podAntiAffinity.add(term);
+    return this;
+  }
+
+  /** Adds a preferred pod-affinity term to pods labelled {@code key=value}. */
+  public MakePod preferredPodAffinity(int weight, String topologyKey, String key, String value) {
+    return preferredPodAffinity(weight, podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod preferredPodAffinity(int weight, PodAffinityTerm term) {
+    preferredPodAffinity.add(weighted(weight, term));
+    return this;
+  }
+
+  /** Adds a preferred pod-anti-affinity term against pods labelled {@code key=value}. */
+  public MakePod preferredPodAntiAffinity(
+      int weight, String topologyKey, String key, String value) {
+    return preferredPodAntiAffinity(weight, podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod preferredPodAntiAffinity(int weight, PodAffinityTerm term) {
+    preferredPodAntiAffinity.add(weighted(weight, term));
+    return this;
+  }
+
+  private static WeightedPodAffinityTerm weighted(int weight, PodAffinityTerm term) {
+    return new WeightedPodAffinityTermBuilder()
+        .withWeight(weight)
+        .withPodAffinityTerm(term)
+        .build();
+  }
+
   private static NodeSelectorRequirement expr(String key, String operator, String... values) {
     return new NodeSelectorRequirementBuilder()
         .withKey(key)
@@ -308,6 +379,8 @@ public final class MakePod {
     if (!nodeSelector.isEmpty()) {
       pod.getSpec().setNodeSelector(new LinkedHashMap<>(nodeSelector));
     }
+    var affinity = new AffinityBuilder();
+    boolean any = false;
     if (!requiredTerms.isEmpty() || !preferredTerms.isEmpty()) {
       var na = new NodeAffinityBuilder();
       if (!requiredTerms.isEmpty()) {
@@ -318,7 +391,29 @@ public final class MakePod {
       if (!preferredTerms.isEmpty()) {
         na.withPreferredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(preferredTerms));
       }
-      pod.getSpec().setAffinity(new AffinityBuilder().withNodeAffinity(na.build()).build());
+      affinity.withNodeAffinity(na.build());
+      any = true;
+    }
+    if (!podAffinity.isEmpty() || !preferredPodAffinity.isEmpty()) {
+      affinity.withPodAffinity(
+          new PodAffinityBuilder()
+              .withRequiredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(podAffinity))
+              .withPreferredDuringSchedulingIgnoredDuringExecution(
+                  new ArrayList<>(preferredPodAffinity))
+              .build());
+      any = true;
+    }
+    if (!podAntiAffinity.isEmpty() || !preferredPodAntiAffinity.isEmpty()) {
+      affinity.withPodAntiAffinity(
+          new PodAntiAffinityBuilder()
+              .withRequiredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(podAntiAffinity))
+              .withPreferredDuringSchedulingIgnoredDuringExecution(
+                  new ArrayList<>(preferredPodAntiAffinity))
+              .build());
+      any = true;
+    }
+    if (any) {
+      pod.getSpec().setAffinity(affinity.build());
     }
     return pod;
   }
