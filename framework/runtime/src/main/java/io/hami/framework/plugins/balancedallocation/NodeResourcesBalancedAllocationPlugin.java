@@ -69,11 +69,7 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
   @Override
   public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
     long[] amounts = podRequests(pod);
-    boolean bestEffort = true;
-    for (long a : amounts) {
-      bestEffort &= a == 0;
-    }
-    if (bestEffort) {
+    if (isBestEffort(amounts)) {
       return Status.skip();
     }
     state.write(PRE_SCORE, new PodRequests(amounts));
@@ -93,6 +89,9 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
   public long score(CycleState state, Pod pod, NodeInfo node) {
     PodRequests s = state.get(PRE_SCORE);
     long[] podReq = s != null ? s.amounts : podRequests(pod);
+    if (s == null && isBestEffort(podReq)) {
+      return 0;
+    }
     Resources alloc = node.allocatable();
     Resources used = node.requested();
     double[] fractions = new double[resources.length];
@@ -114,6 +113,15 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
       total += fraction;
     }
     return balancedScore(fractions, n, total);
+  }
+
+  private static boolean isBestEffort(long[] amounts) {
+    for (long a : amounts) {
+      if (a != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** {@code (1 - std deviation) * 100} of the first {@code n} fractions, which sum to total. */

@@ -124,8 +124,11 @@ class NodeResourcesBalancedAllocationPluginTest {
     var plugin =
         new NodeResourcesBalancedAllocationPlugin(
             NodeResourcesBalancedAllocationArgs.defaults(), HANDLE);
-    Status s = plugin.preScore(new CycleState(), MakePod.named("p").obj(), List.of(node(N)));
+    Pod bestEffort = MakePod.named("p").obj();
+    Status s = plugin.preScore(new CycleState(), bestEffort, List.of(node(N)));
     assertThat(s.isSkip()).isTrue();
+    // Scored without PreScore, a best-effort pod gets 0 everywhere, as in kube-scheduler.
+    assertThat(plugin.score(new CycleState(), bestEffort, node(N))).isZero();
   }
 
   record ArgsCase(String name, NodeResourcesBalancedAllocationArgs args, List<String> want) {
