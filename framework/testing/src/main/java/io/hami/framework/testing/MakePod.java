@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTermBuilder;
 import java.nio.charset.StandardCharsets;
@@ -197,6 +198,49 @@ public final class MakePod {
 
   public MakePod overhead(String resource, String quantity) {
     builder.editSpec().addToOverhead(resource, new Quantity(quantity)).endSpec();
+    return this;
+  }
+
+  /** Sets the image of the current container. */
+  public MakePod image(String image) {
+    current().withImage(image);
+    return this;
+  }
+
+  /** Adds scheduling gates ({@code spec.schedulingGates}) with these names. */
+  public MakePod schedulingGates(String... names) {
+    for (String n : names) {
+      builder.editSpec().addNewSchedulingGate().withName(n).endSchedulingGate().endSpec();
+    }
+    return this;
+  }
+
+  /** Adds a pod resource claim ({@code spec.resourceClaims}) naming a ResourceClaim. */
+  public MakePod resourceClaim(String name, String claimName) {
+    builder
+        .editSpec()
+        .addNewResourceClaim()
+        .withName(name)
+        .withResourceClaimName(claimName)
+        .endResourceClaim()
+        .endSpec();
+    return this;
+  }
+
+  /** Sets a pod-level request ({@code spec.resources.requests}, PodLevelResources). */
+  public MakePod podRequest(String resource, String quantity) {
+    builder
+        .editSpec()
+        .editOrNewResources()
+        .addToRequests(resource, new Quantity(quantity))
+        .endResources()
+        .endSpec();
+    return this;
+  }
+
+  /** Adds a volume. */
+  public MakePod volume(Volume volume) {
+    builder.editSpec().addToVolumes(volume).endSpec();
     return this;
   }
 
