@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.api.model.PreferredSchedulingTermBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -184,6 +186,42 @@ public final class MakePod {
 
   public MakePod overhead(String resource, String quantity) {
     builder.editSpec().addToOverhead(resource, new Quantity(quantity)).endSpec();
+    return this;
+  }
+
+  /** Adds a volume {@code volume} mounting the PersistentVolumeClaim {@code claimName}. */
+  public MakePod pvc(String volume, String claimName) {
+    return volume(
+        new VolumeBuilder()
+            .withName(volume)
+            .withNewPersistentVolumeClaim()
+            .withClaimName(claimName)
+            .endPersistentVolumeClaim()
+            .build());
+  }
+
+  /**
+   * Adds a generic ephemeral volume {@code volume}; its claim is {@code <pod>-<volume>}, made by
+   * the ephemeral volume controller with the pod as owner ({@link MakePvc#ownedBy}).
+   */
+  public MakePod ephemeral(String volume, String storageClass) {
+    return volume(
+        new VolumeBuilder()
+            .withName(volume)
+            .withNewEphemeral()
+            .withNewVolumeClaimTemplate()
+            .withNewSpec()
+            .withStorageClassName(storageClass)
+            .withAccessModes("ReadWriteOnce")
+            .endSpec()
+            .endVolumeClaimTemplate()
+            .endEphemeral()
+            .build());
+  }
+
+  /** Adds a volume as given (inline GCE PD, EBS, RBD, iSCSI, CSI...). */
+  public MakePod volume(Volume v) {
+    builder.editSpec().addToVolumes(v).endSpec();
     return this;
   }
 
