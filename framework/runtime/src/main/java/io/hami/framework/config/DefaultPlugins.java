@@ -15,6 +15,10 @@ public final class DefaultPlugins {
   public static final String NODE_AFFINITY = "NodeAffinity";
   public static final String NODE_PORTS = "NodePorts";
   public static final String NODE_RESOURCES_FIT = "NodeResourcesFit";
+  public static final String VOLUME_RESTRICTIONS = "VolumeRestrictions";
+  public static final String NODE_VOLUME_LIMITS = "NodeVolumeLimits";
+  public static final String VOLUME_BINDING = "VolumeBinding";
+  public static final String VOLUME_ZONE = "VolumeZone";
   public static final String DEFAULT_BINDER = "DefaultBinder";
 
   /** The default multi-point plugins with their score weights, in run order. */
@@ -27,6 +31,10 @@ public final class DefaultPlugins {
           PluginRef.of(NODE_AFFINITY, 2),
           PluginRef.of(NODE_PORTS),
           PluginRef.of(NODE_RESOURCES_FIT, 1),
+          PluginRef.of(VOLUME_RESTRICTIONS),
+          PluginRef.of(NODE_VOLUME_LIMITS),
+          PluginRef.of(VOLUME_BINDING),
+          PluginRef.of(VOLUME_ZONE),
           PluginRef.of(DEFAULT_BINDER));
 
   private DefaultPlugins() {}
