@@ -14,6 +14,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -48,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * attached and not counted, as in kube.
  */
 public final class NodeVolumeLimitsPlugin
-    implements PreFilterPlugin, FilterPlugin, EnqueueExtensions {
+    implements PreFilterPlugin, FilterPlugin, FilterEquivalence, EnqueueExtensions {
   public static final String NAME = "NodeVolumeLimits";
   public static final String REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count";
 
@@ -228,6 +229,15 @@ public final class NodeVolumeLimitsPlugin
       sc.getProvisioner(),
       "unbound-" + claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName()
     };
+  }
+
+  /**
+   * None for pods with CSI volumes: the verdict reads CSINodes and the claims of the node's pods,
+   * which change apart from the node.
+   */
+  @Override
+  public @Nullable Object equivalenceClass(CycleState state, Pod pod) {
+    return state.get(KEY) == null ? NAME : null;
   }
 
   @Override

@@ -14,6 +14,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -52,7 +53,12 @@ import org.jspecify.annotations.Nullable;
  * narrowing PreFilter's node set from bound PVs' node affinity; Filter checks every node instead.
  */
 public final class VolumeBindingPlugin
-    implements PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin, EnqueueExtensions {
+    implements PreFilterPlugin,
+        FilterPlugin,
+        FilterEquivalence,
+        ReservePlugin,
+        PreBindPlugin,
+        EnqueueExtensions {
   public static final String NAME = "VolumeBinding";
 
   public static final String REASON_BIND_CONFLICT =
@@ -337,6 +343,12 @@ public final class VolumeBindingPlugin
   }
 
   // ---- events
+
+  /** None for pods with claims: the verdict reads PVs and promises that change apart from nodes. */
+  @Override
+  public @Nullable Object equivalenceClass(CycleState state, Pod pod) {
+    return state.get(KEY) == null ? NAME : null;
+  }
 
   @Override
   public List<ClusterEventWithHint> eventsToRegister() {

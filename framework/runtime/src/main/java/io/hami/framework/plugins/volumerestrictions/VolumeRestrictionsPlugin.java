@@ -14,6 +14,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -31,6 +32,7 @@ import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
 import io.hami.framework.plugins.helper.Volumes;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -43,7 +45,11 @@ import org.jspecify.annotations.Nullable;
  * on the node already mounts (read-write on either side) rules that node out.
  */
 public final class VolumeRestrictionsPlugin
-    implements PreFilterPlugin, PreFilterExtensions, FilterPlugin, EnqueueExtensions {
+    implements PreFilterPlugin,
+        PreFilterExtensions,
+        FilterPlugin,
+        FilterEquivalence,
+        EnqueueExtensions {
   public static final String NAME = "VolumeRestrictions";
   public static final String REASON_DISK_CONFLICT = "node(s) had no available disk";
   public static final String REASON_RWOP_CONFLICT =
@@ -246,6 +252,19 @@ public final class VolumeRestrictionsPlugin
       }
     }
     return false;
+  }
+
+  /** The pod's in-tree disks and whether its ReadWriteOncePod claims are in use. */
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    List<Volume> disks = new ArrayList<>();
+    for (Volume v : Volumes.of(pod)) {
+      if (isDisk(v)) {
+        disks.add(v);
+      }
+    }
+    RwopState s = state.get(KEY);
+    return List.of(disks, s != null && s.conflicts() > 0);
   }
 
   @Override

@@ -15,6 +15,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
@@ -44,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  * PV labels also match the node's GA label. Unbound claims of WaitForFirstConsumer classes are left
  * to VolumeBinding; a node without any topology label fits.
  */
-public final class VolumeZonePlugin implements PreFilterPlugin, FilterPlugin, EnqueueExtensions {
+public final class VolumeZonePlugin
+    implements PreFilterPlugin, FilterPlugin, FilterEquivalence, EnqueueExtensions {
   public static final String NAME = "VolumeZone";
   public static final String REASON_CONFLICT = "node(s) had no available volume zone";
 
@@ -208,6 +210,13 @@ public final class VolumeZonePlugin implements PreFilterPlugin, FilterPlugin, En
       }
     }
     return false;
+  }
+
+  /** The topologies of the pod's PVs, all that Filter reads besides the node's labels. */
+  @Override
+  public Object equivalenceClass(CycleState state, Pod pod) {
+    ZoneState s = state.get(KEY);
+    return s == null ? List.of() : s.topologies();
   }
 
   @Override
