@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -90,9 +89,10 @@ final class VolumeBinder {
   }
 
   private Status write(NodeVolumes volumes) {
+    // The versions Filter saw, resourceVersion included: a PV or claim changed since then makes
+    // the update fail on a conflict instead of overwriting the change, as in kube.
     for (NodeVolumes.Binding b : volumes.bindings()) {
-      PersistentVolume pv =
-          Objects.requireNonNullElse(pvs.get(null, b.pv().getMetadata().getName()), b.pv());
+      PersistentVolume pv = b.pv();
       ObjectReference ref = pv.getSpec() == null ? null : pv.getSpec().getClaimRef();
       if (ref != null && VolumeMatcher.refersTo(ref, b.claim())) {
         continue;
@@ -103,10 +103,7 @@ final class VolumeBinder {
       }
     }
     String node = volumes.node().name();
-    for (PersistentVolumeClaim c : volumes.provisions()) {
-      PersistentVolumeClaim claim =
-          Objects.requireNonNullElse(
-              pvcs.get(c.getMetadata().getNamespace(), c.getMetadata().getName()), c);
+    for (PersistentVolumeClaim claim : volumes.provisions()) {
       if (node.equals(annotation(claim, Volumes.ANN_SELECTED_NODE))) {
         continue;
       }
