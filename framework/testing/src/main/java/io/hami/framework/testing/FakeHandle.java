@@ -93,14 +93,16 @@ public final class FakeHandle implements FrameworkHandle {
 
   /**
    * Records the object in {@link #updates()}, then updates it through the client given to {@link
-   * #withClient}, or else stores it as {@link #withObjects} does; emulates no controller.
+   * #withClient} and stores the result, or else stores it as {@link #withObjects} does; emulates no
+   * controller.
    */
   @Override
   public Status updateObject(HasMetadata obj) {
     updates.add(obj);
     KubernetesClient c = client;
     if (c != null) {
-      c.resource(obj).update();
+      // The listers see what the server stored, as an informer would deliver it.
+      withObjects(c.resource(obj).update());
     } else {
       withObjects(obj);
     }

@@ -4,6 +4,7 @@ import static io.hami.framework.testing.MakeStorage.IMMEDIATE;
 import static io.hami.framework.testing.MakeStorage.NO_PROVISIONER;
 import static io.hami.framework.testing.MakeStorage.WAIT_FOR_FIRST_CONSUMER;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
@@ -17,6 +18,10 @@ import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.Status;
+import io.hami.framework.config.ConfigException;
+import io.hami.framework.config.ConfigLoader;
+import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.plugins.helper.Volumes;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.MakeNode;
@@ -440,6 +445,34 @@ class VolumeBindingPluginTest {
     new VolumeBindingArgs(-1).validate(bad);
     assertThat(bad.messages())
         .containsExactly("args.bindTimeoutSeconds: invalid value -1: must not be negative");
+  }
+
+  @Test
+  void args_fromConfiguration_defaultedAndValidatedWithTheirPath() {
+    ConfigLoader loader = new ConfigLoader(BuiltInPlugins.registry());
+    String header = "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n";
+    SchedulerConfiguration set =
+        loader.parse(
+            header
+                + "- schedulerName: s\n  pluginConfig:\n  - name: VolumeBinding\n"
+                + "    args: {}\n",
+            "t");
+    assertThat(set.profiles().get(0).pluginArgs().get(VolumeBindingPlugin.NAME))
+        .isEqualTo(new VolumeBindingArgs(600));
+    assertThatThrownBy(
+            () ->
+                loader.parse(
+                    header
+                        + "- schedulerName: s\n  pluginConfig:\n  - name: VolumeBinding\n"
+                        + "    args: {bindTimeoutSeconds: -5}\n",
+                    "bad.yaml"))
+        .isInstanceOfSatisfying(
+            ConfigException.class,
+            e ->
+                assertThat(e.errors())
+                    .containsExactly(
+                        "profiles[0].pluginConfig[0].args.bindTimeoutSeconds: invalid value -5:"
+                            + " must not be negative"));
   }
 
   @Test
