@@ -81,7 +81,6 @@ public final class VolumeBindingPlugin
     this.pvcs = handle.lister(ObjectKind.PERSISTENT_VOLUME_CLAIM);
     this.pvs = handle.lister(ObjectKind.PERSISTENT_VOLUME);
     this.classes = handle.lister(ObjectKind.STORAGE_CLASS);
-    handle.lister(ObjectKind.CSI_NODE);
     this.binder =
         new VolumeBinder(
             handle, pvcs, pvs, Duration.ofSeconds(args.bindTimeoutSeconds()), pollInterval);
