@@ -8,8 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FieldErrors;
@@ -88,8 +91,7 @@ class VolumeBindingPluginTest {
         new Case(
             "lost claim",
             List.of(
-                new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder(
-                        local().volumeName("gone").obj())
+                new PersistentVolumeClaimBuilder(local().volumeName("gone").obj())
                     .editStatus()
                     .withPhase("Lost")
                     .endStatus()
@@ -244,10 +246,9 @@ class VolumeBindingPluginTest {
             List.of(
                 local().obj(),
                 WFFC_LOCAL,
-                new io.fabric8.kubernetes.api.model.PersistentVolumeBuilder(localPv("pv1").obj())
+                new PersistentVolumeBuilder(localPv("pv1").obj())
                     .editSpec()
-                    .addToCapacity(
-                        "storage", new io.fabric8.kubernetes.api.model.Quantity("lots", null))
+                    .addToCapacity("storage", new Quantity("lots", null))
                     .endSpec()
                     .build()),
             never,
