@@ -83,6 +83,7 @@ public final class InMemoryCluster implements AutoCloseable {
             .clock(clock)
             .parallelizer(parallelizer)
             .binder(this::bind)
+            .objectWriter(this::updateObject)
             .statusWriter(this::writeCondition)
             .eventRecorder(this::recordEvent)
             .bindingExecutor(Runnable::run)
@@ -200,6 +201,14 @@ public final class InMemoryCluster implements AutoCloseable {
     } else {
       scheduler.eventHandler().onObjectUpdate(old, copy);
     }
+  }
+
+  /** Returns the stored object of {@code kind} called {@code name}, if any. */
+  public <T extends HasMetadata> Optional<T> object(
+      ObjectKind<T> kind, @Nullable String namespace, String name) {
+    String ns = kind.namespaced() && namespace == null ? "default" : namespace;
+    HasMetadata o = objects.get(kind + ":" + kind.key(ns, name));
+    return o == null ? Optional.empty() : Optional.of(kind.type().cast(o));
   }
 
   /** Deletes a cluster object given to {@link #putObject}; nothing if there is none. */
@@ -422,6 +431,41 @@ public final class InMemoryCluster implements AutoCloseable {
     setCondition(bound, "True", null, null);
     storePod(key, bound);
     scheduler.eventHandler().onPodUpdate(current, bound);
+    return Status.success();
+  }
+
+  /**
+   * A plugin's write of an existing object (the volume binder's PV claimRef or PVC annotation): a
+   * stale resourceVersion is a conflict, as on an API server. The PV controller's and provisioner's
+   * answers to the write ({@link VolumeControllerEmulation}) are stored right after it, so a binder
+   * that waits for its claims to be Bound sees them Bound on its next look.
+   */
+  private Status updateObject(HasMetadata obj) {
+    ObjectKind<?> kind = ObjectKind.of(obj);
+    String ns =
+        kind.namespaced() && obj.getMetadata().getNamespace() == null
+            ? "default"
+            : obj.getMetadata().getNamespace();
+    HasMetadata current = objects.get(kind + ":" + kind.key(ns, obj.getMetadata().getName()));
+    if (current == null) {
+      return Status.error(kind + " " + kind.key(ns, obj.getMetadata().getName()) + " not found");
+    }
+    String rv = obj.getMetadata().getResourceVersion();
+    if (rv != null && !rv.equals(current.getMetadata().getResourceVersion())) {
+      return Status.error(
+          "conflict updating "
+              + kind
+              + " "
+              + obj.getMetadata().getName()
+              + ": resourceVersion "
+              + rv
+              + " is not the latest "
+              + current.getMetadata().getResourceVersion());
+    }
+    putObject(obj);
+    for (HasMetadata o : VolumeControllerEmulation.reconcile(List.copyOf(objects.values()))) {
+      putObject(o);
+    }
     return Status.success();
   }
 

@@ -20,6 +20,10 @@ public final class DefaultPlugins {
   public static final String NODE_AFFINITY = "NodeAffinity";
   public static final String NODE_PORTS = "NodePorts";
   public static final String NODE_RESOURCES_FIT = "NodeResourcesFit";
+  public static final String VOLUME_RESTRICTIONS = "VolumeRestrictions";
+  public static final String NODE_VOLUME_LIMITS = "NodeVolumeLimits";
+  public static final String VOLUME_BINDING = "VolumeBinding";
+  public static final String VOLUME_ZONE = "VolumeZone";
   public static final String POD_TOPOLOGY_SPREAD = "PodTopologySpread";
   public static final String INTER_POD_AFFINITY = "InterPodAffinity";
   public static final String NODE_RESOURCES_BALANCED_ALLOCATION = "NodeResourcesBalancedAllocation";
@@ -38,6 +42,10 @@ public final class DefaultPlugins {
           PluginRef.of(NODE_AFFINITY, 2),
           PluginRef.of(NODE_PORTS),
           PluginRef.of(NODE_RESOURCES_FIT, 1),
+          PluginRef.of(VOLUME_RESTRICTIONS),
+          PluginRef.of(NODE_VOLUME_LIMITS),
+          PluginRef.of(VOLUME_BINDING),
+          PluginRef.of(VOLUME_ZONE),
           PluginRef.of(POD_TOPOLOGY_SPREAD, 2),
           PluginRef.of(INTER_POD_AFFINITY, 2),
           PluginRef.of(NODE_RESOURCES_BALANCED_ALLOCATION, 1),

@@ -9,11 +9,15 @@ import io.hami.framework.plugins.nodename.NodeNamePlugin;
 import io.hami.framework.plugins.nodeports.NodePortsPlugin;
 import io.hami.framework.plugins.noderesources.NodeResourcesFitPlugin;
 import io.hami.framework.plugins.nodeunschedulable.NodeUnschedulablePlugin;
+import io.hami.framework.plugins.nodevolumelimits.NodeVolumeLimitsPlugin;
 import io.hami.framework.plugins.podspecsupport.PodSpecSupportPlugin;
 import io.hami.framework.plugins.podtopologyspread.PodTopologySpreadPlugin;
 import io.hami.framework.plugins.prioritysort.PrioritySortPlugin;
 import io.hami.framework.plugins.schedulinggates.SchedulingGatesPlugin;
 import io.hami.framework.plugins.tainttoleration.TaintTolerationPlugin;
+import io.hami.framework.plugins.volumebinding.VolumeBindingPlugin;
+import io.hami.framework.plugins.volumerestrictions.VolumeRestrictionsPlugin;
+import io.hami.framework.plugins.volumezone.VolumeZonePlugin;
 import io.hami.framework.runtime.Registry;
 
 /** The GPU-agnostic plugins every scheduler needs so that ordinary pod constraints hold. */
@@ -32,6 +36,10 @@ public final class BuiltInPlugins {
         .register(NodeAffinityPlugin.registration())
         .register(NodePortsPlugin.registration())
         .register(NodeResourcesFitPlugin.registration())
+        .register(VolumeRestrictionsPlugin.registration())
+        .register(NodeVolumeLimitsPlugin.registration())
+        .register(VolumeBindingPlugin.registration())
+        .register(VolumeZonePlugin.registration())
         .register(PodTopologySpreadPlugin.registration())
         .register(InterPodAffinityPlugin.registration())
         .register(NodeResourcesBalancedAllocationPlugin.registration())

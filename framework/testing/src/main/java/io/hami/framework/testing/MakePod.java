@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTermBuilder;
 import java.nio.charset.StandardCharsets;
@@ -238,9 +239,39 @@ public final class MakePod {
     return this;
   }
 
-  /** Adds a volume. */
-  public MakePod volume(Volume volume) {
-    builder.editSpec().addToVolumes(volume).endSpec();
+  /** Adds a volume {@code volume} mounting the PersistentVolumeClaim {@code claimName}. */
+  public MakePod pvc(String volume, String claimName) {
+    return volume(
+        new VolumeBuilder()
+            .withName(volume)
+            .withNewPersistentVolumeClaim()
+            .withClaimName(claimName)
+            .endPersistentVolumeClaim()
+            .build());
+  }
+
+  /**
+   * Adds a generic ephemeral volume {@code volume}; its claim is {@code <pod>-<volume>}, made by
+   * the ephemeral volume controller with the pod as owner ({@link MakePvc#ownedBy}).
+   */
+  public MakePod ephemeral(String volume, String storageClass) {
+    return volume(
+        new VolumeBuilder()
+            .withName(volume)
+            .withNewEphemeral()
+            .withNewVolumeClaimTemplate()
+            .withNewSpec()
+            .withStorageClassName(storageClass)
+            .withAccessModes("ReadWriteOnce")
+            .endSpec()
+            .endVolumeClaimTemplate()
+            .endEphemeral()
+            .build());
+  }
+
+  /** Adds a volume as given (inline GCE PD, EBS, RBD, iSCSI, CSI...). */
+  public MakePod volume(Volume v) {
+    builder.editSpec().addToVolumes(v).endSpec();
     return this;
   }
 

@@ -695,10 +695,10 @@ class PodTopologySpreadPluginTest {
   }
 
   @Test
-  void defaultProfile_enablesThePluginAfterNodeResourcesFitWithWeight2() {
+  void defaultProfile_enablesThePluginAfterTheVolumePluginsWithWeight2() {
     List<String> names = DefaultPlugins.MULTI_POINT.stream().map(PluginRef::name).toList();
     assertThat(names.indexOf(PodTopologySpreadPlugin.NAME))
-        .isEqualTo(names.indexOf(DefaultPlugins.NODE_RESOURCES_FIT) + 1);
+        .isEqualTo(names.indexOf(DefaultPlugins.VOLUME_ZONE) + 1);
     assertThat(DefaultPlugins.MULTI_POINT)
         .filteredOn(r -> r.name().equals(PodTopologySpreadPlugin.NAME))
         .singleElement()
