@@ -41,6 +41,7 @@ final class KubeSchedulerProcess implements ScrapedProcess {
   private final int port;
   private final HttpClient http;
   private final Thread shutdownHook;
+  private volatile String lastReadyz = "no answer yet";
 
   private KubeSchedulerProcess(Process process, Path log, int port, Thread shutdownHook)
       throws GeneralSecurityException {
@@ -51,7 +52,12 @@ final class KubeSchedulerProcess implements ScrapedProcess {
     SSLContext ssl = SSLContext.getInstance("TLS");
     ssl.init(null, new TrustManager[] {new LoopbackTrust()}, null);
     this.http =
-        HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient.newBuilder()
+            .sslContext(ssl)
+            // Its HTTP/2 server answers the JDK client's connection with GOAWAY.
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
   }
 
   /**
@@ -132,7 +138,9 @@ final class KubeSchedulerProcess implements ScrapedProcess {
           throw new IOException(
               "kube-scheduler not ready after "
                   + timeout.toSeconds()
-                  + " s; log "
+                  + " s (last /readyz: "
+                  + s.lastReadyz
+                  + "); log "
                   + log
                   + ":\n"
                   + SchedulerProcess.tail(log));
@@ -175,8 +183,11 @@ final class KubeSchedulerProcess implements ScrapedProcess {
 
   private boolean ready() throws InterruptedException {
     try {
-      return get("/readyz").statusCode() == 200;
+      HttpResponse<String> r = get("/readyz?verbose");
+      lastReadyz = r.statusCode() + " " + r.body().strip();
+      return r.statusCode() == 200;
     } catch (IOException e) {
+      lastReadyz = e.toString();
       return false;
     }
   }
