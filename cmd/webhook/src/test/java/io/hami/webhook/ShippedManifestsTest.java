@@ -174,8 +174,11 @@ class ShippedManifestsTest {
             "events.k8s.io/events:create",
             "events.k8s.io/events:patch",
             "events.k8s.io/events:update",
-            // the vgpu plugin's quota informer; the webhook: namespace labels and GPU quotas
+            // the vgpu plugin's quota informer; the webhook: namespace labels and GPU quotas;
+            // InterPodAffinity's namespace informer
             "core/namespaces:get",
+            "core/namespaces:list",
+            "core/namespaces:watch",
             "core/resourcequotas:list",
             "core/resourcequotas:watch");
     assertThat(rules(one(d, Role.class, "hami-scheduler").getRules()))

@@ -49,6 +49,10 @@ public final class InMemoryCluster implements AutoCloseable {
   /** An Event recorded by the in-memory recorder. */
   public record RecordedEvent(String object, String type, String reason, String note) {}
 
+  /** The PodScheduled message the API server gives a pod created with scheduling gates. */
+  public static final String SCHEDULING_GATED_MESSAGE =
+      "Scheduling is blocked due to non-empty scheduling gates";
+
   private final ManualClock clock;
   private final Scheduler scheduler;
   private final @Nullable DefaultParallelizer ownedParallelizer;
@@ -232,6 +236,13 @@ public final class InMemoryCluster implements AutoCloseable {
     p.getMetadata().setResourceVersion(nextVersion());
     if (p.getMetadata().getCreationTimestamp() == null) {
       p.getMetadata().setCreationTimestamp(now());
+    }
+    if (p.getSpec() != null
+        && p.getSpec().getSchedulingGates() != null
+        && !p.getSpec().getSchedulingGates().isEmpty()) {
+      // As the API server does on create: a gated pod reports why it is not being scheduled.
+      p.setStatus(p.getStatus() == null ? new PodStatus() : ShallowCopy.of(p.getStatus()));
+      setCondition(p, "False", "SchedulingGated", SCHEDULING_GATED_MESSAGE);
     }
     String key = ns + "/" + name;
     if (pods.containsKey(key)) {

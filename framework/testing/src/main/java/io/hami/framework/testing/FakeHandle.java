@@ -49,6 +49,7 @@ public final class FakeHandle implements FrameworkHandle {
   private final Map<String, WaitingPod> waiting = new ConcurrentHashMap<>();
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private volatile boolean leading = true;
+  private volatile Parallelizer parallelizer = Parallelizer.sequential();
   private final Map<String, HasMetadata> objects = new ConcurrentHashMap<>();
 
   public FakeHandle(String schedulerName, FakeClock clock) {
@@ -67,6 +68,12 @@ public final class FakeHandle implements FrameworkHandle {
 
   public FakeHandle withNodes(NodeInfo... nodes) {
     return withSnapshot(Snapshot.of(List.of(nodes)));
+  }
+
+  /** Makes {@link #parallelizer()} return {@code p} instead of the sequential one. */
+  public FakeHandle withParallelizer(Parallelizer p) {
+    this.parallelizer = p;
+    return this;
   }
 
   public FakeHandle withClient(KubernetesClient c) {
@@ -195,7 +202,7 @@ public final class FakeHandle implements FrameworkHandle {
 
   @Override
   public Parallelizer parallelizer() {
-    return Parallelizer.sequential();
+    return parallelizer;
   }
 
   @Override
