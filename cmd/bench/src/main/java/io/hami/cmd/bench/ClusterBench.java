@@ -776,6 +776,7 @@ final class ClusterBench {
           });
       say("starting %s", name);
       try (ScrapedProcess scheduler = starter.start()) {
+        warmUp(name, schedulerName, scheduler);
         BenchReport.Phase p = measure(name, schedulerName, scheduler);
         if (!scheduler.isAlive()) {
           errors.add(name + " exited during the run; log " + scheduler.log());
@@ -784,6 +785,54 @@ final class ClusterBench {
       } finally {
         deleteTemplatePods();
       }
+    }
+
+    /**
+     * Schedules {@code pods.warmup} pods of the measured template and deletes them again, so that
+     * both schedulers are measured warm (ours JIT-compiled), as long-running schedulers run.
+     */
+    private void warmUp(String name, String schedulerName, ScrapedProcess scheduler)
+        throws Exception {
+      int n = w.pods().warmup();
+      if (n == 0) {
+        return;
+      }
+      String group = "warmup";
+      say("%s: warming up with %d %s pods", name, n, template.flag());
+      try (BindTracker tracker =
+          new BindTracker(admin, PerfWorkload.NS_MEASURED, group, System::nanoTime)) {
+        tracker.start();
+        PodCreator creator = new PodCreator(admin, PerfWorkload.NS_MEASURED, schedulerName);
+        creator.createAll(
+            n,
+            i -> labeled(template.measuredPod(i, schedulerName), group),
+            new PodCreator.Rate(w.pods().qps(), w.pods().clients()),
+            tracker,
+            p -> {});
+        String stopped = awaitBound(tracker, scheduler::isAlive);
+        if (stopped != null) {
+          errors.add(name + ": " + tracker.pending() + " warm-up pods unbound (" + stopped + ")");
+        }
+      }
+      admin
+          .pods()
+          .inNamespace(PerfWorkload.NS_MEASURED)
+          .withLabel(BenchPods.GROUP_LABEL, group)
+          .withGracePeriod(0)
+          .delete();
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < deadline
+          && !admin
+              .pods()
+              .inNamespace(PerfWorkload.NS_MEASURED)
+              .withLabel(BenchPods.GROUP_LABEL, group)
+              .list()
+              .getItems()
+              .isEmpty()) {
+        sleep(200);
+      }
+      // The scheduler's informer sees the deletions a moment after the API server lists none.
+      sleep(1000);
     }
 
     private BenchReport.Phase measure(String name, String schedulerName, ScrapedProcess scheduler)

@@ -335,11 +335,11 @@ public record Workload(
       if (shapesNode != null) {
         f.error("pods.shapes", shapesNode.toString(), "not allowed with pods.template");
       }
-      if (warmup > 0) {
-        f.error(
-            "pods.warmup",
-            Integer.toString(warmup),
-            "must be 0 with pods.template (the init pods come first instead)");
+      // Warm-up pods are the measured template's, bound and deleted before measuring, so that
+      // a JVM scheduler is measured JIT-compiled, as a long-running one runs; the default is one
+      // measured set.
+      if (p != null && !p.has("warmup")) {
+        warmup = podCount;
       }
     } else if (p != null && p.has("init")) {
       f.error("pods.init", String.valueOf(p.get("init")), "only with pods.template");

@@ -65,6 +65,12 @@ class WorkloadTest {
   }
 
   @Test
+  void template_warmsUpWithOneMeasuredSetUnlessTold() {
+    assertThat(Workload.parse(TEMPLATE, "t.yaml").pods().warmup()).isEqualTo(15);
+    assertThat(Workload.parse(TEMPLATE + "  warmup: 0\n", "t.yaml").pods().warmup()).isZero();
+  }
+
+  @Test
   void parse_appliesDefaults() {
     Workload w = Workload.parse(MINIMAL, "t");
     assertThat(w.nodes())
@@ -210,9 +216,9 @@ class WorkloadTest {
             List.of(
                 "pods.shapes: invalid value [{\"memoryMiB\":1}]: not allowed with pods.template")),
         new Invalid(
-            "template with warm-up",
-            TEMPLATE + "  warmup: 5\n",
-            List.of("pods.warmup: invalid value 5: must be 0 with pods.template")),
+            "template with a negative warm-up",
+            TEMPLATE + "  warmup: -5\n",
+            List.of("pods.warmup: invalid value -5: must be in 0..1000000")),
         new Invalid(
             "negative init pods",
             TEMPLATE.replace("init: 5", "init: -1"),
