@@ -40,7 +40,9 @@ public final class SchedulerBench {
       int parallelism,
       long seed,
       String profileName,
-      PodShapes shapes) {}
+      PodShapes shapes,
+      PerfWorkload workload,
+      int initPods) {}
 
   /** The pods the benchmark creates. */
   public enum PodShapes {
@@ -73,16 +75,18 @@ public final class SchedulerBench {
     public String toJson() {
       return String.format(
           Locale.ROOT,
-          "{\"nodes\":%d,\"gpusPerNode\":%d,\"pods\":%d,\"warmupPods\":%d,\"parallelism\":%d,"
-              + "\"profile\":%s,\"bound\":%d,\"unschedulable\":%d,\"seconds\":%.3f,"
+          "{\"workload\":%s,\"nodes\":%d,\"gpusPerNode\":%d,\"pods\":%d,\"warmupPods\":%d,\"parallelism\":%d,"
+              + "\"initPods\":%d,\"profile\":%s,\"bound\":%d,\"unschedulable\":%d,\"seconds\":%.3f,"
               + "\"podsPerSecond\":%.1f,\"schedulerCpuSeconds\":%.3f,\"decisionP50Ms\":%.3f,\"decisionP90Ms\":%.3f,"
               + "\"decisionP99Ms\":%.3f,\"decisionMaxMs\":%.3f,\"heapUsedMiB\":%d,\"heapMaxMiB\":%d,"
               + "\"jvmFlags\":%s}",
+          JsonStrings.quote(params.workload().flag()),
           params.nodes(),
           params.gpusPerNode(),
           params.pods(),
           params.warmupPods(),
           params.parallelism(),
+          params.initPods(),
           JsonStrings.quote(params.profileName()),
           bound,
           unschedulable,
@@ -129,7 +133,17 @@ public final class SchedulerBench {
       for (int i = 0; i < p.nodes(); i++) {
         cluster.addNode(node(i, p.gpusPerNode()));
       }
-      if (p.warmupPods() > 0) {
+      PerfWorkload w = p.workload();
+      if (w != PerfWorkload.GPU) {
+        w.objects(p.nodes(), p.initPods(), p.pods()).forEach(cluster::putObject);
+        for (int i = 0; i < p.initPods(); i++) {
+          cluster.addPod(w.initPod(i));
+        }
+        cluster.drain();
+        latencies.reset();
+        failures[0] = 0;
+      }
+      if (w == PerfWorkload.GPU && p.warmupPods() > 0) {
         for (int i = 0; i < p.warmupPods(); i++) {
           cluster.addPod(pod("warmup", i, p.shapes()));
         }
@@ -141,7 +155,7 @@ public final class SchedulerBench {
         failures[0] = 0;
       }
       for (int i = 0; i < p.pods(); i++) {
-        cluster.addPod(pod("pod", i, p.shapes()));
+        cluster.addPod(w == PerfWorkload.GPU ? pod("pod", i, p.shapes()) : w.measuredPod(i));
       }
       ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       long cpuStart = threads.getCurrentThreadCpuTime();

@@ -69,6 +69,24 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
               + "multi-container GPU pods) or auto: mixed when the profile enables vgpu (default: ${DEFAULT-VALUE}).")
   String podShapes;
 
+  @SuppressWarnings("NullAway.Init") // picocli sets it before call().
+  @Option(
+      names = "--workload",
+      defaultValue = "gpu",
+      description =
+          "gpu (the pods of --pod-shapes) or one of kube-scheduler's scheduler_perf workloads on"
+              + " plain pods, with their init pods bound first: pod-anti-affinity,"
+              + " preferred-pod-affinity, topology-spreading, pvs (default: ${DEFAULT-VALUE}).")
+  String workload;
+
+  @Option(
+      names = "--init-pods",
+      defaultValue = "-1",
+      description =
+          "Pods of a scheduler_perf workload bound before measuring; -1 for the workload's own"
+              + " count at 5,000 nodes (default: ${DEFAULT-VALUE}).")
+  int initPods;
+
   @Option(
       names = "--parallelism",
       defaultValue = "1",
@@ -119,7 +137,16 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
         return 2;
       }
     }
-    int warmup = warmupPods >= 0 ? warmupPods : Math.min(pods, 10_000);
+    PerfWorkload perf;
+    try {
+      perf = PerfWorkload.fromFlag(workload);
+    } catch (IllegalArgumentException e) {
+      err.println(e.getMessage());
+      err.flush();
+      return 2;
+    }
+    int warmup =
+        perf != PerfWorkload.GPU ? 0 : warmupPods >= 0 ? warmupPods : Math.min(pods, 10_000);
     SchedulerBench.Params params =
         new SchedulerBench.Params(
             nodes,
@@ -129,9 +156,13 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
             parallelism,
             seed,
             profile == null ? "default" : profile.toString(),
-            shapes);
+            shapes,
+            perf,
+            perf == PerfWorkload.GPU ? 0 : initPods >= 0 ? initPods : perf.initPods());
     out.printf(
-        "hami bench scheduler: nodes=%d gpus-per-node=%d pods=%d warmup=%d parallelism=%d profile=%s pod-shapes=%s%n",
+        "hami bench scheduler: workload=%s init-pods=%d nodes=%d gpus-per-node=%d pods=%d warmup=%d parallelism=%d profile=%s pod-shapes=%s%n",
+        perf.flag(),
+        params.initPods(),
         nodes,
         gpusPerNode,
         pods,

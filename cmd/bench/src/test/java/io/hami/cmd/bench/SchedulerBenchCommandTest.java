@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -35,6 +37,47 @@ class SchedulerBenchCommandTest {
         .contains("\"bound\":200")
         .contains("\"unschedulable\":0");
     assertThat(out.toString()).contains("decision latency ms: p50=");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    // workload, init pods, measured pods, expected bound (anti-affinity: one pod per node)
+    "pod-anti-affinity, 10, 20, 20",
+    "preferred-pod-affinity, 10, 20, 20",
+    "topology-spreading, 10, 20, 20",
+    "pvs, 10, 20, 20",
+  })
+  void schedulerPerfWorkloads_bindTheirMeasuredPods(
+      String workload, int init, int measured, int bound) {
+    StringWriter out = new StringWriter();
+    CommandLine cl = hami();
+    cl.setOut(new PrintWriter(out));
+    int code =
+        cl.execute(
+            "bench",
+            "scheduler",
+            "--workload",
+            workload,
+            "--nodes",
+            "30",
+            "--init-pods",
+            String.valueOf(init),
+            "--pods",
+            String.valueOf(measured));
+    assertThat(code).isZero();
+    assertThat(out.toString())
+        .contains("workload=" + workload + " init-pods=" + init)
+        .contains("\"workload\":\"" + workload + "\"")
+        .contains("\"bound\":" + bound + ",");
+  }
+
+  @Test
+  void anUnknownWorkload_isRefusedNamingTheFlag() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = hami();
+    cl.setErr(new PrintWriter(err));
+    assertThat(cl.execute("bench", "scheduler", "--workload", "affinity")).isEqualTo(2);
+    assertThat(err.toString()).contains("--workload: invalid value \"affinity\"");
   }
 
   @Test
