@@ -176,6 +176,7 @@ final class CaseGenerator {
             new StorageClassBuilder()
                 .withNewMetadata()
                 .withName(wffc)
+                .withLabels(Map.of(CASE_LABEL, p))
                 .endMetadata()
                 .withProvisioner("kubernetes.io/no-provisioner")
                 .withVolumeBindingMode("WaitForFirstConsumer")
@@ -183,6 +184,7 @@ final class CaseGenerator {
             new StorageClassBuilder()
                 .withNewMetadata()
                 .withName(immediate)
+                .withLabels(Map.of(CASE_LABEL, p))
                 .endMetadata()
                 .withProvisioner("kubernetes.io/no-provisioner")
                 .withVolumeBindingMode("Immediate")
@@ -199,8 +201,8 @@ final class CaseGenerator {
       String zone = v("z" + r.nextInt(zones));
       volumes.add(volume(v("zpv" + i), wffc, 1 + r.nextInt(10), ZONE, zone, null));
     }
-    // Claims of the pending pod's namespace: bound ones (PV and claim made for each other, the
-    // PV binder completes it), unbound late-binding ones and unbound immediate ones without a PV.
+    // Claims of the pending pod's namespace: bound ones (PV and claim made for each other, as the
+    // PV binder leaves them), unbound late-binding ones and unbound immediate ones without a PV.
     List<String> podClaims = new ArrayList<>();
     if (chance(40)) {
       int n = 1 + r.nextInt(2);
@@ -469,12 +471,13 @@ final class CaseGenerator {
         .endSpec();
   }
 
-  private static PersistentVolume volume(
+  private PersistentVolume volume(
       String name, String storageClass, int sizeGi, String key, String value, String claim) {
     PersistentVolumeBuilder b =
         new PersistentVolumeBuilder()
             .withNewMetadata()
             .withName(name)
+            .addToLabels(CASE_LABEL, p)
             .endMetadata()
             .withNewSpec()
             .withCapacity(Map.of("storage", new Quantity(sizeGi + "Gi")))
@@ -527,7 +530,13 @@ final class CaseGenerator {
             .endResources()
             .endSpec();
     if (volume != null) {
-      b.editSpec().withVolumeName(volume).endSpec();
+      // Bound as the PV binder leaves a claim, so neither scheduler waits for the binder.
+      b.editSpec()
+          .withVolumeName(volume)
+          .endSpec()
+          .editMetadata()
+          .addToAnnotations("pv.kubernetes.io/bind-completed", "yes")
+          .endMetadata();
     }
     return b.build();
   }

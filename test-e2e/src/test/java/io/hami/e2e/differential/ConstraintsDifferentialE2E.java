@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and every placement must pass {@link HardConstraints}.
  *
  * <p>{@code -Ddiff.cases=N} (default 300), {@code -Ddiff.seed=S}, {@code -Ddiff.first=I} (first
- * case index) and {@code -Ddiff.parallelism=P} (cases at once, default 6). Each disagreement or
+ * case index) and {@code -Ddiff.parallelism=P} (cases at once, default 8). Each disagreement or
  * violation is printed with its seed, index and objects, and saved under {@code
  * target/differential/}.
  */
@@ -53,8 +53,8 @@ class ConstraintsDifferentialE2E {
   private static final String KUBE = "diff-kube-scheduler";
   private static final String HAMI = "hami-scheduler";
   private static final long DEFAULT_SEED = 20261203L;
-  private static final long SETTLE_MILLIS = 1500;
-  private static final long UNSCHEDULABLE_STABLE_MILLIS = 3000;
+  private static final long SETTLE_MILLIS = 1000;
+  private static final long UNSCHEDULABLE_STABLE_MILLIS = 2500;
   private static final long DECISION_TIMEOUT_MILLIS = 60_000;
   private static final int PRINTED_IN_FULL = 15;
 
@@ -92,7 +92,7 @@ class ConstraintsDifferentialE2E {
     long seed = Long.getLong("diff.seed", DEFAULT_SEED);
     int cases = Integer.getInteger("diff.cases", 300);
     int first = Integer.getInteger("diff.first", 0);
-    int parallelism = Integer.getInteger("diff.parallelism", 6);
+    int parallelism = Integer.getInteger("diff.parallelism", 8);
     String run = Long.toString(System.currentTimeMillis() / 1000 % 46656, 36);
     Path out = ControlPlaneExtension.moduleDir().resolve("target/differential");
     Files.createDirectories(out);
@@ -101,6 +101,8 @@ class ConstraintsDifferentialE2E {
     List<Outcome> outcomes = new ArrayList<>();
     ExecutorService casePool = Executors.newFixedThreadPool(parallelism);
     ExecutorService copyPool = Executors.newFixedThreadPool(2 * parallelism);
+    // Requests of one copy that do not depend on each other go out at once.
+    ExecutorService requestPool = Executors.newFixedThreadPool(8 * parallelism);
     try (KubernetesClient client = cp.newAdminClient();
         KubernetesClient hamiClient = cp.newAdminClient();
         KubeSchedulerProcess kube = KubeSchedulerProcess.start(cp, KUBE);
@@ -109,7 +111,9 @@ class ConstraintsDifferentialE2E {
       for (int i = first; i < first + cases; i++) {
         int index = i;
         futures.add(
-            casePool.submit(() -> runCase(client, copyPool, seed, index, "d" + run + "-" + index)));
+            casePool.submit(
+                () ->
+                    runCase(client, copyPool, requestPool, seed, index, "d" + run + "-" + index)));
       }
       for (Future<Outcome> f : futures) {
         outcomes.add(f.get(10, TimeUnit.MINUTES));
@@ -118,6 +122,7 @@ class ConstraintsDifferentialE2E {
     } finally {
       casePool.shutdownNow();
       copyPool.shutdownNow();
+      requestPool.shutdownNow();
     }
 
     int both = 0;
@@ -192,12 +197,19 @@ class ConstraintsDifferentialE2E {
   }
 
   private static Outcome runCase(
-      KubernetesClient client, ExecutorService pool, long seed, int index, String prefix)
+      KubernetesClient client,
+      ExecutorService pool,
+      ExecutorService requests,
+      long seed,
+      int index,
+      String prefix)
       throws Exception {
     CompletableFuture<Decision> kube =
-        CompletableFuture.supplyAsync(() -> runCopy(client, seed, index, prefix + "k", KUBE), pool);
+        CompletableFuture.supplyAsync(
+            () -> runCopy(client, requests, seed, index, prefix + "k", KUBE), pool);
     CompletableFuture<Decision> hami =
-        CompletableFuture.supplyAsync(() -> runCopy(client, seed, index, prefix + "h", HAMI), pool);
+        CompletableFuture.supplyAsync(
+            () -> runCopy(client, requests, seed, index, prefix + "h", HAMI), pool);
     CaseGenerator.Case c = CaseGenerator.generate(seed, index, prefix + "k");
     return new Outcome(index, kube.get(), hami.get(), yaml(client, c));
   }
@@ -222,11 +234,16 @@ class ConstraintsDifferentialE2E {
   }
 
   private static Decision runCopy(
-      KubernetesClient client, long seed, int index, String prefix, String schedulerName) {
+      KubernetesClient client,
+      ExecutorService requests,
+      long seed,
+      int index,
+      String prefix,
+      String schedulerName) {
     CaseGenerator.Case c = CaseGenerator.generate(seed, index, prefix);
     try {
       long t0 = System.nanoTime();
-      create(client, c);
+      create(client, requests, c);
       long created = System.nanoTime();
       Thread.sleep(SETTLE_MILLIS);
       Pod pending =
@@ -256,61 +273,59 @@ class ConstraintsDifferentialE2E {
     }
   }
 
-  private static void create(KubernetesClient client, CaseGenerator.Case c)
-      throws InterruptedException {
+  /** Creates the copy: namespaces and classes, then nodes and volumes, then claims and pods. */
+  private static void create(
+      KubernetesClient client, ExecutorService requests, CaseGenerator.Case c) {
+    List<Runnable> first = new ArrayList<>();
     for (var ns : c.namespaces()) {
-      client.namespaces().resource(ns).create();
-      TestNamespace.ensureDefaultServiceAccount(client, ns.getMetadata().getName());
+      first.add(
+          () -> {
+            client.namespaces().resource(ns).create();
+            TestNamespace.ensureDefaultServiceAccount(client, ns.getMetadata().getName());
+          });
     }
     for (var sc : c.storageClasses()) {
-      client.storage().v1().storageClasses().resource(sc).create();
+      first.add(() -> client.storage().v1().storageClasses().resource(sc).create());
     }
     for (Node n : c.nodes()) {
-      createNode(client, n);
+      first.add(() -> createNode(client, n));
     }
     for (var pv : c.volumes()) {
-      client.persistentVolumes().resource(pv).create();
+      first.add(() -> client.persistentVolumes().resource(pv).create());
     }
+    all(requests, first);
+    List<Runnable> then = new ArrayList<>();
     for (var pvc : c.claims()) {
-      client.persistentVolumeClaims().resource(pvc).create();
+      then.add(() -> client.persistentVolumeClaims().resource(pvc).create());
     }
     for (Pod p : c.existingPods()) {
-      client.pods().resource(p).create();
+      then.add(() -> client.pods().resource(p).create());
     }
-    // Claims made for a volume are bound by the controller-manager's PV binder.
-    long deadline = System.currentTimeMillis() + 30_000;
-    for (var pvc : c.claims()) {
-      if (pvc.getSpec().getVolumeName() == null) {
-        continue;
-      }
-      while (!"Bound".equals(phase(client, pvc)) && System.currentTimeMillis() < deadline) {
-        Thread.sleep(100);
-      }
-    }
+    all(requests, then);
   }
 
-  private static String phase(KubernetesClient client, PersistentVolumeClaim pvc) {
-    PersistentVolumeClaim now =
-        client
-            .persistentVolumeClaims()
-            .inNamespace(pvc.getMetadata().getNamespace())
-            .withName(pvc.getMetadata().getName())
-            .get();
-    return now == null || now.getStatus() == null ? "" : String.valueOf(now.getStatus().getPhase());
+  private static void all(ExecutorService requests, List<Runnable> tasks) {
+    CompletableFuture.allOf(
+            tasks.stream()
+                .map(t -> CompletableFuture.runAsync(t, requests))
+                .toArray(CompletableFuture[]::new))
+        .join();
   }
 
-  /** Creates the node, publishes its status as kubelet would and drops the not-ready taint. */
+  /**
+   * Creates the node, publishes its status as kubelet would and drops the not-ready taint that
+   * admission adds, in three requests.
+   */
   private static void createNode(KubernetesClient client, Node n) {
     Map<String, Quantity> allocatable = n.getStatus().getAllocatable();
-    client.nodes().resource(new NodeBuilder(n).withStatus(null).build()).create();
+    Node created = client.nodes().resource(new NodeBuilder(n).withStatus(null).build()).create();
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    client
-        .nodes()
-        .withName(n.getMetadata().getName())
-        .editStatus(
-            x ->
-                new NodeBuilder(x)
-                    .editOrNewStatus()
+    Node ready =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder(created)
+                    .withNewStatus()
                     .withCapacity(allocatable)
                     .withAllocatable(allocatable)
                     .withConditions(
@@ -322,22 +337,17 @@ class ConstraintsDifferentialE2E {
                             .withLastTransitionTime(now)
                             .build())
                     .endStatus()
-                    .build());
+                    .build())
+            .updateStatus();
     client
         .nodes()
-        .withName(n.getMetadata().getName())
-        .edit(
-            x ->
-                new NodeBuilder(x)
-                    .editSpec()
-                    .withTaints(
-                        x.getSpec().getTaints() == null
-                            ? List.of()
-                            : x.getSpec().getTaints().stream()
-                                .filter(t -> !t.getKey().startsWith("node.kubernetes.io/"))
-                                .toList())
-                    .endSpec()
-                    .build());
+        .resource(
+            new NodeBuilder(ready)
+                .editSpec()
+                .withTaints(n.getSpec().getTaints() == null ? List.of() : n.getSpec().getTaints())
+                .endSpec()
+                .build())
+        .update();
   }
 
   private static Decision awaitDecision(
@@ -429,21 +439,23 @@ class ConstraintsDifferentialE2E {
     return new HardConstraints(nodes, pods, namespaces, claims, List.copyOf(volumes.values()));
   }
 
+  /**
+   * Deletes the copy: its namespaces (the namespace controller removes what is in them; every pod
+   * has a grace period of 0), and its nodes, volumes and classes by their case label.
+   */
   private static void delete(KubernetesClient client, CaseGenerator.Case c) {
     try {
       for (var ns : c.namespaces()) {
-        client.pods().inNamespace(ns.getMetadata().getName()).withGracePeriod(0).delete();
-        client.namespaces().resource(ns).delete();
+        client.namespaces().withName(ns.getMetadata().getName()).delete();
       }
-      for (var pv : c.volumes()) {
-        client.persistentVolumes().withName(pv.getMetadata().getName()).delete();
-      }
-      for (var sc : c.storageClasses()) {
-        client.storage().v1().storageClasses().withName(sc.getMetadata().getName()).delete();
-      }
-      for (Node n : c.nodes()) {
-        client.nodes().withName(n.getMetadata().getName()).delete();
-      }
+      client.nodes().withLabel(CaseGenerator.CASE_LABEL, c.prefix()).delete();
+      client.persistentVolumes().withLabel(CaseGenerator.CASE_LABEL, c.prefix()).delete();
+      client
+          .storage()
+          .v1()
+          .storageClasses()
+          .withLabel(CaseGenerator.CASE_LABEL, c.prefix())
+          .delete();
     } catch (RuntimeException e) {
       System.out.println("differential: cleanup of " + c.prefix() + " failed: " + e);
     }

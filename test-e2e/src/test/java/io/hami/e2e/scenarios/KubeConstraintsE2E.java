@@ -399,9 +399,32 @@ class KubeConstraintsE2E {
             .endSpec()
             .build();
     client.pods().inNamespace(ns.name()).resource(pod).create();
-    PodCondition c = awaitNotScheduled(client, ns, "claims");
-    System.out.println("e2e: pod with resourceClaims: " + c.getMessage());
-    assertThat(c.getMessage()).contains("resourceClaims");
+    // The refusal is the PodScheduled condition's message or, when the pod is turned away before
+    // a scheduling attempt, an event on the pod.
+    String refusal =
+        await()
+            .atMost(PATIENCE)
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> refusal(client, ns, "claims"), Optional::isPresent)
+            .orElseThrow();
+    System.out.println("e2e: pod with resourceClaims: " + refusal);
+    assertThat(refusal).contains("resourceClaims");
     assertThat(get(client, ns, "claims").getSpec().getNodeName()).isNull();
+  }
+
+  private static Optional<String> refusal(KubernetesClient client, TestNamespace ns, String pod) {
+    Optional<String> condition =
+        scheduled(get(client, ns, pod))
+            .filter(c -> "False".equals(c.getStatus()) && c.getMessage() != null)
+            .map(PodCondition::getMessage)
+            .filter(m -> m.contains("resourceClaims"));
+    if (condition.isPresent()) {
+      return condition;
+    }
+    return client.v1().events().inNamespace(ns.name()).list().getItems().stream()
+        .filter(e -> pod.equals(e.getInvolvedObject().getName()))
+        .map(e -> e.getMessage())
+        .filter(m -> m != null && m.contains("resourceClaims"))
+        .findFirst();
   }
 }

@@ -39,11 +39,6 @@ public record ControlPlaneBinaries(
     this(kubeApiserver, etcd, null, null);
   }
 
-  /** The same binaries with another etcd. */
-  public ControlPlaneBinaries withEtcd(Path other) {
-    return new ControlPlaneBinaries(kubeApiserver, other, kubeControllerManager, kubeScheduler);
-  }
-
   /**
    * Uses the environment's binaries when kube-apiserver and etcd are given (the controller-manager
    * and scheduler then only when given too), else builds or finds the cached ones.
