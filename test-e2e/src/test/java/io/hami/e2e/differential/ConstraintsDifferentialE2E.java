@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and every placement must pass {@link HardConstraints}.
  *
  * <p>{@code -Ddiff.cases=N} (default 300), {@code -Ddiff.seed=S}, {@code -Ddiff.first=I} (first
- * case index) and {@code -Ddiff.parallelism=P} (cases at once, default 8). Each disagreement or
+ * case index) and {@code -Ddiff.parallelism=P} (cases at once, default 12). Each disagreement or
  * violation is printed with its seed, index and objects, and saved under {@code
  * target/differential/}.
  */
@@ -53,8 +53,8 @@ class ConstraintsDifferentialE2E {
   private static final String KUBE = "diff-kube-scheduler";
   private static final String HAMI = "hami-scheduler";
   private static final long DEFAULT_SEED = 20261203L;
-  private static final long SETTLE_MILLIS = 1000;
-  private static final long UNSCHEDULABLE_STABLE_MILLIS = 2500;
+  private static final long SETTLE_MILLIS = 700;
+  private static final long UNSCHEDULABLE_STABLE_MILLIS = 2000;
   private static final long DECISION_TIMEOUT_MILLIS = 60_000;
   private static final int PRINTED_IN_FULL = 15;
 
@@ -92,7 +92,7 @@ class ConstraintsDifferentialE2E {
     long seed = Long.getLong("diff.seed", DEFAULT_SEED);
     int cases = Integer.getInteger("diff.cases", 300);
     int first = Integer.getInteger("diff.first", 0);
-    int parallelism = Integer.getInteger("diff.parallelism", 8);
+    int parallelism = Integer.getInteger("diff.parallelism", 12);
     String run = Long.toString(System.currentTimeMillis() / 1000 % 46656, 36);
     Path out = ControlPlaneExtension.moduleDir().resolve("target/differential");
     Files.createDirectories(out);
