@@ -302,6 +302,40 @@ class ConstraintsDifferentialE2E {
       then.add(() -> client.pods().resource(p).create());
     }
     all(requests, then);
+    awaitVolumesSettled(client, c);
+  }
+
+  /**
+   * Waits until the PV binder has made every volume Available or Bound: kube-scheduler matches
+   * late-bound claims only to Available volumes, and a pod tried before would depend on timing.
+   */
+  private static void awaitVolumesSettled(KubernetesClient client, CaseGenerator.Case c) {
+    if (c.volumes().isEmpty()) {
+      return;
+    }
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline) {
+      List<PersistentVolume> now =
+          client
+              .persistentVolumes()
+              .withLabel(CaseGenerator.CASE_LABEL, c.prefix())
+              .list()
+              .getItems();
+      if (now.size() == c.volumes().size()
+          && now.stream()
+              .allMatch(
+                  pv ->
+                      pv.getStatus() != null
+                          && List.of("Available", "Bound").contains(pv.getStatus().getPhase()))) {
+        return;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private static void all(ExecutorService requests, List<Runnable> tasks) {
