@@ -67,6 +67,8 @@ class ControllerManagerE2E {
                 new Quantity("1").equals(used(client, ns).get("pods"))
                     && new Quantity("500m").equals(used(client, ns).get("requests.cpu")));
     client.pods().inNamespace(ns.name()).withName("counted").withGracePeriod(0).delete();
+    // The class's other tests share the namespace.
+    client.resourceQuotas().inNamespace(ns.name()).withName("quota").delete();
   }
 
   private static Map<String, Quantity> used(KubernetesClient client, TestNamespace ns) {
@@ -155,6 +157,9 @@ class ControllerManagerE2E {
                 .addNewContainer()
                 .withName("c")
                 .withImage("registry.k8s.io/pause:3.10")
+                .withNewResources()
+                .withRequests(Map.of("cpu", new Quantity("100m")))
+                .endResources()
                 .endContainer()
                 .endSpec()
                 .endTemplate()
