@@ -1,6 +1,7 @@
 package io.hami.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hami.cmd.HamiCommand;
 import io.hami.cmd.cluster.ControlPlane;
@@ -25,9 +26,13 @@ class BenchClusterE2E {
   @TempDir static Path dir;
 
   private static JsonNode run(ControlPlane cp, String workload, String... extra) throws Exception {
+    return run(cp, workload, new StringWriter(), extra);
+  }
+
+  private static JsonNode run(ControlPlane cp, String workload, StringWriter out, String... extra)
+      throws Exception {
     Path root = ControlPlaneExtension.moduleDir().toAbsolutePath().getParent();
     Path json = dir.resolve(workload.replace('/', '_') + ".json");
-    StringWriter out = new StringWriter();
     CommandLine cl = HamiCommand.commandLine();
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(out));
@@ -91,5 +96,51 @@ class BenchClusterE2E {
     assertThat(r.path("checks").path("violations")).isEmpty();
     assertThat(r.path("checks").path("errors")).isEmpty();
     assertThat(r.path("ceiling").isNull() || r.path("ceiling").isMissingNode()).isTrue();
+  }
+
+  /**
+   * A scheduler_perf constraint workload, scaled down, scheduled by ours and then by kube-scheduler
+   * on the same apiserver. kube-scheduler comes from {@code KUBE_SCHEDULER}, which
+   * test-e2e/bin/build-control-plane.sh prints; without it the test is skipped.
+   */
+  @Test
+  void podAntiAffinity_scaledDown_bothSchedulersBindEveryPod_andTheRatioIsPrinted(ControlPlane cp)
+      throws Exception {
+    String kubeScheduler = System.getenv("KUBE_SCHEDULER");
+    assumeTrue(
+        kubeScheduler != null && Files.isExecutable(Path.of(kubeScheduler)),
+        "KUBE_SCHEDULER is not set to an executable kube-scheduler"
+            + " (test-e2e/bin/build-control-plane.sh builds it and prints KUBE_SCHEDULER=...)");
+    StringWriter out = new StringWriter();
+    JsonNode r =
+        run(
+            cp,
+            "config/bench/pod-anti-affinity.yaml",
+            out,
+            "--nodes",
+            "60",
+            "--init-pods",
+            "10",
+            "--pods",
+            "50",
+            "--qps",
+            "50",
+            "--kube-scheduler",
+            kubeScheduler);
+    for (String phase : new String[] {"ours", "kubeScheduler"}) {
+      JsonNode p = r.path(phase);
+      assertThat(p.path("created").asInt()).as(phase).isEqualTo(50);
+      assertThat(p.path("bound").asInt()).as(phase).isEqualTo(50);
+      assertThat(p.path("createToBindMs").path("count").asInt()).as(phase).isEqualTo(50);
+      assertThat(p.path("cpuSeconds").asDouble()).as(phase).isPositive();
+      assertThat(p.path("writesPerPod").asDouble()).as(phase).isGreaterThanOrEqualTo(1.0);
+    }
+    // kube-scheduler's one binding per pod, counted by its client as a create.
+    assertThat(r.path("kubeScheduler").path("requestsPerPod").path("create *").asDouble())
+        .isGreaterThanOrEqualTo(0.99);
+    assertThat(r.path("kubeSchedulerRatio").asDouble()).isPositive();
+    assertThat(r.path("checks").path("unbound").asInt()).isZero();
+    assertThat(r.path("checks").path("errors")).isEmpty();
+    assertThat(out.toString()).contains("ours / kube-scheduler (avg pods/s): **");
   }
 }

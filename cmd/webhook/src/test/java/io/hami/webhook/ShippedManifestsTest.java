@@ -174,8 +174,34 @@ class ShippedManifestsTest {
             "events.k8s.io/events:create",
             "events.k8s.io/events:patch",
             "events.k8s.io/events:update",
-            // the vgpu plugin's quota informer; the webhook: namespace labels and GPU quotas
+            // the volume plugins' informers; VolumeBinding's PV and PVC writes
+            "core/persistentvolumeclaims:get",
+            "core/persistentvolumeclaims:list",
+            "core/persistentvolumeclaims:watch",
+            "core/persistentvolumeclaims:update",
+            "core/persistentvolumeclaims:patch",
+            "core/persistentvolumes:get",
+            "core/persistentvolumes:list",
+            "core/persistentvolumes:watch",
+            "core/persistentvolumes:update",
+            "core/persistentvolumes:patch",
+            "storage.k8s.io/storageclasses:get",
+            "storage.k8s.io/storageclasses:list",
+            "storage.k8s.io/storageclasses:watch",
+            "storage.k8s.io/csinodes:get",
+            "storage.k8s.io/csinodes:list",
+            "storage.k8s.io/csinodes:watch",
+            "storage.k8s.io/csidrivers:get",
+            "storage.k8s.io/csidrivers:list",
+            "storage.k8s.io/csidrivers:watch",
+            "storage.k8s.io/csistoragecapacities:get",
+            "storage.k8s.io/csistoragecapacities:list",
+            "storage.k8s.io/csistoragecapacities:watch",
+            // the vgpu plugin's quota informer; the webhook: namespace labels and GPU quotas;
+            // InterPodAffinity's namespace informer
             "core/namespaces:get",
+            "core/namespaces:list",
+            "core/namespaces:watch",
             "core/resourcequotas:list",
             "core/resourcequotas:watch");
     assertThat(rules(one(d, Role.class, "hami-scheduler").getRules()))

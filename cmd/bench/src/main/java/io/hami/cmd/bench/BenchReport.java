@@ -21,6 +21,8 @@ import tools.jackson.databind.json.JsonMapper;
  * @param ceiling the API ceiling; null when not run
  * @param ceilingRatio ours / ceiling in average pods per second; null without a ceiling
  * @param hami HAMi's scheduler
+ * @param kubeScheduler kube-scheduler on the same pods; null when not run
+ * @param kubeSchedulerRatio ours / kube-scheduler in average pods per second; null without it
  * @param checks sanity checks: invariant violations, pods left unbound, unschedulable pods bound
  */
 record BenchReport(
@@ -32,6 +34,8 @@ record BenchReport(
     @Nullable Phase ceiling,
     @Nullable Double ceilingRatio,
     Baseline hami,
+    @Nullable Phase kubeScheduler,
+    @Nullable Double kubeSchedulerRatio,
     Checks checks) {
 
   /**
@@ -119,6 +123,9 @@ record BenchReport(
     if (ceiling != null) {
       row(b, ceiling);
     }
+    if (kubeScheduler != null) {
+      row(b, kubeScheduler);
+    }
     if (hami.result() != null) {
       row(b, hami.result());
     } else {
@@ -134,6 +141,17 @@ record BenchReport(
       new TreeMap<>(ours.internals())
           .forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
       b.append("Scheduler internals: ").append(String.join(", ", in)).append("\n\n");
+    }
+    if (kubeScheduler != null && !kubeScheduler.internals().isEmpty()) {
+      List<String> in = new ArrayList<>();
+      new TreeMap<>(kubeScheduler.internals())
+          .forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
+      b.append("kube-scheduler internals: ").append(String.join(", ", in)).append("\n\n");
+    }
+    if (kubeSchedulerRatio != null) {
+      b.append(
+          String.format(
+              Locale.ROOT, "ours / kube-scheduler (avg pods/s): **%.2f**%n%n", kubeSchedulerRatio));
     }
     if (ceilingRatio != null) {
       b.append(

@@ -1,6 +1,10 @@
 package io.hami.cmd.bench;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -29,12 +33,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,7 +60,7 @@ final class ClusterBench {
    * @param kubeconfig an existing cluster; null to start a control plane
    * @param root the repository root
    * @param jar the hami jar that runs the scheduler
-   * @param ceiling whether to run the API ceiling
+   * @param baselines what else binds the same pods
    * @param out progress lines
    */
   record Options(
@@ -61,8 +68,18 @@ final class ClusterBench {
       @Nullable Path kubeconfig,
       Path root,
       Path jar,
-      boolean ceiling,
-      PrintWriter out) {}
+      Baselines baselines,
+      PrintWriter out) {
+    boolean ceiling() {
+      return baselines.ceiling();
+    }
+  }
+
+  /**
+   * @param ceiling whether to run the API ceiling
+   * @param kubeScheduler the kube-scheduler binary to run as a baseline; null for none
+   */
+  record Baselines(boolean ceiling, @Nullable Path kubeScheduler) {}
 
   private final Options o;
   private final Workload w;
@@ -154,6 +171,10 @@ final class ClusterBench {
             nodeNames.add(n.name());
           }
         }
+        PerfWorkload template = w.pods().template();
+        if (template != null) {
+          return new TemplateRun(template, kubeconfig, admin, work, env).run();
+        }
         BenchPods pods = new BenchPods(w.pods());
         List<Workload.Shape> shapes = pods.draw(w.pods().count(), 42);
 
@@ -209,6 +230,8 @@ final class ClusterBench {
             ceiling,
             ratio,
             hami,
+            null,
+            null,
             new BenchReport.Checks(
                 violations, unbound, unsched[0], unsched[1], List.copyOf(errors)));
       } finally {
@@ -557,6 +580,328 @@ final class ClusterBench {
       return PhaseFigures.phase("API ceiling", tracker, requests, 0, null, null, Map.of());
     }
   }
+
+  /** Starts the scheduler of a phase. */
+  @FunctionalInterface
+  private interface Starter {
+    ScrapedProcess start() throws IOException, InterruptedException;
+  }
+
+  /**
+   * A scheduler_perf workload ({@code pods.template}): its objects once, then per phase (ours, then
+   * kube-scheduler) the init pods created already bound, the scheduler started, the measured pods
+   * created at the workload's rate and measured, the scheduler stopped and every pod deleted, so
+   * that each phase starts from the same cluster.
+   */
+  private final class TemplateRun {
+    private final PerfWorkload template;
+    private final Path kubeconfig;
+    private final KubernetesClient admin;
+    private final Path work;
+    private final Map<String, String> env;
+    private final List<String> nodes = new ArrayList<>();
+
+    TemplateRun(
+        PerfWorkload template,
+        Path kubeconfig,
+        KubernetesClient admin,
+        Path work,
+        Map<String, String> env) {
+      this.template = template;
+      this.kubeconfig = kubeconfig;
+      this.admin = admin;
+      this.work = work;
+      this.env = env;
+      for (int i = 0; i < w.nodes().count(); i++) {
+        nodes.add(LightNodes.nodeName(i));
+      }
+    }
+
+    BenchReport run() throws Exception {
+      env.put("template", template.flag());
+      env.put("initPods", Integer.toString(w.pods().init()));
+      List<HasMetadata> objects = template.objects(nodes, w.pods().init(), w.pods().count());
+      try {
+        createObjects(objects);
+        BenchReport.Phase ours =
+            phase(
+                "hami-scheduler",
+                BenchPods.SCHEDULER_NAME,
+                () ->
+                    SchedulerProcess.start(
+                        o.jar(),
+                        kubeconfig,
+                        o.root().resolve("config/scheduler/scheduler-config.yaml"),
+                        w.scheduler(),
+                        work.resolve("logs/hami-scheduler.log"),
+                        Duration.ofMinutes(3)));
+        BenchReport.Phase kube = null;
+        Path binary = o.baselines().kubeScheduler();
+        if (binary != null) {
+          env.put("kubeScheduler", binary.toString());
+          kube =
+              phase(
+                  "kube-scheduler",
+                  KubeSchedulerProcess.SCHEDULER_NAME,
+                  () ->
+                      KubeSchedulerProcess.start(
+                          binary, kubeconfig, w.scheduler(), work.resolve("logs"), STARTUP));
+        }
+        Double ratio =
+            kube == null || kube.podsPerSecond() == 0
+                ? null
+                : ours.podsPerSecond() / kube.podsPerSecond();
+        int unbound =
+            ours.created() - ours.bound() + (kube == null ? 0 : kube.created() - kube.bound());
+        return new BenchReport(
+            w.name(),
+            w.nodes().count(),
+            w.pods().count(),
+            env,
+            ours,
+            null,
+            null,
+            new BenchReport.Baseline(
+                "HAMi scheduler (extender)",
+                false,
+                "not run: pods.template workloads have no GPUs; kube-scheduler is their baseline",
+                null),
+            kube,
+            ratio,
+            new BenchReport.Checks(List.of(), unbound, 0, 0, List.copyOf(errors)));
+      } finally {
+        if (o.kubeconfig() != null) {
+          // A cluster we did not start is left as we found it.
+          deleteTemplatePods();
+          for (HasMetadata obj : objects) {
+            try {
+              admin.resource(obj).withGracePeriod(0).delete();
+            } catch (KubernetesClientException e) {
+              // already gone, or the namespace took it
+            }
+          }
+        }
+      }
+    }
+
+    /** Creates the workload's namespaces (with a default service account), volumes and CSINodes. */
+    private void createObjects(List<HasMetadata> objects) throws Exception {
+      say("creating %d objects of %s", objects.size(), template.flag());
+      List<HasMetadata> first = new ArrayList<>();
+      List<HasMetadata> rest = new ArrayList<>();
+      for (HasMetadata obj : objects) {
+        (obj instanceof Namespace ? first : rest).add(obj);
+      }
+      for (HasMetadata ns : first) {
+        createIfAbsent(ns);
+        createIfAbsent(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("default")
+                .withNamespace(ns.getMetadata().getName())
+                .endMetadata()
+                .build());
+      }
+      parallel(rest.size(), i -> createWithStatus(rest.get(i)));
+    }
+
+    private void createIfAbsent(HasMetadata obj) {
+      try {
+        admin.resource(obj).create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+
+    /**
+     * Creates an object and, for volumes and claims, writes the status the volume controller would.
+     */
+    private void createWithStatus(HasMetadata obj) {
+      try {
+        HasMetadata created = admin.resource(obj).create();
+        if (obj instanceof PersistentVolume pv && created instanceof PersistentVolume c) {
+          c.setStatus(pv.getStatus());
+          admin.persistentVolumes().resource(c).updateStatus();
+        } else if (obj instanceof PersistentVolumeClaim pvc
+            && created instanceof PersistentVolumeClaim c) {
+          c.setStatus(pvc.getStatus());
+          admin.persistentVolumeClaims().resource(c).updateStatus();
+        }
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+
+    /** Runs {@code task(0..n-1)} on the workload's creating clients. */
+    private void parallel(int n, IntConsumer task) throws Exception {
+      ExecutorService pool =
+          Executors.newFixedThreadPool(w.pods().clients(), Daemons.named("bench-objects"));
+      try {
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          int k = i;
+          futures.add(pool.submit(() -> task.accept(k)));
+        }
+        for (Future<?> f : futures) {
+          f.get(5, TimeUnit.MINUTES);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+
+    private Pod labeled(Pod pod, String group) {
+      pod.getMetadata().getLabels().put(BenchPods.GROUP_LABEL, group);
+      return pod;
+    }
+
+    private BenchReport.Phase phase(String name, String schedulerName, Starter starter)
+        throws Exception {
+      int init = w.pods().init();
+      say("%s: creating %d init pods bound round-robin to the nodes", name, init);
+      parallel(
+          init,
+          i -> {
+            Pod pod = template.initPod(i, schedulerName);
+            pod.getSpec().setNodeName(nodes.get(i % nodes.size()));
+            if (pod.getMetadata().getLabels() == null) {
+              pod.getMetadata().setLabels(new LinkedHashMap<>());
+            }
+            labeled(pod, "init");
+            admin.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
+          });
+      say("starting %s", name);
+      try (ScrapedProcess scheduler = starter.start()) {
+        BenchReport.Phase p = measure(name, schedulerName, scheduler);
+        if (!scheduler.isAlive()) {
+          errors.add(name + " exited during the run; log " + scheduler.log());
+        }
+        return p;
+      } finally {
+        deleteTemplatePods();
+      }
+    }
+
+    private BenchReport.Phase measure(String name, String schedulerName, ScrapedProcess scheduler)
+        throws Exception {
+      boolean kube = scheduler instanceof KubeSchedulerProcess;
+      String group = kube ? "kube-scheduler" : "hami";
+      PromText before = scheduler.scrape();
+      PromText apiBefore = kube ? apiserverMetrics() : null;
+      List<Double> heap = new ArrayList<>();
+      ScheduledExecutorService timers =
+          Executors.newScheduledThreadPool(2, Daemons.named("bench-timer"));
+      try (BindTracker tracker =
+          new BindTracker(admin, PerfWorkload.NS_MEASURED, group, System::nanoTime)) {
+        tracker.start();
+        // The periodic tasks run until timers is shut down below.
+        var unusedSampling =
+            timers.scheduleAtFixedRate(
+                () -> {
+                  try {
+                    PromText t = scheduler.scrape();
+                    double bytes =
+                        kube
+                            ? t.sum(PhaseFigures.KUBE_HEAP)
+                            : t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area")));
+                    synchronized (heap) {
+                      heap.add(bytes / (1 << 20));
+                    }
+                  } catch (IOException | InterruptedException | RuntimeException e) {
+                    // a missed sample; the next second tries again
+                  }
+                },
+                0,
+                1,
+                TimeUnit.SECONDS);
+        var unusedProgress =
+            timers.scheduleAtFixedRate(
+                () ->
+                    say(
+                        "  %s: created %d, bound %d, pending %d",
+                        name, tracker.createdCount(), tracker.boundCount(), tracker.pending()),
+                5,
+                5,
+                TimeUnit.SECONDS);
+        say(
+            "%s: creating %d %s pods at %s/s with %d clients",
+            name, w.pods().count(), template.flag(), fmt(w.pods().qps()), w.pods().clients());
+        PodCreator creator = new PodCreator(admin, PerfWorkload.NS_MEASURED, schedulerName);
+        creator.createAll(
+            w.pods().count(),
+            i -> labeled(template.measuredPod(i, schedulerName), group),
+            new PodCreator.Rate(w.pods().qps(), w.pods().clients()),
+            tracker,
+            p -> {});
+        String stopped = awaitBound(tracker, scheduler::isAlive);
+        if (stopped != null) {
+          errors.add(name + ": " + tracker.pending() + " measured pods unbound (" + stopped + ")");
+        }
+        timers.shutdownNow();
+        timers.awaitTermination(10, TimeUnit.SECONDS);
+        if (creator.failures() > 0) {
+          errors.add(name + ": " + creator.failures() + " pod creates failed");
+        }
+        PromText after = scheduler.scrape();
+        Map<String, Double> requests;
+        Map<String, Double> internals;
+        double handshakeWrites = 0;
+        if (kube) {
+          requests = PhaseFigures.kubeRequestDelta(before, after);
+          PromText apiAfter = apiserverMetrics();
+          if (apiBefore != null && apiAfter != null) {
+            PhaseFigures.splitEvents(requests, apiBefore, apiAfter);
+          }
+          internals = PhaseFigures.kubeInternals(before, after);
+        } else {
+          requests = PhaseFigures.requestDelta(before, after);
+          handshakeWrites =
+              after.sum(PhaseFigures.HANDSHAKE_WRITES) - before.sum(PhaseFigures.HANDSHAKE_WRITES);
+          internals = PhaseFigures.internals(before, after);
+        }
+        double cpu =
+            after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
+        List<Double> heapSamples;
+        synchronized (heap) {
+          heapSamples = List.copyOf(heap);
+        }
+        return PhaseFigures.phase(
+            name, tracker, requests, handshakeWrites, cpu, Stats.of(heapSamples), internals);
+      } finally {
+        timers.shutdownNow();
+      }
+    }
+
+    /** The API server's metrics, or null when they cannot be read. */
+    private @Nullable PromText apiserverMetrics() {
+      try {
+        String text = admin.raw("/metrics");
+        return text == null ? null : PromText.parse(text);
+      } catch (KubernetesClientException e) {
+        return null;
+      }
+    }
+
+    /** Deletes the init and measured pods and waits until they are gone. */
+    private void deleteTemplatePods() {
+      for (String ns : List.of(PerfWorkload.NS_INIT, PerfWorkload.NS_MEASURED)) {
+        admin.pods().inNamespace(ns).withGracePeriod(0).delete();
+      }
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < deadline
+          && !(admin.pods().inNamespace(PerfWorkload.NS_INIT).list().getItems().isEmpty()
+              && admin.pods().inNamespace(PerfWorkload.NS_MEASURED).list().getItems().isEmpty())) {
+        sleep(500);
+      }
+    }
+  }
+
+  /** How long a scheduler may take to start and report ready. */
+  static final Duration STARTUP = Duration.ofMinutes(3);
 
   /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */
   private BenchReport.Baseline hamiBaseline() {

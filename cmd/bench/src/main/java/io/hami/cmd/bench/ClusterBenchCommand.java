@@ -1,12 +1,15 @@
 package io.hami.cmd.bench;
 
+import com.google.common.base.Splitter;
 import io.hami.kube.cli.ClusterOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -51,13 +54,26 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Option(names = "--markdown", description = "Write the results as a markdown table to this file.")
   @Nullable Path markdown;
 
-  @SuppressWarnings("NullAway.Init") // picocli sets it before call().
   @Option(
       names = "--baseline",
-      defaultValue = "ceiling",
       description =
-          "ceiling: also bind the same pods with the API ceiling; none: only the scheduler (default: ${DEFAULT-VALUE}).")
-  String baseline;
+          "Comma-separated: ceiling (also bind the same pods with the API ceiling; GPU workloads),"
+              + " kube-scheduler (also schedule them with kube-scheduler; pods.template workloads),"
+              + " or none. Default: ceiling for GPU workloads, kube-scheduler for pods.template.")
+  @Nullable String baseline;
+
+  @Option(
+      names = "--kube-scheduler",
+      description =
+          "The kube-scheduler binary of the kube-scheduler baseline (default: $"
+              + KubeSchedulerProcess.ENV
+              + ", which test-e2e/bin/build-control-plane.sh prints).")
+  @Nullable Path kubeScheduler;
+
+  @Option(
+      names = "--init-pods",
+      description = "Override the init pods of a pods.template workload (for scaled runs).")
+  @Nullable Integer initPods;
 
   @Option(
       names = "--nodes",
@@ -78,14 +94,11 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    boolean ceiling;
-    switch (baseline) {
-      case "ceiling" -> ceiling = true;
-      case "none" -> ceiling = false;
-      default -> {
-        err.println("--baseline: invalid value \"" + baseline + "\": must be one of ceiling, none");
-        err.flush();
-        return 2;
+    if (baseline != null) {
+      try {
+        var unused = baselineParts(baseline);
+      } catch (IllegalArgumentException e) {
+        return usage(err, e.getMessage());
       }
     }
     if ((nodes != null && nodes < 1) || (pods != null && pods < 1)) {
@@ -121,6 +134,34 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     if (qps != null) {
       w = w.withQps(qps);
     }
+    if (initPods != null) {
+      if (w.pods().template() == null || initPods < 0) {
+        return usage(
+            err,
+            "--init-pods: invalid value "
+                + initPods
+                + ": "
+                + (initPods < 0 ? "must be at least 0" : "only with a pods.template workload"));
+      }
+      w = w.withInit(initPods);
+    }
+    String capacity = w.capacityProblem();
+    if (capacity != null) {
+      return usage(err, "--workload " + workload + ": " + capacity);
+    }
+    boolean templated = w.pods().template() != null;
+    ClusterBench.Baselines baselines;
+    try {
+      baselines =
+          baselines(
+              baseline,
+              templated,
+              kubeScheduler != null
+                  ? kubeScheduler.toString()
+                  : System.getenv(KubeSchedulerProcess.ENV));
+    } catch (IllegalArgumentException e) {
+      return usage(err, e.getMessage());
+    }
     Optional<Path> root =
         repoRoot(System.getenv(HOME_ENV), Path.of("").toAbsolutePath(), codeLocation());
     if (root.isEmpty()) {
@@ -142,11 +183,16 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     }
     out.printf(
         "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s%n",
-        w.name(), w.nodes().count(), w.pods().count(), baseline);
+        w.name(),
+        w.nodes().count(),
+        w.pods().count(),
+        baselines.kubeScheduler() == null
+            ? (baselines.ceiling() ? "ceiling" : "none")
+            : "kube-scheduler " + baselines.kubeScheduler());
     out.flush();
     BenchReport report =
         ClusterBench.run(
-            new ClusterBench.Options(w, cluster.kubeconfig(), root.get(), jar, ceiling, out));
+            new ClusterBench.Options(w, cluster.kubeconfig(), root.get(), jar, baselines, out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);
@@ -158,6 +204,76 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     }
     out.flush();
     return report.checks().ok() && report.ours().bound() == report.ours().created() ? 0 : 1;
+  }
+
+  private static int usage(PrintWriter err, @Nullable String message) {
+    err.println(message);
+    err.flush();
+    return 2;
+  }
+
+  /**
+   * The baselines {@code --baseline} asks for.
+   *
+   * @param flag the flag's value; null for the workload's default
+   * @param templated whether the workload is a {@code pods.template} one
+   * @param kubeScheduler the kube-scheduler binary ({@code --kube-scheduler}, else {@code
+   *     KUBE_SCHEDULER}); null or empty when neither is set
+   * @throws IllegalArgumentException naming the flag and value that cannot be run
+   */
+  static ClusterBench.Baselines baselines(
+      @Nullable String flag, boolean templated, @Nullable String kubeScheduler) {
+    String value = flag != null ? flag : templated ? "kube-scheduler" : "ceiling";
+    Set<String> parts = baselineParts(value);
+    boolean ceiling = parts.contains("ceiling");
+    boolean kube = parts.contains("kube-scheduler");
+    if (ceiling && templated) {
+      throw new IllegalArgumentException(
+          "--baseline: invalid value \""
+              + value
+              + "\": the API ceiling makes GPU binding writes; pods.template workloads compare"
+              + " with kube-scheduler");
+    }
+    if (kube && !templated) {
+      throw new IllegalArgumentException(
+          "--baseline: invalid value \""
+              + value
+              + "\": kube-scheduler schedules plain pods; it needs a workload with pods.template");
+    }
+    Path binary = null;
+    if (kube) {
+      if (kubeScheduler == null || kubeScheduler.isBlank()) {
+        throw new IllegalArgumentException(
+            "--baseline kube-scheduler: no kube-scheduler binary: pass --kube-scheduler PATH or set "
+                + KubeSchedulerProcess.ENV
+                + " (test-e2e/bin/build-control-plane.sh builds it), or use --baseline none");
+      }
+      binary = Path.of(kubeScheduler).toAbsolutePath();
+      if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
+        throw new IllegalArgumentException(
+            "--kube-scheduler: invalid value \"" + kubeScheduler + "\": not an executable file");
+      }
+    }
+    return new ClusterBench.Baselines(ceiling, binary);
+  }
+
+  /**
+   * The values of {@code --baseline}.
+   *
+   * @throws IllegalArgumentException naming the flag and value when one is unknown
+   */
+  private static Set<String> baselineParts(String value) {
+    Set<String> parts = new LinkedHashSet<>();
+    for (String part : Splitter.on(',').trimResults().split(value)) {
+      if (!part.equals("ceiling") && !part.equals("kube-scheduler") && !part.equals("none")) {
+        throw new IllegalArgumentException(
+            "--baseline: invalid value \""
+                + value
+                + "\": must be one of ceiling, kube-scheduler, none (comma-separated)");
+      }
+      parts.add(part);
+    }
+    return parts;
   }
 
   private static void write(Path file, String text) throws IOException {

@@ -54,6 +54,7 @@ import org.slf4j.LoggerFactory;
 final class LightNodes implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LightNodes.class);
   static final String NODE_PREFIX = "bench-node-";
+  static final String ZONE_LABEL = "topology.kubernetes.io/zone";
   private static final DateTimeFormatter HANDSHAKE_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
@@ -78,6 +79,19 @@ final class LightNodes implements AutoCloseable {
 
   static String nodeName(int i) {
     return NODE_PREFIX + i;
+  }
+
+  /**
+   * The zone of a node: {@code zone-0..2} by its number, as scheduler_perf spreads its nodes over
+   * three zones (topology spreading counts pods per zone).
+   */
+  static String zone(String nodeName) {
+    String digits = nodeName.substring(nodeName.lastIndexOf('-') + 1);
+    int i =
+        digits.chars().allMatch(Character::isDigit) && !digits.isEmpty()
+            ? Integer.parseInt(digits)
+            : 0;
+    return "zone-" + (i % 3);
   }
 
   /** Registers every node (in parallel), then starts serving bound pods and the handshake. */
@@ -126,7 +140,7 @@ final class LightNodes implements AutoCloseable {
             "cpu", new Quantity("256"),
             "memory", new Quantity("2Ti"));
     Node node =
-        new NodeBuilder(FakeNode.named(name).object())
+        new NodeBuilder(FakeNode.named(name).label(ZONE_LABEL, zone(name)).object())
             .editMetadata()
             .withAnnotations(
                 Map.of(

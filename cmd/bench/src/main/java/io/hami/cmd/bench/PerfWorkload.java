@@ -15,6 +15,7 @@ import io.hami.framework.config.SchedulerConfiguration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The workloads of {@code hami bench scheduler}: the GPU pods of {@link SchedulerBench.PodShapes},
@@ -43,8 +44,19 @@ public enum PerfWorkload {
   PVS(2000);
 
   static final String CSI_DRIVER = "ebs.csi.aws.com";
-  private static final String NS_INIT = "sched-0";
-  private static final String NS_MEASURED = "sched-1";
+
+  /** CSI volumes each node may attach ({@link #PVS}), as scheduler_perf's CSINodes report. */
+  static final int CSI_ATTACH_LIMIT = 39;
+
+  /** The valid {@code pods.template} values, for error messages. */
+  static final String TEMPLATES =
+      "pod-anti-affinity, preferred-pod-affinity, topology-spreading, pvs";
+
+  /** The namespace of the init pods. */
+  static final String NS_INIT = "sched-0";
+
+  /** The namespace of the measured pods. */
+  static final String NS_MEASURED = "sched-1";
 
   private final int initPods;
 
@@ -75,30 +87,79 @@ public enum PerfWorkload {
             + " topology-spreading, pvs");
   }
 
+  /**
+   * Parses a scheduler_perf workload's {@link #flag()} as a cluster workload's {@code
+   * pods.template}: any workload but {@link #GPU} (GPU pods are declared by their shapes).
+   *
+   * @return null when {@code s} names none
+   */
+  static @Nullable PerfWorkload fromTemplate(String s) {
+    for (PerfWorkload w : values()) {
+      if (w != GPU && w.flag().equals(s)) {
+        return w;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Why {@code initPods + measuredPods} pods of this workload cannot all fit on {@code nodes}
+   * nodes, or null when they can: anti-affinity places one pod per node, and each node attaches at
+   * most {@link #CSI_ATTACH_LIMIT} volumes.
+   */
+  @Nullable String capacityProblem(int nodes, int initPods, int measuredPods) {
+    long pods = (long) initPods + measuredPods;
+    return switch (this) {
+      case POD_ANTI_AFFINITY ->
+          pods > nodes
+              ? "init and measured pods ("
+                  + pods
+                  + ") exceed the node count "
+                  + nodes
+                  + ": anti-affinity places one pod per node"
+              : null;
+      case PVS ->
+          pods > (long) nodes * CSI_ATTACH_LIMIT
+              ? "init and measured pods ("
+                  + pods
+                  + ") exceed "
+                  + CSI_ATTACH_LIMIT
+                  + " volumes per node on "
+                  + nodes
+                  + " nodes"
+              : null;
+      default -> null;
+    };
+  }
+
   /** How many pods are bound before measuring by default (scheduler_perf's at 5,000 nodes). */
   public int initPods() {
     return initPods;
   }
 
-  /** The objects the workload needs besides nodes and pods: namespaces, volumes, CSINodes. */
-  List<HasMetadata> objects(int nodes, int initPods, int measuredPods) {
+  /**
+   * The objects the workload needs besides nodes and pods: namespaces, volumes, CSINodes.
+   *
+   * @param nodes the names of the nodes (one CSINode each for {@link #PVS})
+   */
+  List<HasMetadata> objects(List<String> nodes, int initPods, int measuredPods) {
     List<HasMetadata> out = new ArrayList<>();
     for (String ns : List.of(NS_INIT, NS_MEASURED)) {
       out.add(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
     }
     if (this == PVS) {
-      for (int i = 0; i < nodes; i++) {
+      for (int i = 0; i < nodes.size(); i++) {
         out.add(
             new CSINodeBuilder()
                 .withNewMetadata()
-                .withName(String.format("node-%05d", i))
+                .withName(nodes.get(i))
                 .endMetadata()
                 .withNewSpec()
                 .addNewDriver()
                 .withName(CSI_DRIVER)
                 .withNodeID("i-" + i)
                 .withNewAllocatable()
-                .withCount(39)
+                .withCount(CSI_ATTACH_LIMIT)
                 .endAllocatable()
                 .endDriver()
                 .endSpec()
@@ -114,7 +175,11 @@ public enum PerfWorkload {
     return out;
   }
 
-  /** A CSI volume and its claim, bound to each other. */
+  /**
+   * A CSI volume and its claim, bound to each other; the claim carries {@code
+   * pv.kubernetes.io/bind-completed}, as the volume controller leaves it (kube-scheduler counts a
+   * claim without it as unbound).
+   */
   private static void volume(List<HasMetadata> out, String ns, String pod) {
     String pv = "pv-" + ns + "-" + pod;
     String claim = "pvc-" + pod;
@@ -145,6 +210,7 @@ public enum PerfWorkload {
             .withNewMetadata()
             .withName(claim)
             .withNamespace(ns)
+            .addToAnnotations("pv.kubernetes.io/bind-completed", "yes")
             .endMetadata()
             .withNewSpec()
             .withAccessModes("ReadWriteOnce")
@@ -159,17 +225,27 @@ public enum PerfWorkload {
             .build());
   }
 
-  /** The i-th init pod (bound before measuring). */
+  /** The i-th init pod (bound before measuring), for our scheduler. */
   Pod initPod(int i) {
-    return pod(NS_INIT, "init-" + i, this != TOPOLOGY_SPREADING);
+    return initPod(i, SchedulerConfiguration.DEFAULT_SCHEDULER_NAME);
   }
 
-  /** The i-th measured pod. */
+  /** The i-th init pod (bound before measuring), for {@code schedulerName}. */
+  Pod initPod(int i, String schedulerName) {
+    return pod(NS_INIT, "init-" + i, this != TOPOLOGY_SPREADING, schedulerName);
+  }
+
+  /** The i-th measured pod, for our scheduler. */
   Pod measuredPod(int i) {
-    return pod(NS_MEASURED, "pod-" + i, true);
+    return measuredPod(i, SchedulerConfiguration.DEFAULT_SCHEDULER_NAME);
   }
 
-  private Pod pod(String ns, String name, boolean withConstraint) {
+  /** The i-th measured pod, for {@code schedulerName}. */
+  Pod measuredPod(int i, String schedulerName) {
+    return pod(NS_MEASURED, "pod-" + i, true, schedulerName);
+  }
+
+  private Pod pod(String ns, String name, boolean withConstraint, String schedulerName) {
     PodBuilder b =
         new PodBuilder()
             .withNewMetadata()
@@ -177,7 +253,9 @@ public enum PerfWorkload {
             .withNamespace(ns)
             .endMetadata()
             .withNewSpec()
-            .withSchedulerName(SchedulerConfiguration.DEFAULT_SCHEDULER_NAME)
+            .withSchedulerName(schedulerName)
+            .withAutomountServiceAccountToken(false)
+            .withTerminationGracePeriodSeconds(0L)
             .addNewContainer()
             .withName("pause")
             .withImage("registry.k8s.io/pause:3.10")

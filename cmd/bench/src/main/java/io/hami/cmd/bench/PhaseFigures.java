@@ -6,6 +6,7 @@ import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
@@ -17,7 +18,93 @@ final class PhaseFigures {
   /** Node handshake patches: per node and period, not per pod, so not on the binding path. */
   static final String HANDSHAKE_WRITES = "hami_scheduler_gpu_handshake_writes_total";
 
+  /** kube-scheduler's client requests, by HTTP method only ({@code code, host, method}). */
+  static final String KUBE_REQUESTS = "rest_client_requests_total";
+
+  /** The API server's requests, by verb and resource (every client together). */
+  static final String APISERVER_REQUESTS = "apiserver_request_total";
+
+  /** kube-scheduler's heap in use. */
+  static final String KUBE_HEAP = "go_memstats_heap_alloc_bytes";
+
+  /** What kube-scheduler's requests count as when the resource is unknown. */
+  static final String ANY_RESOURCE = "*";
+
   private PhaseFigures() {}
+
+  /** The client verb of an HTTP method, as our counter names it. */
+  static String verbOf(String method) {
+    return switch (method.toUpperCase(Locale.ROOT)) {
+      case "POST" -> "create";
+      case "PUT" -> "update";
+      case "PATCH" -> "patch";
+      case "DELETE" -> "delete";
+      case "GET" -> "get";
+      default -> method.toLowerCase(Locale.ROOT);
+    };
+  }
+
+  /**
+   * kube-scheduler's requests between two scrapes, as {@code "verb *"}: its counter knows the HTTP
+   * method, not the resource.
+   */
+  static Map<String, Double> kubeRequestDelta(PromText before, PromText after) {
+    Map<String, Double> out = new HashMap<>();
+    for (var e : List.of(Map.entry(after, 1), Map.entry(before, -1))) {
+      for (PromText.Sample s : e.getKey().samples()) {
+        String method = s.labels().get("method");
+        if (s.name().equals(KUBE_REQUESTS) && method != null) {
+          out.merge(verbOf(method) + " " + ANY_RESOURCE, e.getValue() * s.value(), Double::sum);
+        }
+      }
+    }
+    out.values().removeIf(v -> v <= 0);
+    return out;
+  }
+
+  /**
+   * Moves the Events that the API server counted between two of its scrapes out of {@code "verb *"}
+   * into {@code "verb events"}, so that kube-scheduler's binding-path writes leave them out as ours
+   * do; valid while kube-scheduler is the only client that writes Events.
+   */
+  static void splitEvents(Map<String, Double> requests, PromText apiBefore, PromText apiAfter) {
+    Map<String, Double> events = new HashMap<>();
+    for (var e : List.of(Map.entry(apiAfter, 1), Map.entry(apiBefore, -1))) {
+      for (PromText.Sample s : e.getKey().samples()) {
+        String verb = s.labels().get("verb");
+        if (s.name().equals(APISERVER_REQUESTS)
+            && "events".equals(s.labels().get("resource"))
+            && verb != null) {
+          events.merge(verbOf(verb), e.getValue() * s.value(), Double::sum);
+        }
+      }
+    }
+    events.forEach(
+        (verb, n) -> {
+          Double all = requests.get(verb + " " + ANY_RESOURCE);
+          if (n > 0 && all != null) {
+            double moved = Math.min(n, all);
+            requests.put(verb + " events", moved);
+            requests.put(verb + " " + ANY_RESOURCE, all - moved);
+          }
+        });
+    requests.values().removeIf(v -> v <= 0);
+  }
+
+  /** kube-scheduler's own view of the phase: attempts by result, mean cycle time. */
+  static Map<String, Double> kubeInternals(PromText before, PromText after) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (String result : List.of("scheduled", "unschedulable", "error")) {
+      String m = "scheduler_schedule_attempts_total";
+      out.put(
+          "attempts." + result,
+          after.sum(m, l -> result.equals(l.get("result")))
+              - before.sum(m, l -> result.equals(l.get("result"))));
+    }
+    mean(out, "cycleMeanMs", "scheduler_scheduling_attempt_duration_seconds", before, after);
+    mean(out, "podE2eMeanMs", "scheduler_pod_scheduling_sli_duration_seconds", before, after);
+    return out;
+  }
 
   /** Requests counted so far, by {@code "verb resource"}. */
   static Map<String, Double> counts(PrometheusRegistry registry) {

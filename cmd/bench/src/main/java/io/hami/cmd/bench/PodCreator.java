@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,28 @@ final class PodCreator {
       BindTracker tracker,
       Consumer<Pod> created)
       throws InterruptedException {
+    createAll(
+        shapes.size(),
+        i -> BenchPods.pod(namespace, group + "-" + i, group, shapes.get(i), schedulerName),
+        new Rate(qps, clients),
+        tracker,
+        created);
+  }
+
+  /** A creation rate and the clients that keep it. */
+  record Rate(double qps, int clients) {}
+
+  /**
+   * Creates {@code count} pods made by {@code pods} (each in its own namespace) and returns when
+   * all were sent.
+   *
+   * @param created called with each pod as the server returned it
+   */
+  void createAll(
+      int count, IntFunction<Pod> pods, Rate rate, BindTracker tracker, Consumer<Pod> created)
+      throws InterruptedException {
+    int clients = rate.clients();
+    double qps = rate.qps();
     ExecutorService pool = Executors.newFixedThreadPool(clients, Daemons.named("pod-creator"));
     AtomicInteger next = new AtomicInteger();
     long start = System.nanoTime();
@@ -53,7 +76,7 @@ final class PodCreator {
           () -> {
             while (!Thread.currentThread().isInterrupted()) {
               int i = next.getAndIncrement();
-              if (i >= shapes.size()) {
+              if (i >= count) {
                 return;
               }
               long wait = start + i * intervalNanos - System.nanoTime();
@@ -64,7 +87,7 @@ final class PodCreator {
                   return;
                 }
               }
-              createOne(group + "-" + i, group, shapes.get(i), tracker, created);
+              create(pods.apply(i), tracker, created);
             }
           });
     }
@@ -77,14 +100,19 @@ final class PodCreator {
   /** Creates one pod now. */
   void createOne(
       String name, String group, Workload.Shape shape, BindTracker tracker, Consumer<Pod> created) {
-    Pod pod = BenchPods.pod(namespace, name, group, shape, schedulerName);
+    create(BenchPods.pod(namespace, name, group, shape, schedulerName), tracker, created);
+  }
+
+  private void create(Pod pod, BindTracker tracker, Consumer<Pod> created) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
     tracker.creating(name);
     try {
-      created.accept(client.pods().inNamespace(namespace).resource(pod).create());
+      created.accept(client.pods().inNamespace(ns).resource(pod).create());
     } catch (KubernetesClientException e) {
       tracker.createFailed(name);
       if (failures.incrementAndGet() <= 5) {
-        log.warn("creating pod {}/{} failed: {}", namespace, name, e.getMessage());
+        log.warn("creating pod {}/{} failed: {}", ns, name, e.getMessage());
       }
     }
   }

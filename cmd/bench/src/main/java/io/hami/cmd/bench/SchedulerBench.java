@@ -135,7 +135,11 @@ public final class SchedulerBench {
       }
       PerfWorkload w = p.workload();
       if (w != PerfWorkload.GPU) {
-        w.objects(p.nodes(), p.initPods(), p.pods()).forEach(cluster::putObject);
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < p.nodes(); i++) {
+          names.add(nodeName(i));
+        }
+        w.objects(names, p.initPods(), p.pods()).forEach(cluster::putObject);
         for (int i = 0; i < p.initPods(); i++) {
           cluster.addPod(w.initPod(i));
         }
@@ -192,9 +196,13 @@ public final class SchedulerBench {
     return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
   }
 
+  static String nodeName(int i) {
+    return String.format(Locale.ROOT, "node-%05d", i);
+  }
+
   /** A GPU node: 64 cores, 512 GiB, 110 pods, G GPUs of 80 GiB split 10 ways. */
   static Node node(int i, int gpus) {
-    String name = String.format("node-%05d", i);
+    String name = nodeName(i);
     List<NodeDevice> devices = new ArrayList<>();
     for (int g = 0; g < gpus; g++) {
       devices.add(

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * and heap are its own; they and its request counters are read from its {@code /metrics}. Its
  * metrics port is chosen by the OS and read from its log.
  */
-final class SchedulerProcess implements AutoCloseable {
+final class SchedulerProcess implements ScrapedProcess {
   private static final Pattern PORT = Pattern.compile("serving metrics and health on port (\\d+)");
 
   private final Process process;
@@ -152,8 +152,8 @@ final class SchedulerProcess implements AutoCloseable {
     }
   }
 
-  /** The scheduler's metrics now. */
-  PromText scrape() throws IOException, InterruptedException {
+  @Override
+  public PromText scrape() throws IOException, InterruptedException {
     HttpResponse<String> r =
         http.send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
@@ -170,11 +170,13 @@ final class SchedulerProcess implements AutoCloseable {
     return process.pid();
   }
 
-  Path log() {
+  @Override
+  public Path log() {
     return log;
   }
 
-  boolean isAlive() {
+  @Override
+  public boolean isAlive() {
     return process.isAlive();
   }
 

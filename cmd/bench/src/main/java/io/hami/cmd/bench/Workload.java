@@ -89,10 +89,25 @@ public record Workload(
    * @param warmup pods bound and deleted before measuring, through the scheduler and again through
    *     the API ceiling, so that both are measured warm (JIT-compiled, connections open), as a
    *     long-running scheduler runs; 0 for none
+   * @param template a scheduler_perf workload whose plain pods (no GPUs) are measured instead of
+   *     {@code shapes}; null for GPU pods
+   * @param init the template's init pods, created already bound before each phase measures
    */
-  public record Pods(int count, double qps, int clients, List<Shape> shapes, int warmup) {
+  public record Pods(
+      int count,
+      double qps,
+      int clients,
+      List<Shape> shapes,
+      int warmup,
+      @Nullable PerfWorkload template,
+      int init) {
     public Pods {
       shapes = List.copyOf(shapes);
+    }
+
+    /** GPU pods of {@code shapes}. */
+    public Pods(int count, double qps, int clients, List<Shape> shapes, int warmup) {
+      this(count, qps, clients, shapes, warmup, null, 0);
     }
 
     /** The sum of the shapes' weights. */
@@ -141,7 +156,13 @@ public record Workload(
             nodes.kind(),
             nodes.handshakeInterval()),
         new Pods(
-            podCount, pods.qps(), pods.clients(), pods.shapes(), Math.min(pods.warmup(), podCount)),
+            podCount,
+            pods.qps(),
+            pods.clients(),
+            pods.shapes(),
+            Math.min(pods.warmup(), podCount),
+            pods.template(),
+            pods.init()),
         churn,
         unschedulable,
         scheduler,
@@ -153,15 +174,54 @@ public record Workload(
     return new Workload(
         name,
         nodes,
-        new Pods(pods.count(), qps, pods.clients(), pods.shapes(), pods.warmup()),
+        new Pods(
+            pods.count(),
+            qps,
+            pods.clients(),
+            pods.shapes(),
+            pods.warmup(),
+            pods.template(),
+            pods.init()),
         churn,
         unschedulable,
         scheduler,
         timeout);
   }
 
+  /** The same workload with {@code init} init pods (of a {@code pods.template}). */
+  public Workload withInit(int init) {
+    return new Workload(
+        name,
+        nodes,
+        new Pods(
+            pods.count(),
+            pods.qps(),
+            pods.clients(),
+            pods.shapes(),
+            pods.warmup(),
+            pods.template(),
+            init),
+        churn,
+        unschedulable,
+        scheduler,
+        timeout);
+  }
+
+  /**
+   * Why the template's pods cannot all fit on the nodes (see {@link PerfWorkload#capacityProblem}),
+   * or null when they can or there is no template; checked again after {@link #scaled} and {@link
+   * #withInit}.
+   */
+  public @Nullable String capacityProblem() {
+    PerfWorkload t = pods.template();
+    return t == null ? null : t.capacityProblem(nodes.count(), pods.init(), pods.count());
+  }
+
   /** GPU capacity the pods need, in GPUs, as a share of what the nodes have (1.0: full). */
   public double expectedGpuUse() {
+    if (pods.template() != null) {
+      return 0;
+    }
     double perPod = 0;
     for (Shape s : pods.shapes()) {
       double gpuShare = Math.max((double) s.memoryMiB() / nodes.gpuMemoryMiB(), s.cores() / 100.0);
@@ -195,7 +255,7 @@ public record Workload(
       ImmutableSet.of(
           "count", "gpusPerNode", "gpuMemoryMiB", "splitCount", "kind", "handshakeIntervalSeconds");
   private static final ImmutableSet<String> PODS =
-      ImmutableSet.of("count", "qps", "clients", "shapes", "warmup");
+      ImmutableSet.of("count", "qps", "clients", "shapes", "warmup", "template", "init");
   private static final ImmutableSet<String> SHAPE =
       ImmutableSet.of("name", "weight", "containers", "gpus", "memoryMiB", "cores");
   private static final ImmutableSet<String> CHURN =
@@ -258,12 +318,42 @@ public record Workload(
     f.known(p, "pods.", PODS);
     List<Shape> shapes = new ArrayList<>();
     JsonNode shapesNode = p == null ? null : p.get("shapes");
-    if (p != null && (shapesNode == null || !shapesNode.isArray() || shapesNode.isEmpty())) {
+    String templateText = f.string(p, "pods.", "template", "");
+    PerfWorkload template = null;
+    int init = 0;
+    if (templateText != null && !templateText.isEmpty()) {
+      template = PerfWorkload.fromTemplate(templateText);
+      if (template == null) {
+        f.error(
+            "pods.template",
+            "\"" + templateText + "\"",
+            "must be one of " + PerfWorkload.TEMPLATES);
+      }
+    }
+    if (template != null) {
+      init = f.integer(p, "pods.", "init", template.initPods(), 0, 1_000_000);
+      if (shapesNode != null) {
+        f.error("pods.shapes", shapesNode.toString(), "not allowed with pods.template");
+      }
+      if (warmup > 0) {
+        f.error(
+            "pods.warmup",
+            Integer.toString(warmup),
+            "must be 0 with pods.template (the init pods come first instead)");
+      }
+    } else if (p != null && p.has("init")) {
+      f.error("pods.init", String.valueOf(p.get("init")), "only with pods.template");
+    }
+    // A template (valid or not, its error is reported above) names the pods instead of shapes.
+    boolean templated = templateText != null && !templateText.isEmpty();
+    if (!templated
+        && p != null
+        && (shapesNode == null || !shapesNode.isArray() || shapesNode.isEmpty())) {
       f.error(
           "pods.shapes",
           shapesNode == null ? "(missing)" : shapesNode.toString(),
           "want a non-empty list of shapes");
-    } else if (shapesNode != null) {
+    } else if (!templated && shapesNode != null) {
       for (int i = 0; i < shapesNode.size(); i++) {
         JsonNode s = shapesNode.get(i);
         String at = "pods.shapes[" + i + "].";
@@ -335,6 +425,21 @@ public record Workload(
           Integer.toString(nodeCount),
           "at most 16 with kind agent (each runs a node agent in the harness)");
     }
+    if (template != null) {
+      if (kind != NodeKind.LIGHT) {
+        f.error("nodes.kind", "\"agent\"", "pods.template needs kind light");
+      }
+      if (c != null) {
+        f.error("churn", c.toString(), "not supported with pods.template");
+      }
+      if (u != null) {
+        f.error("unschedulable", u.toString(), "not supported with pods.template");
+      }
+      String problem = template.capacityProblem(nodeCount, init, podCount);
+      if (problem != null && n != null) {
+        f.error("pods.count", Integer.toString(podCount), problem);
+      }
+    }
     if (kind == NodeKind.AGENT && churn != null && churn.nodes() > 0) {
       f.error("churn.nodes", Integer.toString(churn.nodes()), "node churn needs kind light");
     }
@@ -344,7 +449,7 @@ public record Workload(
     return new Workload(
         requireNonNull(name),
         new Nodes(nodeCount, gpus, gpuMem, split, kind, Duration.ofSeconds(handshake)),
-        new Pods(podCount, qps, clients, shapes, warmup),
+        new Pods(podCount, qps, clients, shapes, warmup, template, init),
         churn,
         unschedulable,
         new SchedulerFlags(kubeQps, kubeBurst, heap, bindingThreads),

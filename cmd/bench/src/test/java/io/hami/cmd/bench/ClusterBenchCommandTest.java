@@ -1,6 +1,7 @@
 package io.hami.cmd.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -30,7 +31,98 @@ class ClusterBenchCommandTest {
   void badBaseline_isAConfigError() {
     String[] r = run("bench", "cluster", "--workload", "x.yaml", "--baseline", "hami");
     assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2]).contains("--baseline: invalid value \"hami\": must be one of ceiling, none");
+    assertThat(r[2])
+        .contains(
+            "--baseline: invalid value \"hami\": must be one of ceiling, kube-scheduler, none"
+                + " (comma-separated)");
+  }
+
+  @Test
+  void baselines_defaultByWorkload_andKubeSchedulerNeedsItsBinary(@TempDir Path dir)
+      throws IOException {
+    assertThat(ClusterBenchCommand.baselines(null, false, null))
+        .isEqualTo(new ClusterBench.Baselines(true, null));
+    assertThat(ClusterBenchCommand.baselines("none", true, null))
+        .isEqualTo(new ClusterBench.Baselines(false, null));
+    assertThatThrownBy(() -> ClusterBenchCommand.baselines(null, true, null))
+        .hasMessageContaining(
+            "no kube-scheduler binary: pass --kube-scheduler PATH or set KUBE_SCHEDULER");
+    assertThatThrownBy(() -> ClusterBenchCommand.baselines(null, true, " "))
+        .hasMessageContaining("no kube-scheduler binary");
+    assertThatThrownBy(
+            () -> ClusterBenchCommand.baselines(null, true, dir.resolve("missing").toString()))
+        .hasMessage(
+            "--kube-scheduler: invalid value \""
+                + dir.resolve("missing")
+                + "\": not an executable file");
+    Path bin = Files.writeString(dir.resolve("kube-scheduler"), "#!/bin/sh\n");
+    assertThat(bin.toFile().setExecutable(true)).isTrue();
+    assertThat(ClusterBenchCommand.baselines(null, true, bin.toString()))
+        .isEqualTo(new ClusterBench.Baselines(false, bin.toAbsolutePath()));
+    assertThatThrownBy(() -> ClusterBenchCommand.baselines("ceiling", true, bin.toString()))
+        .hasMessageContaining("pods.template workloads compare with kube-scheduler");
+    assertThatThrownBy(() -> ClusterBenchCommand.baselines("kube-scheduler", false, bin.toString()))
+        .hasMessageContaining("it needs a workload with pods.template");
+  }
+
+  @Test
+  void initPodsWithoutTemplate_isAConfigError(@TempDir Path dir) throws IOException {
+    Path w = dir.resolve("w.yaml");
+    Files.writeString(
+        w, "name: X\nnodes: {count: 1}\npods: {count: 1, shapes: [{memoryMiB: 1}]}\n");
+    String[] r = run("bench", "cluster", "--workload", w.toString(), "--init-pods", "3");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--init-pods: invalid value 3: only with a pods.template workload");
+  }
+
+  @Test
+  void scaledTemplateBeyondCapacity_isAConfigError() {
+    Path w =
+        Path.of("")
+            .toAbsolutePath()
+            .getParent()
+            .getParent()
+            .resolve("config/bench/pod-anti-affinity.yaml");
+    String[] r =
+        run("bench", "cluster", "--workload", w.toString(), "--nodes", "200", "--pods", "500");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("init and measured pods (600) exceed the node count 200");
+  }
+
+  @Test
+  void kubeSchedulerConfiguration_leaderElectionOff_clientLimitsOfOurs() {
+    String c =
+        KubeSchedulerProcess.configuration(
+            Path.of("/k/kubeconfig"), new Workload.SchedulerFlags(5000, 10_000, 1024, 16));
+    assertThat(c)
+        .contains("kind: KubeSchedulerConfiguration")
+        .contains("kubeconfig: \"/k/kubeconfig\"")
+        .contains("qps: 5000.0")
+        .contains("burst: 10000")
+        .contains("leaderElect: false")
+        .contains("- schedulerName: default-scheduler");
+  }
+
+  @Test
+  void kubeRequests_byMethod_withEventsSplitOutFromTheApiServer() {
+    PromText before =
+        PromText.parse("rest_client_requests_total{code=\"201\",host=\"h\",method=\"POST\"} 10\n");
+    PromText after =
+        PromText.parse(
+            "rest_client_requests_total{code=\"201\",host=\"h\",method=\"POST\"} 30\n"
+                + "rest_client_requests_total{code=\"200\",host=\"h\",method=\"GET\"} 4\n");
+    Map<String, Double> requests = PhaseFigures.kubeRequestDelta(before, after);
+    assertThat(requests).containsOnly(Map.entry("create *", 20.0), Map.entry("get *", 4.0));
+    PhaseFigures.splitEvents(
+        requests,
+        PromText.parse(
+            "apiserver_request_total{verb=\"POST\",resource=\"events\",code=\"201\"} 5\n"),
+        PromText.parse(
+            "apiserver_request_total{verb=\"POST\",resource=\"events\",code=\"201\"} 15\n"
+                + "apiserver_request_total{verb=\"POST\",resource=\"pods\",code=\"201\"} 99\n"));
+    assertThat(requests)
+        .containsOnly(
+            Map.entry("create *", 10.0), Map.entry("create events", 10.0), Map.entry("get *", 4.0));
   }
 
   @Test
@@ -127,6 +219,8 @@ class ClusterBenchCommandTest {
             null,
             new BenchReport.Baseline(
                 "HAMi scheduler (extender)", false, "403 Forbidden | not available", null),
+            null,
+            null,
             new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
     assertThat(r.toMarkdown())
         .contains("| hami-scheduler | 10/10 | 5.0 | 4 / 6 / 6 | 20 / 30 | 3.00 (3.00) |")
@@ -136,6 +230,47 @@ class ClusterBenchCommandTest {
         .contains("unavailable: 403 Forbidden \\| not available");
     assertThat(r.toJson()).contains("\"writesPerPod\" : 3.0").contains("\"available\" : false");
     assertThat(r.checks().ok()).isTrue();
+  }
+
+  @Test
+  void report_withKubeScheduler_printsItsRowAndTheRatio() {
+    BenchReport.Phase ours = phase("hami-scheduler", 40.0);
+    BenchReport.Phase kube = phase("kube-scheduler", 50.0);
+    BenchReport r =
+        new BenchReport(
+            "PodAntiAffinity",
+            20,
+            10,
+            Map.of(),
+            ours,
+            null,
+            null,
+            new BenchReport.Baseline("HAMi scheduler (extender)", false, "not run", null),
+            kube,
+            0.8,
+            new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
+    assertThat(r.toMarkdown())
+        .contains("| kube-scheduler | 10/10 | 50.0 |")
+        .contains("ours / kube-scheduler (avg pods/s): **0.80**")
+        .contains("kube-scheduler internals: attempts.scheduled=10.000");
+    assertThat(r.toJson()).contains("\"kubeSchedulerRatio\" : 0.8");
+  }
+
+  private static BenchReport.Phase phase(String name, double podsPerSecond) {
+    return new BenchReport.Phase(
+        name,
+        10,
+        10,
+        10 / podsPerSecond,
+        podsPerSecond,
+        Stats.of(new double[] {4, 6}),
+        Stats.of(new double[] {10, 20, 30}),
+        Map.of("create *", 1.0, "create events", 1.0),
+        2.0,
+        1.0,
+        1.5,
+        Stats.of(new double[] {100, 200}),
+        Map.of("attempts.scheduled", 10.0));
   }
 
   /**

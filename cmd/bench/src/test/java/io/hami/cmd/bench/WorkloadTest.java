@@ -14,6 +14,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class WorkloadTest {
+  private static final String TEMPLATE =
+      """
+      name: T
+      nodes: {count: 20}
+      pods:
+        template: pod-anti-affinity
+        init: 5
+        count: 15
+      """;
+
   private static final String MINIMAL =
       """
       name: T
@@ -35,6 +45,12 @@ class WorkloadTest {
   @MethodSource("shipped")
   void load_everyShippedWorkloadIsValid(Path file) {
     Workload w = Workload.load(file);
+    if (w.pods().template() != null) {
+      assertThat(w.pods().shapes()).isEmpty();
+      assertThat(w.capacityProblem()).isNull();
+      assertThat(w.nodes().kind()).isEqualTo(Workload.NodeKind.LIGHT);
+      return;
+    }
     assertThat(w.pods().shapes()).isNotEmpty();
     // Capacity must exist for every measured pod, or p99 would measure waiting for capacity.
     assertThat(w.expectedGpuUse()).isLessThan(1.0);
@@ -92,6 +108,44 @@ class WorkloadTest {
     assertThat(w.pods().warmup()).isEqualTo(300);
   }
 
+  @Test
+  void parse_template_readsTemplateAndInitPods() {
+    Workload w = Workload.parse(TEMPLATE, "t");
+    assertThat(w.pods().template()).isEqualTo(PerfWorkload.POD_ANTI_AFFINITY);
+    assertThat(w.pods().init()).isEqualTo(5);
+    assertThat(w.pods().count()).isEqualTo(15);
+    assertThat(w.pods().shapes()).isEmpty();
+    assertThat(w.expectedGpuUse()).isZero();
+  }
+
+  @Test
+  void parse_template_initDefaultsToSchedulerPerfs() {
+    Workload w =
+        Workload.parse(
+            "name: T\nnodes: {count: 3000}\npods: {template: topology-spreading, count: 10}\n",
+            "t");
+    assertThat(w.pods().template()).isEqualTo(PerfWorkload.TOPOLOGY_SPREADING);
+    assertThat(w.pods().init()).isEqualTo(PerfWorkload.TOPOLOGY_SPREADING.initPods());
+  }
+
+  @Test
+  void scaledAndWithInit_keepTheTemplate_andRecheckCapacity() {
+    Workload w = Workload.parse(TEMPLATE, "t").scaled(10, 8);
+    assertThat(w.pods().template()).isEqualTo(PerfWorkload.POD_ANTI_AFFINITY);
+    assertThat(w.pods().init()).isEqualTo(5);
+    assertThat(w.capacityProblem()).contains("(13) exceed the node count 10");
+    assertThat(w.withInit(2).capacityProblem()).isNull();
+    assertThat(w.withInit(2).pods().init()).isEqualTo(2);
+  }
+
+  @Test
+  void capacity_pvsAllowThirtyNineVolumesPerNode() {
+    assertThat(PerfWorkload.PVS.capacityProblem(2, 40, 38)).isNull();
+    assertThat(PerfWorkload.PVS.capacityProblem(2, 40, 39))
+        .isEqualTo("init and measured pods (79) exceed 39 volumes per node on 2 nodes");
+    assertThat(PerfWorkload.PREFERRED_POD_AFFINITY.capacityProblem(1, 100, 100)).isNull();
+  }
+
   record Invalid(String name, String yaml, List<String> errors) {
     @Override
     public String toString() {
@@ -140,6 +194,49 @@ class WorkloadTest {
             "agent nodes cannot churn",
             MINIMAL.replace("{count: 3}", "{count: 3, kind: agent}") + "churn: {nodes: 1}\n",
             List.of("churn.nodes: invalid value 1: node churn needs kind light")),
+        new Invalid(
+            "unknown template",
+            TEMPLATE.replace("pod-anti-affinity", "gpu"),
+            List.of(
+                "pods.template: invalid value \"gpu\": must be one of pod-anti-affinity,"
+                    + " preferred-pod-affinity, topology-spreading, pvs")),
+        new Invalid(
+            "template that is not a string",
+            TEMPLATE.replace("pod-anti-affinity", "[a]"),
+            List.of("pods.template: invalid value [\"a\"]: want a string")),
+        new Invalid(
+            "template with shapes",
+            TEMPLATE + "  shapes: [{memoryMiB: 1}]\n",
+            List.of(
+                "pods.shapes: invalid value [{\"memoryMiB\":1}]: not allowed with pods.template")),
+        new Invalid(
+            "template with warm-up",
+            TEMPLATE + "  warmup: 5\n",
+            List.of("pods.warmup: invalid value 5: must be 0 with pods.template")),
+        new Invalid(
+            "negative init pods",
+            TEMPLATE.replace("init: 5", "init: -1"),
+            List.of("pods.init: invalid value -1: must be in 0..1000000")),
+        new Invalid(
+            "init pods without a template",
+            MINIMAL.replace("count: 10\n", "count: 10\n  init: 5\n"),
+            List.of("pods.init: invalid value 5: only with pods.template")),
+        new Invalid(
+            "anti-affinity pods beyond one per node",
+            TEMPLATE.replace("count: 15", "count: 16"),
+            List.of(
+                "pods.count: invalid value 16: init and measured pods (21) exceed the node count"
+                    + " 20: anti-affinity places one pod per node")),
+        new Invalid(
+            "template on agent nodes, with churn and unschedulable pods",
+            TEMPLATE
+                    .replace("{count: 20}", "{count: 3, kind: agent}")
+                    .replace("count: 15", "count: 1")
+                + "churn: {pods: 1}\nunschedulable: {}\n",
+            List.of(
+                "nodes.kind: invalid value \"agent\": pods.template needs kind light",
+                "churn: invalid value {\"pods\":1}: not supported with pods.template",
+                "unschedulable: invalid value {}: not supported with pods.template")),
         new Invalid(
             "negative qps",
             MINIMAL.replace("count: 10", "count: 10\n  qps: -1"),

@@ -243,6 +243,36 @@ class ExplainerTest {
   }
 
   @Test
+  void podRefusedForAnUnsupportedField_namesTheFieldInTheSummary() {
+    // What PodSpecSupport's rejection at PreFilter becomes in PodScheduled; no per-node record.
+    String msg =
+        "0/3 nodes are available: spec.resourceClaims is not supported by this scheduler"
+            + " (DynamicResources).";
+    Pod pod =
+        unschedulable(pod("team", "dra"), msg)
+            .editSpec()
+            .addNewResourceClaim()
+            .withName("gpu")
+            .withResourceClaimName("gpu-claim")
+            .endResourceClaim()
+            .endSpec()
+            .build();
+
+    Explanation e =
+        Explainer.explain(
+            facts(
+                pod,
+                List.of(event(pod, "Warning", "FailedScheduling", msg, "2026-11-29T13:59:30Z")),
+                Map.of(),
+                Map.of()),
+            NOW);
+
+    assertThat(e.state()).isEqualTo(State.PENDING);
+    assertThat(e.summary()).isEqualTo("waiting: " + msg);
+    assertThat(TextReport.render(e, NOW)).contains("spec.resourceClaims is not supported");
+  }
+
+  @Test
   void boundPodWaitingForAllocate_holdsItsNodesLock_andShowsPendingDevices() {
     Pod pod =
         bound(pod("team", "p"), "gpu-a")

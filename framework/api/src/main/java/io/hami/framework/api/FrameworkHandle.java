@@ -86,6 +86,18 @@ public interface FrameworkHandle {
    */
   <T extends HasMetadata> ObjectLister<T> lister(ObjectKind<T> kind);
 
+  /**
+   * Writes a new version of a cluster object of an {@link ObjectKind} (a PV's claimRef, a PVC's
+   * annotations) the way the scheduler was set up to: an update through the API against a cluster
+   * (the object's resourceVersion, when set, is the precondition), the store of an in-memory one,
+   * which also plays the controllers that react to the write (the PV controller completing a volume
+   * binding). Called on a binding thread (PreBind); may block. Returns success or an error status.
+   * The default writes nothing and says so.
+   */
+  default Status updateObject(HasMetadata obj) {
+    return Status.error("this handle cannot write " + obj.getKind() + " objects");
+  }
+
   /** Returns the pod of {@code uid} if it is waiting at Permit. */
   Optional<WaitingPod> waitingPod(String uid);
 

@@ -7,6 +7,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.ReplicationController;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
@@ -32,6 +36,14 @@ public final class ObjectKind<T extends HasMetadata> {
       new ObjectKind<>(CSIDriver.class, false, EventResource.CSI_DRIVER);
   public static final ObjectKind<Namespace> NAMESPACE =
       new ObjectKind<>(Namespace.class, false, EventResource.NAMESPACE);
+  public static final ObjectKind<Service> SERVICE =
+      new ObjectKind<>(Service.class, true, EventResource.SERVICE);
+  public static final ObjectKind<ReplicaSet> REPLICA_SET =
+      new ObjectKind<>(ReplicaSet.class, true, EventResource.REPLICA_SET);
+  public static final ObjectKind<StatefulSet> STATEFUL_SET =
+      new ObjectKind<>(StatefulSet.class, true, EventResource.STATEFUL_SET);
+  public static final ObjectKind<ReplicationController> REPLICATION_CONTROLLER =
+      new ObjectKind<>(ReplicationController.class, true, EventResource.REPLICATION_CONTROLLER);
 
   /** Every kind, in a fixed order. */
   public static final ImmutableList<ObjectKind<?>> ALL =
@@ -41,7 +53,11 @@ public final class ObjectKind<T extends HasMetadata> {
           STORAGE_CLASS,
           CSI_NODE,
           CSI_DRIVER,
-          NAMESPACE);
+          NAMESPACE,
+          SERVICE,
+          REPLICA_SET,
+          STATEFUL_SET,
+          REPLICATION_CONTROLLER);
 
   private final Class<T> type;
   private final boolean namespaced;

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #forPod(Pod)} computes a pod's effective request the way Kubernetes does: the larger of
  * the sum of the app containers (plus restartable init containers, "sidecars") and the largest
- * init-container phase, plus the pod overhead.
+ * init-container phase, replaced by the pod-level request ({@code spec.resources}) for cpu, memory
+ * and huge pages where one is set, plus the pod overhead.
  */
 public final class Resources {
   public static final String CPU = "cpu";
@@ -127,11 +128,46 @@ public final class Resources {
       initMax.max(containerReqs);
     }
     reqs.max(initMax);
+    applyPodLevel(spec.getResources(), reqs);
     Map<String, Quantity> overhead = spec.getOverhead();
     if (overhead != null && !overhead.isEmpty()) {
       reqs.addAll(overhead);
     }
     return reqs.build();
+  }
+
+  /**
+   * Pod-level resources ({@code spec.resources}, kube 1.34+ PodLevelResources): a pod-level request
+   * of cpu, memory or huge pages replaces the containers' sum, a pod-level limit without a request
+   * counting as the request as API defaulting makes it.
+   */
+  private static void applyPodLevel(@Nullable ResourceRequirements podLevel, Builder reqs) {
+    if (podLevel == null) {
+      return;
+    }
+    Map<String, Quantity> requests = podLevel.getRequests();
+    Map<String, Quantity> limits = podLevel.getLimits();
+    Map<String, Quantity> effective = new HashMap<>();
+    if (limits != null) {
+      effective.putAll(limits);
+    }
+    if (requests != null) {
+      effective.putAll(requests);
+    }
+    try {
+      for (Map.Entry<String, Quantity> e : effective.entrySet()) {
+        if (isPodLevelResource(e.getKey())) {
+          reqs.set(e.getKey(), toCanonical(e.getKey(), e.getValue()));
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("spec.resources: " + e.getMessage(), e);
+    }
+  }
+
+  /** Whether a pod-level amount of {@code name} is honoured: cpu, memory and huge pages. */
+  public static boolean isPodLevelResource(String name) {
+    return CPU.equals(name) || MEMORY.equals(name) || name.startsWith("hugepages-");
   }
 
   private static <T> List<T> nullToEmpty(@Nullable List<T> list) {
@@ -267,6 +303,23 @@ public final class Resources {
             scalars = new HashMap<>();
           }
           scalars.merge(name, amount, Long::sum);
+        }
+      }
+      return this;
+    }
+
+    /** Replaces the amount of {@code name} with {@code amount} (canonical unit). */
+    Builder set(String name, long amount) {
+      switch (name) {
+        case CPU -> milliCpu = amount;
+        case MEMORY -> memory = amount;
+        case EPHEMERAL_STORAGE -> ephemeralStorage = amount;
+        case PODS -> pods = amount;
+        default -> {
+          if (scalars == null) {
+            scalars = new HashMap<>();
+          }
+          scalars.put(name, amount);
         }
       }
       return this;

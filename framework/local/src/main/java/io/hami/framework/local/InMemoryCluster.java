@@ -49,6 +49,10 @@ public final class InMemoryCluster implements AutoCloseable {
   /** An Event recorded by the in-memory recorder. */
   public record RecordedEvent(String object, String type, String reason, String note) {}
 
+  /** The PodScheduled message the API server gives a pod created with scheduling gates. */
+  public static final String SCHEDULING_GATED_MESSAGE =
+      "Scheduling is blocked due to non-empty scheduling gates";
+
   private final ManualClock clock;
   private final Scheduler scheduler;
   private final @Nullable DefaultParallelizer ownedParallelizer;
@@ -79,6 +83,7 @@ public final class InMemoryCluster implements AutoCloseable {
             .clock(clock)
             .parallelizer(parallelizer)
             .binder(this::bind)
+            .objectWriter(this::updateObject)
             .statusWriter(this::writeCondition)
             .eventRecorder(this::recordEvent)
             .bindingExecutor(Runnable::run)
@@ -198,6 +203,14 @@ public final class InMemoryCluster implements AutoCloseable {
     }
   }
 
+  /** Returns the stored object of {@code kind} called {@code name}, if any. */
+  public <T extends HasMetadata> Optional<T> object(
+      ObjectKind<T> kind, @Nullable String namespace, String name) {
+    String ns = kind.namespaced() && namespace == null ? "default" : namespace;
+    HasMetadata o = objects.get(kind + ":" + kind.key(ns, name));
+    return o == null ? Optional.empty() : Optional.of(kind.type().cast(o));
+  }
+
   /** Deletes a cluster object given to {@link #putObject}; nothing if there is none. */
   public void deleteObject(HasMetadata obj) {
     ObjectKind<?> kind = ObjectKind.of(obj);
@@ -232,6 +245,13 @@ public final class InMemoryCluster implements AutoCloseable {
     p.getMetadata().setResourceVersion(nextVersion());
     if (p.getMetadata().getCreationTimestamp() == null) {
       p.getMetadata().setCreationTimestamp(now());
+    }
+    if (p.getSpec() != null
+        && p.getSpec().getSchedulingGates() != null
+        && !p.getSpec().getSchedulingGates().isEmpty()) {
+      // As the API server does on create: a gated pod reports why it is not being scheduled.
+      p.setStatus(p.getStatus() == null ? new PodStatus() : ShallowCopy.of(p.getStatus()));
+      setCondition(p, "False", "SchedulingGated", SCHEDULING_GATED_MESSAGE);
     }
     String key = ns + "/" + name;
     if (pods.containsKey(key)) {
@@ -411,6 +431,41 @@ public final class InMemoryCluster implements AutoCloseable {
     setCondition(bound, "True", null, null);
     storePod(key, bound);
     scheduler.eventHandler().onPodUpdate(current, bound);
+    return Status.success();
+  }
+
+  /**
+   * A plugin's write of an existing object (the volume binder's PV claimRef or PVC annotation): a
+   * stale resourceVersion is a conflict, as on an API server. The PV controller's and provisioner's
+   * answers to the write ({@link VolumeControllerEmulation}) are stored right after it, so a binder
+   * that waits for its claims to be Bound sees them Bound on its next look.
+   */
+  private Status updateObject(HasMetadata obj) {
+    ObjectKind<?> kind = ObjectKind.of(obj);
+    String ns =
+        kind.namespaced() && obj.getMetadata().getNamespace() == null
+            ? "default"
+            : obj.getMetadata().getNamespace();
+    HasMetadata current = objects.get(kind + ":" + kind.key(ns, obj.getMetadata().getName()));
+    if (current == null) {
+      return Status.error(kind + " " + kind.key(ns, obj.getMetadata().getName()) + " not found");
+    }
+    String rv = obj.getMetadata().getResourceVersion();
+    if (rv != null && !rv.equals(current.getMetadata().getResourceVersion())) {
+      return Status.error(
+          "conflict updating "
+              + kind
+              + " "
+              + obj.getMetadata().getName()
+              + ": resourceVersion "
+              + rv
+              + " is not the latest "
+              + current.getMetadata().getResourceVersion());
+    }
+    putObject(obj);
+    for (HasMetadata o : VolumeControllerEmulation.reconcile(List.copyOf(objects.values()))) {
+      putObject(o);
+    }
     return Status.success();
   }
 

@@ -95,6 +95,59 @@ class InMemoryClusterTest {
   }
 
   @Test
+  void gatedPod_waitsWithSchedulingGatedCondition_andIsBoundRightAfterItsLastGateGoes() {
+    try (InMemoryCluster c = cluster(null)) {
+      c.addNode(MakeNode.named("n1").capacity("4", "8Gi", 110).obj());
+      c.addPod(MakePod.named("p").cpu("1").schedulingGates("example.com/quota", "b").obj());
+      c.drain();
+      assertThat(c.pendingCount()).isEqualTo(1);
+      assertThat(c.outcome("default", "p")).isEmpty();
+      assertThat(c.scheduler().queue().unschedulableSize()).isEqualTo(1);
+      assertThat(c.pod("default", "p").orElseThrow().getStatus().getConditions())
+          .singleElement()
+          .satisfies(
+              cond -> {
+                assertThat(cond.getType()).isEqualTo("PodScheduled");
+                assertThat(cond.getStatus()).isEqualTo("False");
+                assertThat(cond.getReason()).isEqualTo("SchedulingGated");
+                assertThat(cond.getMessage()).isEqualTo(InMemoryCluster.SCHEDULING_GATED_MESSAGE);
+              });
+
+      c.updatePod(MakePod.named("p").cpu("1").schedulingGates("b").obj());
+      c.drain();
+      assertThat(c.pendingCount()).isEqualTo(1);
+
+      // No clock movement, no flush: the update alone lets the pod in.
+      c.updatePod(MakePod.named("p").cpu("1").obj());
+      InMemoryCluster.DrainResult r = c.drain();
+      assertThat(r.bound()).isEqualTo(1);
+      assertThat(r.simulatedTime()).isZero();
+      assertThat(c.outcome("default", "p").orElseThrow().node()).isEqualTo("n1");
+    }
+  }
+
+  @Test
+  void podWithResourceClaims_isRefusedNamingTheField() {
+    try (InMemoryCluster c = cluster(null)) {
+      c.addNode(MakeNode.named("n1").capacity("4", "8Gi", 110).obj());
+      c.addNode(MakeNode.named("n2").capacity("4", "8Gi", 110).obj());
+      c.addPod(MakePod.named("dra").resourceClaim("gpu", "gpu-claim").obj());
+      c.drain();
+      String want =
+          "0/2 nodes are available: spec.resourceClaims is not supported by this scheduler"
+              + " (DynamicResources).";
+      assertThat(c.outcome("default", "dra").orElseThrow().message()).isEqualTo(want);
+      assertThat(c.pod("default", "dra").orElseThrow().getStatus().getConditions())
+          .anySatisfy(cond -> assertThat(cond.getMessage()).isEqualTo(want));
+      assertThat(c.events())
+          .filteredOn(e -> e.reason().equals("FailedScheduling"))
+          .singleElement()
+          .satisfies(e -> assertThat(e.note()).contains("spec.resourceClaims"));
+      assertThat(c.scheduler().queue().unschedulableSize()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void sameInputsAndSeed_giveSamePlacements() {
     Map<String, String> first = run(42L);
     Map<String, String> second = run(42L);

@@ -90,6 +90,11 @@ public final class DefaultFrameworkHandle implements FrameworkHandle {
   }
 
   @Override
+  public Status updateObject(HasMetadata obj) {
+    return scheduler.objectWriter().update(obj);
+  }
+
+  @Override
   public Optional<WaitingPod> waitingPod(String uid) {
     return Optional.ofNullable(scheduler.waitingPod(uid));
   }

@@ -12,6 +12,7 @@ import io.hami.framework.api.PreEnqueuePlugin;
 import io.hami.framework.api.QueuedPod;
 import io.hami.framework.api.Status;
 import io.hami.framework.bind.Binder;
+import io.hami.framework.bind.ObjectWriter;
 import io.hami.framework.cache.CacheSnapshot;
 import io.hami.framework.cache.SchedulerCache;
 import io.hami.framework.config.ConfigException;
@@ -62,6 +63,7 @@ public final class Scheduler {
   private final Map<String, FrameworkRuntime> profiles = new LinkedHashMap<>();
   private final @Nullable KubernetesClient client;
   private final Binder binder;
+  private final ObjectWriter objectWriter;
   private final EventRecorder eventRecorder;
   private final SchedulingObserver observer;
   private final Map<String, WaitingPodImpl> waitingPods = new ConcurrentHashMap<>();
@@ -85,6 +87,11 @@ public final class Scheduler {
     this.cache = new SchedulerCache(clock, config.assumedPodTtl(), podInfos::get);
     this.client = b.client;
     this.binder = b.binder;
+    if (b.objectWriter != null) {
+      this.objectWriter = b.objectWriter;
+    } else {
+      this.objectWriter = client != null ? ObjectWriter.api(client) : ObjectWriter.none();
+    }
     this.eventRecorder = b.eventRecorder;
     this.observer = b.observer;
     this.lastLeftoverFlush = clock.instant();
@@ -286,6 +293,10 @@ public final class Scheduler {
 
   Binder binder() {
     return binder;
+  }
+
+  ObjectWriter objectWriter() {
+    return objectWriter;
   }
 
   SchedulingObserver observer() {

@@ -8,6 +8,7 @@ import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
 import io.hami.framework.bind.Binder;
+import io.hami.framework.bind.ObjectWriter;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -27,6 +28,7 @@ public final class SchedulerBuilder {
   Parallelizer parallelizer = Parallelizer.sequential();
   @Nullable KubernetesClient client;
   Binder binder = (pod, node) -> Status.error("no binder configured");
+  @Nullable ObjectWriter objectWriter;
   StatusWriter statusWriter = (pod, reason, message) -> {};
   EventRecorder eventRecorder = EventRecorder.discarding();
   Executor bindingExecutor = Runnable::run;
@@ -62,6 +64,15 @@ public final class SchedulerBuilder {
 
   public SchedulerBuilder binder(Binder b) {
     this.binder = b;
+    return this;
+  }
+
+  /**
+   * How plugins' object writes ({@code FrameworkHandle.updateObject}) reach the cluster; by default
+   * through the client when there is one.
+   */
+  public SchedulerBuilder objectWriter(ObjectWriter w) {
+    this.objectWriter = w;
     return this;
   }
 

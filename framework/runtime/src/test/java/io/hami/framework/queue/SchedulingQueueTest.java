@@ -12,6 +12,7 @@ import io.hami.framework.api.PreEnqueuePlugin;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.Status;
 import io.hami.framework.plugins.prioritysort.PrioritySortPlugin;
+import io.hami.framework.plugins.schedulinggates.SchedulingGatesPlugin;
 import io.hami.framework.testing.FakeClock;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
@@ -212,6 +213,30 @@ class SchedulingQueueTest {
     Pod open = MakePod.named("p").label("open", "yes").obj();
     q.update(closed, open);
     assertThat(q.isActive(closed.getMetadata().getUid())).isTrue();
+  }
+
+  @Test
+  void gatedPod_staysParkedThroughEventsAndFlushes_andIsActiveAsSoonAsItsLastGateGoes() {
+    SchedulingGatesPlugin sg = new SchedulingGatesPlugin();
+    gates.add(sg);
+    SchedulingQueue q = queue(Map.of(sg.name(), sg.eventsToRegister()));
+    Pod gated = MakePod.named("p").schedulingGates("a", "b").obj();
+    String uid = gated.getMetadata().getUid();
+    q.add(gated);
+    assertThat(q.isUnschedulable(uid)).isTrue();
+
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("n"));
+    clock.advance(Duration.ofMinutes(6));
+    q.flushUnschedulableLeftover();
+    Pod oneGate = MakePod.named("p").schedulingGates("b").obj();
+    q.update(gated, oneGate);
+    assertThat(q.isUnschedulable(uid)).isTrue();
+    assertThat(q.activeSize()).isZero();
+
+    Pod open = MakePod.named("p").obj();
+    q.update(oneGate, open);
+    assertThat(q.isActive(uid)).isTrue();
+    assertThat(q.tryPop().key()).isEqualTo("default/p");
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.hami.framework.api.ObjectLister;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.Status;
 import io.hami.framework.api.WaitingPod;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.InstantSource;
@@ -49,7 +50,9 @@ public final class FakeHandle implements FrameworkHandle {
   private final Map<String, WaitingPod> waiting = new ConcurrentHashMap<>();
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private volatile boolean leading = true;
+  private volatile Parallelizer parallelizer = Parallelizer.sequential();
   private final Map<String, HasMetadata> objects = new ConcurrentHashMap<>();
+  private final List<HasMetadata> updates = new CopyOnWriteArrayList<>();
 
   public FakeHandle(String schedulerName, FakeClock clock) {
     this.schedulerName = schedulerName;
@@ -67,6 +70,12 @@ public final class FakeHandle implements FrameworkHandle {
 
   public FakeHandle withNodes(NodeInfo... nodes) {
     return withSnapshot(Snapshot.of(List.of(nodes)));
+  }
+
+  /** Makes {@link #parallelizer()} return {@code p} instead of the sequential one. */
+  public FakeHandle withParallelizer(Parallelizer p) {
+    this.parallelizer = p;
+    return this;
   }
 
   public FakeHandle withClient(KubernetesClient c) {
@@ -87,6 +96,29 @@ public final class FakeHandle implements FrameworkHandle {
       objects.put(kind + ":" + kind.key(o), o);
     }
     return this;
+  }
+
+  /**
+   * Records the object in {@link #updates()}, then updates it through the client given to {@link
+   * #withClient} and stores the result, or else stores it as {@link #withObjects} does; emulates no
+   * controller.
+   */
+  @Override
+  public Status updateObject(HasMetadata obj) {
+    updates.add(obj);
+    KubernetesClient c = client;
+    if (c != null) {
+      // The listers see what the server stored, as an informer would deliver it.
+      withObjects(c.resource(obj).update());
+    } else {
+      withObjects(obj);
+    }
+    return Status.success();
+  }
+
+  /** The objects given to {@link #updateObject}, in order. */
+  public List<HasMetadata> updates() {
+    return List.copyOf(updates);
   }
 
   /** Removes a cluster object given to {@link #withObjects}. */
@@ -195,7 +227,7 @@ public final class FakeHandle implements FrameworkHandle {
 
   @Override
   public Parallelizer parallelizer() {
-    return Parallelizer.sequential();
+    return parallelizer;
   }
 
   @Override

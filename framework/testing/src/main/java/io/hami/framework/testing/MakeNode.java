@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -60,6 +61,11 @@ public final class MakeNode {
     return this;
   }
 
+  /** Sets the {@code topology.kubernetes.io/zone} label. */
+  public MakeNode zone(String zone) {
+    return label("topology.kubernetes.io/zone", zone);
+  }
+
   public MakeNode annotation(String key, String value) {
     builder.editMetadata().addToAnnotations(key, value).endMetadata();
     return this;
@@ -81,6 +87,18 @@ public final class MakeNode {
                 .withEffect(effect)
                 .build())
         .endSpec();
+    return this;
+  }
+
+  /** Adds an image to {@code status.images}, known by {@code names}, of {@code sizeBytes}. */
+  public MakeNode image(long sizeBytes, String... names) {
+    builder
+        .editStatus()
+        .addNewImage()
+        .withNames(List.of(names))
+        .withSizeBytes(sizeBytes)
+        .endImage()
+        .endStatus();
     return this;
   }
 

@@ -10,12 +10,22 @@ import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodAffinityBuilder;
+import io.fabric8.kubernetes.api.model.PodAffinityTerm;
+import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
+import io.fabric8.kubernetes.api.model.PodAntiAffinityBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTermBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
+import io.fabric8.kubernetes.api.model.WeightedPodAffinityTermBuilder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,6 +48,11 @@ public final class MakePod {
   private final List<PreferredSchedulingTerm> preferredTerms = new ArrayList<>();
   private final List<Toleration> tolerations = new ArrayList<>();
   private final Map<String, String> nodeSelector = new LinkedHashMap<>();
+  private final List<TopologySpreadConstraint> spreadConstraints = new ArrayList<>();
+  private final List<PodAffinityTerm> podAffinity = new ArrayList<>();
+  private final List<PodAffinityTerm> podAntiAffinity = new ArrayList<>();
+  private final List<WeightedPodAffinityTerm> preferredPodAffinity = new ArrayList<>();
+  private final List<WeightedPodAffinityTerm> preferredPodAntiAffinity = new ArrayList<>();
 
   private MakePod(String name) {
     builder =
@@ -187,6 +202,79 @@ public final class MakePod {
     return this;
   }
 
+  /** Sets the image of the current container. */
+  public MakePod image(String image) {
+    current().withImage(image);
+    return this;
+  }
+
+  /** Adds scheduling gates ({@code spec.schedulingGates}) with these names. */
+  public MakePod schedulingGates(String... names) {
+    for (String n : names) {
+      builder.editSpec().addNewSchedulingGate().withName(n).endSchedulingGate().endSpec();
+    }
+    return this;
+  }
+
+  /** Adds a pod resource claim ({@code spec.resourceClaims}) naming a ResourceClaim. */
+  public MakePod resourceClaim(String name, String claimName) {
+    builder
+        .editSpec()
+        .addNewResourceClaim()
+        .withName(name)
+        .withResourceClaimName(claimName)
+        .endResourceClaim()
+        .endSpec();
+    return this;
+  }
+
+  /** Sets a pod-level request ({@code spec.resources.requests}, PodLevelResources). */
+  public MakePod podRequest(String resource, String quantity) {
+    builder
+        .editSpec()
+        .editOrNewResources()
+        .addToRequests(resource, new Quantity(quantity))
+        .endResources()
+        .endSpec();
+    return this;
+  }
+
+  /** Adds a volume {@code volume} mounting the PersistentVolumeClaim {@code claimName}. */
+  public MakePod pvc(String volume, String claimName) {
+    return volume(
+        new VolumeBuilder()
+            .withName(volume)
+            .withNewPersistentVolumeClaim()
+            .withClaimName(claimName)
+            .endPersistentVolumeClaim()
+            .build());
+  }
+
+  /**
+   * Adds a generic ephemeral volume {@code volume}; its claim is {@code <pod>-<volume>}, made by
+   * the ephemeral volume controller with the pod as owner ({@link MakePvc#ownedBy}).
+   */
+  public MakePod ephemeral(String volume, String storageClass) {
+    return volume(
+        new VolumeBuilder()
+            .withName(volume)
+            .withNewEphemeral()
+            .withNewVolumeClaimTemplate()
+            .withNewSpec()
+            .withStorageClassName(storageClass)
+            .withAccessModes("ReadWriteOnce")
+            .endSpec()
+            .endVolumeClaimTemplate()
+            .endEphemeral()
+            .build());
+  }
+
+  /** Adds a volume as given (inline GCE PD, EBS, RBD, iSCSI, CSI...). */
+  public MakePod volume(Volume v) {
+    builder.editSpec().addToVolumes(v).endSpec();
+    return this;
+  }
+
   public MakePod nodeSelector(String key, String value) {
     nodeSelector.put(key, value);
     return this;
@@ -223,6 +311,116 @@ public final class MakePod {
     return this;
   }
 
+  /**
+   * Adds a topology spread constraint whose labelSelector has the given {@code key, value, ...}
+   * matchLabels (none: an empty selector). {@code whenUnsatisfiable} is DoNotSchedule or
+   * ScheduleAnyway.
+   */
+  public MakePod topologySpread(
+      int maxSkew, String topologyKey, String whenUnsatisfiable, String... matchLabels) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < matchLabels.length; i += 2) {
+      labels.put(matchLabels[i], matchLabels[i + 1]);
+    }
+    return topologySpread(
+        new TopologySpreadConstraintBuilder()
+            .withMaxSkew(maxSkew)
+            .withTopologyKey(topologyKey)
+            .withWhenUnsatisfiable(whenUnsatisfiable)
+            .withNewLabelSelector()
+            .withMatchLabels(labels)
+            .endLabelSelector()
+            .build());
+  }
+
+  /** Adds a topology spread constraint as given (minDomains, policies, matchLabelKeys...). */
+  public MakePod topologySpread(TopologySpreadConstraint constraint) {
+    spreadConstraints.add(constraint);
+    return this;
+  }
+
+  /** Adds a controller owner reference ({@code apps/v1 ReplicaSet rs1}, say). */
+  public MakePod controlledBy(String apiVersion, String kind, String name) {
+    builder
+        .editMetadata()
+        .addNewOwnerReference()
+        .withApiVersion(apiVersion)
+        .withKind(kind)
+        .withName(name)
+        .withUid("owner-" + name)
+        .withController(true)
+        .endOwnerReference()
+        .endMetadata();
+    return this;
+  }
+
+  /** Marks the pod as terminating (a deletion timestamp). */
+  public MakePod terminating() {
+    builder.editMetadata().withDeletionTimestamp("2026-01-01T00:01:00Z").endMetadata();
+    return this;
+  }
+
+  /**
+   * A pod (anti-)affinity term over {@code topologyKey} selecting pods labelled {@code key=value};
+   * refine it (namespaces, namespaceSelector, matchLabelKeys) before {@code build()}.
+   */
+  public static PodAffinityTermBuilder podAffinityTerm(
+      String topologyKey, String key, String value) {
+    return new PodAffinityTermBuilder()
+        .withTopologyKey(topologyKey)
+        .withNewLabelSelector()
+        .addToMatchLabels(key, value)
+        .endLabelSelector();
+  }
+
+  /** Adds a required pod-affinity term to pods labelled {@code key=value} (terms are ANDed). */
+  public MakePod podAffinity(String topologyKey, String key, String value) {
+    return podAffinity(podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod podAffinity(PodAffinityTerm term) {
+    podAffinity.add(term);
+    return this;
+  }
+
+  /** Adds a required pod-anti-affinity term against pods labelled {@code key=value}. */
+  public MakePod podAntiAffinity(String topologyKey, String key, String value) {
+    return podAntiAffinity(podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod podAntiAffinity(PodAffinityTerm term) {
+    podAntiAffinity.add(term);
+    return this;
+  }
+
+  /** Adds a preferred pod-affinity term to pods labelled {@code key=value}. */
+  public MakePod preferredPodAffinity(int weight, String topologyKey, String key, String value) {
+    return preferredPodAffinity(weight, podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod preferredPodAffinity(int weight, PodAffinityTerm term) {
+    preferredPodAffinity.add(weighted(weight, term));
+    return this;
+  }
+
+  /** Adds a preferred pod-anti-affinity term against pods labelled {@code key=value}. */
+  public MakePod preferredPodAntiAffinity(
+      int weight, String topologyKey, String key, String value) {
+    return preferredPodAntiAffinity(weight, podAffinityTerm(topologyKey, key, value).build());
+  }
+
+  public MakePod preferredPodAntiAffinity(int weight, PodAffinityTerm term) {
+    preferredPodAntiAffinity.add(weighted(weight, term));
+    return this;
+  }
+
+  private static WeightedPodAffinityTerm weighted(int weight, PodAffinityTerm term) {
+    return new WeightedPodAffinityTermBuilder()
+        .withWeight(weight)
+        .withPodAffinityTerm(term)
+        .build();
+  }
+
   private static NodeSelectorRequirement expr(String key, String operator, String... values) {
     return new NodeSelectorRequirementBuilder()
         .withKey(key)
@@ -250,9 +448,14 @@ public final class MakePod {
     if (!tolerations.isEmpty()) {
       pod.getSpec().setTolerations(new ArrayList<>(tolerations));
     }
+    if (!spreadConstraints.isEmpty()) {
+      pod.getSpec().setTopologySpreadConstraints(new ArrayList<>(spreadConstraints));
+    }
     if (!nodeSelector.isEmpty()) {
       pod.getSpec().setNodeSelector(new LinkedHashMap<>(nodeSelector));
     }
+    var affinity = new AffinityBuilder();
+    boolean any = false;
     if (!requiredTerms.isEmpty() || !preferredTerms.isEmpty()) {
       var na = new NodeAffinityBuilder();
       if (!requiredTerms.isEmpty()) {
@@ -263,7 +466,29 @@ public final class MakePod {
       if (!preferredTerms.isEmpty()) {
         na.withPreferredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(preferredTerms));
       }
-      pod.getSpec().setAffinity(new AffinityBuilder().withNodeAffinity(na.build()).build());
+      affinity.withNodeAffinity(na.build());
+      any = true;
+    }
+    if (!podAffinity.isEmpty() || !preferredPodAffinity.isEmpty()) {
+      affinity.withPodAffinity(
+          new PodAffinityBuilder()
+              .withRequiredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(podAffinity))
+              .withPreferredDuringSchedulingIgnoredDuringExecution(
+                  new ArrayList<>(preferredPodAffinity))
+              .build());
+      any = true;
+    }
+    if (!podAntiAffinity.isEmpty() || !preferredPodAntiAffinity.isEmpty()) {
+      affinity.withPodAntiAffinity(
+          new PodAntiAffinityBuilder()
+              .withRequiredDuringSchedulingIgnoredDuringExecution(new ArrayList<>(podAntiAffinity))
+              .withPreferredDuringSchedulingIgnoredDuringExecution(
+                  new ArrayList<>(preferredPodAntiAffinity))
+              .build());
+      any = true;
+    }
+    if (any) {
+      pod.getSpec().setAffinity(affinity.build());
     }
     return pod;
   }

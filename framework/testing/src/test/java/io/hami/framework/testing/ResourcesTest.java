@@ -84,7 +84,42 @@ class ResourcesTest {
             MakePod.named("p").cpu("1").overhead("cpu", "250m").overhead("memory", "64Mi").obj(),
             1250,
             64L << 20),
-        new Case("fractional cpu rounds up", MakePod.named("p").cpu("0.0001").obj(), 1, 0));
+        new Case("fractional cpu rounds up", MakePod.named("p").cpu("0.0001").obj(), 1, 0),
+        new Case(
+            "pod-level request replaces the containers' sum, overhead still added",
+            MakePod.named("p")
+                .container("a")
+                .cpu("1")
+                .memory("1Gi")
+                .container("b")
+                .cpu("1")
+                .podRequest("cpu", "3")
+                .overhead("cpu", "100m")
+                .obj(),
+            3100,
+            1L << 30),
+        new Case(
+            "pod-level memory only leaves cpu to the containers",
+            MakePod.named("p").cpu("500m").podRequest("memory", "2Gi").obj(),
+            500,
+            2L << 30));
+  }
+
+  @Test
+  void forPod_podLevelLimitStandsInForItsRequest_andOtherPodLevelResourcesAreIgnored() {
+    Pod pod = MakePod.named("p").cpu("1").obj();
+    pod.getSpec()
+        .setResources(
+            new ResourceRequirements(
+                null,
+                Map.of("memory", new Quantity("1Gi"), "nvidia.com/gpu", new Quantity("2")),
+                null));
+    Resources r = Resources.forPod(pod);
+    assertThat(r.memory()).isEqualTo(1L << 30);
+    assertThat(r.milliCpu()).isEqualTo(1000);
+    assertThat(r.get("nvidia.com/gpu")).isZero();
+    // Scoring defaults apply to containers only; the pod-level amount wins.
+    assertThat(Resources.nonZeroForPod(pod).memory()).isEqualTo(1L << 30);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -95,7 +95,7 @@ public final class RequiredNodeAffinity {
     return anyTermMatches(terms, nodeName, labels);
   }
 
-  static boolean anyTermMatches(
+  public static boolean anyTermMatches(
       List<NodeSelectorTerm> terms, String nodeName, Map<String, String> labels) {
     for (NodeSelectorTerm t : terms) {
       if (termMatches(t, nodeName, labels)) {

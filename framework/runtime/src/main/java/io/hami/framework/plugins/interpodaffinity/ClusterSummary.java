@@ -1,0 +1,62 @@
+package io.hami.framework.plugins.interpodaffinity;
+
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.plugins.interpodaffinity.InterPodAffinityPlugin.NodePods;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Whether any node of the snapshot holds pods with pod (anti-)affinity, so that PreFilter and
+ * PreScore can skip in the common case without reading every node. Kept by snapshot position with
+ * the {@link NodeInfo} instance it was read from: a refresh compares references, which costs a
+ * sequential pass over two arrays, and reads only the nodes whose instance changed.
+ *
+ * <p>Used on the scheduling thread; synchronized so that other callers (tests, tools) stay safe.
+ */
+final class ClusterSummary {
+  private @Nullable NodeInfo[] nodes = new NodeInfo[0];
+  private boolean[] antiAffinity = new boolean[0];
+  private boolean[] affinity = new boolean[0];
+  private int antiAffinityNodes;
+  private int affinityNodes;
+
+  /** Brings the summary up to the snapshot's {@code current} nodes. */
+  synchronized void refresh(List<NodeInfo> current) {
+    int n = current.size();
+    if (n != nodes.length) {
+      nodes = new NodeInfo[n];
+      antiAffinity = new boolean[n];
+      affinity = new boolean[n];
+      antiAffinityNodes = 0;
+      affinityNodes = 0;
+    }
+    for (int i = 0; i < n; i++) {
+      NodeInfo node = current.get(i);
+      if (node == nodes[i]) {
+        continue;
+      }
+      NodePods pods = InterPodAffinityPlugin.podsOf(node);
+      boolean anti = !pods.withRequiredAntiAffinity().isEmpty();
+      boolean any = !pods.withAffinity().isEmpty();
+      if (anti != antiAffinity[i]) {
+        antiAffinityNodes += anti ? 1 : -1;
+        antiAffinity[i] = anti;
+      }
+      if (any != affinity[i]) {
+        affinityNodes += any ? 1 : -1;
+        affinity[i] = any;
+      }
+      nodes[i] = node;
+    }
+  }
+
+  /** Whether a node holds a pod with required anti-affinity, as of the last refresh. */
+  synchronized boolean anyRequiredAntiAffinity() {
+    return antiAffinityNodes > 0;
+  }
+
+  /** Whether a node holds a pod with any pod (anti-)affinity, as of the last refresh. */
+  synchronized boolean anyAffinity() {
+    return affinityNodes > 0;
+  }
+}

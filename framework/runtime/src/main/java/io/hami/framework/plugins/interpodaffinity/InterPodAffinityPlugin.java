@@ -1,0 +1,610 @@
+package io.hami.framework.plugins.interpodaffinity;
+
+import com.google.common.collect.ImmutableList;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.ActionType;
+import io.hami.framework.api.ClusterEvent;
+import io.hami.framework.api.ClusterEventWithHint;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.EnqueueExtensions;
+import io.hami.framework.api.EventResource;
+import io.hami.framework.api.FilterEquivalence;
+import io.hami.framework.api.FilterPlugin;
+import io.hami.framework.api.FrameworkHandle;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeLocal;
+import io.hami.framework.api.NodeScores;
+import io.hami.framework.api.ObjectKind;
+import io.hami.framework.api.ObjectLister;
+import io.hami.framework.api.Plugin;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PodInfo;
+import io.hami.framework.api.PreFilterExtensions;
+import io.hami.framework.api.PreFilterPlugin;
+import io.hami.framework.api.PreFilterResult;
+import io.hami.framework.api.PreScorePlugin;
+import io.hami.framework.api.QueueingHint;
+import io.hami.framework.api.ScoreExtensions;
+import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.StateData;
+import io.hami.framework.api.StateKey;
+import io.hami.framework.api.Status;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Required and preferred inter-pod affinity and anti-affinity, as kube-scheduler's InterPodAffinity
+ * plugin: Filter enforces the incoming pod's required terms and the existing pods' required
+ * anti-affinity against it; Score ranks nodes by the incoming pod's preferred terms, the existing
+ * pods' preferred terms and (weighted by {@code hardPodAffinityWeight}) their required affinity
+ * terms, normalized min-max to 0..100.
+ *
+ * <p>Cost: the pods of a node that declare pod (anti-)affinity are compiled once per {@link
+ * NodeInfo} instance and kept on it ({@link NodeLocal}). PreFilter and PreScore skip, after one
+ * pass over the nodes reading that slot, when neither the pod nor any existing pod has terms that
+ * apply; otherwise PreFilter counts matching pods per topology pair once, and Filter is a lookup
+ * per term.
+ */
+public final class InterPodAffinityPlugin
+    implements PreFilterPlugin,
+        PreFilterExtensions,
+        FilterPlugin,
+        FilterEquivalence,
+        PreScorePlugin,
+        ScorePlugin,
+        ScoreExtensions,
+        EnqueueExtensions {
+  public static final String NAME = "InterPodAffinity";
+  public static final String AFFINITY_REASON = "node(s) didn't match pod affinity rules";
+  public static final String ANTI_AFFINITY_REASON = "node(s) didn't match pod anti-affinity rules";
+  public static final String EXISTING_ANTI_AFFINITY_REASON =
+      "node(s) didn't satisfy existing pods anti-affinity rules";
+
+  private static final Status AFFINITY_REJECTED =
+      Status.unresolvable(AFFINITY_REASON).withPlugin(NAME);
+  private static final Status ANTI_AFFINITY_REJECTED =
+      Status.unschedulable(ANTI_AFFINITY_REASON).withPlugin(NAME);
+  private static final Status EXISTING_ANTI_AFFINITY_REJECTED =
+      Status.unschedulable(EXISTING_ANTI_AFFINITY_REASON).withPlugin(NAME);
+
+  static final StateKey<AffinityState> PRE_FILTER =
+      StateKey.of("PreFilter" + NAME, AffinityState.class);
+  private static final StateKey<PreScoreState> PRE_SCORE =
+      StateKey.of("PreScore" + NAME, PreScoreState.class);
+
+  /** The compiled terms of the pods on a node that declare pod (anti-)affinity. */
+  private static final NodeLocal<NodePods> PODS =
+      NodeLocal.create("interpodaffinity: pods with affinity");
+
+  /** An existing pod that declares pod (anti-)affinity, with its terms compiled. */
+  record ExistingPod(Pod pod, PodAffinities terms) {}
+
+  /**
+   * The pods of one node that declare any pod (anti-)affinity, and those of them with required
+   * anti-affinity.
+   */
+  record NodePods(
+      ImmutableList<ExistingPod> withAffinity,
+      ImmutableList<ExistingPod> withRequiredAntiAffinity) {
+    static final NodePods NONE = new NodePods(ImmutableList.of(), ImmutableList.of());
+  }
+
+  private record PreScoreState(TopologyCounts scores) implements StateData {}
+
+  private static final PodAffinities NO_TERMS =
+      new PodAffinities(
+          "",
+          Map.of(),
+          ImmutableList.of(),
+          ImmutableList.of(),
+          ImmutableList.of(),
+          ImmutableList.of());
+
+  private final InterPodAffinityArgs args;
+  private final FrameworkHandle handle;
+  private final ObjectLister<Namespace> namespaces;
+  private final ClusterSummary summary = new ClusterSummary();
+
+  private InterPodAffinityPlugin(InterPodAffinityArgs args, FrameworkHandle handle) {
+    this.args = args;
+    this.handle = handle;
+    this.namespaces = handle.lister(ObjectKind.NAMESPACE);
+  }
+
+  public static Plugin create(InterPodAffinityArgs args, FrameworkHandle handle) {
+    return new InterPodAffinityPlugin(args, handle);
+  }
+
+  public static PluginRegistration<InterPodAffinityArgs> registration() {
+    return PluginRegistration.of(
+        NAME,
+        InterPodAffinityArgs.class,
+        InterPodAffinityArgs.defaults(),
+        InterPodAffinityPlugin::create);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /** The pods of {@code node} with pod (anti-)affinity, computed once per NodeInfo instance. */
+  static NodePods podsOf(NodeInfo node) {
+    NodePods kept = node.local(PODS);
+    if (kept != null) {
+      return kept;
+    }
+    ImmutableList.Builder<ExistingPod> withAffinity = null;
+    ImmutableList.Builder<ExistingPod> withAnti = null;
+    for (PodInfo p : node.pods()) {
+      if (!PodAffinities.declaresAny(p.pod())) {
+        continue;
+      }
+      // A malformed term of an existing pod is left out, as kube-scheduler does.
+      PodAffinities terms = PodAffinities.of(p.pod(), new ArrayList<>());
+      if (terms.isEmpty()) {
+        continue;
+      }
+      ExistingPod e = new ExistingPod(p.pod(), terms);
+      if (withAffinity == null) {
+        withAffinity = ImmutableList.builder();
+      }
+      withAffinity.add(e);
+      if (!terms.requiredAntiAffinity().isEmpty()) {
+        if (withAnti == null) {
+          withAnti = ImmutableList.builder();
+        }
+        withAnti.add(e);
+      }
+    }
+    NodePods result =
+        withAffinity == null
+            ? NodePods.NONE
+            : new NodePods(
+                withAffinity.build(), withAnti == null ? ImmutableList.of() : withAnti.build());
+    node.setLocal(PODS, result);
+    return result;
+  }
+
+  // ---- PreFilter and Filter
+
+  @Override
+  public PreFilterResult preFilter(CycleState state, Pod pod, Snapshot snapshot) {
+    PodAffinities terms = NO_TERMS;
+    if (PodAffinities.declaresAny(pod)) {
+      List<String> errors = new ArrayList<>();
+      terms = PodAffinities.of(pod, errors);
+      if (!errors.isEmpty()) {
+        return PreFilterResult.of(Status.unresolvable("invalid pod affinity: " + errors.get(0)));
+      }
+    }
+    List<NodeInfo> nodes = snapshot.nodes();
+    summary.refresh(nodes);
+    if (!terms.hasRequired() && !summary.anyRequiredAntiAffinity()) {
+      return PreFilterResult.skip();
+    }
+    if (terms == NO_TERMS) {
+      terms =
+          new PodAffinities(
+              PodAffinities.namespaceOf(pod),
+              PodAffinities.labelsOf(pod),
+              ImmutableList.of(),
+              ImmutableList.of(),
+              ImmutableList.of(),
+              ImmutableList.of());
+    }
+    AffinityState s =
+        new AffinityState(
+            terms.resolveNamespaces(this::namespacesMatching), namespaceLabels(terms.namespace()));
+    boolean incoming = terms.hasRequired();
+    int chunks = chunks(nodes.size(), incoming);
+    if (chunks <= 1) {
+      count(s, nodes, 0, nodes.size(), incoming);
+    } else {
+      // Disjoint node ranges counted into partial states, merged on this thread.
+      AffinityState[] parts = new AffinityState[chunks];
+      int size = (nodes.size() + chunks - 1) / chunks;
+      handle
+          .parallelizer()
+          .until(
+              chunks,
+              c -> {
+                AffinityState part = s.emptyCopy();
+                count(part, nodes, c * size, Math.min(nodes.size(), (c + 1) * size), incoming);
+                parts[c] = part;
+              });
+      for (AffinityState part : parts) {
+        s.addAll(part);
+      }
+    }
+    if (terms.requiredAffinity().isEmpty() && s.countsNothing()) {
+      // No anti-affinity, the pod's or an existing pod's, applies to this pod anywhere: Filter
+      // would pass on every node. Skipping also keeps the other plugins' verdict reuse.
+      return PreFilterResult.skip();
+    }
+    state.write(PRE_FILTER, s);
+    return PreFilterResult.allNodes();
+  }
+
+  /** Nodes per parallel piece of PreFilter counting, below which it runs on one thread. */
+  private static final int NODES_PER_CHUNK = 512;
+
+  private int chunks(int nodes, boolean incoming) {
+    int parallelism = handle.parallelizer().parallelism();
+    if (!incoming || parallelism <= 1 || nodes < 2 * NODES_PER_CHUNK) {
+      return 1;
+    }
+    return Math.min(parallelism * 2, nodes / NODES_PER_CHUNK);
+  }
+
+  private static void count(
+      AffinityState s, List<NodeInfo> nodes, int from, int to, boolean incoming) {
+    for (int i = from; i < to; i++) {
+      NodeInfo n = nodes.get(i);
+      Map<String, String> labels = n.labels();
+      for (ExistingPod e : podsOf(n).withRequiredAntiAffinity()) {
+        s.countExistingAntiAffinity(e.terms(), labels, 1);
+      }
+      if (incoming && !labels.isEmpty()) {
+        for (PodInfo p : n.pods()) {
+          s.countIncomingTerms(p.pod(), labels, 1);
+        }
+      }
+    }
+  }
+
+  @Override
+  public Status addPod(CycleState state, Pod podToSchedule, PodInfo podToAdd, NodeInfo node) {
+    return update(state, podToAdd, node, 1);
+  }
+
+  @Override
+  public Status removePod(CycleState state, Pod podToSchedule, PodInfo podToRemove, NodeInfo node) {
+    return update(state, podToRemove, node, -1);
+  }
+
+  private static Status update(CycleState state, PodInfo p, NodeInfo node, long multiplier) {
+    AffinityState s = state.get(PRE_FILTER);
+    if (s == null) {
+      // PreFilter skipped the pod: nothing is counted, and Filter does not run.
+      return Status.success();
+    }
+    Map<String, String> labels = node.labels();
+    if (PodAffinities.declaresAny(p.pod())) {
+      s.countExistingAntiAffinity(PodAffinities.of(p.pod(), new ArrayList<>()), labels, multiplier);
+    }
+    s.countIncomingTerms(p.pod(), labels, multiplier);
+    return Status.success();
+  }
+
+  @Override
+  public Status filter(CycleState state, Pod pod, NodeInfo node) {
+    AffinityState s = state.get(PRE_FILTER);
+    if (s == null) {
+      return Status.error(
+          "no PreFilter state of " + NAME + " for pod " + pod.getMetadata().getName());
+    }
+    Map<String, String> labels = node.labels();
+    if (!s.satisfiesAffinity(labels)) {
+      return AFFINITY_REJECTED;
+    }
+    if (!s.satisfiesAntiAffinity(labels)) {
+      return ANTI_AFFINITY_REJECTED;
+    }
+    if (!s.satisfiesExistingAntiAffinity(labels)) {
+      return EXISTING_ANTI_AFFINITY_REJECTED;
+    }
+    return Status.success();
+  }
+
+  /**
+   * Never a class: the verdict depends on the pods of other nodes, so it is computed for every pod.
+   * Implemented only so that pods whose PreFilter skips this plugin keep the other plugins' verdict
+   * reuse (a skipped plugin is not asked).
+   */
+  @Override
+  public @Nullable Object equivalenceClass(CycleState state, Pod pod) {
+    return null;
+  }
+
+  // ---- PreScore, Score and NormalizeScore
+
+  @Override
+  public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
+    if (feasibleNodes.isEmpty()) {
+      return Status.skip();
+    }
+    PodAffinities terms = NO_TERMS;
+    if (PodAffinities.declaresAny(pod)) {
+      terms = PodAffinities.of(pod, new ArrayList<>());
+    }
+    boolean own = terms.hasPreferred();
+    List<NodeInfo> nodes = handle.snapshot().nodes();
+    if (!own && args.ignorePreferredTermsOfExistingPods()) {
+      return Status.skip();
+    }
+    summary.refresh(nodes);
+    if (!own && !summary.anyAffinity()) {
+      return Status.skip();
+    }
+    String ns = PodAffinities.namespaceOf(pod);
+    Target incoming = new Target(ns, PodAffinities.labelsOf(pod), namespaceLabels(ns));
+    terms = terms.resolveNamespaces(this::namespacesMatching);
+    TopologyCounts scores = new TopologyCounts();
+    for (int i = 0; i < nodes.size(); i++) {
+      NodeInfo n = nodes.get(i);
+      Map<String, String> nodeLabels = n.labels();
+      if (nodeLabels.isEmpty()) {
+        continue;
+      }
+      if (own) {
+        for (PodInfo p : n.pods()) {
+          Target existing = Target.of(p.pod());
+          addMatching(scores, terms.preferredAffinity(), existing, nodeLabels, 1);
+          addMatching(scores, terms.preferredAntiAffinity(), existing, nodeLabels, -1);
+        }
+      }
+      for (ExistingPod e : podsOf(n).withAffinity()) {
+        scoreExistingTerms(scores, e.terms(), incoming, nodeLabels);
+      }
+    }
+    state.write(PRE_SCORE, new PreScoreState(scores));
+    return Status.success();
+  }
+
+  /**
+   * A pod as terms see it.
+   *
+   * @param namespace its namespace
+   * @param labels its labels
+   * @param nsLabels its namespace's labels; null for terms whose namespace selectors are resolved
+   */
+  private record Target(
+      String namespace, Map<String, String> labels, @Nullable Map<String, String> nsLabels) {
+    static Target of(Pod pod) {
+      return new Target(PodAffinities.namespaceOf(pod), PodAffinities.labelsOf(pod), null);
+    }
+  }
+
+  private void scoreExistingTerms(
+      TopologyCounts scores, PodAffinities existing, Target in, Map<String, String> nodeLabels) {
+    int hard = args.hardPodAffinityWeight();
+    if (hard > 0) {
+      for (AffinityTerm t : existing.requiredAffinity()) {
+        if (t.matches(in.namespace(), in.labels(), in.nsLabels())) {
+          scores.addForNode(t.topologyKey(), nodeLabels, hard);
+        }
+      }
+    }
+    if (!args.ignorePreferredTermsOfExistingPods()) {
+      addMatching(scores, existing.preferredAffinity(), in, nodeLabels, 1);
+      addMatching(scores, existing.preferredAntiAffinity(), in, nodeLabels, -1);
+    }
+  }
+
+  private static void addMatching(
+      TopologyCounts scores,
+      List<AffinityTerm> terms,
+      Target target,
+      Map<String, String> nodeLabels,
+      int sign) {
+    for (int i = 0; i < terms.size(); i++) {
+      AffinityTerm t = terms.get(i);
+      if (t.matches(target.namespace(), target.labels(), target.nsLabels())) {
+        scores.addForNode(t.topologyKey(), nodeLabels, (long) sign * t.weight());
+      }
+    }
+  }
+
+  @Override
+  public long score(CycleState state, Pod pod, NodeInfo node) {
+    TopologyCounts scores = state.require(PRE_SCORE).scores();
+    return scores.isEmpty() ? 0 : scores.sumFor(node.labels());
+  }
+
+  @Override
+  public Status normalizeScore(CycleState state, Pod pod, NodeScores scores) {
+    PreScoreState s = state.get(PRE_SCORE);
+    if (s == null || s.scores().isEmpty() || scores.size() == 0) {
+      return Status.success();
+    }
+    long min = scores.min();
+    long diff = scores.max() - min;
+    for (int i = 0; i < scores.size(); i++) {
+      long v = 0;
+      if (diff > 0) {
+        v = (long) (MAX_NODE_SCORE * ((double) (scores.get(i) - min) / diff));
+      }
+      scores.set(i, v);
+    }
+    return Status.success();
+  }
+
+  // ---- namespaces
+
+  private Map<String, String> namespaceLabels(String namespace) {
+    Namespace n = namespaces.get(null, namespace);
+    Map<String, String> l =
+        n == null || n.getMetadata() == null ? null : n.getMetadata().getLabels();
+    return l == null ? Map.of() : l;
+  }
+
+  private Set<String> namespacesMatching(Selector selector) {
+    Set<String> names = new HashSet<>();
+    for (Namespace n : namespaces.list()) {
+      if (n.getMetadata() == null || n.getMetadata().getName() == null) {
+        continue;
+      }
+      Map<String, String> l = n.getMetadata().getLabels();
+      if (selector.matches(l == null ? Map.of() : l)) {
+        names.add(n.getMetadata().getName());
+      }
+    }
+    return names;
+  }
+
+  // ---- queueing hints
+
+  @Override
+  public List<ClusterEventWithHint> eventsToRegister() {
+    return List.of(
+        ClusterEventWithHint.of(
+            ClusterEvent.of(
+                EventResource.ASSIGNED_POD,
+                ActionType.ADD,
+                ActionType.UPDATE_POD_LABEL,
+                ActionType.DELETE),
+            this::afterPodChange),
+        ClusterEventWithHint.of(
+            ClusterEvent.of(EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_LABEL),
+            this::afterNodeChange),
+        ClusterEventWithHint.of(
+            ClusterEvent.of(EventResource.NAMESPACE, ActionType.ADD, ActionType.UPDATE_OTHER),
+            this::afterNamespaceChange));
+  }
+
+  private PodAffinities hintTerms(Pod pod) {
+    if (!PodAffinities.declaresAny(pod)) {
+      return NO_TERMS;
+    }
+    return PodAffinities.of(pod, new ArrayList<>()).resolveNamespaces(this::namespacesMatching);
+  }
+
+  /**
+   * An assigned pod was added, relabelled or deleted: the pod may fit if a pod now matches all of
+   * its required affinity terms, if a pod that matched one of its anti-affinity terms no longer
+   * does, or if a pod whose required anti-affinity selected it is gone or no longer selects it.
+   */
+  QueueingHint afterPodChange(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    Pod oldPod = oldObj instanceof Pod p ? p : null;
+    Pod newPod = newObj instanceof Pod p ? p : null;
+    if (oldPod == null && newPod == null) {
+      return QueueingHint.SKIP;
+    }
+    PodAffinities terms = hintTerms(pod);
+    if (newPod != null && matchesAllAffinity(terms, newPod) && !matchesAllAffinity(terms, oldPod)) {
+      return QueueingHint.QUEUE;
+    }
+    if (oldPod != null && matchesAnyAnti(terms, oldPod) && !matchesAnyAnti(terms, newPod)) {
+      return QueueingHint.QUEUE;
+    }
+    if (oldPod != null && PodAffinities.declaresAny(oldPod)) {
+      String ns = PodAffinities.namespaceOf(pod);
+      Target in = new Target(ns, PodAffinities.labelsOf(pod), namespaceLabels(ns));
+      if (antiAffinitySelects(oldPod, in) && (newPod == null || !antiAffinitySelects(newPod, in))) {
+        return QueueingHint.QUEUE;
+      }
+    }
+    return QueueingHint.SKIP;
+  }
+
+  private static boolean matchesAllAffinity(PodAffinities terms, @Nullable Pod p) {
+    return p != null
+        && PodAffinities.matchesAll(
+            terms.requiredAffinity(),
+            PodAffinities.namespaceOf(p),
+            PodAffinities.labelsOf(p),
+            null);
+  }
+
+  private static boolean matchesAnyAnti(PodAffinities terms, @Nullable Pod p) {
+    return p != null
+        && PodAffinities.matchesAny(
+            terms.requiredAntiAffinity(),
+            PodAffinities.namespaceOf(p),
+            PodAffinities.labelsOf(p),
+            null);
+  }
+
+  private static boolean antiAffinitySelects(Pod existing, Target in) {
+    if (!PodAffinities.declaresAny(existing)) {
+      return false;
+    }
+    PodAffinities t = PodAffinities.of(existing, new ArrayList<>());
+    return PodAffinities.matchesAny(
+        t.requiredAntiAffinity(), in.namespace(), in.labels(), in.nsLabels());
+  }
+
+  /**
+   * A node was added or relabelled: the pod may fit there if the node has every topology key of its
+   * required affinity and a key of an affinity term appeared or changed value, or, for
+   * anti-affinity (its own or the existing pods'), if the node is new or left a topology domain.
+   */
+  QueueingHint afterNodeChange(
+      Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    if (!(newObj instanceof Node newNode)) {
+      return QueueingHint.SKIP;
+    }
+    Map<String, String> newLabels = labelsOf(newNode);
+    // Only topology keys matter here: no namespace to resolve.
+    PodAffinities terms =
+        PodAffinities.declaresAny(pod) ? PodAffinities.of(pod, new ArrayList<>()) : NO_TERMS;
+    for (AffinityTerm t : terms.requiredAffinity()) {
+      if (!newLabels.containsKey(t.topologyKey())) {
+        // Still fails the pod's required affinity there, whatever else changed.
+        return QueueingHint.SKIP;
+      }
+    }
+    if (!(oldObj instanceof Node oldNode)) {
+      return QueueingHint.QUEUE;
+    }
+    Map<String, String> oldLabels = labelsOf(oldNode);
+    for (AffinityTerm t : terms.requiredAffinity()) {
+      String before = oldLabels.get(t.topologyKey());
+      if (!Objects.equals(newLabels.get(t.topologyKey()), before)) {
+        return QueueingHint.QUEUE;
+      }
+    }
+    for (Map.Entry<String, String> e : oldLabels.entrySet()) {
+      // The node left the domain of this key: anti-affinity over it, the pod's own or an
+      // existing pod's, may no longer apply there.
+      if (!Objects.equals(e.getValue(), newLabels.get(e.getKey()))) {
+        return QueueingHint.QUEUE;
+      }
+    }
+    return QueueingHint.SKIP;
+  }
+
+  private static Map<String, String> labelsOf(HasMetadata obj) {
+    Map<String, String> l = obj.getMetadata() == null ? null : obj.getMetadata().getLabels();
+    return l == null ? Map.of() : l;
+  }
+
+  /**
+   * A namespace was added or relabelled: the pod's terms with a namespace selector may now select
+   * pods there, and existing pods' namespace selectors may no longer select the pod's namespace.
+   */
+  QueueingHint afterNamespaceChange(
+      Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    if (newObj == null || newObj.getMetadata() == null) {
+      return QueueingHint.SKIP;
+    }
+    if (PodAffinities.namespaceOf(pod).equals(newObj.getMetadata().getName())) {
+      return QueueingHint.QUEUE;
+    }
+    if (!PodAffinities.declaresAny(pod)) {
+      return QueueingHint.SKIP;
+    }
+    PodAffinities terms = PodAffinities.of(pod, new ArrayList<>());
+    for (AffinityTerm t : terms.requiredAffinity()) {
+      if (t.hasNamespaceSelector()) {
+        return QueueingHint.QUEUE;
+      }
+    }
+    for (AffinityTerm t : terms.requiredAntiAffinity()) {
+      if (t.hasNamespaceSelector()) {
+        return QueueingHint.QUEUE;
+      }
+    }
+    return QueueingHint.SKIP;
+  }
+}
