@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds the pinned kube-apiserver and etcd once and caches them under ~/.cache/hami/control-plane,
-# keyed by version. KUBE_APISERVER and ETCD, when set, name existing binaries and skip the build.
-# On success the last two lines of stdout are KUBE_APISERVER=<path> and ETCD=<path>; progress and
-# timings go to stderr.
+# Builds the pinned etcd, kube-apiserver, kube-scheduler and kube-controller-manager once and caches
+# them under ~/.cache/hami/control-plane, keyed by version. KUBE_APISERVER, KUBE_SCHEDULER,
+# KUBE_CONTROLLER_MANAGER and ETCD, when set, name existing binaries and skip their build. The
+# missing Kubernetes binaries are built by one `go build`, which shares the packages they have in
+# common. On success the last four lines of stdout are KUBE_APISERVER=<path>, KUBE_SCHEDULER=<path>,
+# KUBE_CONTROLLER_MANAGER=<path> and ETCD=<path>; progress and timings go to stderr. Builds run
+# under `nice` so that a shared machine stays responsive.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,25 +29,30 @@ check_given() { # name path
   log "$1 given: $2"
 }
 
+go_build() { # ldflags output package...: one `go build`; an output ending in / is a directory
+  local ldflags="-s -w $1" out="$2"
+  shift 2
+  command -v go >/dev/null || die "go is not installed (needed to build $*)"
+  log "building $* with $(go env GOVERSION) (GOPROXY=$(go env GOPROXY))"
+  (
+    cd "$module"
+    CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false -mod=readonly" \
+      nice -n 10 go build -ldflags="$ldflags" -o "$out" "$@"
+  )
+}
+
 build() { # package output [ldflags]
-  local pkg="$1" out="$2" ldflags="-s -w ${3:-}"
+  local pkg="$1" out="$2"
   if [ -x "$out" ]; then
     log "cached: $out"
     return
   fi
-  command -v go >/dev/null || die "go is not installed (needed to build $pkg)"
   mkdir -p "$(dirname "$out")"
-  local tmp="$out.tmp.$$" start end
+  local tmp="$out.tmp.$$" start
   start=$(date +%s)
-  log "building $pkg with $(go env GOVERSION) (GOPROXY=$(go env GOPROXY))"
-  (
-    cd "$module"
-    CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false -mod=readonly" \
-      go build -ldflags="$ldflags" -o "$tmp" "$pkg"
-  ) || { rm -f "$tmp"; die "go build $pkg failed"; }
+  go_build "${3:-}" "$tmp" "$pkg" || { rm -f "$tmp"; die "go build $pkg failed"; }
   mv -f "$tmp" "$out"
-  end=$(date +%s)
-  log "built $out in $((end - start)) s"
+  log "built $out in $(( $(date +%s) - start )) s"
 }
 
 total_start=$(date +%s)
@@ -59,20 +67,37 @@ else
   etcd="$cache/etcd-$etcd_version"
   build go.etcd.io/etcd/server/v3 "$etcd"
 fi
-if [ -n "${KUBE_APISERVER:-}" ]; then
-  check_given KUBE_APISERVER "$KUBE_APISERVER"; apiserver="$KUBE_APISERVER"
-else
-  apiserver="$cache/kube-apiserver-$kube_version"
-  # What Kubernetes' own build stamps in, so /version and version-skew checks see the release.
-  minor="${kube_version#v1.}"; minor="${minor%%.*}"
-  stamp=""
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    stamp+=" -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
-    stamp+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  done
-  build k8s.io/kubernetes/cmd/kube-apiserver "$apiserver" "$stamp"
+# What Kubernetes' own build stamps in, so /version and version-skew checks see the release.
+minor="${kube_version#v1.}"; minor="${minor%%.*}"
+stamp=""
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  stamp+=" -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+  stamp+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+done
+declare -A kube_bin
+missing=()
+for name in kube-apiserver kube-scheduler kube-controller-manager; do
+  var="$(tr 'a-z-' 'A-Z_' <<<"$name")"
+  if [ -n "${!var:-}" ]; then
+    check_given "$var" "${!var}"; kube_bin[$name]="${!var}"
+  else
+    kube_bin[$name]="$cache/$name-$kube_version"
+    if [ -x "${kube_bin[$name]}" ]; then log "cached: ${kube_bin[$name]}"; else missing+=("$name"); fi
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  tmp="$cache/kube.tmp.$$"
+  start=$(date +%s)
+  mkdir -p "$tmp"
+  go_build "$stamp" "$tmp/" "${missing[@]/#/k8s.io/kubernetes/cmd/}" \
+    || { rm -rf "$tmp"; die "go build of ${missing[*]} failed"; }
+  for name in "${missing[@]}"; do mv -f "$tmp/$name" "${kube_bin[$name]}"; done
+  rm -rf "$tmp"
+  log "built ${missing[*]} in $(( $(date +%s) - start )) s"
 fi
 
 log "control plane ready in $(( $(date +%s) - total_start )) s (kube-apiserver $kube_version, etcd $etcd_version)"
-echo "KUBE_APISERVER=$apiserver"
+echo "KUBE_APISERVER=${kube_bin[kube-apiserver]}"
+echo "KUBE_SCHEDULER=${kube_bin[kube-scheduler]}"
+echo "KUBE_CONTROLLER_MANAGER=${kube_bin[kube-controller-manager]}"
 echo "ETCD=$etcd"

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Gives each test class a real control plane, an admin {@link KubernetesClient} and a fresh {@link
- * TestNamespace}, injected as parameters of lifecycle and test methods. One control plane is shared
- * by every class of the run (started on first use, stopped when the run ends); classes that must
- * restart or break it start their own {@link ControlPlane}.
+ * TestNamespace}, injected as parameters of lifecycle and test methods. One control plane, with a
+ * kube-controller-manager, is shared by every class of the run (started on first use, stopped when
+ * the run ends); classes that must restart or break it start their own {@link ControlPlane}.
  *
  * <p>When a test, or a class-level callback, fails, diagnostics are saved under {@code
  * target/diagnostics/<class>/<test>/}: the failure, events and pods of the namespace, all nodes and
@@ -79,7 +79,9 @@ public final class ControlPlaneExtension
             Shared.class,
             k -> {
               try {
-                return new Shared(ControlPlane.start(ControlPlaneOptions.defaults(moduleDir())));
+                return new Shared(
+                    ControlPlane.start(
+                        ControlPlaneOptions.defaults(moduleDir()).withControllerManager(true)));
               } catch (IOException e) {
                 throw new UncheckedIOException("control plane did not start: " + e.getMessage(), e);
               }

@@ -18,7 +18,8 @@ public final class ControlPlaneMain {
       System.exit(2);
     }
     Path moduleDir = ControlPlaneExtension.moduleDir();
-    ControlPlaneOptions options = ControlPlaneOptions.defaults(moduleDir);
+    ControlPlaneOptions options =
+        ControlPlaneOptions.defaults(moduleDir).withControllerManager(true);
     if (args.length == 1) {
       options = options.withWorkDir(Path.of(args[0]).toAbsolutePath());
     }
@@ -38,7 +39,7 @@ public final class ControlPlaneMain {
         .forEach((name, log) -> System.out.println("log:        " + name + " " + log));
     System.out.println(
         "try:        kubectl --kubeconfig " + cp.kubeconfig() + " get --raw /readyz");
-    System.out.println("Ctrl-C stops both and removes " + options.workDir());
+    System.out.println("Ctrl-C stops them all and removes " + options.workDir());
     System.out.flush();
     stopped.await();
   }

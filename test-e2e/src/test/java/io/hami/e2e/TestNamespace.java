@@ -3,13 +3,14 @@ package io.hami.e2e;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
 import java.security.SecureRandom;
 import java.util.Locale;
 
 /**
- * A namespace made for one test class. The {@code default} ServiceAccount, normally made by the
- * controller-manager that this control plane lacks, is created with it so that pods can be
- * admitted.
+ * A namespace made for one test class. Its {@code default} ServiceAccount is created with it,
+ * unless the controller-manager was quicker, so that pods can be admitted at once.
  */
 public record TestNamespace(String name) {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -36,19 +37,36 @@ public record TestNamespace(String name) {
                 .endMetadata()
                 .build())
         .create();
-    client
-        .serviceAccounts()
-        .inNamespace(ns.name())
-        .resource(
-            new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build())
-        .create();
+    ensureDefaultServiceAccount(client, ns.name());
     return ns;
   }
 
   /**
-   * Removes the pods at once (no kubelet will confirm a graceful delete) and deletes the namespace.
-   * Without a namespace controller the namespace stays Terminating; that is harmless because every
-   * class gets a new one.
+   * Creates {@code namespace}'s {@code default} ServiceAccount unless it exists: the
+   * controller-manager makes it too, but pods created before it has are refused.
+   */
+  public static void ensureDefaultServiceAccount(KubernetesClient client, String namespace) {
+    try {
+      client
+          .serviceAccounts()
+          .inNamespace(namespace)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .endMetadata()
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Removes the pods at once (no kubelet will confirm a graceful delete) and deletes the namespace;
+   * the controller-manager's namespace controller removes the rest.
    */
   void delete(KubernetesClient client) {
     client.pods().inNamespace(name).withGracePeriod(0).delete();

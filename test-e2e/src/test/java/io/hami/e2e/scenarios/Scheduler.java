@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /** The hami-scheduler as {@code hami scheduler} wires it, with the shipped profile, in-process. */
-final class Scheduler implements AutoCloseable {
+public final class Scheduler implements AutoCloseable {
   private final SchedulerService service;
 
   private Scheduler(SchedulerService service) {
@@ -27,7 +27,7 @@ final class Scheduler implements AutoCloseable {
   }
 
   /** Starts a scheduler (no leader election) on {@code client} with the shipped profile. */
-  static Scheduler start(KubernetesClient client) throws Exception {
+  public static Scheduler start(KubernetesClient client) throws Exception {
     Registry registry = PluginRegistry.create();
     SchedulerConfiguration cfg = new ConfigLoader(registry).load(shippedConfig());
     SchedulerService service =

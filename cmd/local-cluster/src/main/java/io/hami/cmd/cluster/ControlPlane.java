@@ -38,9 +38,11 @@ import org.slf4j.LoggerFactory;
 /**
  * A real etcd and kube-apiserver on loopback: TLS everywhere, client-certificate and
  * ServiceAccount-token authentication, Node and RBAC authorization, and the admission plugins a
- * production cluster runs (webhooks and ValidatingAdmissionPolicy included). There is no
- * controller-manager and no kubelet: tests create what those would (the {@code default}
- * ServiceAccount, node status) themselves.
+ * production cluster runs (webhooks and ValidatingAdmissionPolicy included). With {@link
+ * ControlPlaneOptions#controllerManager()} a kube-controller-manager runs the controllers that
+ * tests rely on ({@link #CONTROLLERS}: PV binding, ResourceQuota status, namespace deletion,
+ * garbage collection, ReplicaSets, Deployments, ServiceAccounts); without it, and always for what a
+ * kubelet does (node status), tests create what those would themselves.
  *
  * <p>Ports are picked free at start. {@link #close()} stops both processes and removes the work
  * directory; a JVM shutdown hook does the same when a run is cut short. Thread-safe.
@@ -53,6 +55,22 @@ public final class ControlPlane implements AutoCloseable {
   /** The ClusterIP of the {@code kubernetes} Service, first address of the service range. */
   private static final String SERVICE_CIDR = "10.96.0.0/16";
 
+  /**
+   * The controllers kube-controller-manager runs. Not the node lifecycle controller: fake nodes
+   * send no heartbeats, and it would taint them and evict their pods.
+   */
+  public static final List<String> CONTROLLERS =
+      List.of(
+          "serviceaccount-token-controller",
+          "serviceaccount-controller",
+          "namespace-controller",
+          "garbage-collector-controller",
+          "resourcequota-controller",
+          "persistentvolume-binder-controller",
+          "ephemeral-volume-controller",
+          "replicaset-controller",
+          "deployment-controller");
+
   private final ControlPlaneOptions options;
   private final Pki pki;
   private final Path kubeconfig;
@@ -60,6 +78,7 @@ public final class ControlPlane implements AutoCloseable {
   private final String etcdUrl;
   private final ManagedProcess etcd;
   private final ManagedProcess apiserver;
+  private final @Nullable ManagedProcess controllerManager;
   private final Map<String, Path> componentLogs = new LinkedHashMap<>();
   private final Thread shutdownHook;
   private boolean closed;
@@ -71,7 +90,8 @@ public final class ControlPlane implements AutoCloseable {
       String server,
       String etcdUrl,
       ManagedProcess etcd,
-      ManagedProcess apiserver) {
+      ManagedProcess apiserver,
+      @Nullable ManagedProcess controllerManager) {
     this.options = options;
     this.pki = pki;
     this.kubeconfig = kubeconfig;
@@ -79,8 +99,12 @@ public final class ControlPlane implements AutoCloseable {
     this.etcdUrl = etcdUrl;
     this.etcd = etcd;
     this.apiserver = apiserver;
+    this.controllerManager = controllerManager;
     componentLogs.put(etcd.name(), etcd.logFile());
     componentLogs.put(apiserver.name(), apiserver.logFile());
+    if (controllerManager != null) {
+      componentLogs.put(controllerManager.name(), controllerManager.logFile());
+    }
     this.shutdownHook = new Thread(this::stopProcesses, "control-plane-shutdown");
   }
 
@@ -208,7 +232,47 @@ public final class ControlPlane implements AutoCloseable {
         kubeconfig,
         Kubeconfig.withClientCert(server, pki.caPem(), admin.certPem(), admin.keyPem()),
         StandardCharsets.UTF_8);
-    return new ControlPlane(options, pki, kubeconfig, server, etcdUrl, etcd, apiserver);
+    @Nullable ManagedProcess controllerManager =
+        options.controllerManager() ? controllerManager(options, pki, sa, server, dir) : null;
+    return new ControlPlane(
+        options, pki, kubeconfig, server, etcdUrl, etcd, apiserver, controllerManager);
+  }
+
+  /**
+   * kube-controller-manager as kubeadm runs it: its own client certificate (user {@code
+   * system:kube-controller-manager}), each controller with its ServiceAccount's credentials, no
+   * leader election and no serving port.
+   */
+  private static ManagedProcess controllerManager(
+      ControlPlaneOptions options, Pki pki, Pki.SigningKey sa, String server, Path dir)
+      throws IOException {
+    Pki.CertAndKey cert =
+        pki.issueClient("controller-manager", "system:kube-controller-manager", List.of());
+    Path kubeconfig = dir.resolve("controller-manager.kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        Kubeconfig.withClientCert(server, pki.caPem(), cert.certPem(), cert.keyPem()),
+        StandardCharsets.UTF_8);
+    Path binary =
+        Objects.requireNonNull(
+            options.binaries().kubeControllerManager(), "checked by ControlPlaneOptions");
+    return new ManagedProcess(
+        "kube-controller-manager",
+        List.of(
+            binary.toString(),
+            "--kubeconfig=" + kubeconfig,
+            "--authentication-kubeconfig=" + kubeconfig,
+            "--authorization-kubeconfig=" + kubeconfig,
+            "--secure-port=0",
+            "--leader-elect=false",
+            "--use-service-account-credentials=true",
+            "--service-account-private-key-file=" + sa.privateKey(),
+            "--root-ca-file=" + pki.ca().cert(),
+            "--controllers=" + String.join(",", CONTROLLERS),
+            "--profiling=false",
+            "--v=1"),
+        dir.resolve("logs").resolve("kube-controller-manager.log"),
+        dir);
   }
 
   private void startProcesses() throws IOException {
@@ -221,6 +285,9 @@ public final class ControlPlane implements AutoCloseable {
   private void startApiServer() throws IOException {
     apiserver.start();
     awaitReady();
+    if (controllerManager != null && !controllerManager.isAlive()) {
+      controllerManager.start();
+    }
   }
 
   private void awaitPort(ManagedProcess p, String url) throws IOException {
@@ -434,6 +501,9 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   private void stopProcesses() {
+    if (controllerManager != null) {
+      controllerManager.stop();
+    }
     apiserver.stop();
     etcd.stop();
   }

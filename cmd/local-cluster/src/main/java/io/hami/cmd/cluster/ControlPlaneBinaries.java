@@ -7,26 +7,51 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The kube-apiserver and etcd executables. {@code KUBE_APISERVER} and {@code ETCD} name existing
- * binaries; otherwise {@code bin/build-control-plane.sh} builds the pinned versions once into
- * {@code ~/.cache/hami/control-plane} and reports their paths.
+ * The control-plane executables: kube-apiserver and etcd, and optionally kube-controller-manager
+ * and kube-scheduler (null when not known). {@code KUBE_APISERVER}, {@code ETCD}, {@code
+ * KUBE_CONTROLLER_MANAGER} and {@code KUBE_SCHEDULER} name existing binaries; otherwise {@code
+ * bin/build-control-plane.sh} builds the pinned versions once into {@code
+ * ~/.cache/hami/control-plane} and reports their paths.
  */
-public record ControlPlaneBinaries(Path kubeApiserver, Path etcd) {
+public record ControlPlaneBinaries(
+    Path kubeApiserver,
+    Path etcd,
+    @Nullable Path kubeControllerManager,
+    @Nullable Path kubeScheduler) {
   private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(75);
 
   public ControlPlaneBinaries {
     requireExecutable("KUBE_APISERVER", kubeApiserver);
     requireExecutable("ETCD", etcd);
+    if (kubeControllerManager != null) {
+      requireExecutable("KUBE_CONTROLLER_MANAGER", kubeControllerManager);
+    }
+    if (kubeScheduler != null) {
+      requireExecutable("KUBE_SCHEDULER", kubeScheduler);
+    }
   }
 
-  /** Uses the environment's binaries when both are given, else builds or finds the cached ones. */
+  /** kube-apiserver and etcd alone. */
+  public ControlPlaneBinaries(Path kubeApiserver, Path etcd) {
+    this(kubeApiserver, etcd, null, null);
+  }
+
+  /**
+   * Uses the environment's binaries when kube-apiserver and etcd are given (the controller-manager
+   * and scheduler then only when given too), else builds or finds the cached ones.
+   */
   public static ControlPlaneBinaries resolve(Path moduleDir) throws IOException {
     String apiserver = System.getenv("KUBE_APISERVER");
     String etcd = System.getenv("ETCD");
     if (notBlank(apiserver) && notBlank(etcd)) {
-      return new ControlPlaneBinaries(Path.of(apiserver), Path.of(etcd));
+      return new ControlPlaneBinaries(
+          Path.of(apiserver),
+          Path.of(etcd),
+          pathOrNull(System.getenv("KUBE_CONTROLLER_MANAGER")),
+          pathOrNull(System.getenv("KUBE_SCHEDULER")));
     }
     Path script = moduleDir.resolve("bin/build-control-plane.sh");
     if (!Files.isRegularFile(script)) {
@@ -45,11 +70,19 @@ public record ControlPlaneBinaries(Path kubeApiserver, Path etcd) {
               + r.stdout()
               + r.stderr());
     }
-    return new ControlPlaneBinaries(Path.of(vars.get("KUBE_APISERVER")), Path.of(vars.get("ETCD")));
+    return new ControlPlaneBinaries(
+        Path.of(vars.get("KUBE_APISERVER")),
+        Path.of(vars.get("ETCD")),
+        pathOrNull(vars.get("KUBE_CONTROLLER_MANAGER")),
+        pathOrNull(vars.get("KUBE_SCHEDULER")));
   }
 
-  private static boolean notBlank(String s) {
+  private static boolean notBlank(@Nullable String s) {
     return s != null && !s.isBlank();
+  }
+
+  private static @Nullable Path pathOrNull(@Nullable String s) {
+    return notBlank(s) ? Path.of(s) : null;
   }
 
   private static void requireExecutable(String what, Path path) {

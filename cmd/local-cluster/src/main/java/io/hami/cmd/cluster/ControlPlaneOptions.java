@@ -14,13 +14,15 @@ import java.time.Duration;
  * @param startupTimeout how long each component may take to become ready
  * @param keepWorkDir leave {@code workDir} in place on close (for debugging)
  * @param pkiBackend what makes the certificates
+ * @param controllerManager also run kube-controller-manager (the binaries must name one)
  */
 public record ControlPlaneOptions(
     ControlPlaneBinaries binaries,
     Path workDir,
     Duration startupTimeout,
     boolean keepWorkDir,
-    Pki.Backend pkiBackend) {
+    Pki.Backend pkiBackend,
+    boolean controllerManager) {
   /** System property that keeps work directories after the run. */
   public static final String KEEP_PROPERTY = "hami.e2e.keep";
 
@@ -31,11 +33,26 @@ public record ControlPlaneOptions(
     if (startupTimeout.isNegative() || startupTimeout.isZero()) {
       throw new IllegalArgumentException("startupTimeout must be positive, was " + startupTimeout);
     }
+    if (controllerManager && binaries.kubeControllerManager() == null) {
+      throw new IllegalArgumentException(
+          "a controller-manager was asked for but no kube-controller-manager binary is known;"
+              + " set KUBE_CONTROLLER_MANAGER or let bin/build-control-plane.sh build it");
+    }
+  }
+
+  /** Options without a controller-manager. */
+  public ControlPlaneOptions(
+      ControlPlaneBinaries binaries,
+      Path workDir,
+      Duration startupTimeout,
+      boolean keepWorkDir,
+      Pki.Backend pkiBackend) {
+    this(binaries, workDir, startupTimeout, keepWorkDir, pkiBackend, false);
   }
 
   /**
    * Binaries from the environment or the build cache, a fresh directory under {@code
-   * moduleDir/target/control-plane}, 120 s per component.
+   * moduleDir/target/control-plane}, 120 s per component, no controller-manager.
    */
   public static ControlPlaneOptions defaults(Path moduleDir) throws IOException {
     Path root = moduleDir.resolve("target/control-plane");
@@ -52,18 +69,30 @@ public record ControlPlaneOptions(
   }
 
   public ControlPlaneOptions withWorkDir(Path dir) {
-    return new ControlPlaneOptions(binaries, dir, startupTimeout, keepWorkDir, pkiBackend);
+    return new ControlPlaneOptions(
+        binaries, dir, startupTimeout, keepWorkDir, pkiBackend, controllerManager);
   }
 
   public ControlPlaneOptions withPkiBackend(Pki.Backend backend) {
-    return new ControlPlaneOptions(binaries, workDir, startupTimeout, keepWorkDir, backend);
+    return new ControlPlaneOptions(
+        binaries, workDir, startupTimeout, keepWorkDir, backend, controllerManager);
   }
 
   public ControlPlaneOptions withBinaries(ControlPlaneBinaries other) {
-    return new ControlPlaneOptions(other, workDir, startupTimeout, keepWorkDir, pkiBackend);
+    return new ControlPlaneOptions(
+        other, workDir, startupTimeout, keepWorkDir, pkiBackend, controllerManager);
   }
 
   public ControlPlaneOptions withStartupTimeout(Duration timeout) {
-    return new ControlPlaneOptions(binaries, workDir, timeout, keepWorkDir, pkiBackend);
+    return new ControlPlaneOptions(
+        binaries, workDir, timeout, keepWorkDir, pkiBackend, controllerManager);
+  }
+
+  /**
+   * With or without kube-controller-manager (PV binding, ResourceQuota status, namespaces, garbage
+   * collection, ReplicaSets and Deployments, ServiceAccounts).
+   */
+  public ControlPlaneOptions withControllerManager(boolean run) {
+    return new ControlPlaneOptions(binaries, workDir, startupTimeout, keepWorkDir, pkiBackend, run);
   }
 }

@@ -77,7 +77,7 @@ public final class FakeNode {
   /**
    * Removes the {@code node.kubernetes.io/not-ready} taint that admission puts on every new node.
    * In a cluster the node lifecycle controller does this once the node is Ready; the harness runs
-   * no controller manager.
+   * no node lifecycle controller.
    */
   public void clearNotReadyTaint(KubernetesClient client) {
     client
