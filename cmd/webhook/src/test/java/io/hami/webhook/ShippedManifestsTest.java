@@ -203,7 +203,16 @@ class ShippedManifestsTest {
             "core/namespaces:list",
             "core/namespaces:watch",
             "core/resourcequotas:list",
-            "core/resourcequotas:watch");
+            "core/resourcequotas:watch",
+            // PodTopologySpread: the Services and controllers selecting a pod
+            "core/services:list",
+            "core/services:watch",
+            "core/replicationcontrollers:list",
+            "core/replicationcontrollers:watch",
+            "apps/replicasets:list",
+            "apps/replicasets:watch",
+            "apps/statefulsets:list",
+            "apps/statefulsets:watch");
     assertThat(rules(one(d, Role.class, "hami-scheduler").getRules()))
         .containsExactlyInAnyOrder(
             "coordination.k8s.io/leases:create",

@@ -1,5 +1,6 @@
 package io.hami.framework.plugins.volumebinding;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
@@ -158,6 +159,11 @@ final class VolumeBinder {
       }
       ObjectReference ref = pv.getSpec() == null ? null : pv.getSpec().getClaimRef();
       if (ref == null || ref.getUid() == null || ref.getUid().isEmpty()) {
+        if (sameVersion(pv, b.pv())) {
+          // The informer has not seen our write yet.
+          pending.add(VolumeMatcher.key(b.claim()));
+          continue;
+        }
         return Check.failed("ClaimRef got reset for pv \"" + pvName + "\"");
       }
       PersistentVolumeClaim claim = current(b.claim());
@@ -176,6 +182,11 @@ final class VolumeBinder {
         return Check.failed("persistentvolumeclaim \"" + VolumeMatcher.key(c) + "\" was deleted");
       }
       if (!node.equals(annotation(claim, Volumes.ANN_SELECTED_NODE))) {
+        if (sameVersion(claim, c)) {
+          // The informer has not seen our write yet.
+          pending.add(VolumeMatcher.key(claim));
+          continue;
+        }
         return Check.failed(
             "selectedNode annotation reset for PVC \"" + claim.getMetadata().getName() + "\"");
       }
@@ -196,6 +207,12 @@ final class VolumeBinder {
       }
     }
     return new Check(pending, null);
+  }
+
+  /** Whether the informer still holds the version Filter saw, from before PreBind's write. */
+  private static boolean sameVersion(HasMetadata seen, HasMetadata before) {
+    String v = seen.getMetadata().getResourceVersion();
+    return v != null && v.equals(before.getMetadata().getResourceVersion());
   }
 
   private @Nullable PersistentVolumeClaim current(PersistentVolumeClaim c) {
