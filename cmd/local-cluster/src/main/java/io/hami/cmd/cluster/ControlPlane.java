@@ -1,5 +1,6 @@
 package io.hami.cmd.cluster;
 
+import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.kube.KubeClients;
@@ -59,8 +60,8 @@ public final class ControlPlane implements AutoCloseable {
    * The controllers kube-controller-manager runs. Not the node lifecycle controller: fake nodes
    * send no heartbeats, and it would taint them and evict their pods.
    */
-  public static final List<String> CONTROLLERS =
-      List.of(
+  public static final ImmutableList<String> CONTROLLERS =
+      ImmutableList.of(
           "serviceaccount-token-controller",
           "serviceaccount-controller",
           "namespace-controller",
