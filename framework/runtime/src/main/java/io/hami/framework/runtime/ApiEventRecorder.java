@@ -93,6 +93,10 @@ public final class ApiEventRecorder implements EventRecorder {
               log.debug("event not recorded: {}", ex.getMessage());
             } catch (InterruptedException ex) {
               Thread.currentThread().interrupt();
+            } catch (RuntimeException ex) {
+              // A closed client (the scheduler stopping): the Event is lost, the thread lives on.
+              observer.request("create", "events", "error");
+              log.debug("event not recorded: {}", ex.toString());
             }
           });
     } catch (RejectedExecutionException ex) {

@@ -102,6 +102,11 @@ public final class ApiStatusWriter implements StatusWriter {
               log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.getMessage());
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+              // A closed client (the scheduler stopping) or anything else: this write is lost,
+              // the next attempt writes the condition again; the writer thread lives on.
+              observer.request("patch", "pods/status", "error");
+              log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.toString());
             }
           });
     } catch (RejectedExecutionException e) {
