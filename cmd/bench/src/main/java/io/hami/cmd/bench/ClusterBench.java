@@ -1,5 +1,6 @@
 package io.hami.cmd.bench;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -840,7 +841,9 @@ final class ClusterBench {
       boolean kube = scheduler instanceof KubeSchedulerProcess;
       String group = kube ? "kube-scheduler" : "hami";
       PromText before = scheduler.scrape();
-      PromText apiBefore = kube ? apiserverMetrics() : null;
+      // Events kube-scheduler had written before: the phase's own are counted exactly, whatever
+      // else (a controller-manager, say) writes Events meanwhile.
+      Set<String> eventsBefore = kube ? kubeSchedulerEvents() : Set.of();
       List<Double> heap = new ArrayList<>();
       ScheduledExecutorService timers =
           Executors.newScheduledThreadPool(2, Daemons.named("bench-timer"));
@@ -901,10 +904,9 @@ final class ClusterBench {
         double handshakeWrites = 0;
         if (kube) {
           requests = PhaseFigures.kubeRequestDelta(before, after);
-          PromText apiAfter = apiserverMetrics();
-          if (apiBefore != null && apiAfter != null) {
-            PhaseFigures.splitEvents(requests, apiBefore, apiAfter);
-          }
+          Set<String> written = kubeSchedulerEvents();
+          written.removeAll(eventsBefore);
+          PhaseFigures.moveToEvents(requests, "create", written.size());
           internals = PhaseFigures.kubeInternals(before, after);
         } else {
           requests = PhaseFigures.requestDelta(before, after);
@@ -925,14 +927,17 @@ final class ClusterBench {
       }
     }
 
-    /** The API server's metrics, or null when they cannot be read. */
-    private @Nullable PromText apiserverMetrics() {
-      try {
-        String text = admin.raw("/metrics");
-        return text == null ? null : PromText.parse(text);
-      } catch (KubernetesClientException e) {
-        return null;
+    /** The UIDs of the Events that kube-scheduler ({@code default-scheduler}) has written. */
+    private Set<String> kubeSchedulerEvents() {
+      Set<String> out = new HashSet<>();
+      for (Event e : admin.v1().events().inAnyNamespace().list().getItems()) {
+        String component = e.getSource() == null ? null : e.getSource().getComponent();
+        if (KubeSchedulerProcess.SCHEDULER_NAME.equals(e.getReportingComponent())
+            || KubeSchedulerProcess.SCHEDULER_NAME.equals(component)) {
+          out.add(e.getMetadata().getUid());
+        }
       }
+      return out;
     }
 
     /** Deletes the init and measured pods and waits until they are gone. */

@@ -79,15 +79,20 @@ final class PhaseFigures {
         }
       }
     }
-    events.forEach(
-        (verb, n) -> {
-          Double all = requests.get(verb + " " + ANY_RESOURCE);
-          if (n > 0 && all != null) {
-            double moved = Math.min(n, all);
-            requests.put(verb + " events", moved);
-            requests.put(verb + " " + ANY_RESOURCE, all - moved);
-          }
-        });
+    events.forEach((verb, n) -> moveToEvents(requests, verb, n));
+  }
+
+  /**
+   * Moves {@code n} requests of {@code verb} out of {@code "verb *"} into {@code "verb events"}:
+   * kube-scheduler's client counts requests by method only.
+   */
+  static void moveToEvents(Map<String, Double> requests, String verb, double n) {
+    Double all = requests.get(verb + " " + ANY_RESOURCE);
+    if (n > 0 && all != null) {
+      double moved = Math.min(n, all);
+      requests.put(verb + " events", moved);
+      requests.put(verb + " " + ANY_RESOURCE, all - moved);
+    }
     requests.values().removeIf(v -> v <= 0);
   }
 
