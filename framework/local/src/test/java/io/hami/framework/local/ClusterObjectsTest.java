@@ -126,6 +126,25 @@ class ClusterObjectsTest {
   }
 
   @Test
+  void listsByNamespace_followAddsAndDeletes() {
+    try (InMemoryCluster c = cluster()) {
+      PersistentVolumeClaim other = claim("data");
+      other.getMetadata().setNamespace("team-b");
+      c.putObject(claim("data"));
+      c.putObject(other);
+      ObjectLister<PersistentVolumeClaim> claims =
+          c.scheduler().objects().lister(ObjectKind.PERSISTENT_VOLUME_CLAIM);
+      assertThat(claims.list()).hasSize(2);
+      assertThat(claims.list("team-b"))
+          .extracting(pvc -> pvc.getMetadata().getNamespace())
+          .containsExactly("team-b");
+      c.deleteObject(other);
+      assertThat(claims.list("team-b")).isEmpty();
+      assertThat(claims.list("default")).hasSize(1);
+    }
+  }
+
+  @Test
   void aClaimDeleted_isNoLongerListed() {
     try (InMemoryCluster c = cluster()) {
       c.putObject(claim("data"));

@@ -18,17 +18,31 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ClusterObjects {
   private final Map<ObjectKind<?>, Map<String, HasMetadata>> stores = new ConcurrentHashMap<>();
+  // Per kind, namespace to (key to object): Services of one namespace without a scan of all.
+  private final Map<ObjectKind<?>, Map<String, Map<String, HasMetadata>>> byNamespace =
+      new ConcurrentHashMap<>();
   private final Set<ObjectKind<?>> requested = ConcurrentHashMap.newKeySet();
 
   /** A lister over the store of {@code kind}; marks the kind as requested. */
   public <T extends HasMetadata> ObjectLister<T> lister(ObjectKind<T> kind) {
     requested.add(kind);
     Map<String, HasMetadata> store = store(kind);
+    Map<String, Map<String, HasMetadata>> namespaces = namespaces(kind);
     return new ObjectLister<>() {
       @Override
       public ImmutableList<T> list() {
-        ImmutableList.Builder<T> b = ImmutableList.builderWithExpectedSize(store.size());
-        for (HasMetadata o : store.values()) {
+        return copy(store);
+      }
+
+      @Override
+      public ImmutableList<T> list(String namespace) {
+        Map<String, HasMetadata> in = namespaces.get(namespace);
+        return in == null ? ImmutableList.of() : copy(in);
+      }
+
+      private ImmutableList<T> copy(Map<String, HasMetadata> objects) {
+        ImmutableList.Builder<T> b = ImmutableList.builderWithExpectedSize(objects.size());
+        for (HasMetadata o : objects.values()) {
           b.add(kind.type().cast(o));
         }
         return b.build();
@@ -56,15 +70,32 @@ public final class ClusterObjects {
   /** Stores {@code obj} (add or update); returns the kind. */
   ObjectKind<?> put(HasMetadata obj) {
     ObjectKind<?> kind = ObjectKind.of(obj);
-    store(kind).put(kind.key(obj), obj);
+    String key = kind.key(obj);
+    store(kind).put(key, obj);
+    String ns = obj.getMetadata().getNamespace();
+    if (kind.namespaced() && ns != null) {
+      namespaces(kind).computeIfAbsent(ns, n -> new ConcurrentHashMap<>()).put(key, obj);
+    }
     return kind;
   }
 
   /** Removes {@code obj}; returns the kind. */
   ObjectKind<?> remove(HasMetadata obj) {
     ObjectKind<?> kind = ObjectKind.of(obj);
-    store(kind).remove(kind.key(obj));
+    String key = kind.key(obj);
+    store(kind).remove(key);
+    String ns = obj.getMetadata().getNamespace();
+    if (ns != null) {
+      Map<String, HasMetadata> in = namespaces(kind).get(ns);
+      if (in != null) {
+        in.remove(key);
+      }
+    }
     return kind;
+  }
+
+  private Map<String, Map<String, HasMetadata>> namespaces(ObjectKind<?> kind) {
+    return byNamespace.computeIfAbsent(kind, k -> new ConcurrentHashMap<>());
   }
 
   private Map<String, HasMetadata> store(ObjectKind<?> kind) {

@@ -13,7 +13,6 @@ import io.hami.framework.api.ObjectLister;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,12 +40,10 @@ final class DefaultSelectors {
     String ns = pod.getMetadata().getNamespace();
     Map<String, String> podLabels = pod.getMetadata().getLabels();
     Map<String, String> set = new LinkedHashMap<>();
-    for (Service s : services.list()) {
+    for (Service s : ns == null ? List.<Service>of() : services.list(ns)) {
       Map<String, String> sel = s.getSpec() == null ? null : s.getSpec().getSelector();
       // A Service without a selector selects nothing, not everything.
-      if (sel != null
-          && Objects.equals(ns, s.getMetadata().getNamespace())
-          && Selector.ofLabels(sel).matches(podLabels)) {
+      if (sel != null && Selector.ofLabels(sel).matches(podLabels)) {
         set.putAll(sel);
       }
     }
