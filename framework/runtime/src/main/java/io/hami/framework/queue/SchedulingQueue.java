@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * scheduled (backoff, so the event is not lost). A matching event later moves it to the backoff
  * queue, or straight to the active queue when its backoff already expired. Pods left in the pool
  * longer than {@code maxInUnschedulable} are retried anyway.
+ *
+ * <p>Popping: the active queue first; when it is empty, the backoff queue's pods that backed off
+ * after a rejection, in backoff order, as kube-scheduler does since v1.33
+ * (SchedulerPopFromBackoffQ), so an idle scheduler retries a pod as soon as an event may have
+ * unblocked it.
  */
 public final class SchedulingQueue {
   private static final Logger log = LoggerFactory.getLogger(SchedulingQueue.class);
@@ -233,31 +239,60 @@ public final class SchedulingQueue {
     long nanos = timeout.toNanos();
     lock.lock();
     try {
-      while (active.isEmpty() && !closed) {
+      while (!closed) {
+        QueuedPodInfo next = nextLocked();
+        if (next != null) {
+          return take(next);
+        }
         if (nanos <= 0) {
           return null;
         }
         nanos = notEmpty.awaitNanos(nanos);
       }
-      return closed ? null : popLocked();
+      return null;
     } finally {
       lock.unlock();
     }
   }
 
-  /** Pops the next pod without waiting; null when the active queue is empty. */
+  /** Pops the next pod without waiting; null when no pod can be popped. */
   public @Nullable QueuedPodInfo tryPop() {
     lock.lock();
     try {
-      return active.isEmpty() ? null : popLocked();
+      QueuedPodInfo next = nextLocked();
+      return next == null ? null : take(next);
     } finally {
       lock.unlock();
     }
   }
 
+  /**
+   * The next pod to schedule, removed from its queue: the head of the active queue or, when that is
+   * empty, the backoff queue's first pod that is not backing off after an error (an idle scheduler
+   * need not wait out a rejection's backoff; an error's backoff protects the API).
+   */
   @GuardedBy("lock")
-  private QueuedPodInfo popLocked() {
-    QueuedPodInfo info = active.pollFirst();
+  private @Nullable QueuedPodInfo nextLocked() {
+    QueuedPodInfo head = active.pollFirst();
+    if (head != null) {
+      return head;
+    }
+    for (Iterator<QueuedPodInfo> it = backoff.iterator(); it.hasNext(); ) {
+      QueuedPodInfo info = it.next();
+      if (info.backoffForError) {
+        continue;
+      }
+      it.remove();
+      if (passesPreEnqueue(info)) {
+        return info;
+      }
+      unschedulable.put(info.uid(), info);
+    }
+    return null;
+  }
+
+  @GuardedBy("lock")
+  private QueuedPodInfo take(QueuedPodInfo info) {
     byUid.remove(info.uid());
     inFlight.put(info.uid(), info);
     info.incrementAttempts();
@@ -304,9 +339,9 @@ public final class SchedulingQueue {
       info.setTimestamp(clock.instant());
       info.seq = ++seq;
       byUid.put(info.uid(), info);
-      if (status.code().triggersBackoff() || sawMatchingEventInFlight(info)) {
-        info.backoffForError = status.code().triggersBackoff();
-        backoff.add(info);
+      info.backoffForError = status.code().triggersBackoff();
+      if (info.backoffForError || sawMatchingEventInFlight(info)) {
+        addBackoff(info);
       } else {
         unschedulable.put(info.uid(), info);
       }
@@ -467,11 +502,19 @@ public final class SchedulingQueue {
   @GuardedBy("lock")
   private void moveOut(QueuedPodInfo info) {
     if (backoffPolicy.expiry(info).isAfter(clock.instant())) {
-      backoff.add(info);
+      addBackoff(info);
     } else if (passesPreEnqueue(info)) {
       pushActive(info);
     } else {
       unschedulable.put(info.uid(), info);
+    }
+  }
+
+  @GuardedBy("lock")
+  private void addBackoff(QueuedPodInfo info) {
+    backoff.add(info);
+    if (!info.backoffForError) {
+      notEmpty.signal();
     }
   }
 
