@@ -160,6 +160,8 @@ class ShippedManifestsTest {
             "core/pods:list",
             "core/pods:watch",
             "core/pods:patch",
+            // DefaultPreemption deletes its victims
+            "core/pods:delete",
             // the binder posts to namespaces/{ns}/bindings; pods/{name}/binding is its equal
             "core/bindings:create",
             "core/pods/binding:create",
@@ -212,7 +214,13 @@ class ShippedManifestsTest {
             "apps/replicasets:list",
             "apps/replicasets:watch",
             "apps/statefulsets:list",
-            "apps/statefulsets:watch");
+            "apps/statefulsets:watch",
+            // DefaultPreemption's PodDisruptionBudgets; GangScheduling's PodGroups
+            "policy/poddisruptionbudgets:list",
+            "policy/poddisruptionbudgets:watch",
+            "scheduling.k8s.io/podgroups:get",
+            "scheduling.k8s.io/podgroups:list",
+            "scheduling.k8s.io/podgroups:watch");
     assertThat(rules(one(d, Role.class, "hami-scheduler").getRules()))
         .containsExactlyInAnyOrder(
             "coordination.k8s.io/leases:create",
