@@ -3,9 +3,9 @@ package io.hami.framework.plugins.interpodaffinity;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import io.fabric8.kubernetes.api.model.PodAffinityTerm;
-import io.hami.framework.plugins.interpodaffinity.Selector.InvalidSelectorException;
-import io.hami.framework.plugins.interpodaffinity.Selector.Op;
-import io.hami.framework.plugins.interpodaffinity.Selector.Requirement;
+import io.hami.framework.plugins.helper.Selector;
+import io.hami.framework.plugins.helper.Selector.Op;
+import io.hami.framework.plugins.helper.Selector.Requirement;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,18 +44,17 @@ final class AffinityTerm {
    * Compiles {@code term} of a pod in {@code ownerNamespace} labelled {@code ownerLabels}.
    *
    * @param field the term's path, for error messages
-   * @throws InvalidSelectorException when the term is malformed
+   * @throws IllegalArgumentException naming the field when the term is malformed
    */
   static AffinityTerm compile(
       PodAffinityTerm term,
       String ownerNamespace,
       Map<String, String> ownerLabels,
       int weight,
-      String field)
-      throws InvalidSelectorException {
+      String field) {
     String key = term.getTopologyKey();
     if (key == null || key.isEmpty()) {
-      throw new InvalidSelectorException(field + ".topologyKey: required value");
+      throw new IllegalArgumentException(field + ".topologyKey: required value");
     }
     ImmutableList.Builder<Requirement> extra = ImmutableList.builder();
     if (term.getLabelSelector() != null) {
@@ -64,15 +63,15 @@ final class AffinityTerm {
       addKeys(extra, term.getMismatchLabelKeys(), ownerLabels, Op.NOT_IN);
     }
     Selector selector =
-        Selector.compile(term.getLabelSelector(), extra.build(), field + ".labelSelector");
+        Selector.of(term.getLabelSelector(), field + ".labelSelector")
+            .and(Selector.of(extra.build()));
     Selector nsSelector =
         term.getNamespaceSelector() == null
             ? null
-            : Selector.compile(
-                term.getNamespaceSelector(), List.of(), field + ".namespaceSelector");
+            : Selector.of(term.getNamespaceSelector(), field + ".namespaceSelector");
     List<String> names = term.getNamespaces();
     ImmutableSet<String> namespaces = names == null ? ImmutableSet.of() : nonNull(names);
-    boolean all = nsSelector != null && nsSelector.isEverything();
+    boolean all = nsSelector != null && nsSelector.isEmpty();
     if (namespaces.isEmpty() && nsSelector == null) {
       namespaces = ImmutableSet.of(ownerNamespace);
     }
@@ -100,7 +99,7 @@ final class AffinityTerm {
     for (String k : keys) {
       String v = k == null ? null : ownerLabels.get(k);
       if (v != null) {
-        out.add(new Requirement(k, op, ImmutableSet.of(v)));
+        out.add(Requirement.of(k, op, v));
       }
     }
   }

@@ -33,6 +33,7 @@ import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
+import io.hami.framework.plugins.helper.Selector;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.PodAffinity;
 import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PodAntiAffinity;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
-import io.hami.framework.plugins.interpodaffinity.Selector.InvalidSelectorException;
+import io.hami.framework.plugins.helper.Selector;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -96,7 +96,7 @@ record PodAffinities(
         }
         try {
           b.add(AffinityTerm.compile(t, namespace, labels, 1, f));
-        } catch (InvalidSelectorException e) {
+        } catch (IllegalArgumentException e) {
           errors.add(e.getMessage());
         }
       }
@@ -125,7 +125,7 @@ record PodAffinities(
           b.add(
               AffinityTerm.compile(
                   t.getPodAffinityTerm(), namespace, labels, w, f + ".podAffinityTerm"));
-        } catch (InvalidSelectorException e) {
+        } catch (IllegalArgumentException e) {
           errors.add(e.getMessage());
         }
       }

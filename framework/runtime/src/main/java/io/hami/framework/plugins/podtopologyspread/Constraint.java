@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.plugins.helper.Selector;
 import io.hami.framework.plugins.helper.Tolerations;
 import io.hami.framework.plugins.nodeaffinity.RequiredNodeAffinity;
 import java.util.ArrayList;

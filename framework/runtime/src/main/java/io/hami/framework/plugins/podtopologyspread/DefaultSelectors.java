@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.ObjectKind;
 import io.hami.framework.api.ObjectLister;
+import io.hami.framework.plugins.helper.Selector;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

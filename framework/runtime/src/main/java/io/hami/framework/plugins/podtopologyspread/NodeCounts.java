@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeLocal;
 import io.hami.framework.api.PodInfo;
+import io.hami.framework.plugins.helper.Selector;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -29,6 +29,7 @@ import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
+import io.hami.framework.plugins.helper.Selector;
 import io.hami.kube.PodPhases;
 import java.util.List;
 import java.util.Map;

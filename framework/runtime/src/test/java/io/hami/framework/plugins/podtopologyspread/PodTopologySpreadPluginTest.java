@@ -28,6 +28,7 @@ import io.hami.framework.config.DefaultPlugins;
 import io.hami.framework.config.PluginRef;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
+import io.hami.framework.plugins.helper.Selector;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
@@ -349,7 +350,7 @@ class PodTopologySpreadPluginTest {
     assertThat(s.message())
         .isEqualTo(
             "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator:"
-                + " invalid value \"Like\": is not a valid label selector operator");
+                + " invalid value \"Like\": must be one of In, NotIn, Exists, DoesNotExist");
   }
 
   // ---- default constraints

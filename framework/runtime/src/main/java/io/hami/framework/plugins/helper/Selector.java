@@ -1,4 +1,6 @@
-package io.hami.framework.plugins.podtopologyspread;
+package io.hami.framework.plugins.helper;
+
+import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSortedSet;
@@ -11,20 +13,22 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A label selector as Kubernetes evaluates one: requirements that must all hold. {@link #NOTHING}
- * (a missing selector) matches no labels; a selector without requirements matches every label set
- * but is {@link #isEmpty() empty}, and kube-scheduler counts no pods for an empty selector. Equal
- * when the requirements are, so that it can key cached counts.
+ * A compiled {@code metav1.LabelSelector} as Kubernetes evaluates one: requirements that must all
+ * hold. {@link #NOTHING} (a missing selector) matches no labels; a selector without requirements
+ * matches every label set and is {@link #isEmpty() empty} (some callers treat that case apart, as
+ * kube-scheduler does). Equal when the requirements are, so that it can key cached results.
+ * Immutable.
  */
-final class Selector {
+public final class Selector {
 
   /** What a missing ({@code null}) label selector becomes: it matches nothing. */
-  static final Selector NOTHING = new Selector(ImmutableList.of(), true);
+  public static final Selector NOTHING = new Selector(ImmutableList.of(), true);
 
   /** A selector without requirements. */
-  static final Selector EVERYTHING = new Selector(ImmutableList.of(), false);
+  public static final Selector EVERYTHING = new Selector(ImmutableList.of(), false);
 
-  enum Op {
+  /** A requirement's operator. */
+  public enum Op {
     IN,
     NOT_IN,
     EXISTS,
@@ -32,8 +36,19 @@ final class Selector {
   }
 
   /** One requirement; {@code values} is sorted, empty for EXISTS and DOES_NOT_EXIST. */
-  record Requirement(String key, Op op, ImmutableSortedSet<String> values) {
-    boolean matches(Map<String, String> labels) {
+  public record Requirement(String key, Op op, ImmutableSortedSet<String> values) {
+    public Requirement {
+      requireNonNull(key, "key");
+      requireNonNull(op, "op");
+      requireNonNull(values, "values");
+    }
+
+    /** A requirement on one value of {@code key}: IN or NOT_IN. */
+    public static Requirement of(String key, Op op, String value) {
+      return new Requirement(key, op, ImmutableSortedSet.of(value));
+    }
+
+    public boolean matches(Map<String, String> labels) {
       String v = labels.get(key);
       return switch (op) {
         case IN -> v != null && values.contains(v);
@@ -61,7 +76,7 @@ final class Selector {
    * @throws IllegalArgumentException naming {@code field} for an unknown operator or values that do
    *     not fit it
    */
-  static Selector of(@Nullable LabelSelector s, String field) {
+  public static Selector of(@Nullable LabelSelector s, String field) {
     if (s == null) {
       return NOTHING;
     }
@@ -69,7 +84,7 @@ final class Selector {
     Map<String, String> ml = s.getMatchLabels();
     if (ml != null) {
       for (Map.Entry<String, String> e : ml.entrySet()) {
-        if (e.getKey() == null || e.getValue() == null) {
+        if (e.getKey() == null || e.getKey().isEmpty() || e.getValue() == null) {
           throw new IllegalArgumentException(
               field + ".matchLabels: invalid value " + e + ": key and value are required");
         }
@@ -105,7 +120,7 @@ final class Selector {
           field
               + ".operator: invalid value \""
               + op
-              + "\": is not a valid label selector operator");
+              + "\": must be one of In, NotIn, Exists, DoesNotExist");
     }
     boolean set = parsed == Op.IN || parsed == Op.NOT_IN;
     if (set && values.isEmpty()) {
@@ -125,7 +140,7 @@ final class Selector {
   }
 
   /** A selector holding {@code labels} as equality requirements. */
-  static Selector ofLabels(Map<String, String> labels) {
+  public static Selector ofLabels(Map<String, String> labels) {
     List<Requirement> out = new ArrayList<>(labels.size());
     labels.forEach(
         (k, v) -> {
@@ -137,7 +152,8 @@ final class Selector {
     return of(out);
   }
 
-  private static Selector of(List<Requirement> reqs) {
+  /** A selector holding {@code reqs}; {@link #EVERYTHING} when there are none. */
+  public static Selector of(List<Requirement> reqs) {
     if (reqs.isEmpty()) {
       return EVERYTHING;
     }
@@ -150,7 +166,7 @@ final class Selector {
    * This selector with {@code more} requirements ANDed; {@link #NOTHING} stays nothing, as
    * kube-scheduler's merge of matchLabelKeys leaves a selector without requirements alone.
    */
-  Selector and(Selector more) {
+  public Selector and(Selector more) {
     if (nothing || more.nothing) {
       return nothing ? this : more;
     }
@@ -163,13 +179,13 @@ final class Selector {
   }
 
   /** Whether {@code labels} (null: none) satisfy every requirement. */
-  boolean matches(@Nullable Map<String, String> labels) {
+  public boolean matches(@Nullable Map<String, String> labels) {
     if (nothing) {
       return false;
     }
     Map<String, String> l = labels == null ? Map.of() : labels;
-    for (Requirement r : requirements) {
-      if (!r.matches(l)) {
+    for (int i = 0; i < requirements.size(); i++) {
+      if (!requirements.get(i).matches(l)) {
         return false;
       }
     }
@@ -177,7 +193,7 @@ final class Selector {
   }
 
   /** Whether this selector has no requirements (and is not {@link #NOTHING}). */
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return !nothing && requirements.isEmpty();
   }
 
