@@ -1,5 +1,6 @@
 package io.hami.framework.plugins.defaultpreemption;
 
+import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.PodInfo;
 import java.time.Instant;
@@ -16,8 +17,8 @@ import java.util.function.ToLongFunction;
 final class CandidatePicker {
   private CandidatePicker() {}
 
-  private static final List<ToLongFunction<Candidate>> CRITERIA =
-      List.of(
+  private static final ImmutableList<ToLongFunction<Candidate>> CRITERIA =
+      ImmutableList.of(
           c -> -c.pdbViolations(),
           c -> -(long) PodInfo.priorityOf(c.victims().get(0)),
           CandidatePicker::negatedPrioritySum,

@@ -107,10 +107,7 @@ public final class DefaultPreemptionPlugin implements PostFilterPlugin {
     Map<String, Status> nodeStatuses = new LinkedHashMap<>();
     List<Candidate> candidates = List.of();
     if (!potential.isEmpty()) {
-      List<PodDisruptionBudget> budgets = pdbs.list();
-      int offset = random.nextInt(potential.size());
-      int wanted = args.numCandidates(potential.size());
-      DryRun run = dryRun(state, pod, potential, budgets, offset, wanted, nodeStatuses);
+      DryRun run = dryRun(state, pod, potential, pdbs.list(), nodeStatuses);
       if (run.candidates.isEmpty() && run.error != null) {
         return PostFilterResult.of(run.error);
       }
@@ -174,18 +171,22 @@ public final class DefaultPreemptionPlugin implements PostFilterPlugin {
   /** What the dry run found: candidates without PDB violations first, and the first error. */
   private record DryRun(List<Candidate> candidates, @Nullable Status error) {}
 
+  /**
+   * Tries the potential nodes from a random offset until enough candidates are found, one without
+   * PDB violations among them; records why each other node is no candidate in {@code nodeStatuses}.
+   */
   private DryRun dryRun(
       CycleState state,
       Pod pod,
       List<NodeInfo> potential,
       List<PodDisruptionBudget> budgets,
-      int offset,
-      int wanted,
       Map<String, Status> nodeStatuses) {
     List<Candidate> nonViolating = new ArrayList<>();
     List<Candidate> violating = new ArrayList<>();
     Status error = null;
     int n = potential.size();
+    int offset = random.nextInt(n);
+    int wanted = args.numCandidates(n);
     for (int i = 0; i < n; i++) {
       if (!nonViolating.isEmpty() && nonViolating.size() + violating.size() >= wanted) {
         break;
