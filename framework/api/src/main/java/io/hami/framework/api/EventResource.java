@@ -28,6 +28,8 @@ public enum EventResource {
   STATEFUL_SET,
   /** A ReplicationController. */
   REPLICATION_CONTROLLER,
+  /** A PodDisruptionBudget (policy/v1). */
+  POD_DISRUPTION_BUDGET,
   /** Matches every resource; only for registration. */
   WILDCARD
 }

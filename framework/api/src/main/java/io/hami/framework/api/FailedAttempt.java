@@ -10,17 +10,38 @@ import org.jspecify.annotations.Nullable;
 /**
  * A scheduling attempt that failed, as handed to {@link AttemptObserver}s: the pod, the status and
  * message of its {@code PodScheduled=False} condition, and a diagnosis of which nodes were rejected
- * and why.
+ * and why, and what preemption did, if it ran and made room.
  *
  * @param status the failing status ({@link Code#ERROR} for a scheduler error)
  * @param message the condition's aggregated message
+ * @param preemption the node PostFilter nominated and its victims; null when it nominated none
  */
-public record FailedAttempt(Pod pod, Status status, String message, Diagnosis diagnosis) {
+public record FailedAttempt(
+    Pod pod, Status status, String message, Diagnosis diagnosis, @Nullable Preemption preemption) {
   public FailedAttempt {
     requireNonNull(pod, "pod");
     requireNonNull(status, "status");
     requireNonNull(message, "message");
     requireNonNull(diagnosis, "diagnosis");
+  }
+
+  /** An attempt without preemption. */
+  public FailedAttempt(Pod pod, Status status, String message, Diagnosis diagnosis) {
+    this(pod, status, message, diagnosis, null);
+  }
+
+  /**
+   * What PostFilter (preemption) did in the attempt: the node it nominated the pod to and the pods
+   * it evicted there.
+   *
+   * @param nominatedNode the node the pod is nominated to
+   * @param victims the evicted pods as {@code namespace/name}, most important first
+   */
+  public record Preemption(String nominatedNode, List<String> victims) {
+    public Preemption {
+      requireNonNull(nominatedNode, "nominatedNode");
+      victims = List.copyOf(victims);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.InstantSource;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -112,6 +113,63 @@ public interface FrameworkHandle {
    * (once per registry: every profile's handle returns the same one).
    */
   PrometheusRegistry metricsRegistry();
+
+  // ---- preemption (PostFilter). Called on the scheduling thread; the defaults say "unsupported".
+
+  /**
+   * Runs every Filter plugin of the profile on {@code node} for {@code pod}, the way the scheduling
+   * cycle does for a node with nominated pods: first with the nominated pods of priority at least
+   * the pod's (other than the pod itself) added to a copy of the node and of {@code state}, then,
+   * if that passed and any were added, without them. Plugins PreFilter skipped for the pod are
+   * skipped; kept Filter verdicts ({@link FilterEquivalence}) are never used. Returns the first
+   * non-success status.
+   */
+  default Status runFilterWithNominatedPods(CycleState state, Pod pod, NodeInfo node) {
+    return Status.error("this handle cannot run Filter plugins");
+  }
+
+  /**
+   * Tells every PreFilter plugin that implements {@link PreFilterExtensions} and did not skip
+   * {@code podToSchedule} that {@code toAdd} was added to {@code node}; stops at the first that
+   * does not succeed and returns its status. {@code state} is a copy the caller owns.
+   */
+  default Status runPreFilterAddPod(
+      CycleState state, Pod podToSchedule, PodInfo toAdd, NodeInfo node) {
+    return Status.error("this handle cannot run PreFilter extensions");
+  }
+
+  /** Like {@link #runPreFilterAddPod}, for {@code toRemove} taken off {@code node}. */
+  default Status runPreFilterRemovePod(
+      CycleState state, Pod podToSchedule, PodInfo toRemove, NodeInfo node) {
+    return Status.error("this handle cannot run PreFilter extensions");
+  }
+
+  /**
+   * The pods nominated to {@code nodeName} (by an earlier preemption, or as their {@code
+   * status.nominatedNodeName} says), in nomination order; empty when none. Thread-safe.
+   */
+  default List<PodInfo> nominatedPods(String nodeName) {
+    return List.of();
+  }
+
+  /**
+   * Evicts {@code victim} from {@code nodeName} to make room for {@code preemptor}: a pod waiting
+   * at Permit is rejected; any other is marked {@code DisruptionTarget=True} (reason {@code
+   * PreemptionByScheduler}) and deleted gracefully, against a cluster, or removed from an in-memory
+   * one; an Event {@code Preempted} is recorded on it. A victim already gone counts as evicted. May
+   * block on the API. Returns success or an error status.
+   */
+  default Status preempt(Pod victim, Pod preemptor, String nodeName) {
+    return Status.error("this handle cannot preempt pods");
+  }
+
+  /**
+   * Drops {@code pod}'s nomination, in the scheduler and in its {@code status.nominatedNodeName}
+   * (the write is asynchronous). Returns success or an error status.
+   */
+  default Status clearNomination(Pod pod) {
+    return Status.error("this handle cannot clear nominations");
+  }
 
   /**
    * Whether this scheduler runs the scheduling loop now; false on a standby replica that waits for

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
@@ -45,6 +46,10 @@ public final class ObjectKind<T extends HasMetadata> {
   public static final ObjectKind<ReplicationController> REPLICATION_CONTROLLER =
       new ObjectKind<>(ReplicationController.class, true, EventResource.REPLICATION_CONTROLLER);
 
+  /** policy/v1 PodDisruptionBudgets, which preemption tries not to violate. */
+  public static final ObjectKind<PodDisruptionBudget> POD_DISRUPTION_BUDGET =
+      new ObjectKind<>(PodDisruptionBudget.class, true, EventResource.POD_DISRUPTION_BUDGET);
+
   /** Every kind, in a fixed order. */
   public static final ImmutableList<ObjectKind<?>> ALL =
       ImmutableList.of(
@@ -57,7 +62,8 @@ public final class ObjectKind<T extends HasMetadata> {
           SERVICE,
           REPLICA_SET,
           STATEFUL_SET,
-          REPLICATION_CONTROLLER);
+          REPLICATION_CONTROLLER,
+          POD_DISRUPTION_BUDGET);
 
   private final Class<T> type;
   private final boolean namespaced;

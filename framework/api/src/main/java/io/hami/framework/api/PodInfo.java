@@ -48,6 +48,20 @@ public record PodInfo(
     return pod.getMetadata().getUid();
   }
 
+  /** Returns the pod's priority ({@link #priorityOf}). */
+  public int priority() {
+    return priorityOf(pod);
+  }
+
+  /**
+   * Returns {@code spec.priority}, which admission resolves from the pod's PriorityClass; 0 when
+   * unset, as kube-scheduler reads it.
+   */
+  public static int priorityOf(Pod pod) {
+    Integer p = pod.getSpec() == null ? null : pod.getSpec().getPriority();
+    return p == null ? 0 : p;
+  }
+
   /** Returns {@code namespace/name}. */
   public String key() {
     return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();

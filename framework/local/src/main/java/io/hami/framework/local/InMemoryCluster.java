@@ -12,11 +12,13 @@ import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.ObjectKind;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
+import io.hami.framework.bind.PodEvictor;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.DefaultParallelizer;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.Scheduler;
 import io.hami.framework.runtime.SchedulingObserver;
+import io.hami.framework.runtime.StatusWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,6 +64,9 @@ public final class InMemoryCluster implements AutoCloseable {
   private final Map<String, PodOutcome> outcomes = new LinkedHashMap<>();
   private final List<RecordedEvent> events = new ArrayList<>();
   private final boolean recordEvents;
+  private final Duration terminationDelay;
+  // Pods being deleted gracefully (preemption victims), by key, with when they are gone.
+  private final Map<String, Instant> terminating = new LinkedHashMap<>();
   private long resourceVersion;
   // Kept in step with pods so drain() stays O(1) per call on large replays.
   private int boundPods;
@@ -69,6 +74,7 @@ public final class InMemoryCluster implements AutoCloseable {
   private InMemoryCluster(Builder b) {
     this.clock = new ManualClock(b.start);
     this.recordEvents = b.recordEvents;
+    this.terminationDelay = b.terminationDelay;
     Parallelizer parallelizer;
     if (b.parallelism > 1) {
       ownedParallelizer = new DefaultParallelizer(b.parallelism);
@@ -84,7 +90,8 @@ public final class InMemoryCluster implements AutoCloseable {
             .parallelizer(parallelizer)
             .binder(this::bind)
             .objectWriter(this::updateObject)
-            .statusWriter(this::writeCondition)
+            .statusWriter(new Writer())
+            .evictor(this::evict)
             .eventRecorder(this::recordEvent)
             .bindingExecutor(Runnable::run)
             .tieBreakSeed(b.seed)
@@ -280,6 +287,7 @@ public final class InMemoryCluster implements AutoCloseable {
   }
 
   public void deletePod(String namespace, String name) {
+    terminating.remove(namespace + "/" + name);
     Pod old = pods.remove(namespace + "/" + name);
     if (old != null) {
       if (isBound(old)) {
@@ -338,6 +346,7 @@ public final class InMemoryCluster implements AutoCloseable {
     while (clock.instant().isBefore(end)) {
       Instant step = clock.instant().plusSeconds(1);
       clock.advanceTo(step.isAfter(end) ? end : step);
+      finishTerminations();
       scheduler.tick();
       while (scheduler.scheduleNext()) {
         // keep going
@@ -469,16 +478,118 @@ public final class InMemoryCluster implements AutoCloseable {
     return Status.success();
   }
 
-  private void writeCondition(Pod pod, String reason, String message) {
+  /** The scheduler's pods/status writes: the PodScheduled condition and the nominated node. */
+  private final class Writer implements StatusWriter {
+    @Override
+    public void podUnschedulable(Pod pod, String reason, String message) {
+      writeStatus(pod, reason, message, null);
+    }
+
+    @Override
+    public void podUnschedulable(
+        Pod pod,
+        String reason,
+        String message,
+        Map<String, String> annotations,
+        @Nullable String nominatedNodeName) {
+      writeStatus(pod, reason, message, nominatedNodeName);
+    }
+
+    @Override
+    public void nominatedNodeName(Pod pod, String nodeName) {
+      writeStatus(pod, null, null, nodeName);
+    }
+  }
+
+  /**
+   * Writes a pending pod's condition (when {@code reason} is set) and nominated node (when {@code
+   * nominatedNodeName} is set; empty clears it).
+   */
+  private void writeStatus(
+      Pod pod,
+      @Nullable String reason,
+      @Nullable String message,
+      @Nullable String nominatedNodeName) {
     String key = key(pod);
     Pod current = pods.get(key);
     if (current == null || current.getSpec().getNodeName() != null) {
       return;
     }
     Pod updated = newVersion(current);
-    setCondition(updated, "False", reason, message);
+    if (reason != null) {
+      setCondition(updated, "False", reason, message);
+    }
+    if (nominatedNodeName != null) {
+      updated
+          .getStatus()
+          .setNominatedNodeName(nominatedNodeName.isEmpty() ? null : nominatedNodeName);
+    }
     storePod(key, updated);
     scheduler.eventHandler().onPodUpdate(current, updated);
+  }
+
+  /**
+   * Evicts a preemption victim as the API server and kubelet would: the {@code DisruptionTarget}
+   * condition, then a graceful deletion that takes the cluster's termination delay (the pod stays,
+   * with a deletion timestamp, until {@link #advance} passes it), or none.
+   */
+  private Status evict(Pod victim, String message) {
+    String key = key(victim);
+    Pod current = pods.get(key);
+    if (current == null
+        || !current.getMetadata().getUid().equals(victim.getMetadata().getUid())
+        || terminating.containsKey(key)) {
+      return Status.success();
+    }
+    Pod updated = newVersion(current);
+    List<PodCondition> conditions = new ArrayList<>();
+    if (updated.getStatus().getConditions() != null) {
+      for (PodCondition c : updated.getStatus().getConditions()) {
+        if (!"DisruptionTarget".equals(c.getType())) {
+          conditions.add(c);
+        }
+      }
+    }
+    conditions.add(
+        new PodConditionBuilder()
+            .withType("DisruptionTarget")
+            .withStatus("True")
+            .withReason(PodEvictor.REASON)
+            .withMessage(message)
+            .withLastTransitionTime(now())
+            .build());
+    updated.getStatus().setConditions(conditions);
+    if (terminationDelay.isZero()) {
+      storePod(key, updated);
+      scheduler.eventHandler().onPodUpdate(current, updated);
+      deletePod(updated.getMetadata().getNamespace(), updated.getMetadata().getName());
+      return Status.success();
+    }
+    updated.getMetadata().setDeletionTimestamp(now());
+    storePod(key, updated);
+    terminating.put(key, clock.instant().plus(terminationDelay));
+    scheduler.eventHandler().onPodUpdate(current, updated);
+    return Status.success();
+  }
+
+  /** Deletes the terminating pods whose termination delay has passed. */
+  private void finishTerminations() {
+    if (terminating.isEmpty()) {
+      return;
+    }
+    Instant now = clock.instant();
+    List<String> done = new ArrayList<>();
+    terminating.forEach(
+        (key, at) -> {
+          if (!at.isAfter(now)) {
+            done.add(key);
+          }
+        });
+    for (String key : done) {
+      terminating.remove(key);
+      int slash = key.indexOf('/');
+      deletePod(key.substring(0, slash), key.substring(slash + 1));
+    }
   }
 
   /** A new version of {@code pod}: copied metadata (new resourceVersion) and status. */
@@ -554,6 +665,7 @@ public final class InMemoryCluster implements AutoCloseable {
     private Instant start = Instant.parse("2026-01-01T00:00:00Z");
     private SchedulingObserver observer = SchedulingObserver.none();
     private boolean recordEvents = true;
+    private Duration terminationDelay = Duration.ZERO;
 
     private Builder(Registry registry) {
       this.registry = registry;
@@ -584,6 +696,19 @@ public final class InMemoryCluster implements AutoCloseable {
 
     public Builder observer(SchedulingObserver o) {
       this.observer = o;
+      return this;
+    }
+
+    /**
+     * How long a preemption victim takes to terminate: it keeps its node, with a deletion
+     * timestamp, until {@link InMemoryCluster#advance} moves the clock past it. Zero (the default)
+     * removes it at once.
+     */
+    public Builder terminationDelay(Duration d) {
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("terminationDelay " + d + " must not be negative");
+      }
+      this.terminationDelay = d;
       return this;
     }
 

@@ -44,7 +44,10 @@ class InMemoryClusterTest {
       PodOutcome o = c.outcome("default", "big").orElseThrow();
       assertThat(o.isBound()).isFalse();
       assertThat(o.message())
-          .isEqualTo("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.");
+          .isEqualTo(
+              "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. preemption:"
+                  + " 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1"
+                  + " Preemption is not helpful for scheduling..");
       var pod = c.pod("default", "big").orElseThrow();
       assertThat(pod.getStatus().getConditions())
           .anySatisfy(

@@ -42,7 +42,9 @@ class InterPodAffinityClusterTest {
       PodOutcome pending = c.outcome("default", "web-3").orElseThrow();
       assertThat(pending.isBound()).isFalse();
       assertThat(pending.message())
-          .isEqualTo("0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules.");
+          .isEqualTo(
+              "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption:"
+                  + " 0/3 nodes are available: 3 No preemption victims found for incoming pod..");
       assertThat(c.scheduler().queue().unschedulableSize()).isEqualTo(1);
 
       // The node add passes the plugin's hint: the pod is retried at once, without a flush.

@@ -123,7 +123,9 @@ class FilterVerdictsTest {
       c.drain(0);
       assertThat(calls).containsExactly("c");
       assertThat(c.outcome("default", "p2").orElseThrow().message())
-          .isEqualTo("0/1 nodes are available: 1 Crowded.");
+          .isEqualTo(
+              "0/1 nodes are available: 1 Crowded. preemption: 0/1 nodes are available: 1 No"
+                  + " preemption victims found for incoming pod..");
     }
   }
 

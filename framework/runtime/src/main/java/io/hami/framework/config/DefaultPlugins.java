@@ -6,9 +6,10 @@ import com.google.common.collect.ImmutableList;
  * The plugins every profile starts with, enabled at every point they implement, before the
  * profile's own {@code multiPoint} and per-point lists are applied. Ordinary pod constraints
  * (scheduling gates, nodeSelector, affinity, pod affinity, topology spread, taints, resources, host
- * ports, unschedulable nodes) hold with these, nodes are ranked by balance and image locality as
- * well, and a pod setting a field that kube-scheduler evaluates and these do not is refused
- * (PodSpecSupport). The order is kube-scheduler's.
+ * ports, unschedulable nodes) hold with these, a pod that fits nowhere may preempt lower-priority
+ * pods (DefaultPreemption), nodes are ranked by balance and image locality as well, and a pod
+ * setting a field that kube-scheduler evaluates and these do not is refused (PodSpecSupport). The
+ * order is kube-scheduler's.
  */
 public final class DefaultPlugins {
   public static final String SCHEDULING_GATES = "SchedulingGates";
@@ -26,6 +27,7 @@ public final class DefaultPlugins {
   public static final String VOLUME_ZONE = "VolumeZone";
   public static final String POD_TOPOLOGY_SPREAD = "PodTopologySpread";
   public static final String INTER_POD_AFFINITY = "InterPodAffinity";
+  public static final String DEFAULT_PREEMPTION = "DefaultPreemption";
   public static final String NODE_RESOURCES_BALANCED_ALLOCATION = "NodeResourcesBalancedAllocation";
   public static final String IMAGE_LOCALITY = "ImageLocality";
   public static final String DEFAULT_BINDER = "DefaultBinder";
@@ -48,6 +50,7 @@ public final class DefaultPlugins {
           PluginRef.of(VOLUME_ZONE),
           PluginRef.of(POD_TOPOLOGY_SPREAD, 2),
           PluginRef.of(INTER_POD_AFFINITY, 2),
+          PluginRef.of(DEFAULT_PREEMPTION),
           PluginRef.of(NODE_RESOURCES_BALANCED_ALLOCATION, 1),
           PluginRef.of(IMAGE_LOCALITY, 1),
           PluginRef.of(DEFAULT_BINDER));

@@ -2,6 +2,7 @@ package io.hami.framework.plugins;
 
 import io.hami.framework.plugins.balancedallocation.NodeResourcesBalancedAllocationPlugin;
 import io.hami.framework.plugins.defaultbinder.DefaultBinderPlugin;
+import io.hami.framework.plugins.defaultpreemption.DefaultPreemptionPlugin;
 import io.hami.framework.plugins.imagelocality.ImageLocalityPlugin;
 import io.hami.framework.plugins.interpodaffinity.InterPodAffinityPlugin;
 import io.hami.framework.plugins.nodeaffinity.NodeAffinityPlugin;
@@ -42,6 +43,7 @@ public final class BuiltInPlugins {
         .register(VolumeZonePlugin.registration())
         .register(PodTopologySpreadPlugin.registration())
         .register(InterPodAffinityPlugin.registration())
+        .register(DefaultPreemptionPlugin.registration())
         .register(NodeResourcesBalancedAllocationPlugin.registration())
         .register(ImageLocalityPlugin.registration())
         .register(DefaultBinderPlugin.registration());

@@ -12,11 +12,13 @@ import io.hami.framework.bind.ApiRequestObserver;
 import io.hami.kube.PatchTargets;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,8 +60,24 @@ public final class ApiStatusWriter implements StatusWriter {
   @Override
   public void podUnschedulable(
       Pod pod, String reason, String message, Map<String, String> annotations) {
-    String ns = pod.getMetadata().getNamespace();
-    String name = pod.getMetadata().getName();
+    podUnschedulable(pod, reason, message, annotations, null);
+  }
+
+  @Override
+  public void nominatedNodeName(Pod pod, String nodeName) {
+    Map<String, Object> status = new HashMap<>();
+    // A merge patch removes a field set to null.
+    status.put("nominatedNodeName", nodeName.isEmpty() ? null : nodeName);
+    submit(pod, Serialization.asJson(Map.of("status", status)));
+  }
+
+  @Override
+  public void podUnschedulable(
+      Pod pod,
+      String reason,
+      String message,
+      Map<String, String> annotations,
+      @Nullable String nominatedNodeName) {
     List<Object> conditions = new ArrayList<>();
     if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
       for (PodCondition c : pod.getStatus().getConditions()) {
@@ -84,8 +102,18 @@ public final class ApiStatusWriter implements StatusWriter {
     if (!annotations.isEmpty()) {
       body.put("metadata", Map.of("annotations", annotations));
     }
-    body.put("status", Map.of("conditions", conditions));
-    String patch = Serialization.asJson(body);
+    Map<String, Object> status = new HashMap<>();
+    status.put("conditions", conditions);
+    if (nominatedNodeName != null) {
+      status.put("nominatedNodeName", nominatedNodeName.isEmpty() ? null : nominatedNodeName);
+    }
+    body.put("status", status);
+    submit(pod, Serialization.asJson(body));
+  }
+
+  private void submit(Pod pod, String patch) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
     try {
       executor.execute(
           () -> {

@@ -3,6 +3,7 @@ package io.hami.framework.runtime;
 import io.hami.framework.api.FailedAttempt.Diagnosis;
 import io.hami.framework.api.NodeSelection;
 import io.hami.framework.api.Status;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,16 @@ final class Attempt {
 
   @Nullable NodeSelection selection;
 
+  /**
+   * What the failure does to the pod's nomination (kube-scheduler's NominatingInfo): null leaves it
+   * (a failure after a node was chosen, a PostFilter that changed nothing), empty clears it (any
+   * other failure), a node name nominates the pod there (preemption made room).
+   */
+  @Nullable String nomination = "";
+
+  /** The pods PostFilter evicted for the nomination, as {@code namespace/name}. */
+  List<String> victims = List.of();
+
   /** The Filter failure's diagnosis; null to derive one from the status. */
   @Nullable Diagnosis diagnosis;
 
@@ -39,6 +50,7 @@ final class Attempt {
     a.status = status;
     a.message = message;
     a.rejectors = FitErrors.plugins(status);
+    a.nomination = null;
     return a;
   }
 }

@@ -143,7 +143,9 @@ final class BindingCycle {
       metrics.binding("error", System.nanoTime() - start);
       observer.bindingFailed(pod, nodeName, s);
       String message = "binding to " + nodeName + " failed: " + s.message();
-      failures.handle(c.info(), Attempt.failedAt(nodeName, s, message), 0);
+      Attempt a = Attempt.failedAt(nodeName, s, message);
+      a.nomination = ""; // as kube-scheduler: a binding failure clears the nomination
+      failures.handle(c.info(), a, 0);
       return;
     }
     bound(p, start);

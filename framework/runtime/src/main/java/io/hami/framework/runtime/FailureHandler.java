@@ -8,17 +8,20 @@ import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.FailedAttempt;
 import io.hami.framework.api.FailedAttempt.Diagnosis;
 import io.hami.framework.api.Snapshot;
+import io.hami.framework.queue.Nominator;
 import io.hami.framework.queue.QueuedPodInfo;
 import io.hami.framework.queue.SchedulingQueue;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Handles a failed attempt: requeues the pod and, when the message changed, writes its {@code
- * PodScheduled=False} condition, the annotations the profile's {@link AttemptObserver}s ask for (in
- * the same request, so as fresh as the message and at no extra cost) and a Warning Event.
+ * PodScheduled=False} condition, the pod's nomination (in the nominator at once, in its status with
+ * the condition), the annotations the profile's {@link AttemptObserver}s ask for (in the same
+ * request, so as fresh as the message and at no extra cost) and a Warning Event.
  *
  * <p>Concurrency: called on the scheduling thread and on binding threads. Observers are registered
  * while the profiles are built, before any attempt.
@@ -31,6 +34,7 @@ final class FailureHandler {
   private final EventRecorder eventRecorder;
   private final SchedulingObserver observer;
   private final Map<String, List<AttemptObserver>> attemptObservers;
+  private final Nominator nominator;
 
   FailureHandler(
       Scheduler scheduler,
@@ -42,6 +46,7 @@ final class FailureHandler {
     this.eventRecorder = scheduler.eventRecorder();
     this.observer = scheduler.observer();
     this.statusWriter = statusWriter;
+    this.nominator = scheduler.nominator();
     this.attemptObservers = attemptObservers;
   }
 
@@ -51,15 +56,44 @@ final class FailureHandler {
   void handle(QueuedPodInfo info, Attempt a, long nanos) {
     Pod pod = info.pod();
     queue.requeue(info, a.status, a.rejectors);
+    String nominationToWrite = nominate(pod, a.nomination);
     observer.failed(pod, a.status, a.message, nanos);
     if (a.message.equals(info.lastFailureMessage()) || conditionSays(pod, a.message)) {
+      if (nominationToWrite != null) {
+        statusWriter.nominatedNodeName(pod, nominationToWrite);
+      }
       return;
     }
     info.setLastFailureMessage(a.message);
     String reason = a.status.code() == Code.ERROR ? "SchedulerError" : "Unschedulable";
-    statusWriter.podUnschedulable(pod, reason, a.message, annotations(pod, reason, a));
+    statusWriter.podUnschedulable(
+        pod, reason, a.message, annotations(pod, reason, a), nominationToWrite);
     eventRecorder.record(
         pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", a.message);
+  }
+
+  /**
+   * Applies the attempt's nomination to the nominator, before the next cycle can run (the status
+   * write that also reports it arrives later); returns the {@code status.nominatedNodeName} to
+   * write, or null when the pod's status already says it.
+   */
+  private @Nullable String nominate(Pod pod, @Nullable String nomination) {
+    String uid = pod.getMetadata().getUid();
+    String current = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+    current = current == null ? "" : current;
+    if (nomination == null) {
+      // Left as it is: a nomination held here stays, else the pod's status says.
+      if (nominator.nominatedNode(uid) == null) {
+        nominator.addFromStatus(pod);
+      }
+      return null;
+    }
+    if (nomination.isEmpty()) {
+      nominator.remove(uid);
+    } else {
+      nominator.add(pod, nomination);
+    }
+    return nomination.equals(current) ? null : nomination;
   }
 
   private Map<String, String> annotations(Pod pod, String reason, Attempt a) {
@@ -67,7 +101,12 @@ final class FailureHandler {
     if (observers == null || observers.isEmpty()) {
       return Map.of();
     }
-    FailedAttempt attempt = new FailedAttempt(pod, a.status, a.message, diagnosis(reason, a));
+    FailedAttempt.Preemption preemption =
+        a.nomination == null || a.nomination.isEmpty()
+            ? null
+            : new FailedAttempt.Preemption(a.nomination, a.victims);
+    FailedAttempt attempt =
+        new FailedAttempt(pod, a.status, a.message, diagnosis(reason, a), preemption);
     if (observers.size() == 1) {
       return observers.get(0).failed(attempt);
     }

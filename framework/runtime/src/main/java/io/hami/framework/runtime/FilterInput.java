@@ -2,6 +2,7 @@ package io.hami.framework.runtime;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
+import io.hami.framework.queue.Nominator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,16 +22,24 @@ final class FilterInput {
   /** The pod's class for reusing kept verdicts, or null to run the plugins. */
   final FilterVerdicts.@Nullable PodClass podClass;
 
+  /**
+   * The nominator when some pod is nominated at the start of the cycle, else null: Filter then
+   * looks up each node's nominated pods, and a node that has some gets no kept verdict.
+   */
+  final @Nullable Nominator nominator;
+
   FilterInput(
       CycleState state,
       Pod pod,
       boolean[] skip,
       long @Nullable [] pluginNanos,
-      FilterVerdicts.@Nullable PodClass podClass) {
+      FilterVerdicts.@Nullable PodClass podClass,
+      @Nullable Nominator nominator) {
     this.state = state;
     this.pod = pod;
     this.skip = skip;
     this.pluginNanos = pluginNanos;
     this.podClass = podClass;
+    this.nominator = nominator;
   }
 }

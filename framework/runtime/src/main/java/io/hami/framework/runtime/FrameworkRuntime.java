@@ -14,11 +14,13 @@ import io.hami.framework.api.NodeScores;
 import io.hami.framework.api.PermitPlugin;
 import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.Plugin;
+import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PostBindPlugin;
 import io.hami.framework.api.PostFilterPlugin;
 import io.hami.framework.api.PostFilterResult;
 import io.hami.framework.api.PreBindPlugin;
 import io.hami.framework.api.PreEnqueuePlugin;
+import io.hami.framework.api.PreFilterExtensions;
 import io.hami.framework.api.PreFilterPlugin;
 import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.PreScorePlugin;
@@ -27,9 +29,12 @@ import io.hami.framework.api.ReservePlugin;
 import io.hami.framework.api.ScoreExtensions;
 import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Snapshot;
+import io.hami.framework.api.StateData;
+import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.ExtensionPoint;
 import io.hami.framework.config.ProfileConfig;
+import io.hami.framework.queue.Nominator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -60,6 +65,9 @@ public final class FrameworkRuntime {
   private final QueueSortPlugin queueSort;
   private final PreEnqueuePlugin[] preEnqueue;
   private final PreFilterPlugin[] preFilter;
+  // The PreFilter plugins with extensions, and the Filter position of each (-1: none) for skips.
+  private final PreFilterPlugin[] preFilterExt;
+  private final int[] preFilterExtFilterPos;
   private final FilterPlugin[] filter;
   private final PostFilterPlugin[] postFilter;
   private final PreScorePlugin[] preScore;
@@ -89,6 +97,22 @@ public final class FrameworkRuntime {
     this.preEnqueue = arr(byPoint, ExtensionPoint.PRE_ENQUEUE, PreEnqueuePlugin[]::new);
     this.preFilter = arr(byPoint, ExtensionPoint.PRE_FILTER, PreFilterPlugin[]::new);
     this.filter = arr(byPoint, ExtensionPoint.FILTER, FilterPlugin[]::new);
+    List<PreFilterPlugin> ext = new ArrayList<>();
+    for (PreFilterPlugin p : preFilter) {
+      if (p instanceof PreFilterExtensions) {
+        ext.add(p);
+      }
+    }
+    this.preFilterExt = ext.toArray(new PreFilterPlugin[0]);
+    this.preFilterExtFilterPos = new int[preFilterExt.length];
+    for (int i = 0; i < preFilterExt.length; i++) {
+      preFilterExtFilterPos[i] = -1;
+      for (int j = 0; j < filter.length; j++) {
+        if (filter[j].name().equals(preFilterExt[i].name())) {
+          preFilterExtFilterPos[i] = j;
+        }
+      }
+    }
     this.verdicts = new FilterVerdicts(filter);
     this.postFilter = arr(byPoint, ExtensionPoint.POST_FILTER, PostFilterPlugin[]::new);
     this.preScore = arr(byPoint, ExtensionPoint.PRE_SCORE, PreScorePlugin[]::new);
@@ -218,6 +242,19 @@ public final class FrameworkRuntime {
   public record PreFilterOutcome(
       Status status, @Nullable Set<String> nodeNames, boolean[] skipFilter) {}
 
+  /** The Filter plugins PreFilter skipped, for the runners PostFilter calls through the handle. */
+  // Indexed by filter position, as in the per-node loop.
+  @SuppressWarnings("ArrayRecordComponent")
+  private record FilterSkips(boolean[] skip) implements StateData {}
+
+  private static final StateKey<FilterSkips> FILTER_SKIPS =
+      StateKey.of("FrameworkFilterSkips", FilterSkips.class);
+
+  private boolean[] skips(CycleState state) {
+    FilterSkips s = state.get(FILTER_SKIPS);
+    return s == null || s.skip().length != filter.length ? new boolean[filter.length] : s.skip();
+  }
+
   public PreFilterOutcome runPreFilter(
       CycleState state, Pod pod, Snapshot snapshot, boolean sample) {
     long start = System.nanoTime();
@@ -258,6 +295,7 @@ public final class FrameworkRuntime {
     }
     metrics.extensionPoint(
         "PreFilter", result.code().name(), profileName, System.nanoTime() - start);
+    state.write(FILTER_SKIPS, new FilterSkips(skip));
     return new PreFilterOutcome(result, nodes, skip);
   }
 
@@ -280,6 +318,14 @@ public final class FrameworkRuntime {
    * @param position the node's index in the snapshot's node list
    */
   Status runFilter(FilterInput in, NodeInfo node, int position) {
+    Nominator nominator = in.nominator;
+    if (nominator != null) {
+      List<PodInfo> nominated = nominator.nominatedPods(node.name());
+      if (!nominated.isEmpty()) {
+        // Never a kept verdict: it was computed without these pods.
+        return runFilterWithNominated(in.state, in.pod, node, in.skip, nominated, in.pluginNanos);
+      }
+    }
     FilterVerdicts.PodClass podClass = in.podClass;
     if (podClass == null) {
       return runFilter(in.state, in.pod, node, in.skip, in.pluginNanos);
@@ -325,6 +371,85 @@ public final class FrameworkRuntime {
     return Status.success();
   }
 
+  /**
+   * Runs Filter on {@code node} as the cycle does when pods are nominated to it (kube-scheduler's
+   * two passes): first with the nominated pods of at least the pod's priority added to copies of
+   * the node and the state, then, if that passed and any were added, on the node as it is. The
+   * first pass makes the pod respect room held for more important pods; the second keeps it from
+   * counting on them (a nominated pod may never come), for example for pod affinity.
+   */
+  public Status runFilterWithNominatedPods(
+      CycleState state, Pod pod, NodeInfo node, Nominator nominator) {
+    return runFilterWithNominated(
+        state, pod, node, skips(state), nominator.nominatedPods(node.name()), null);
+  }
+
+  private Status runFilterWithNominated(
+      CycleState state,
+      Pod pod,
+      NodeInfo node,
+      boolean[] skip,
+      List<PodInfo> nominated,
+      long @Nullable [] pluginNanos) {
+    int priority = PodInfo.priorityOf(pod);
+    String uid = pod.getMetadata().getUid();
+    CycleState withState = null;
+    NodeInfo withNode = node;
+    for (PodInfo p : nominated) {
+      if (p.priority() < priority || p.uid().equals(uid)) {
+        continue;
+      }
+      if (withState == null) {
+        withState = state.copy();
+      }
+      withNode = withNode.withPod(p);
+      Status s = runPreFilterExtensions(true, withState, pod, p, withNode, skip);
+      if (!s.isSuccess()) {
+        return s;
+      }
+    }
+    if (withState == null) {
+      return runFilter(state, pod, node, skip, pluginNanos);
+    }
+    Status first = runFilter(withState, pod, withNode, skip, pluginNanos);
+    if (!first.isSuccess()) {
+      return first;
+    }
+    return runFilter(state, pod, node, skip, pluginNanos);
+  }
+
+  /** Runs the PreFilter plugins' AddPod extension; see {@code FrameworkHandle}. */
+  public Status runPreFilterAddPod(CycleState state, Pod pod, PodInfo toAdd, NodeInfo node) {
+    return runPreFilterExtensions(true, state, pod, toAdd, node, skips(state));
+  }
+
+  /** Runs the PreFilter plugins' RemovePod extension; see {@code FrameworkHandle}. */
+  public Status runPreFilterRemovePod(CycleState state, Pod pod, PodInfo toRemove, NodeInfo node) {
+    return runPreFilterExtensions(false, state, pod, toRemove, node, skips(state));
+  }
+
+  private Status runPreFilterExtensions(
+      boolean add, CycleState state, Pod pod, PodInfo other, NodeInfo node, boolean[] skip) {
+    for (int i = 0; i < preFilterExt.length; i++) {
+      int pos = preFilterExtFilterPos[i];
+      if (pos >= 0 && skip[pos]) {
+        continue;
+      }
+      PreFilterPlugin p = preFilterExt[i];
+      PreFilterExtensions x = (PreFilterExtensions) p;
+      Status s;
+      try {
+        s = add ? x.addPod(state, pod, other, node) : x.removePod(state, pod, other, node);
+      } catch (RuntimeException e) {
+        s = pluginError(p, add ? "AddPod" : "RemovePod", pod, e);
+      }
+      if (!s.isSuccess()) {
+        return s.withPlugin(p.name());
+      }
+    }
+    return Status.success();
+  }
+
   /** Records per-plugin Filter time gathered by {@link #runFilter}. */
   public void recordFilterSample(long[] pluginNanos) {
     for (int i = 0; i < filter.length; i++) {
@@ -335,6 +460,7 @@ public final class FrameworkRuntime {
   public PostFilterResult runPostFilter(CycleState state, Pod pod, Map<String, Status> statuses) {
     long start = System.nanoTime();
     PostFilterResult last = PostFilterResult.of(Status.unschedulable());
+    String nomination = null;
     for (PostFilterPlugin p : postFilter) {
       PostFilterResult r;
       try {
@@ -343,12 +469,14 @@ public final class FrameworkRuntime {
         r = PostFilterResult.of(pluginError(p, "PostFilter", pod, e));
       }
       Status s = r.status().withPlugin(p.name());
-      r = new PostFilterResult(s, r.nominatedNodeName());
+      if (r.nominatedNodeName() != null) {
+        nomination = r.nominatedNodeName();
+      }
+      // As kube-scheduler: a rejection keeps the last nomination change any plugin asked for.
+      last = new PostFilterResult(s, nomination, r.victims());
       if (s.isSuccess() || s.code() == Code.ERROR) {
-        last = r;
         break;
       }
-      last = r;
     }
     metrics.extensionPoint(
         "PostFilter", last.status().code().name(), profileName, System.nanoTime() - start);

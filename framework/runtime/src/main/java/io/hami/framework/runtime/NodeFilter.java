@@ -4,6 +4,7 @@ import io.hami.framework.api.Code;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
+import io.hami.framework.queue.Nominator;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -23,12 +24,14 @@ final class NodeFilter {
   private static final int MIN_FEASIBLE_NODES_PERCENTAGE = 5;
 
   private final Parallelizer parallelizer;
+  private final Nominator nominator;
   private int nextStartNodeIndex;
   private Status[] statusScratch = new Status[0];
   private int[] feasibleScratch = new int[0];
 
-  NodeFilter(Parallelizer parallelizer) {
+  NodeFilter(Parallelizer parallelizer, Nominator nominator) {
     this.parallelizer = parallelizer;
+    this.nominator = nominator;
   }
 
   /**
@@ -88,7 +91,14 @@ final class NodeFilter {
     long[] pluginNanos = c.sample() ? new long[fwk.filterPluginCount()] : null;
     FilterVerdicts.PodClass podClass =
         rotate ? fwk.filterClass(c.state(), c.pod(), skip, total) : null;
-    FilterInput in = new FilterInput(c.state(), c.pod(), skip, pluginNanos, podClass);
+    FilterInput in =
+        new FilterInput(
+            c.state(),
+            c.pod(),
+            skip,
+            pluginNanos,
+            podClass,
+            nominator.isEmpty() ? null : nominator);
     Result r = new Result(candidates, statusScratch, feasibleScratch, pluginNanos, start);
     if (!fwk.hasFilterPlugins()) {
       r.found = Math.min(numToFind, total);

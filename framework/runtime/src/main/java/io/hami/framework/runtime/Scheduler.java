@@ -11,13 +11,16 @@ import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.PreEnqueuePlugin;
 import io.hami.framework.api.QueuedPod;
 import io.hami.framework.api.Status;
+import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.Binder;
 import io.hami.framework.bind.ObjectWriter;
+import io.hami.framework.bind.PodEvictor;
 import io.hami.framework.cache.CacheSnapshot;
 import io.hami.framework.cache.SchedulerCache;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.ProfileConfig;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.framework.queue.Nominator;
 import io.hami.framework.queue.QueuedPodInfo;
 import io.hami.framework.queue.SchedulingQueue;
 import java.time.Duration;
@@ -64,6 +67,9 @@ public final class Scheduler {
   private final @Nullable KubernetesClient client;
   private final Binder binder;
   private final ObjectWriter objectWriter;
+  private final PodEvictor evictor;
+  private final StatusWriter statusWriter;
+  private final Nominator nominator;
   private final EventRecorder eventRecorder;
   private final SchedulingObserver observer;
   private final Map<String, WaitingPodImpl> waitingPods = new ConcurrentHashMap<>();
@@ -92,6 +98,16 @@ public final class Scheduler {
     } else {
       this.objectWriter = client != null ? ObjectWriter.api(client) : ObjectWriter.none();
     }
+    if (b.evictor != null) {
+      this.evictor = b.evictor;
+    } else {
+      this.evictor =
+          client != null
+              ? PodEvictor.api(client, (v, r, o) -> {}, ApiRateLimiter.unlimited(), clock)
+              : PodEvictor.none();
+    }
+    this.statusWriter = b.statusWriter;
+    this.nominator = new Nominator(podInfos::get);
     this.eventRecorder = b.eventRecorder;
     this.observer = b.observer;
     this.lastLeftoverFlush = clock.instant();
@@ -182,11 +198,48 @@ public final class Scheduler {
             podInfos.invalidate(pod.getMetadata().getUid());
           }
         });
+    h.addListener(nominatorFeed());
     for (ClusterStateListener l : pendingListeners) {
       h.addListener(l);
     }
     pendingListeners.clear();
     return h;
+  }
+
+  /**
+   * Keeps the nominator in step with the informer: a pending pod of ours is nominated where its
+   * status says; binding, terminating or deleting it ends the nomination.
+   */
+  private ClusterStateListener nominatorFeed() {
+    return new ClusterStateListener() {
+      @Override
+      public void onPodAdd(Pod pod) {
+        if (pending(pod)) {
+          nominator.addFromStatus(pod);
+        }
+      }
+
+      @Override
+      public void onPodUpdate(Pod oldPod, Pod newPod) {
+        if (pending(newPod)) {
+          nominator.update(oldPod, newPod);
+        } else {
+          nominator.remove(newPod.getMetadata().getUid());
+        }
+      }
+
+      @Override
+      public void onPodDelete(Pod pod) {
+        nominator.remove(pod.getMetadata().getUid());
+      }
+
+      private boolean pending(Pod pod) {
+        return !ClusterEventHandler.isAssigned(pod)
+            && !ClusterEventHandler.isTerminal(pod)
+            && !ClusterEventHandler.isDeleting(pod)
+            && profiles.containsKey(pod.getSpec().getSchedulerName());
+      }
+    };
   }
 
   private List<PreEnqueuePlugin> preEnqueuePlugins(Pod pod) {
@@ -297,6 +350,24 @@ public final class Scheduler {
 
   ObjectWriter objectWriter() {
     return objectWriter;
+  }
+
+  PodEvictor evictor() {
+    return evictor;
+  }
+
+  StatusWriter statusWriter() {
+    return statusWriter;
+  }
+
+  /** The pods nominated to nodes by preemption or by their status. */
+  public Nominator nominator() {
+    return nominator;
+  }
+
+  /** The profile of {@code schedulerName}, or null. */
+  @Nullable FrameworkRuntime profile(String schedulerName) {
+    return profiles.get(schedulerName);
   }
 
   SchedulingObserver observer() {

@@ -9,6 +9,7 @@ import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
 import io.hami.framework.bind.Binder;
 import io.hami.framework.bind.ObjectWriter;
+import io.hami.framework.bind.PodEvictor;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -29,6 +30,7 @@ public final class SchedulerBuilder {
   @Nullable KubernetesClient client;
   Binder binder = (pod, node) -> Status.error("no binder configured");
   @Nullable ObjectWriter objectWriter;
+  @Nullable PodEvictor evictor;
   StatusWriter statusWriter = (pod, reason, message) -> {};
   EventRecorder eventRecorder = EventRecorder.discarding();
   Executor bindingExecutor = Runnable::run;
@@ -73,6 +75,15 @@ public final class SchedulerBuilder {
    */
   public SchedulerBuilder objectWriter(ObjectWriter w) {
     this.objectWriter = w;
+    return this;
+  }
+
+  /**
+   * How preemption evicts its victims ({@code FrameworkHandle.preempt}); by default through the
+   * client when there is one, else not at all.
+   */
+  public SchedulerBuilder evictor(PodEvictor e) {
+    this.evictor = e;
     return this;
   }
 

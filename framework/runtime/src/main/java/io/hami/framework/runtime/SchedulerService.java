@@ -14,6 +14,7 @@ import io.hami.framework.api.ObjectKind;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
 import io.hami.framework.bind.Binder;
+import io.hami.framework.bind.PodEvictor;
 import io.hami.framework.config.LeaderElectionConfig;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
@@ -123,6 +124,7 @@ public final class SchedulerService implements AutoCloseable {
             .parallelizer(parallelizer)
             .client(client)
             .binder(Binder.apiBinder(client, observer, limiter))
+            .evictor(PodEvictor.api(client, observer, limiter, clock))
             .statusWriter(new ApiStatusWriter(client, writerPool, clock, limiter, observer))
             .eventRecorder(
                 new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler"))

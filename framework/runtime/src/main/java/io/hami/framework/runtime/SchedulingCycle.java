@@ -5,9 +5,11 @@ import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeSelection;
+import io.hami.framework.api.PostFilterResult;
 import io.hami.framework.api.Status;
 import io.hami.framework.cache.CacheSnapshot;
 import io.hami.framework.cache.SchedulerCache;
+import io.hami.framework.queue.Nominator;
 import io.hami.framework.queue.QueuedPodInfo;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -38,6 +40,7 @@ final class SchedulingCycle {
   private final FailureHandler failures;
   private final NodeFilter filter;
   private final NodeScorer scorer;
+  private final Nominator nominator;
 
   SchedulingCycle(Scheduler scheduler, FailureHandler failures, NodeScorer scorer) {
     this.snapshot = scheduler.snapshot();
@@ -47,7 +50,8 @@ final class SchedulingCycle {
     this.observer = scheduler.observer();
     this.waitingPods = scheduler.waitingPods();
     this.failures = failures;
-    this.filter = new NodeFilter(scheduler.parallelizer());
+    this.nominator = scheduler.nominator();
+    this.filter = new NodeFilter(scheduler.parallelizer(), nominator);
     this.scorer = scorer;
   }
 
@@ -72,9 +76,23 @@ final class SchedulingCycle {
     FrameworkRuntime fwk = c.fwk();
     Status status = attempt.status;
     if (status.isRejected() && fwk.hasPostFilterPlugins() && attempt.nodeStatuses != null) {
-      var r = fwk.runPostFilter(c.state(), c.pod(), attempt.nodeStatuses);
-      if (r.nominatedNodeName() != null) {
-        log.info("pod {} nominated to {}", c.info().key(), r.nominatedNodeName());
+      PostFilterResult r = fwk.runPostFilter(c.state(), c.pod(), attempt.nodeStatuses);
+      String nominated = r.nominatedNodeName();
+      attempt.nomination = nominated;
+      String postFilterMessage = r.status().message();
+      if (!postFilterMessage.isEmpty() && !r.status().isSuccess()) {
+        // kube-scheduler's FitError: the Filter histogram, then what PostFilter said.
+        attempt.message = attempt.message + " " + postFilterMessage + ".";
+        attempt.status =
+            new Status(status.code(), List.of(attempt.message), status.cause(), status.plugin());
+      }
+      if (nominated != null && !nominated.isEmpty()) {
+        List<String> victims = new ArrayList<>(r.victims().size());
+        for (Pod v : r.victims()) {
+          victims.add(v.getMetadata().getNamespace() + "/" + v.getMetadata().getName());
+        }
+        attempt.victims = victims;
+        log.info("pod {} nominated to {} victims={}", c.info().key(), nominated, victims);
       }
     }
     failed(c, attempt, status.code() == Code.ERROR ? "error" : "unschedulable");
@@ -94,6 +112,8 @@ final class SchedulingCycle {
       state.write(NodeSelection.KEY, attempt.selection);
     }
     cache.assumePod(pod, nodeName);
+    // Assumed: the pod holds its node in the cache now, no longer through a nomination.
+    nominator.remove(c.info().uid());
     Status reserved = fwk.runReserve(state, pod, nodeName);
     if (!reserved.isSuccess()) {
       fwk.runUnreserve(state, pod, nodeName);

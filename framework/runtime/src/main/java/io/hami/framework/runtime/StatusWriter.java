@@ -2,6 +2,7 @@ package io.hami.framework.runtime;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a pod's {@code PodScheduled=False} condition. Implementations are asynchronous: the
@@ -29,4 +30,25 @@ public interface StatusWriter {
       Pod pod, String reason, String message, Map<String, String> annotations) {
     podUnschedulable(pod, reason, message);
   }
+
+  /**
+   * Like {@link #podUnschedulable(Pod, String, String, Map)}, also setting the pod's {@code
+   * status.nominatedNodeName} in the same request. The default drops the nomination.
+   *
+   * @param nominatedNodeName the node to write; empty to clear it; null to leave it as it is
+   */
+  default void podUnschedulable(
+      Pod pod,
+      String reason,
+      String message,
+      Map<String, String> annotations,
+      @Nullable String nominatedNodeName) {
+    podUnschedulable(pod, reason, message, annotations);
+  }
+
+  /**
+   * Writes only the pod's {@code status.nominatedNodeName}; empty clears it. The default writes
+   * nothing.
+   */
+  default void nominatedNodeName(Pod pod, String nodeName) {}
 }

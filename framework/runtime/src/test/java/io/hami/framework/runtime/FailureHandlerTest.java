@@ -95,7 +95,9 @@ class FailureHandlerTest {
         .containsExactly(
             new Write(
                 "Unschedulable",
-                "0/2 nodes are available: 2 node is full.",
+                // DefaultPreemption's verdict follows Filter's, worded as kube-scheduler does.
+                "0/2 nodes are available: 2 node is full. preemption: 0/2 nodes are available: 2"
+                    + " No preemption victims found for incoming pod..",
                 Map.of(KEY, "node is full x2")));
     FailedAttempt seen = Full.SEEN.get(0);
     assertThat(seen.pod().getMetadata().getName()).isEqualTo("p");

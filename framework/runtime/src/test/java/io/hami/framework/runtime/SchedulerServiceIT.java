@@ -127,7 +127,10 @@ class SchedulerServiceIT {
         .create();
     create(MakePod.named("big").cpu("16").obj());
     start();
-    String want = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.";
+    String want =
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. preemption: 0/2"
+            + " nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption"
+            + " is not helpful for scheduling..";
     await()
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(

@@ -6,12 +6,17 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.AttemptObserver;
 import io.hami.framework.api.ClusterStateListener;
+import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EventRecorder;
+import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.ObjectKind;
 import io.hami.framework.api.ObjectLister;
 import io.hami.framework.api.Parallelizer;
+import io.hami.framework.api.PodInfo;
+import io.hami.framework.api.PreFilterExtensions;
+import io.hami.framework.api.PreFilterPlugin;
 import io.hami.framework.api.Resources;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.Status;
@@ -31,6 +36,11 @@ import org.jspecify.annotations.Nullable;
  * A {@link FrameworkHandle} for plugin tests: a settable snapshot, a {@link FakeClock}, a
  * sequential parallelizer, recorded events and activations, and the registered cluster-state
  * listeners, which tests drive through {@code fire*}. No client unless one is given.
+ *
+ * <p>For PostFilter tests it runs the Filter and PreFilter plugins given to {@link
+ * #withFilterPlugins} and {@link #withPreFilterPlugins} (every PreFilter extension runs; the handle
+ * does not know which plugins skipped), holds nominations given to {@link #withNominatedPod}, and
+ * records preemptions ({@link #preempted}) and cleared nominations instead of acting on a cluster.
  */
 public final class FakeHandle implements FrameworkHandle {
 
@@ -53,6 +63,15 @@ public final class FakeHandle implements FrameworkHandle {
   private volatile Parallelizer parallelizer = Parallelizer.sequential();
   private final Map<String, HasMetadata> objects = new ConcurrentHashMap<>();
   private final List<HasMetadata> updates = new CopyOnWriteArrayList<>();
+  private volatile List<FilterPlugin> filterPlugins = List.of();
+  private volatile List<PreFilterPlugin> preFilterPlugins = List.of();
+  private final Map<String, List<PodInfo>> nominated = new ConcurrentHashMap<>();
+  private final List<Preemption> preempted = new CopyOnWriteArrayList<>();
+  private final List<Pod> clearedNominations = new CopyOnWriteArrayList<>();
+  private volatile Status preemptStatus = Status.success();
+
+  /** A victim evicted through {@link #preempt}. */
+  public record Preemption(Pod victim, Pod preemptor, String nodeName) {}
 
   public FakeHandle(String schedulerName, FakeClock clock) {
     this.schedulerName = schedulerName;
@@ -148,6 +167,138 @@ public final class FakeHandle implements FrameworkHandle {
         return o == null ? null : kind.type().cast(o);
       }
     };
+  }
+
+  /** The Filter plugins {@link #runFilterWithNominatedPods} runs, in order. */
+  public FakeHandle withFilterPlugins(FilterPlugin... plugins) {
+    this.filterPlugins = List.of(plugins);
+    return this;
+  }
+
+  /** The PreFilter plugins whose extensions {@link #runPreFilterAddPod} and the like run. */
+  public FakeHandle withPreFilterPlugins(PreFilterPlugin... plugins) {
+    this.preFilterPlugins = List.of(plugins);
+    return this;
+  }
+
+  /** Nominates {@code pod} to {@code nodeName}, as a preemption or its status would. */
+  public FakeHandle withNominatedPod(String nodeName, Pod pod) {
+    nominated.computeIfAbsent(nodeName, n -> new CopyOnWriteArrayList<>()).add(PodInfo.of(pod));
+    return this;
+  }
+
+  /** Makes {@link #preempt} answer {@code s} (and record nothing) unless it is success. */
+  public FakeHandle withPreemptStatus(Status s) {
+    this.preemptStatus = s;
+    return this;
+  }
+
+  @Override
+  public Status runFilterWithNominatedPods(CycleState state, Pod pod, NodeInfo node) {
+    int priority = PodInfo.priorityOf(pod);
+    CycleState withState = null;
+    NodeInfo withNode = node;
+    for (PodInfo p : nominatedPods(node.name())) {
+      if (p.priority() < priority || p.uid().equals(pod.getMetadata().getUid())) {
+        continue;
+      }
+      if (withState == null) {
+        withState = state.copy();
+      }
+      withNode = withNode.withPod(p);
+      Status s = runPreFilterAddPod(withState, pod, p, withNode);
+      if (!s.isSuccess()) {
+        return s;
+      }
+    }
+    if (withState != null) {
+      Status first = runFilters(withState, pod, withNode);
+      if (!first.isSuccess()) {
+        return first;
+      }
+    }
+    return runFilters(state, pod, node);
+  }
+
+  private Status runFilters(CycleState state, Pod pod, NodeInfo node) {
+    for (FilterPlugin f : filterPlugins) {
+      Status s = f.filter(state, pod, node);
+      if (!s.isSuccess()) {
+        return s.withPlugin(f.name());
+      }
+    }
+    return Status.success();
+  }
+
+  @Override
+  public Status runPreFilterAddPod(
+      CycleState state, Pod podToSchedule, PodInfo toAdd, NodeInfo node) {
+    for (PreFilterPlugin p : preFilterPlugins) {
+      if (p instanceof PreFilterExtensions x) {
+        Status s = x.addPod(state, podToSchedule, toAdd, node);
+        if (!s.isSuccess()) {
+          return s.withPlugin(p.name());
+        }
+      }
+    }
+    return Status.success();
+  }
+
+  @Override
+  public Status runPreFilterRemovePod(
+      CycleState state, Pod podToSchedule, PodInfo toRemove, NodeInfo node) {
+    for (PreFilterPlugin p : preFilterPlugins) {
+      if (p instanceof PreFilterExtensions x) {
+        Status s = x.removePod(state, podToSchedule, toRemove, node);
+        if (!s.isSuccess()) {
+          return s.withPlugin(p.name());
+        }
+      }
+    }
+    return Status.success();
+  }
+
+  @Override
+  public List<PodInfo> nominatedPods(String nodeName) {
+    List<PodInfo> l = nominated.get(nodeName);
+    return l == null ? List.of() : List.copyOf(l);
+  }
+
+  /** Records the eviction and a {@code Preempted} Event, as the scheduler's handle does. */
+  @Override
+  public Status preempt(Pod victim, Pod preemptor, String nodeName) {
+    if (!preemptStatus.isSuccess()) {
+      return preemptStatus;
+    }
+    preempted.add(new Preemption(victim, preemptor, nodeName));
+    eventRecorder()
+        .record(
+            victim,
+            EventRecorder.Type.NORMAL,
+            "Preempted",
+            "Preempting",
+            "Preempted by pod " + preemptor.getMetadata().getUid() + " on node " + nodeName);
+    return Status.success();
+  }
+
+  /** The victims given to {@link #preempt}, in order. */
+  public List<Preemption> preempted() {
+    return List.copyOf(preempted);
+  }
+
+  @Override
+  public Status clearNomination(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    for (List<PodInfo> l : nominated.values()) {
+      l.removeIf(p -> p.uid().equals(uid));
+    }
+    clearedNominations.add(pod);
+    return Status.success();
+  }
+
+  /** The pods given to {@link #clearNomination}, in order. */
+  public List<Pod> clearedNominations() {
+    return List.copyOf(clearedNominations);
   }
 
   public FakeClock fakeClock() {
