@@ -28,6 +28,8 @@ public enum EventResource {
   STATEFUL_SET,
   /** A ReplicationController. */
   REPLICATION_CONTROLLER,
+  /** A {@code scheduling.k8s.io} PodGroup. */
+  POD_GROUP,
   /** Matches every resource; only for registration. */
   WILDCARD
 }
