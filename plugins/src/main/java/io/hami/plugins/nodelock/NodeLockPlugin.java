@@ -52,7 +52,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,11 +71,14 @@ import org.slf4j.LoggerFactory;
  * others wait and are allowed one at a time as soon as the node's lock is seen released (or its
  * holder is gone), so no pod waits for a backoff while the node is free, and pods for other nodes
  * bind meanwhile. Score prefers nodes with fewer pods between placement and Allocate, so that binds
- * for different nodes overlap instead of queueing on one lock. PreBind takes the lock with a
- * resourceVersion-guarded patch, replacing a stale lock (expired, holder gone, terminal, finished,
- * or bound elsewhere), never one whose holder is bound and waiting for Allocate. A lock held by
- * another scheduler sends the pod back to the queue; it is re-activated by the lock's removal
- * event.
+ * for different nodes overlap instead of queueing on one lock. A pod that another Permit plugin
+ * still holds (a gang member waiting for its group) does not keep the node from others: it yields
+ * its place, and takes the node back in PreBind once allowed, waiting there for the pod holding it
+ * then, so that members of one gang on one node never wait for each other. PreBind takes the lock
+ * with a resourceVersion-guarded patch, replacing a stale lock (expired, holder gone, terminal,
+ * finished, or bound elsewhere), never one whose holder is bound and waiting for Allocate. A lock
+ * held by another scheduler sends the pod back to the queue; it is re-activated by the lock's
+ * removal event.
  *
  * <p>Pods that ask for no device in their app containers are not locked. Without an API client (an
  * in-memory cluster) there is no node agent to release locks, and the plugin lets every pod
@@ -99,11 +107,24 @@ public final class NodeLockPlugin
     }
   }
 
+  /** A yielded pod waiting in PreBind until the node is handed to it. */
+  private record Turn(Claim claim, CompletableFuture<Void> handed) {}
+
   private static final class Slot {
     @Nullable Claim owner;
     boolean acquired;
     final ArrayDeque<Claim> waiters = new ArrayDeque<>();
     final Map<String, Pod> blocked = new LinkedHashMap<>();
+
+    /**
+     * Pods this plugin allowed at Permit that another Permit plugin still holds (a gang member
+     * waiting for its group): they do not keep the node, and take it back in PreBind.
+     */
+    final Map<String, Claim> yielded = new LinkedHashMap<>();
+
+    /** Yielded pods in PreBind waiting for the node, first come first served. */
+    final Map<String, Turn> turns = new LinkedHashMap<>();
+
     @Nullable String observed;
 
     /**
@@ -286,6 +307,8 @@ public final class NodeLockPlugin
     synchronized (this) {
       Slot s = slot(n.node());
       s.waiters.removeIf(c -> c.uid().equals(me.uid()));
+      s.yielded.remove(me.uid());
+      s.turns.remove(me.uid());
       Instant since = waitingSince.remove(me.uid());
       if (since != null) {
         waitRejected.observe(seconds(since));
@@ -330,6 +353,15 @@ public final class NodeLockPlugin
       boolean lingering =
           s.ownerDoneAt != null
               && !handle.clock().instant().isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
+      if (s.owner != null
+          && !s.acquired
+          && !s.owner.uid().equals(me.uid())
+          && heldElsewhere(s.owner.uid())) {
+        // The owner waits at Permit for another plugin (its gang), maybe for minutes: it must
+        // not keep this node from other pods. It takes the node back in PreBind.
+        s.yielded.put(s.owner.uid(), s.owner);
+        s.owner = null;
+      }
       if (s.owner == null || s.owner.uid().equals(me.uid()) || lingering) {
         s.owner = me;
         s.acquired = false;
@@ -347,6 +379,16 @@ public final class NodeLockPlugin
   /** Hands the node to the next waiting pod that is still waiting. */
   @GuardedBy("this")
   private void promote(Slot s) {
+    if (s.owner == null && !s.turns.isEmpty()) {
+      Iterator<Turn> it = s.turns.values().iterator();
+      Turn t = it.next();
+      it.remove();
+      s.owner = t.claim();
+      s.acquired = false;
+      s.ownerDoneAt = null;
+      t.handed().complete(null);
+      return;
+    }
     while (s.owner == null && !s.waiters.isEmpty()) {
       Claim next = s.waiters.pollFirst();
       WaitingPod w = handle.waitingPod(next.uid()).orElse(null);
@@ -354,12 +396,67 @@ public final class NodeLockPlugin
       if (w != null && since != null) {
         waitAllowed.observe(seconds(since));
       }
-      if (w != null) {
+      if (w == null) {
+        continue;
+      }
+      boolean elsewhere = heldElsewhere(w);
+      w.allow(NAME);
+      if (elsewhere) {
+        s.yielded.put(next.uid(), next);
+      } else {
         s.owner = next;
         s.acquired = false;
         s.ownerDoneAt = null;
-        w.allow(NAME);
       }
+    }
+  }
+
+  /** Whether the pod waits at Permit for plugins other than this one (a gang member's group). */
+  private boolean heldElsewhere(String uid) {
+    WaitingPod w = handle.waitingPod(uid).orElse(null);
+    return w != null && heldElsewhere(w);
+  }
+
+  private static boolean heldElsewhere(WaitingPod w) {
+    Set<String> pending = w.pendingPlugins();
+    return !pending.isEmpty() && !(pending.size() == 1 && pending.contains(NAME));
+  }
+
+  /**
+   * A pod that yielded the node while held at Permit takes it back before it locks the node: now,
+   * if no one holds it, or once the holder is done (up to the wait timeout). Returns a rejection
+   * when the node did not come back in time, null to go on.
+   */
+  private @Nullable Status takeBack(Claim me, String nodeName) {
+    CompletableFuture<Void> handed;
+    synchronized (this) {
+      Slot s = slot(nodeName);
+      if (s.yielded.remove(me.uid()) == null) {
+        return null;
+      }
+      if (s.owner == null || s.owner.uid().equals(me.uid())) {
+        s.owner = me;
+        s.acquired = false;
+        s.ownerDoneAt = null;
+        return null;
+      }
+      handed = new CompletableFuture<>();
+      s.turns.put(me.uid(), new Turn(me, handed));
+    }
+    try {
+      handed.get(args.waitTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      return null;
+    } catch (TimeoutException | ExecutionException e) {
+      synchronized (this) {
+        slot(nodeName).turns.remove(me.uid());
+      }
+      return Status.unschedulable("node " + nodeName + " stayed locked by another pod");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      synchronized (this) {
+        slot(nodeName).turns.remove(me.uid());
+      }
+      return Status.error(e);
     }
   }
 
@@ -371,6 +468,10 @@ public final class NodeLockPlugin
       return Status.skip();
     }
     Claim me = claim(pod);
+    Status back = takeBack(me, nodeName);
+    if (back != null) {
+      return back;
+    }
     NodeLockClient.Result r;
     try {
       r = client.acquire(nodeName, me.namespace(), me.name(), seen.get(nodeName));
@@ -496,7 +597,12 @@ public final class NodeLockPlugin
         wake = new ArrayList<>(s.blocked.values());
         s.blocked.clear();
       }
-      if (value == null && s.owner == null && s.waiters.isEmpty() && s.blocked.isEmpty()) {
+      if (value == null
+          && s.owner == null
+          && s.waiters.isEmpty()
+          && s.blocked.isEmpty()
+          && s.yielded.isEmpty()
+          && s.turns.isEmpty()) {
         slots.remove(name);
       }
     }

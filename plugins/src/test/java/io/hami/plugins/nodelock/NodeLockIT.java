@@ -459,4 +459,125 @@ final class NodeLockIT {
     }
     assertThat(plugin.contendedLocks() + other.contendedLocks()).isEqualTo(10);
   }
+
+  /** A pod held at Permit by the plugins in {@link #pending} (a gang member: GangScheduling). */
+  static final class HeldWaitingPod implements WaitingPod {
+    final Pod pod;
+    final Set<String> pending = new java.util.HashSet<>();
+
+    HeldWaitingPod(Pod pod, String... plugins) {
+      this.pod = pod;
+      pending.addAll(List.of(plugins));
+    }
+
+    @Override
+    public Pod pod() {
+      return pod;
+    }
+
+    @Override
+    public String nodeName() {
+      return "n1";
+    }
+
+    @Override
+    public Set<String> pendingPlugins() {
+      return Set.copyOf(pending);
+    }
+
+    @Override
+    public void allow(String pluginName) {
+      pending.remove(pluginName);
+    }
+
+    @Override
+    public void reject(String pluginName, String reason) {}
+  }
+
+  /** The node agent finished Allocate for the holder and removed the lock. */
+  void agentReleases() {
+    Node locked = client.nodes().withName("n1").get();
+    handle.fireNodeUpdate(locked, locked);
+    Node released =
+        client
+            .nodes()
+            .withName("n1")
+            .edit(
+                n -> {
+                  n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+                  return n;
+                });
+    handle.fireNodeUpdate(locked, released);
+  }
+
+  @Test
+  void gangMemberWaitingForItsGroup_doesNotKeepOtherPodsOffTheNode() {
+    Pod a = pod("a");
+    CycleState sa = gpuState();
+    assertThat(plugin.reserve(sa, a, "n1").isSuccess()).isTrue();
+    assertThat(plugin.permit(sa, a, "n1").status().isSuccess()).isTrue();
+    HeldWaitingPod heldA = new HeldWaitingPod(a, "GangScheduling");
+    handle.putWaitingPod("uid-a", heldA);
+
+    // b, without a group, is not queued behind a: it binds at once.
+    Pod b = pod("b");
+    CycleState sb = gpuState();
+    assertThat(bind(plugin, sb, b).isSuccess()).isTrue();
+    assertThat(lockValue()).endsWith(",default,b");
+
+    // a's group completes after b was served: a takes the node back and locks it.
+    agentReleases();
+    heldA.allow("GangScheduling");
+    assertThat(plugin.preBind(sa, a, "n1").isSuccess()).isTrue();
+    assertThat(lockValue()).endsWith(",default,a");
+  }
+
+  @Test
+  void twoMembersOfOneGangOnOneNode_doNotWaitForEachOther() throws Exception {
+    Pod a = pod("a");
+    Pod b = pod("b");
+    CycleState sa = gpuState();
+    CycleState sb = gpuState();
+    assertThat(plugin.reserve(sa, a, "n1").isSuccess()).isTrue();
+    assertThat(plugin.permit(sa, a, "n1").status().isSuccess()).isTrue();
+    HeldWaitingPod heldA = new HeldWaitingPod(a, "GangScheduling");
+    handle.putWaitingPod("uid-a", heldA);
+    assertThat(plugin.reserve(sb, b, "n1").isSuccess()).isTrue();
+    assertThat(plugin.permit(sb, b, "n1").status().isSuccess()).isTrue();
+
+    // b completes the gang: both are allowed and bind, one after the other.
+    heldA.allow("GangScheduling");
+    assertThat(plugin.preBind(sb, b, "n1").isSuccess()).isTrue();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<Status> boundA = pool.submit(() -> plugin.preBind(sa, a, "n1"));
+      Thread.sleep(100);
+      assertThat(boundA.isDone()).as("a waits while b holds the node").isFalse();
+      agentReleases();
+      assertThat(boundA.get(10, java.util.concurrent.TimeUnit.SECONDS).isSuccess()).isTrue();
+      assertThat(lockValue()).endsWith(",default,a");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void yieldedGangMember_rejectedWithItsGroup_leavesNoTrace() {
+    Pod a = pod("a");
+    CycleState sa = gpuState();
+    plugin.reserve(sa, a, "n1");
+    plugin.permit(sa, a, "n1");
+    handle.putWaitingPod("uid-a", new HeldWaitingPod(a, "GangScheduling"));
+    Pod b = pod("b");
+    CycleState sb = gpuState();
+    plugin.reserve(sb, b, "n1");
+    assertThat(plugin.permit(sb, b, "n1").status().isSuccess()).isTrue();
+    // The gang is released: a is unreserved; b keeps the node.
+    plugin.unreserve(sa, a, "n1");
+    assertThat(plugin.preBind(sb, b, "n1").isSuccess()).isTrue();
+    Pod c = pod("c");
+    CycleState sc = gpuState();
+    plugin.reserve(sc, c, "n1");
+    assertThat(plugin.permit(sc, c, "n1").status().code()).isEqualTo(Code.WAIT);
+  }
 }

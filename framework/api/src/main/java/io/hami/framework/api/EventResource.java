@@ -30,6 +30,8 @@ public enum EventResource {
   REPLICATION_CONTROLLER,
   /** A PodDisruptionBudget (policy/v1). */
   POD_DISRUPTION_BUDGET,
+  /** A {@code scheduling.k8s.io} PodGroup. */
+  POD_GROUP,
   /** Matches every resource; only for registration. */
   WILDCARD
 }

@@ -79,11 +79,11 @@ public interface FrameworkHandle {
 
   /**
    * The cluster's objects of {@code kind} (PVCs, PVs, StorageClasses, CSINodes, CSIDrivers,
-   * Namespaces, Services, ReplicaSets, StatefulSets, ReplicationControllers). Call it from the
-   * plugin's factory: the scheduler lists and watches only the kinds some plugin asked for, starts
-   * those informers with its own and waits for their first listing before the first cycle. Their
-   * changes reach queueing hints as {@link ClusterEvent}s of {@link ObjectKind#resource()}, with
-   * actions ADD, UPDATE_OTHER or DELETE.
+   * Namespaces, Services, ReplicaSets, StatefulSets, ReplicationControllers, PodGroups). Call it
+   * from the plugin's factory: the scheduler lists and watches only the kinds some plugin asked
+   * for, starts those informers with its own and waits for their first listing before the first
+   * cycle. Their changes reach queueing hints as {@link ClusterEvent}s of {@link
+   * ObjectKind#resource()}, with actions ADD, UPDATE_OTHER or DELETE.
    */
   <T extends HasMetadata> ObjectLister<T> lister(ObjectKind<T> kind);
 

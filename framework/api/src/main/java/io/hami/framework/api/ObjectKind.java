@@ -50,6 +50,13 @@ public final class ObjectKind<T extends HasMetadata> {
   public static final ObjectKind<PodDisruptionBudget> POD_DISRUPTION_BUDGET =
       new ObjectKind<>(PodDisruptionBudget.class, true, EventResource.POD_DISRUPTION_BUDGET);
 
+  /**
+   * {@code scheduling.k8s.io/v1alpha2} PodGroups, an alpha API that a cluster may not serve: the
+   * scheduler watches them only where the API exists, and the lister stays empty elsewhere.
+   */
+  public static final ObjectKind<PodGroup> POD_GROUP =
+      new ObjectKind<>(PodGroup.class, true, EventResource.POD_GROUP, true);
+
   /** Every kind, in a fixed order. */
   public static final ImmutableList<ObjectKind<?>> ALL =
       ImmutableList.of(
@@ -63,16 +70,24 @@ public final class ObjectKind<T extends HasMetadata> {
           REPLICA_SET,
           STATEFUL_SET,
           REPLICATION_CONTROLLER,
-          POD_DISRUPTION_BUDGET);
+          POD_DISRUPTION_BUDGET,
+          POD_GROUP);
 
   private final Class<T> type;
   private final boolean namespaced;
   private final EventResource resource;
+  private final boolean mayBeUnserved;
 
   private ObjectKind(Class<T> type, boolean namespaced, EventResource resource) {
+    this(type, namespaced, resource, false);
+  }
+
+  private ObjectKind(
+      Class<T> type, boolean namespaced, EventResource resource, boolean mayBeUnserved) {
     this.type = requireNonNull(type);
     this.namespaced = namespaced;
     this.resource = requireNonNull(resource);
+    this.mayBeUnserved = mayBeUnserved;
   }
 
   /**
@@ -96,6 +111,14 @@ public final class ObjectKind<T extends HasMetadata> {
   /** Whether objects of this kind live in a namespace. */
   public boolean namespaced() {
     return namespaced;
+  }
+
+  /**
+   * Whether a cluster may not serve this kind's API (an alpha API): the scheduler then skips its
+   * informer instead of failing to start, and plugins see no objects of the kind.
+   */
+  public boolean mayBeUnserved() {
+    return mayBeUnserved;
   }
 
   /** The resource that changes of this kind are reported as in {@link ClusterEvent}s. */

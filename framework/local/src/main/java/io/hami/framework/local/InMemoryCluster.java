@@ -187,7 +187,9 @@ public final class InMemoryCluster implements AutoCloseable {
 
   /**
    * Adds or replaces a cluster object that plugins read through listers (a PVC, PV, StorageClass,
-   * CSINode, CSIDriver or Namespace); a copy is stored, with a fresh resourceVersion.
+   * CSINode, CSIDriver, Namespace, Service, workload or {@link io.hami.framework.api.PodGroup}); a
+   * copy is stored, with a fresh resourceVersion and, when it has none, the cluster clock's time as
+   * its creation time.
    *
    * @throws IllegalArgumentException if the object is of another kind or has no name
    */
@@ -202,6 +204,9 @@ public final class InMemoryCluster implements AutoCloseable {
       copy.getMetadata().setNamespace("default");
     }
     copy.getMetadata().setResourceVersion(nextVersion());
+    if (copy.getMetadata().getCreationTimestamp() == null) {
+      copy.getMetadata().setCreationTimestamp(now());
+    }
     HasMetadata old = objects.put(kind + ":" + kind.key(copy), copy);
     if (old == null) {
       scheduler.eventHandler().onObjectAdd(copy);

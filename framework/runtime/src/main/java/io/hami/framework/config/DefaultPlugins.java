@@ -6,10 +6,10 @@ import com.google.common.collect.ImmutableList;
  * The plugins every profile starts with, enabled at every point they implement, before the
  * profile's own {@code multiPoint} and per-point lists are applied. Ordinary pod constraints
  * (scheduling gates, nodeSelector, affinity, pod affinity, topology spread, taints, resources, host
- * ports, unschedulable nodes) hold with these, a pod that fits nowhere may preempt lower-priority
- * pods (DefaultPreemption), nodes are ranked by balance and image locality as well, and a pod
- * setting a field that kube-scheduler evaluates and these do not is refused (PodSpecSupport). The
- * order is kube-scheduler's.
+ * ports, unschedulable nodes) and pod groups (GangScheduling, a no-op for pods without one) hold
+ * with these, a pod that fits nowhere may preempt lower-priority pods (DefaultPreemption), nodes
+ * are ranked by balance and image locality as well, and a pod setting a field that kube-scheduler
+ * evaluates and these do not is refused (PodSpecSupport). The order is kube-scheduler's.
  */
 public final class DefaultPlugins {
   public static final String SCHEDULING_GATES = "SchedulingGates";
@@ -31,6 +31,7 @@ public final class DefaultPlugins {
   public static final String NODE_RESOURCES_BALANCED_ALLOCATION = "NodeResourcesBalancedAllocation";
   public static final String IMAGE_LOCALITY = "ImageLocality";
   public static final String DEFAULT_BINDER = "DefaultBinder";
+  public static final String GANG_SCHEDULING = "GangScheduling";
 
   /** The default multi-point plugins with their score weights, in run order. */
   public static final ImmutableList<PluginRef> MULTI_POINT =
@@ -53,7 +54,8 @@ public final class DefaultPlugins {
           PluginRef.of(DEFAULT_PREEMPTION),
           PluginRef.of(NODE_RESOURCES_BALANCED_ALLOCATION, 1),
           PluginRef.of(IMAGE_LOCALITY, 1),
-          PluginRef.of(DEFAULT_BINDER));
+          PluginRef.of(DEFAULT_BINDER),
+          PluginRef.of(GANG_SCHEDULING));
 
   private DefaultPlugins() {}
 }

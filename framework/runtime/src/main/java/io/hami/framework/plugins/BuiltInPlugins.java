@@ -3,6 +3,7 @@ package io.hami.framework.plugins;
 import io.hami.framework.plugins.balancedallocation.NodeResourcesBalancedAllocationPlugin;
 import io.hami.framework.plugins.defaultbinder.DefaultBinderPlugin;
 import io.hami.framework.plugins.defaultpreemption.DefaultPreemptionPlugin;
+import io.hami.framework.plugins.gangscheduling.GangSchedulingPlugin;
 import io.hami.framework.plugins.imagelocality.ImageLocalityPlugin;
 import io.hami.framework.plugins.interpodaffinity.InterPodAffinityPlugin;
 import io.hami.framework.plugins.nodeaffinity.NodeAffinityPlugin;
@@ -46,7 +47,8 @@ public final class BuiltInPlugins {
         .register(DefaultPreemptionPlugin.registration())
         .register(NodeResourcesBalancedAllocationPlugin.registration())
         .register(ImageLocalityPlugin.registration())
-        .register(DefaultBinderPlugin.registration());
+        .register(DefaultBinderPlugin.registration())
+        .register(GangSchedulingPlugin.registration());
   }
 
   /** A new registry holding the built-in plugins. */

@@ -5,6 +5,7 @@ import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.Plugin;
 import io.hami.framework.api.PluginArgs;
 import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.ProfileAware;
 import io.hami.framework.config.DefaultPlugins;
 import io.hami.framework.config.ExtensionPoint;
 import io.hami.framework.config.PluginRef;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,11 +54,30 @@ final class ProfileAssembly {
     if (errors.messages().size() != before) {
       return null;
     }
+    tellProfile(byPoint);
     int pct =
         profile.percentageOfNodesToScore() != null
             ? profile.percentageOfNodesToScore()
             : globalPercentage;
     return new FrameworkRuntime(profile.schedulerName(), pct, byPoint, weights, instances, metrics);
+  }
+
+  /** Tells each {@link ProfileAware} plugin which plugins run in its profile. */
+  private static void tellProfile(Map<ExtensionPoint, List<Plugin>> byPoint) {
+    Set<String> enabled = new LinkedHashSet<>();
+    Set<ProfileAware> aware = new LinkedHashSet<>();
+    for (List<Plugin> ps : byPoint.values()) {
+      for (Plugin p : ps) {
+        enabled.add(p.name());
+        if (p instanceof ProfileAware a) {
+          aware.add(a);
+        }
+      }
+    }
+    Set<String> names = Set.copyOf(enabled);
+    for (ProfileAware a : aware) {
+      a.profileBuilt(names);
+    }
   }
 
   /** The multi-point list: defaults not disabled, then the profile's own. */

@@ -287,6 +287,10 @@ public final class SchedulerService implements AutoCloseable {
         });
     List<CompletableFuture<?>> started = new ArrayList<>();
     for (ObjectKind<?> kind : scheduler.objects().requestedKinds()) {
+      if (kind.mayBeUnserved() && !client.supports(kind.type())) {
+        log.info("the cluster does not serve {}; plugins see none", kind);
+        continue;
+      }
       started.add(startObjectInformer(kind, handler));
     }
     started.add(nodeInformer.start().toCompletableFuture());

@@ -170,6 +170,14 @@ final class SchedulingCycle {
               ? "running PreFilter plugin " + pre.status().plugin() + ": " + pre.status().message()
               : "0/" + numAll + " nodes are available: " + pre.status().message() + ".";
       a.rejectors = FitErrors.plugins(pre.status());
+      if (pre.status().isRejected() && c.fwk().hasPostFilterPlugins()) {
+        // As kube-scheduler: a PreFilter rejection rejects every node, and PostFilter sees it.
+        Map<String, Status> m = new LinkedHashMap<>();
+        for (NodeInfo n : all) {
+          m.put(n.name(), pre.status());
+        }
+        a.nodeStatuses = m;
+      }
       return a;
     }
     Set<String> allowed = pre.nodeNames();

@@ -125,6 +125,17 @@ public final class MakePod {
     return this;
   }
 
+  /** Names the pod's group the Kubernetes v1.36 way: {@code spec.schedulingGroup.podGroupName}. */
+  public MakePod podGroup(String podGroupName) {
+    builder
+        .editSpec()
+        .withNewSchedulingGroup()
+        .withPodGroupName(podGroupName)
+        .endSchedulingGroup()
+        .endSpec();
+    return this;
+  }
+
   public MakePod phase(String phase) {
     builder.editStatus().withPhase(phase).endStatus();
     return this;

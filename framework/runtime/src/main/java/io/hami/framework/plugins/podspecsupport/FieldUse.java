@@ -34,6 +34,20 @@ public sealed interface FieldUse<T> {
     }
   }
 
+  /**
+   * Influences kube-scheduler's decision, and {@code plugin} of this scheduler implements it where
+   * the profile enables that plugin; a pod that sets it is refused by a profile that does not.
+   *
+   * @param plugin the plugin that implements the field, named in the refusal
+   * @param value reads the field; a null, empty list or empty map counts as unset
+   */
+  record NeedsPlugin<T>(String plugin, Function<T, @Nullable Object> value) implements FieldUse<T> {
+    public NeedsPlugin {
+      requireNonNull(plugin, "plugin");
+      requireNonNull(value, "value");
+    }
+  }
+
   /** Does not influence kube-scheduler's decision; {@code why} says so for the reader. */
   record NoInfluence<T>(String why) implements FieldUse<T> {
     public NoInfluence {

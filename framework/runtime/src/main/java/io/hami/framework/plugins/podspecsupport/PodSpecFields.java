@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * The one table of pod spec fields: for every field of fabric8's {@link PodSpec}, {@link
  * Container}, {@link ResourceRequirements} and {@link Volume} (by its JSON name), whether it
  * influences kube-scheduler v1.36's decision and, if so, which plugin of this scheduler implements
- * it or that this scheduler refuses pods setting it. {@link PodSpecSupportPlugin} enforces the
- * refusals; a unit test fails when fabric8 grows a field this table does not classify.
+ * it (always, or where the profile enables it) or that this scheduler refuses pods setting it.
+ * {@link PodSpecSupportPlugin} enforces the refusals; a unit test fails when fabric8 grows a field
+ * this table does not classify.
  */
 public final class PodSpecFields {
   private PodSpecFields() {}
@@ -65,7 +66,7 @@ public final class PodSpecFields {
               no("RuntimeClass admission copies its overhead and scheduling into the pod"))
           .put("schedulerName", by("the scheduler's profile selection"))
           .put("schedulingGates", by("SchedulingGates"))
-          .put("schedulingGroup", refused("GangScheduling", PodSpec::getSchedulingGroup))
+          .put("schedulingGroup", needs("GangScheduling", PodSpec::getSchedulingGroup))
           .put("securityContext", no(RUNTIME))
           .put("serviceAccount", no(RUNTIME))
           .put("serviceAccountName", no(RUNTIME))
@@ -166,6 +167,10 @@ public final class PodSpecFields {
 
   private static <T> FieldUse<T> no(String why) {
     return new FieldUse.NoInfluence<>(why);
+  }
+
+  private static <T> FieldUse<T> needs(String plugin, Function<T, @Nullable Object> value) {
+    return new FieldUse.NeedsPlugin<>(plugin, value);
   }
 
   private static <T> FieldUse<T> refused(String kubePlugin, Function<T, @Nullable Object> value) {

@@ -69,7 +69,9 @@ class PodSpecSupportPluginTest {
         new Case(
             "a scheduling group",
             group,
-            List.of("spec.schedulingGroup is not supported by this scheduler (GangScheduling)")),
+            List.of(
+                "spec.schedulingGroup is not supported by this profile (GangScheduling): enable"
+                    + " the GangScheduling plugin")),
         new Case(
             "a container's resource claims",
             containerClaim,
@@ -122,6 +124,18 @@ class PodSpecSupportPluginTest {
       assertThat(r.status().code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
       assertThat(r.status().reasons()).containsExactlyElementsOf(c.want());
     }
+  }
+
+  @Test
+  void schedulingGroup_isAcceptedWhereTheProfileEnablesGangScheduling() {
+    Pod p = MakePod.named("p").podGroup("g").obj();
+    PodSpecSupportPlugin plugin = new PodSpecSupportPlugin();
+    plugin.profileBuilt(Set.of("PrioritySort", "DefaultBinder"));
+    assertThat(plugin.preFilter(new CycleState(), p, Snapshot.of(List.of())).status().message())
+        .contains("enable the GangScheduling plugin");
+    plugin.profileBuilt(Set.of("PrioritySort", "GangScheduling", "DefaultBinder"));
+    assertThat(plugin.preFilter(new CycleState(), p, Snapshot.of(List.of())).status().isSuccess())
+        .isTrue();
   }
 
   @Test
