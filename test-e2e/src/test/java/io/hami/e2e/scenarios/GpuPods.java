@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
 
 /** Builds GPU pods for the hami-scheduler, pinned to one node by its hostname label. */
 final class GpuPods {
+  /** {@code terminationGracePeriodSeconds} of every pod built here. */
+  static final long TERMINATION_GRACE_SECONDS = 1;
+
   private final String name;
   private final Map<String, Quantity> limits = new LinkedHashMap<>();
   private final Map<String, String> annotations = new LinkedHashMap<>();
@@ -89,7 +92,7 @@ final class GpuPods {
             .withNewSpec()
             .withSchedulerName(schedulerName)
             .withPriorityClassName(priorityClassName)
-            .withTerminationGracePeriodSeconds(1L)
+            .withTerminationGracePeriodSeconds(TERMINATION_GRACE_SECONDS)
             .addNewContainer()
             .withName("cuda")
             .withImage("nvidia/cuda:12.4.0-base-ubuntu22.04")

@@ -198,7 +198,10 @@ class PreemptionE2E {
   /** What a watch on the namespace's pods saw: preemption leaves no trace on deleted pods. */
   private static final class Seen implements Watcher<Pod> {
     final Map<String, PodCondition> disrupted = new ConcurrentHashMap<>();
-    final Set<String> terminating = ConcurrentHashMap.newKeySet();
+
+    /** The longest deletion grace period each pod was seen with: 0 for a forced delete. */
+    final Map<String, Long> terminating = new ConcurrentHashMap<>();
+
     final Set<String> deleted = ConcurrentHashMap.newKeySet();
     final Map<String, String> nominated = new ConcurrentHashMap<>();
 
@@ -208,8 +211,9 @@ class PreemptionE2E {
       condition(pod, "DisruptionTarget")
           .filter(c -> "True".equals(c.getStatus()))
           .ifPresent(c -> disrupted.put(name, c));
+      Long grace = pod.getMetadata().getDeletionGracePeriodSeconds();
       if (pod.getMetadata().getDeletionTimestamp() != null) {
-        terminating.add(name);
+        terminating.merge(name, grace == null ? 0L : grace, Math::max);
       }
       if (action == Action.DELETED) {
         deleted.add(name);
@@ -274,15 +278,18 @@ class PreemptionE2E {
         .as("status.nominatedNodeName written on the preemptor")
         .containsEntry("urgent", node.name());
 
-    Set<String> victims = seen.disrupted.keySet();
+    Set<String> victims = Set.copyOf(seen.disrupted.keySet());
     assertThat(victims)
         .as("shares evicted: the room of the preemptor on one GPU, no more")
         .hasSize(URGENT_MIB / SHARE_MIB)
         .allSatisfy(v -> assertThat(v).startsWith(LOW));
     assertThat(seen.disrupted.values())
         .allSatisfy(c -> assertThat(c.getReason()).isEqualTo("PreemptionByScheduler"));
-    assertThat(seen.deleted).as("pods deleted").isEqualTo(victims);
-    assertThat(seen.terminating).as("pods deleted gracefully").containsAll(victims);
+    assertThat(Set.copyOf(seen.deleted)).as("pods deleted").isEqualTo(victims);
+    assertThat(victims)
+        .as("victims deleted gracefully, with their own grace period")
+        .allSatisfy(
+            v -> assertThat(seen.terminating).containsEntry(v, GpuPods.TERMINATION_GRACE_SECONDS));
     Set<String> victimGpus = new HashSet<>();
     victims.forEach(v -> victimGpus.add(gpuByPod.get(v)));
     assertThat(victimGpus).as("GPUs of the victims").containsExactly(gpuOf(urgent));
