@@ -28,14 +28,21 @@ public final class Scheduler implements AutoCloseable {
 
   /** Starts a scheduler (no leader election) on {@code client} with the shipped profile. */
   public static Scheduler start(KubernetesClient client) throws Exception {
+    return start(client, shippedConfig(), "hami-scheduler-e2e");
+  }
+
+  /**
+   * Starts a scheduler (no leader election) on {@code client} with the configuration file {@code
+   * config}, for scenarios that need other arguments than the shipped ones; give its profile its
+   * own {@code schedulerName} when the shipped scheduler runs beside it.
+   */
+  public static Scheduler start(KubernetesClient client, Path config, String identity)
+      throws Exception {
     Registry registry = PluginRegistry.create();
-    SchedulerConfiguration cfg = new ConfigLoader(registry).load(shippedConfig());
+    SchedulerConfiguration cfg = new ConfigLoader(registry).load(config);
     SchedulerService service =
         new SchedulerService(
-            client,
-            cfg,
-            registry,
-            new SchedulerService.Options(false, "hami-scheduler-e2e", null, 50, 100, 4));
+            client, cfg, registry, new SchedulerService.Options(false, identity, null, 50, 100, 4));
     try {
       service.start(Duration.ofSeconds(60));
     } catch (Exception e) {

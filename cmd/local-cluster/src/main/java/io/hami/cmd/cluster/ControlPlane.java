@@ -57,8 +57,21 @@ public final class ControlPlane implements AutoCloseable {
   private static final String SERVICE_CIDR = "10.96.0.0/16";
 
   /**
+   * The alpha gates the apiserver and controller-manager run with. {@code GenericWorkload} serves
+   * {@code scheduling.k8s.io/v1alpha2} PodGroups and keeps a pod's {@code spec.schedulingGroup}
+   * (the apiserver drops the field without it); {@code GangScheduling} only changes kube-scheduler,
+   * and is set so that every component agrees on what the cluster supports.
+   */
+  public static final String FEATURE_GATES = "GenericWorkload=true,GangScheduling=true";
+
+  /** The alpha API the gang scenarios use: PodGroups (and Workloads) of the scheduling group. */
+  public static final String RUNTIME_CONFIG = "scheduling.k8s.io/v1alpha2=true";
+
+  /**
    * The controllers kube-controller-manager runs. Not the node lifecycle controller: fake nodes
-   * send no heartbeats, and it would taint them and evict their pods.
+   * send no heartbeats, and it would taint them and evict their pods. The PodGroup protection
+   * controller removes the finalizer the apiserver puts on every PodGroup once no pod refers to it,
+   * so that namespaces holding PodGroups can be deleted.
    */
   public static final ImmutableList<String> CONTROLLERS =
       ImmutableList.of(
@@ -70,7 +83,8 @@ public final class ControlPlane implements AutoCloseable {
           "persistentvolume-binder-controller",
           "ephemeral-volume-controller",
           "replicaset-controller",
-          "deployment-controller");
+          "deployment-controller",
+          "podgroup-protection-controller");
 
   private final ControlPlaneOptions options;
   private final Pki pki;
@@ -220,6 +234,8 @@ public final class ControlPlane implements AutoCloseable {
                 "--service-account-key-file=" + sa.publicKey(),
                 "--service-account-signing-key-file=" + sa.privateKey(),
                 "--service-cluster-ip-range=" + SERVICE_CIDR,
+                "--feature-gates=" + FEATURE_GATES,
+                "--runtime-config=" + RUNTIME_CONFIG,
                 "--allow-privileged=true",
                 // Endpoints for 127.0.0.1 are invalid; nothing in the cluster dials the Service.
                 "--endpoint-reconciler-type=none",
@@ -270,6 +286,7 @@ public final class ControlPlane implements AutoCloseable {
             "--service-account-private-key-file=" + sa.privateKey(),
             "--root-ca-file=" + pki.ca().cert(),
             "--controllers=" + String.join(",", CONTROLLERS),
+            "--feature-gates=" + FEATURE_GATES,
             "--profiling=false",
             "--v=1"),
         dir.resolve("logs").resolve("kube-controller-manager.log"),
