@@ -137,6 +137,16 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Seeds as a range A..B or a list A,B,C. Default: ${DEFAULT-VALUE}.")
   String seeds = "42..51";
 
+  @Option(
+      names = "--priorities",
+      paramLabel = "SHARE",
+      description =
+          "Instead of the policy comparison: give this share of the pods (0..1, drawn per seed)"
+              + " priority 1000 and the rest 0, replay through the real scheduler with and without"
+              + " preemption, and report how many high-priority pods each run places and how many"
+              + " low-priority pods preemption evicts.")
+  @Nullable Double priorities;
+
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   @Nullable Path json;
 
@@ -173,6 +183,9 @@ public final class SimulateCommand implements Callable<Integer> {
       seedList = parseSeeds(seeds);
       if (threads < 1) {
         throw new IllegalArgumentException("--threads must be >= 1, was " + threads);
+      }
+      if (priorities != null && !(priorities >= 0 && priorities <= 1)) {
+        throw new IllegalArgumentException("--priorities must be within 0..1, was " + priorities);
       }
       if (!pods.isEmpty() && !traces.isEmpty()) {
         throw new IllegalArgumentException("give either --pods or --trace, not both");
@@ -211,6 +224,10 @@ public final class SimulateCommand implements Callable<Integer> {
     }
     if (checkEngines) {
       return checkEngines(prepared, checked, seedList, out, err);
+    }
+    if (priorities != null) {
+      quietSchedulerLogs();
+      return PriorityStudy.run(prepared, priorities, seedList, threads, out);
     }
     Simulation sim = new Simulation(prepared, chosen, seedList);
     boolean bar = progress != null ? progress : onTerminal();
