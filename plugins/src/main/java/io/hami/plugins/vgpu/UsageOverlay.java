@@ -6,8 +6,6 @@ import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
-import io.hami.framework.api.StateData;
-import io.hami.framework.api.StateKey;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.device.MigPlacement;
@@ -21,21 +19,19 @@ import org.jspecify.annotations.Nullable;
 /**
  * A "what if" on top of the {@link DeviceUsageIndex} for one cycle state: the devices of pods a
  * preemption dry run removed from their nodes or added to them, through {@code vgpu}'s
- * PreFilterExtensions. Filter and Score read a node's view through {@link #view}, which is the
- * index's view when the state has no overlay (the scheduling cycle itself) and the index's view
- * with these changes applied otherwise. Namespace quota usage (protocol §6.8) follows the same
- * changes.
+ * PreFilterExtensions. It travels in the state's {@link PodDeviceRequests#overlay()}, which Filter
+ * reads anyway, so the scheduling cycle itself (no overlay) pays no extra lookup. Filter and Score
+ * read a node's view through {@link #view}: the index's view, with these changes applied when the
+ * state has an overlay. Namespace quota usage (protocol §6.8) follows the same changes.
  *
  * <p>Each pod is removed or added at most once: removing a pod the overlay added undoes the
  * addition, and adding a pod the overlay removed reprieves it.
  *
- * <p>Not thread-safe: mutated only by AddPod/RemovePod on the scheduling thread, on a {@link
- * CycleState#copy()} that no Filter reads at the same time; Filter and Score only read.
+ * <p>Copy on write: AddPod and RemovePod change a {@link #copy()} and write it into the state in a
+ * new {@link PodDeviceRequests}; an overlay is never changed once written, so copies of a {@link
+ * CycleState} are isolated and Filter may read one from several threads.
  */
-public final class UsageOverlay implements StateData {
-
-  static final StateKey<UsageOverlay> KEY =
-      StateKey.of("PreFilterOverlay" + VgpuPlugin.NAME, UsageOverlay.class);
+public final class UsageOverlay {
 
   /**
    * One pod's devices, released ({@code sign} -1) or counted (+1) by the dry run.
@@ -67,23 +63,14 @@ public final class UsageOverlay implements StateData {
     this.nodeOf = nodeOf;
   }
 
-  /** The overlay of {@code state}, written into it on first use. */
-  static UsageOverlay of(CycleState state) {
-    UsageOverlay o = state.get(KEY);
-    if (o == null) {
-      o = new UsageOverlay();
-      state.write(KEY, o);
-    }
-    return o;
-  }
-
   /**
    * The node's devices as Filter sees them under {@code state}: the index's view, with the
    * overlay's changes applied when the state has one. For plugins that read the device views of the
    * index in Filter or Score, so that preemption's dry runs change what they see too.
    */
   public static NodeDevices view(CycleState state, DeviceUsageIndex index, NodeInfo node) {
-    UsageOverlay o = state.get(KEY);
+    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
+    UsageOverlay o = r == null ? null : r.overlay();
     NodeDevices base = index.node(node);
     return o == null ? base : o.apply(base);
   }
@@ -208,8 +195,8 @@ public final class UsageOverlay implements StateData {
     return u;
   }
 
-  @Override
-  public UsageOverlay copy() {
+  /** A copy to change (the maps are copied; the changes themselves are immutable). */
+  UsageOverlay copy() {
     Map<String, Map<String, Change>> nodes = new HashMap<>();
     byNode.forEach((node, m) -> nodes.put(node, new LinkedHashMap<>(m)));
     return new UsageOverlay(nodes, new HashMap<>(nodeOf));

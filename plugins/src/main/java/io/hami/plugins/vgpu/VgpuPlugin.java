@@ -206,15 +206,18 @@ public final class VgpuPlugin
    */
   @Override
   public Status addPod(CycleState state, Pod podToSchedule, PodInfo podToAdd, NodeInfo node) {
+    PodDeviceRequests requests = state.get(REQUESTS);
     String uid = podToAdd.uid();
-    if (state.get(REQUESTS) == null || uid == null) {
+    if (requests == null || uid == null) {
       return Status.success();
     }
-    UsageOverlay overlay = UsageOverlay.of(state);
-    UsageOverlay.Change c = overlay.change(uid);
+    UsageOverlay overlay = requests.overlay();
+    UsageOverlay.Change c = overlay == null ? null : overlay.change(uid);
     if (c != null) {
       if (c.sign() < 0) {
-        overlay.drop(uid);
+        UsageOverlay next = requireNonNull(overlay).copy();
+        next.drop(uid);
+        state.write(REQUESTS, requests.withOverlay(next));
       }
       return Status.success();
     }
@@ -225,7 +228,7 @@ public final class VgpuPlugin
     String ns = pod.getMetadata().getNamespace();
     DeviceUsageIndex.Held held = index.read(pod);
     if (held != null) {
-      overlay.put(uid, new UsageOverlay.Change(held.node(), ns, held.usage(), +1));
+      put(state, requests, uid, new UsageOverlay.Change(held.node(), ns, held.usage(), +1));
       return Status.success();
     }
     PodDeviceRequests r;
@@ -237,15 +240,16 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
+    NodeDevices view = index.node(node);
     Placement p =
         placer.place(
-            overlay.apply(index.node(node)),
+            overlay == null ? view : overlay.apply(view),
             r.requests(),
             r.options(),
             null,
             DeviceFitter.QuotaCheck.NONE);
     if (p.fits()) {
-      overlay.put(uid, new UsageOverlay.Change(node.name(), ns, p.usage(), +1));
+      put(state, requests, uid, new UsageOverlay.Change(node.name(), ns, p.usage(), +1));
     }
     return Status.success();
   }
@@ -258,15 +262,18 @@ public final class VgpuPlugin
    */
   @Override
   public Status removePod(CycleState state, Pod podToSchedule, PodInfo podToRemove, NodeInfo node) {
+    PodDeviceRequests requests = state.get(REQUESTS);
     String uid = podToRemove.uid();
-    if (state.get(REQUESTS) == null || uid == null) {
+    if (requests == null || uid == null) {
       return Status.success();
     }
-    UsageOverlay overlay = UsageOverlay.of(state);
-    UsageOverlay.Change c = overlay.change(uid);
+    UsageOverlay overlay = requests.overlay();
+    UsageOverlay.Change c = overlay == null ? null : overlay.change(uid);
     if (c != null) {
       if (c.sign() > 0) {
-        overlay.drop(uid);
+        UsageOverlay next = requireNonNull(overlay).copy();
+        next.drop(uid);
+        state.write(REQUESTS, requests.withOverlay(next));
       }
       return Status.success();
     }
@@ -275,9 +282,21 @@ public final class VgpuPlugin
         || UsageOverlay.allocating(podToRemove.pod(), podToRemove.assumed() || counted.assumed())) {
       return Status.success();
     }
-    overlay.put(
-        uid, new UsageOverlay.Change(counted.node(), counted.namespace(), counted.usage(), -1));
+    put(
+        state,
+        requests,
+        uid,
+        new UsageOverlay.Change(counted.node(), counted.namespace(), counted.usage(), -1));
     return Status.success();
+  }
+
+  /** Writes {@code requests} with its overlay plus one change (copy on write). */
+  private static void put(
+      CycleState state, PodDeviceRequests requests, String uid, UsageOverlay.Change c) {
+    UsageOverlay overlay = requests.overlay();
+    UsageOverlay next = overlay == null ? new UsageOverlay() : overlay.copy();
+    next.put(uid, c);
+    state.write(REQUESTS, requests.withOverlay(next));
   }
 
   // Filter
@@ -288,7 +307,7 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
-    UsageOverlay overlay = state.get(UsageOverlay.KEY);
+    UsageOverlay overlay = r.overlay();
     FitReasons reasons =
         overlay == null
             ? placer.feasible(index.node(node), r.requests(), r.options(), quotas.of(pod))
@@ -324,7 +343,7 @@ public final class VgpuPlugin
     if (r == null) {
       return NO_DEVICES;
     }
-    if (state.get(UsageOverlay.KEY) != null) {
+    if (r.overlay() != null) {
       return null;
     }
     return quotas.of(pod) == DeviceFitter.QuotaCheck.NONE ? r : null;
@@ -354,8 +373,10 @@ public final class VgpuPlugin
     if (r == null) {
       return 0;
     }
+    NodeDevices view = index.node(node);
+    UsageOverlay overlay = r.overlay();
     return VgpuScoring.nodeScore(
-        UsageOverlay.view(state, index, node).nodeScore(), r.options().nodePolicy());
+        (overlay == null ? view : overlay.apply(view)).nodeScore(), r.options().nodePolicy());
   }
 
   // Reserve

@@ -168,7 +168,7 @@ final class UsagePropertyTest {
         check(!d.overCommitted(), "dry run over-commits %s", d);
         check(d.usedSlots() >= 0 && d.usedMemMiB() >= 0 && d.usedCores() >= 0, "negative %s", d);
       }
-      UsageOverlay overlay = dry.get(UsageOverlay.KEY);
+      UsageOverlay overlay = dry.require(VgpuPlugin.REQUESTS).overlay();
       NamespaceUsage nsView =
           overlay == null
               ? plugin.index().namespace("default")

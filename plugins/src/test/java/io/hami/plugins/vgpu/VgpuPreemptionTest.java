@@ -330,13 +330,14 @@ final class VgpuPreemptionTest {
     add(dry, FORTY, "n1", nominated);
     assertThat(plugin.filter(dry, FORTY, nodes.get("n1")).message())
         .isEqualTo("CardInsufficientMemory");
-    assertThat(dry.require(UsageOverlay.KEY).change("uid-nominated").node()).isEqualTo("n1");
+    assertThat(dry.require(VgpuPlugin.REQUESTS).overlay().change("uid-nominated").node())
+        .isEqualTo("n1");
 
     // One that fits nowhere on the node is ignored.
     CycleState other = preFilter(FORTY).copy();
     remove(other, FORTY, "n1", onGpu(4, 4));
     add(other, FORTY, "n1", MakeGpuPod.named("huge").gpus(1).gpuMemMiB(61440).obj());
-    assertThat(other.require(UsageOverlay.KEY).change("uid-huge")).isNull();
+    assertThat(other.require(VgpuPlugin.REQUESTS).overlay().change("uid-huge")).isNull();
     assertThat(plugin.filter(other, FORTY, nodes.get("n1")).isSuccess()).isTrue();
 
     // A pod without devices changes nothing.
@@ -355,7 +356,7 @@ final class VgpuPreemptionTest {
     assertThat(plugin.filter(a, FORTY, nodes.get("n1")).isSuccess()).isTrue();
     assertThat(plugin.filter(b, FORTY, nodes.get("n1")).isSuccess()).isFalse();
     assertThat(plugin.filter(state, FORTY, nodes.get("n1")).isSuccess()).isFalse();
-    assertThat(state.get(UsageOverlay.KEY)).isNull();
+    assertThat(state.require(VgpuPlugin.REQUESTS).overlay()).isNull();
     // Verdicts computed under an overlay are never reused for other states.
     assertThat(plugin.equivalenceClass(state, FORTY)).isNotNull();
     assertThat(plugin.equivalenceClass(a, FORTY)).isNull();
@@ -368,7 +369,7 @@ final class VgpuPreemptionTest {
     plugin.preFilter(state, cpu, Snapshot.of(List.copyOf(nodes.values())));
     CycleState dry = state.copy();
     remove(dry, cpu, "n1", onGpu(0, 8));
-    assertThat(dry.get(UsageOverlay.KEY)).isNull();
+    assertThat(dry.get(VgpuPlugin.REQUESTS)).isNull();
     assertThat(plugin.filter(dry, cpu, nodes.get("n1")).isSuccess()).isTrue();
   }
 
