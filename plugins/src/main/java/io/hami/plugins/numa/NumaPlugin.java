@@ -14,6 +14,7 @@ import io.hami.framework.api.Status;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.SharedGpuState;
+import io.hami.plugins.vgpu.UsageOverlay;
 import io.hami.plugins.vgpu.VgpuPlugin;
 
 /**
@@ -61,7 +62,7 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
     if (r == null || !r.requests().multiDevice()) {
       return Status.success();
     }
-    return NumaAlignment.count(index.node(node), r).all()
+    return NumaAlignment.count(UsageOverlay.view(state, index, node), r).all()
         ? Status.success()
         : Status.unschedulable("NumaNotFit");
   }
@@ -82,7 +83,7 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
     if (!r.requests().multiDevice()) {
       return MAX_NODE_SCORE;
     }
-    NumaAlignment.Count c = NumaAlignment.count(index.node(node), r);
+    NumaAlignment.Count c = NumaAlignment.count(UsageOverlay.view(state, index, node), r);
     return c.multi() == 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE * c.aligned() / c.multi();
   }
 }

@@ -31,8 +31,10 @@ import org.jspecify.annotations.Nullable;
  * device, of the {@link PodUsage} of every pod attributed to the node: pods that carry an
  * allocation annotation naming the node in {@code hami.io/vgpu-node} and are neither Succeeded,
  * Failed nor deleted, plus pods this scheduler {@linkplain #reserve reserved} that the informer has
- * not yet shown with their annotations. Entries are keyed by pod UID, so the informer's view of a
- * pod replaces its reservation.
+ * not yet shown with their annotations. A terminating pod (deletion timestamp set, a preemption
+ * victim for instance) keeps its devices until it is gone from the API or reaches Succeeded or
+ * Failed: its containers may still be using them, so a preemptor waits for them. Entries are keyed
+ * by pod UID, so the informer's view of a pod replaces its reservation.
  *
  * <p>Other plugins of the same profile read the views through {@link #node(NodeInfo)} (for example
  * a fragmentation-aware placement plugin); they must not mutate anything. Each new view is reported
@@ -113,6 +115,21 @@ public final class DeviceUsageIndex {
   /** What one pod holds on one node. */
   public record Held(String node, PodUsage usage) {
     public Held {
+      requireNonNull(node, "node");
+      requireNonNull(usage, "usage");
+    }
+  }
+
+  /**
+   * What the index counts for one pod.
+   *
+   * @param node the node its devices are counted on
+   * @param namespace the namespace its usage counts toward (quotas), or null
+   * @param usage what it holds on each device
+   * @param assumed reserved by this scheduler and not yet confirmed by the pod's annotations
+   */
+  public record Counted(String node, @Nullable String namespace, PodUsage usage, boolean assumed) {
+    public Counted {
       requireNonNull(node, "node");
       requireNonNull(usage, "usage");
     }
@@ -504,6 +521,22 @@ public final class DeviceUsageIndex {
       PodEntry e = pods.get(uid);
       return e == null ? null : e.node();
     }
+  }
+
+  /** What the index counts for a pod, or null when it counts nothing for it. */
+  public @Nullable Counted counted(String uid) {
+    synchronized (lock) {
+      PodEntry e = pods.get(uid);
+      return e == null ? null : new Counted(e.node(), e.namespace(), e.usage(), e.assumed());
+    }
+  }
+
+  /**
+   * What a pod holds according to its annotations, read as the informer path reads them (null when
+   * it holds nothing, is terminal or its annotations cannot be read); the index is not changed.
+   */
+  @Nullable Held read(Pod pod) {
+    return podReader.read(pod);
   }
 
   /** UIDs of the pods holding devices on a node (for diagnostics and tests). */

@@ -33,6 +33,14 @@ final class NamespaceQuotaChecks {
 
   /** The pod namespace's quotas against its usage, or {@link DeviceFitter.QuotaCheck#NONE}. */
   DeviceFitter.QuotaCheck of(Pod pod) {
+    return of(pod, null);
+  }
+
+  /**
+   * {@link #of(Pod)} with the namespace's usage changed by a preemption dry run's overlay, when not
+   * null.
+   */
+  DeviceFitter.QuotaCheck of(Pod pod, @Nullable UsageOverlay overlay) {
     String ns = pod.getMetadata().getNamespace();
     if (quotas == null || ns == null) {
       return DeviceFitter.QuotaCheck.NONE;
@@ -41,7 +49,8 @@ final class NamespaceQuotaChecks {
     if (limits.isEmpty()) {
       return DeviceFitter.QuotaCheck.NONE;
     }
-    NamespaceUsage u = index.namespace(ns);
+    NamespaceUsage u =
+        overlay == null ? index.namespace(ns) : overlay.namespace(ns, index.namespace(ns));
     ImmutableMap.Builder<String, NamespaceQuota.VendorQuota> b = ImmutableMap.builder();
     limits.forEach(
         (vendor, l) ->

@@ -13,7 +13,9 @@ import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreBindPlugin;
+import io.hami.framework.api.PreFilterExtensions;
 import io.hami.framework.api.PreFilterPlugin;
 import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.ReservePlugin;
@@ -37,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>PreFilter derives each container's requests for every vendor (protocol §5.2) and reads the
- *       pod's placement annotations; the result is public under {@link #REQUESTS}.
+ *       pod's placement annotations; the result is public under {@link #REQUESTS}. Its AddPod and
+ *       RemovePod record, in a {@link UsageOverlay} of the state, the devices of the pods a
+ *       preemption dry run adds or removes, so that Filter sees the GPU shares a victim frees.
  *   <li>Filter runs the per-device fit of §6.6 against the node's {@link NodeDevices} and rejects
  *       with HAMi's reason codes ({@code CardInsufficientMemory}, ...), which the framework counts
  *       across nodes in the pod's message.
@@ -52,6 +56,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class VgpuPlugin
     implements PreFilterPlugin,
+        PreFilterExtensions,
         FilterPlugin,
         FilterEquivalence,
         ScorePlugin,
@@ -190,6 +195,110 @@ public final class VgpuPlugin
         && !pod.getSpec().getNodeName().isEmpty();
   }
 
+  // PreFilter extensions: a preemption dry run on a copy of the cycle state
+
+  /**
+   * Counts {@code podToAdd}'s devices on the node in the state's overlay: a victim the dry run
+   * removed gets back exactly what it held; a pod holding devices the index does not count yet (its
+   * annotations just written) adds them; a pod with device requests and no placement (one nominated
+   * to the node) is placed by this plugin's placer on the node as the overlay sees it, and ignored
+   * when it does not fit. A pod the index already counts adds nothing.
+   */
+  @Override
+  public Status addPod(CycleState state, Pod podToSchedule, PodInfo podToAdd, NodeInfo node) {
+    PodDeviceRequests requests = state.get(REQUESTS);
+    String uid = podToAdd.uid();
+    if (requests == null || uid == null) {
+      return Status.success();
+    }
+    UsageOverlay overlay = requests.overlay();
+    UsageOverlay.Change c = overlay == null ? null : overlay.change(uid);
+    if (c != null) {
+      if (c.sign() < 0) {
+        UsageOverlay next = requireNonNull(overlay).copy();
+        next.drop(uid);
+        state.write(REQUESTS, requests.withOverlay(next));
+      }
+      return Status.success();
+    }
+    if (index.counted(uid) != null) {
+      return Status.success();
+    }
+    Pod pod = podToAdd.pod();
+    String ns = pod.getMetadata().getNamespace();
+    DeviceUsageIndex.Held held = index.read(pod);
+    if (held != null) {
+      put(state, requests, uid, new UsageOverlay.Change(held.node(), ns, held.usage(), +1));
+      return Status.success();
+    }
+    PodDeviceRequests r;
+    try {
+      r = reader.requestsOf(pod);
+    } catch (PodRequestReader.InvalidPodException e) {
+      return Status.success();
+    }
+    if (r == null) {
+      return Status.success();
+    }
+    NodeDevices view = index.node(node);
+    Placement p =
+        placer.place(
+            overlay == null ? view : overlay.apply(view),
+            r.requests(),
+            r.options(),
+            null,
+            DeviceFitter.QuotaCheck.NONE);
+    if (p.fits()) {
+      put(state, requests, uid, new UsageOverlay.Change(node.name(), ns, p.usage(), +1));
+    }
+    return Status.success();
+  }
+
+  /**
+   * Frees {@code podToRemove}'s devices in the state's overlay: exactly what the index counts for
+   * it, device by device, and its namespace's quota usage with them. A pod whose devices are still
+   * being handed to it (assumed, or {@code hami.io/bind-phase=allocating}) keeps them, so
+   * preemption never counts on its shares; a pod the overlay added is taken out again.
+   */
+  @Override
+  public Status removePod(CycleState state, Pod podToSchedule, PodInfo podToRemove, NodeInfo node) {
+    PodDeviceRequests requests = state.get(REQUESTS);
+    String uid = podToRemove.uid();
+    if (requests == null || uid == null) {
+      return Status.success();
+    }
+    UsageOverlay overlay = requests.overlay();
+    UsageOverlay.Change c = overlay == null ? null : overlay.change(uid);
+    if (c != null) {
+      if (c.sign() > 0) {
+        UsageOverlay next = requireNonNull(overlay).copy();
+        next.drop(uid);
+        state.write(REQUESTS, requests.withOverlay(next));
+      }
+      return Status.success();
+    }
+    DeviceUsageIndex.Counted counted = index.counted(uid);
+    if (counted == null
+        || UsageOverlay.allocating(podToRemove.pod(), podToRemove.assumed() || counted.assumed())) {
+      return Status.success();
+    }
+    put(
+        state,
+        requests,
+        uid,
+        new UsageOverlay.Change(counted.node(), counted.namespace(), counted.usage(), -1));
+    return Status.success();
+  }
+
+  /** Writes {@code requests} with its overlay plus one change (copy on write). */
+  private static void put(
+      CycleState state, PodDeviceRequests requests, String uid, UsageOverlay.Change c) {
+    UsageOverlay overlay = requests.overlay();
+    UsageOverlay next = overlay == null ? new UsageOverlay() : overlay.copy();
+    next.put(uid, c);
+    state.write(REQUESTS, requests.withOverlay(next));
+  }
+
   // Filter
 
   @Override
@@ -198,8 +307,15 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
+    UsageOverlay overlay = r.overlay();
     FitReasons reasons =
-        placer.feasible(index.node(node), r.requests(), r.options(), quotas.of(pod));
+        overlay == null
+            ? placer.feasible(index.node(node), r.requests(), r.options(), quotas.of(pod))
+            : placer.feasible(
+                overlay.apply(index.node(node)),
+                r.requests(),
+                r.options(),
+                quotas.of(pod, overlay));
     if (reasons == null) {
       return Status.success();
     }
@@ -219,13 +335,16 @@ public final class VgpuPlugin
   /**
    * The pod's requests and options, which with the node's device view decide Filter (the index
    * reports every change of a view); none under a namespace quota, whose usage changes with other
-   * nodes' pods.
+   * nodes' pods, nor under a preemption dry run's overlay, which changes views without the index.
    */
   @Override
   public @Nullable Object equivalenceClass(CycleState state, Pod pod) {
     PodDeviceRequests r = state.get(REQUESTS);
     if (r == null) {
       return NO_DEVICES;
+    }
+    if (r.overlay() != null) {
+      return null;
     }
     return quotas.of(pod) == DeviceFitter.QuotaCheck.NONE ? r : null;
   }
@@ -254,7 +373,10 @@ public final class VgpuPlugin
     if (r == null) {
       return 0;
     }
-    return VgpuScoring.nodeScore(index.node(node).nodeScore(), r.options().nodePolicy());
+    NodeDevices view = index.node(node);
+    UsageOverlay overlay = r.overlay();
+    return VgpuScoring.nodeScore(
+        (overlay == null ? view : overlay.apply(view)).nodeScore(), r.options().nodePolicy());
   }
 
   // Reserve

@@ -7,10 +7,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.model.Annotations;
+import io.hami.model.BindPhase;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.pod.ContainerDevice;
@@ -37,6 +39,7 @@ final class UsagePropertyTest {
 
   static final int NODES = 100;
   static final int EVENTS = 12_000;
+  static final int DRY_RUNS = 1_500;
 
   final FakeHandle handle = new FakeHandle();
   final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
@@ -47,8 +50,8 @@ final class UsagePropertyTest {
   final Map<String, List<String>> podsByNode = new HashMap<>();
   int seq;
 
-  @Test
-  void randomEvents_neverOverCommit() {
+  /** Adds {@link #NODES} nodes of random GPU shapes; returns their snapshot. */
+  Snapshot addNodes() {
     for (int i = 0; i < NODES; i++) {
       String name = "n" + i;
       List<NodeDevice> gpus = new ArrayList<>();
@@ -70,7 +73,12 @@ final class UsagePropertyTest {
       infos.add(NodeInfo.of(n));
       handle.fireNodeAdd(n);
     }
-    Snapshot snapshot = Snapshot.of(infos);
+    return Snapshot.of(infos);
+  }
+
+  @Test
+  void randomEvents_neverOverCommit() {
+    Snapshot snapshot = addNodes();
     int created = 0;
     int placed = 0;
     int deleted = 0;
@@ -107,6 +115,120 @@ final class UsagePropertyTest {
     assertThat(created + deleted).isGreaterThanOrEqualTo(10_000);
     assertThat(placed).isGreaterThan(1000);
     assertThat(deleted).isGreaterThan(1000);
+  }
+
+  /**
+   * Random preemption dry runs on a filled cluster: a random preemptor, random victims of one node
+   * removed through RemovePod, some reprieved through AddPod, sometimes a pod nominated to the node
+   * added. The overlay's view of the node never over-commits, and equals the index's view (and the
+   * namespace's quota usage) once the remaining victims are really released and the nominated pod
+   * is really reserved with the share the overlay held for it.
+   */
+  @Test
+  void randomDryRuns_neverOverCommitAndMatchRealRelease() {
+    Snapshot snapshot = addNodes();
+    for (int i = 0; i < 3000; i++) {
+      schedule(randomPod(), snapshot);
+    }
+    int freed = 0;
+    int nominatedHeld = 0;
+    for (int round = 0; round < DRY_RUNS; round++) {
+      NodeInfo info = infos.get(rnd.nextInt(infos.size()));
+      String node = info.name();
+      List<String> onNode = podsByNode.getOrDefault(node, List.of());
+      Pod preemptor = randomPod();
+      CycleState state = new CycleState();
+      check(plugin.preFilter(state, preemptor, snapshot).status().isSuccess(), "prefilter");
+      CycleState dry = state.copy();
+
+      List<String> removed = new ArrayList<>();
+      for (String uid : onNode) {
+        if (rnd.nextInt(3) == 0) {
+          removed.add(uid);
+          check(
+              plugin.removePod(dry, preemptor, PodInfo.of(bound.get(uid)), info).isSuccess(),
+              "removePod");
+        }
+      }
+      for (String uid : new ArrayList<>(removed)) {
+        if (rnd.nextInt(4) == 0) {
+          removed.remove(uid);
+          check(
+              plugin.addPod(dry, preemptor, PodInfo.of(bound.get(uid)), info).isSuccess(),
+              "addPod");
+        }
+      }
+      Pod nominated = null;
+      if (rnd.nextBoolean()) {
+        nominated = randomPod();
+        check(plugin.addPod(dry, preemptor, PodInfo.of(nominated), info).isSuccess(), "addPod");
+      }
+      NodeDevices view = UsageOverlay.view(dry, plugin.index(), info);
+      for (DeviceUsage d : view.devices()) {
+        check(!d.overCommitted(), "dry run over-commits %s", d);
+        check(d.usedSlots() >= 0 && d.usedMemMiB() >= 0 && d.usedCores() >= 0, "negative %s", d);
+      }
+      UsageOverlay overlay = dry.require(VgpuPlugin.REQUESTS).overlay();
+      NamespaceUsage nsView =
+          overlay == null
+              ? plugin.index().namespace("default")
+              : overlay.namespace("default", plugin.index().namespace("default"));
+      // The overlay leaves the index alone.
+      check(
+          plugin.index().node(node).devices().equals(view.devices()) || overlay != null,
+          "no overlay but a changed view");
+
+      // Now for real: release the victims whose allocation is done (the dry run keeps the others'
+      // devices), reserve the nominated pod's share.
+      for (String uid : removed) {
+        if (UsageOverlay.allocating(bound.get(uid), false)) {
+          check(overlay == null || overlay.change(uid) == null, "in-flight %s freed", uid);
+          continue;
+        }
+        Pod victim = bound.remove(uid);
+        podsByNode.get(node).remove(uid);
+        if (rnd.nextBoolean()) {
+          handle.firePodDelete(victim);
+        } else {
+          handle.firePodUpdate(
+              victim,
+              new PodBuilder(victim).editOrNewStatus().withPhase("Failed").endStatus().build());
+        }
+        freed++;
+      }
+      String nominatedUid = nominated == null ? null : nominated.getMetadata().getUid();
+      UsageOverlay.Change held =
+          overlay == null || nominatedUid == null ? null : overlay.change(nominatedUid);
+      if (held != null) {
+        nominatedHeld++;
+        plugin.index().reserve(nominatedUid, "default", node, held.usage());
+      }
+      NodeDevices real = plugin.index().node(node);
+      for (int d = 0; d < real.devices().size(); d++) {
+        DeviceUsage r = real.devices().get(d);
+        DeviceUsage v = view.devices().get(d);
+        check(
+            r.usedSlots() == v.usedSlots()
+                && r.usedMemMiB() == v.usedMemMiB()
+                && r.usedCores() == v.usedCores()
+                && r.migUsed().equals(v.migUsed()),
+            "round %s: overlay %s, released %s",
+            round,
+            v,
+            r);
+      }
+      check(
+          nsView.equals(plugin.index().namespace("default")),
+          "namespace usage: overlay %s, released %s",
+          nsView,
+          plugin.index().namespace("default"));
+      if (held != null) {
+        plugin.index().unreserve(nominatedUid);
+      }
+      checkNode(node);
+    }
+    assertThat(freed).isGreaterThan(500);
+    assertThat(nominatedHeld).isGreaterThan(20);
   }
 
   Pod randomPod() {
@@ -160,6 +282,10 @@ final class UsagePropertyTest {
     check(plugin.reserve(state, pod, node).isSuccess(), "reserve after filter on %s", node);
     Placement p = state.require(VgpuPlugin.RESERVED).placement();
     Map<String, String> annos = new LinkedHashMap<>(BindingAnnotations.of(p, 1));
+    if (rnd.nextInt(5) > 0) {
+      // Most pods were served by the node agent; the others' allocation is still in flight.
+      annos.put(Annotations.BIND_PHASE, BindPhase.SUCCESS.wire());
+    }
     if (rnd.nextInt(10) == 0) {
       // Sometimes binding fails before the annotations are written.
       plugin.unreserve(state, pod, node);
