@@ -11,6 +11,7 @@ import io.hami.model.explain.ScheduleRecordCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a failed attempt's {@link ScheduleRecord.Failed} into {@code hami.io/schedule-explain},
@@ -25,11 +26,17 @@ public final class ScheduleExplainWriter implements AttemptObserver {
   @Override
   public Map<String, String> failed(FailedAttempt attempt) {
     return Map.of(
-        Annotations.SCHEDULE_EXPLAIN, ScheduleRecordCodec.encode(record(attempt.diagnosis())));
+        Annotations.SCHEDULE_EXPLAIN,
+        ScheduleRecordCodec.encode(record(attempt.diagnosis(), attempt.preemption())));
   }
 
   /** The record of a diagnosis; the codec leaves out reasons beyond what fits. */
   static ScheduleRecord.Failed record(Diagnosis d) {
+    return record(d, null);
+  }
+
+  /** The record of a diagnosis and what preemption did, if it made room. */
+  static ScheduleRecord.Failed record(Diagnosis d, FailedAttempt.@Nullable Preemption p) {
     List<ReasonCount> reasons = new ArrayList<>(d.reasons().size());
     for (FailedAttempt.ReasonCount r : d.reasons()) {
       reasons.add(new ReasonCount(r.reason(), r.nodes()));
@@ -38,7 +45,9 @@ public final class ScheduleExplainWriter implements AttemptObserver {
     for (FailedAttempt.NodeReasons n : d.closest()) {
       closest.add(new NodeReasons(n.node(), n.reasons()));
     }
+    ScheduleRecord.Preemption preemption =
+        p == null ? null : new ScheduleRecord.Preemption(p.nominatedNode(), p.victims(), 0);
     return new ScheduleRecord.Failed(
-        d.time(), d.reason(), d.node(), d.nodes(), reasons, 0, closest);
+        d.time(), d.reason(), d.node(), d.nodes(), reasons, 0, closest, preemption);
   }
 }

@@ -151,8 +151,14 @@ final class Explainer {
 
     State state =
         PodPhases.isGone(pod) ? State.GONE : nodeName != null ? State.SCHEDULED : State.PENDING;
+    String nominated =
+        pod.getStatus() == null || pod.getStatus().getNominatedNodeName() == null
+            ? ""
+            : pod.getStatus().getNominatedNodeName();
     String summary =
-        summary(state, nodeName, phase, binding, condition, failure, locks, schedulerName);
+        state == State.PENDING && !nominated.isEmpty()
+            ? nominatedSummary(nominated, failure)
+            : summary(state, nodeName, phase, binding, condition, failure, locks, schedulerName);
     return new Explanation(
         ns(pod),
         pod.getMetadata().getName(),
@@ -170,6 +176,22 @@ final class Explainer {
         locks,
         events,
         problems);
+  }
+
+  /** A pending pod that preemption made room for. */
+  private static String nominatedSummary(String node, ScheduleRecord.@Nullable Failed failure) {
+    ScheduleRecord.Preemption p = failure == null ? null : failure.preemption();
+    if (p == null || !p.nominatedNode().equals(node)) {
+      return "waiting: nominated to node " + node + "; it binds there once the room is free";
+    }
+    int n = p.victims().size() + p.omittedVictims();
+    return "waiting: nominated to node "
+        + node
+        + " after preempting "
+        + n
+        + " lower-priority pod"
+        + (n == 1 ? "" : "s")
+        + "; it binds there once they are gone";
   }
 
   private static String summary(

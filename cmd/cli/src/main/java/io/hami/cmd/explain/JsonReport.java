@@ -195,7 +195,22 @@ final class JsonReport {
         "moreReasons",
         f.omittedReasons(),
         "closest",
-        closest);
+        closest,
+        "preemption",
+        preemption(f.preemption()));
+  }
+
+  private static @Nullable Object preemption(ScheduleRecord.@Nullable Preemption p) {
+    if (p == null) {
+      return null;
+    }
+    return obj(
+        "nominatedNode",
+        p.nominatedNode(),
+        "victims",
+        p.victims(),
+        "moreVictims",
+        p.omittedVictims());
   }
 
   private static @Nullable String time(@Nullable Instant t) {

@@ -109,6 +109,18 @@ final class TextReport {
         line(4, n.node() + ": " + String.join(", ", n.reasons()));
       }
     }
+    ScheduleRecord.Preemption p = f.preemption();
+    if (p != null) {
+      field(2, "Preemption", "nominated to " + p.nominatedNode());
+      int evicted = p.victims().size() + p.omittedVictims();
+      line(2, "Evicted (" + evicted + " lower-priority pod" + (evicted == 1 ? "" : "s") + "):");
+      for (String v : p.victims()) {
+        line(4, v);
+      }
+      if (p.omittedVictims() > 0) {
+        line(4, "(" + p.omittedVictims() + " more not recorded)");
+      }
+    }
   }
 
   private void binding(Explanation e) {

@@ -146,6 +146,42 @@ class ExplainerTest {
   }
 
   @Test
+  void preemptorPod_showsItsNominationAndVictims() {
+    String msg = "0/3 nodes are available: 3 CardInsufficientMemory.";
+    String record =
+        ScheduleRecordCodec.encode(
+            new ScheduleRecord.Failed(
+                T,
+                "Unschedulable",
+                null,
+                3,
+                List.of(new ScheduleRecord.ReasonCount("CardInsufficientMemory", 3)),
+                0,
+                List.of(),
+                new ScheduleRecord.Preemption("gpu-a", List.of("batch/w-1", "batch/w-2"), 0)));
+    Pod pod =
+        unschedulable(pod("team", "urgent"), msg)
+            .editMetadata()
+            .addToAnnotations(Annotations.SCHEDULE_EXPLAIN, record)
+            .endMetadata()
+            .editStatus()
+            .withNominatedNodeName("gpu-a")
+            .endStatus()
+            .build();
+
+    Explanation e = Explainer.explain(facts(pod, List.of(), Map.of(), Map.of()), NOW);
+
+    assertThat(e.summary())
+        .isEqualTo(
+            "waiting: nominated to node gpu-a after preempting 2 lower-priority pods; it binds"
+                + " there once they are gone");
+    assertThat(TextReport.render(e, NOW))
+        .contains("Preemption:", "nominated to gpu-a")
+        .contains("Evicted (2 lower-priority pods):", "batch/w-1", "batch/w-2");
+    assertThat(JsonReport.render(e)).contains("\"nominatedNode\":\"gpu-a\"");
+  }
+
+  @Test
   void pendingPod_showsPerReasonCountsAndClosestNodes() {
     String msg = "0/3 nodes are available: 3 CardInsufficientMemory.";
     Pod pod =

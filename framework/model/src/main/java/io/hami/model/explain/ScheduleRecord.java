@@ -48,6 +48,8 @@ public sealed interface ScheduleRecord permits ScheduleRecord.Failed, ScheduleRe
    * @param reasons nodes rejected per reason, most frequent first
    * @param omittedReasons how many further reasons were left out to keep the record small
    * @param closest the rejected nodes with the fewest reasons, nearest to fitting first
+   * @param preemption the node preemption nominated the pod to and the pods it evicted; null when
+   *     it did not run or found no room
    */
   record Failed(
       Instant time,
@@ -56,13 +58,40 @@ public sealed interface ScheduleRecord permits ScheduleRecord.Failed, ScheduleRe
       int nodes,
       List<ReasonCount> reasons,
       int omittedReasons,
-      List<NodeReasons> closest)
+      List<NodeReasons> closest,
+      @Nullable Preemption preemption)
       implements ScheduleRecord {
     public Failed {
       requireNonNull(time, "time");
       requireNonNull(reason, "reason");
       reasons = List.copyOf(reasons);
       closest = List.copyOf(closest);
+    }
+
+    /** A failed attempt in which preemption made no room. */
+    public Failed(
+        Instant time,
+        String reason,
+        @Nullable String node,
+        int nodes,
+        List<ReasonCount> reasons,
+        int omittedReasons,
+        List<NodeReasons> closest) {
+      this(time, reason, node, nodes, reasons, omittedReasons, closest, null);
+    }
+  }
+
+  /**
+   * What preemption did for the pod.
+   *
+   * @param nominatedNode the node whose room is held for the pod
+   * @param victims the evicted pods as {@code namespace/name}
+   * @param omittedVictims how many further victims were left out to keep the record small
+   */
+  record Preemption(String nominatedNode, List<String> victims, int omittedVictims) {
+    public Preemption {
+      requireNonNull(nominatedNode, "nominatedNode");
+      victims = List.copyOf(victims);
     }
   }
 

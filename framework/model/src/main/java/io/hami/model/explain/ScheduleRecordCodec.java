@@ -4,6 +4,7 @@ import io.hami.model.Decoded;
 import io.hami.model.explain.ScheduleRecord.Failed;
 import io.hami.model.explain.ScheduleRecord.NodeReasons;
 import io.hami.model.explain.ScheduleRecord.NodeScore;
+import io.hami.model.explain.ScheduleRecord.Preemption;
 import io.hami.model.explain.ScheduleRecord.ReasonCount;
 import io.hami.model.explain.ScheduleRecord.Scheduled;
 import io.hami.model.internal.GoJson;
@@ -26,10 +27,12 @@ import org.jspecify.annotations.Nullable;
  *  "nodePolicy":"binpack","gpuPolicy":"spread","feasible":12,"evaluated":12,"top":{"gpu-3":187,"gpu-1":150}}
  * </pre>
  *
- * <p>A failed record may add {@code "node"} (chosen before a later step failed) and {@code
- * "moreReasons"} (reasons left out). Encoding shortens long strings and drops the least useful
- * entries (last closest nodes, then last candidates or least frequent reasons) until the value
- * fits. Decoding never throws: a malformed value is an {@link Decoded.Err} naming the field.
+ * <p>A failed record may add {@code "node"} (chosen before a later step failed), {@code
+ * "moreReasons"} (reasons left out), and, when preemption made room, {@code "nominated"} (the node
+ * held for the pod), {@code "victims"} ({@code namespace/name} of the evicted pods) and {@code
+ * "moreVictims"}. Encoding shortens long strings and drops the least useful entries (last closest
+ * nodes, then last candidates or least frequent reasons) until the value fits. Decoding never
+ * throws: a malformed value is an {@link Decoded.Err} naming the field.
  */
 public final class ScheduleRecordCodec {
 
@@ -45,6 +48,7 @@ public final class ScheduleRecordCodec {
   static final int MAX_REASONS = 16;
   static final int MAX_CLOSEST = 5;
   static final int MAX_TOP = 5;
+  static final int MAX_VICTIMS = 8;
 
   /** Result words on the wire. */
   public static final String SCHEDULED = "Scheduled";
@@ -59,68 +63,104 @@ public final class ScheduleRecordCodec {
     return encodeScheduled((Scheduled) record);
   }
 
+  /** The parts of a failed record as encoded, shortened until they fit. */
+  private static final class FailedParts {
+    final List<ReasonCount> reasons = new ArrayList<>();
+    int omitted;
+    final List<NodeReasons> closest = new ArrayList<>();
+    @Nullable String node;
+    final List<String> victims = new ArrayList<>();
+    int omittedVictims;
+  }
+
   private static String encodeFailed(Failed f) {
-    List<ReasonCount> reasons = new ArrayList<>();
-    int omitted = Math.max(0, f.omittedReasons());
+    FailedParts p = new FailedParts();
+    p.omitted = Math.max(0, f.omittedReasons());
     for (ReasonCount r : f.reasons()) {
-      if (reasons.size() < MAX_REASONS) {
-        reasons.add(new ReasonCount(cut(r.reason(), MAX_REASON_CHARS), r.nodes()));
+      if (p.reasons.size() < MAX_REASONS) {
+        p.reasons.add(new ReasonCount(cut(r.reason(), MAX_REASON_CHARS), r.nodes()));
       } else {
-        omitted++;
+        p.omitted++;
       }
     }
-    List<NodeReasons> closest = new ArrayList<>();
     for (NodeReasons n : f.closest()) {
-      if (closest.size() == MAX_CLOSEST) {
+      if (p.closest.size() == MAX_CLOSEST) {
         break;
       }
       List<String> rs = new ArrayList<>(n.reasons().size());
       for (String r : n.reasons()) {
         rs.add(cut(r, MAX_REASON_CHARS));
       }
-      closest.add(new NodeReasons(cut(n.node(), MAX_NAME_CHARS), rs));
+      p.closest.add(new NodeReasons(cut(n.node(), MAX_NAME_CHARS), rs));
     }
-    String node = f.node() == null ? null : cut(f.node(), MAX_NAME_CHARS);
+    p.node = f.node() == null ? null : cut(f.node(), MAX_NAME_CHARS);
+    Preemption pre = f.preemption();
+    if (pre != null) {
+      p.omittedVictims = Math.max(0, pre.omittedVictims());
+      for (String v : pre.victims()) {
+        if (p.victims.size() < MAX_VICTIMS) {
+          p.victims.add(cut(v, MAX_NAME_CHARS));
+        } else {
+          p.omittedVictims++;
+        }
+      }
+    }
     while (true) {
-      String s = writeFailed(f, cut(f.reason(), MAX_POLICY_CHARS), node, reasons, omitted, closest);
+      String s = writeFailed(f, cut(f.reason(), MAX_POLICY_CHARS), p);
       if (fits(s)) {
         return s;
       }
-      if (!closest.isEmpty()) {
-        closest.remove(closest.size() - 1);
-      } else if (!reasons.isEmpty()) {
-        reasons.remove(reasons.size() - 1);
-        omitted++;
+      if (!p.closest.isEmpty()) {
+        p.closest.remove(p.closest.size() - 1);
+      } else if (!p.victims.isEmpty()) {
+        p.victims.remove(p.victims.size() - 1);
+        p.omittedVictims++;
+      } else if (!p.reasons.isEmpty()) {
+        p.reasons.remove(p.reasons.size() - 1);
+        p.omitted++;
       } else {
         return s;
       }
     }
   }
 
-  private static String writeFailed(
-      Failed f,
-      String reason,
-      @Nullable String node,
-      List<ReasonCount> reasons,
-      int omitted,
-      List<NodeReasons> closest) {
+  private static String writeFailed(Failed f, String reason, FailedParts p) {
     StringBuilder b = head(reason, f.time());
-    if (node != null) {
+    if (p.node != null) {
       field(b, "node");
-      GoJson.appendString(b, node);
+      GoJson.appendString(b, p.node);
     }
     field(b, "nodes").append(f.nodes());
     field(b, "reasons").append('{');
-    for (int i = 0; i < reasons.size(); i++) {
+    for (int i = 0; i < p.reasons.size(); i++) {
       if (i > 0) {
         b.append(',');
       }
-      GoJson.appendString(b, reasons.get(i).reason()).append(':').append(reasons.get(i).nodes());
+      GoJson.appendString(b, p.reasons.get(i).reason())
+          .append(':')
+          .append(p.reasons.get(i).nodes());
     }
     b.append('}');
-    if (omitted > 0) {
-      field(b, "moreReasons").append(omitted);
+    if (p.omitted > 0) {
+      field(b, "moreReasons").append(p.omitted);
     }
+    Preemption pre = f.preemption();
+    if (pre != null) {
+      field(b, "nominated");
+      GoJson.appendString(b, cut(pre.nominatedNode(), MAX_NAME_CHARS));
+      field(b, "victims").append('[');
+      for (int i = 0; i < p.victims.size(); i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        GoJson.appendString(b, p.victims.get(i));
+      }
+      b.append(']');
+      if (p.omittedVictims > 0) {
+        field(b, "moreVictims").append(p.omittedVictims);
+      }
+    }
+    List<NodeReasons> closest = p.closest;
     if (!closest.isEmpty()) {
       field(b, "closest").append('{');
       for (int i = 0; i < closest.size(); i++) {
@@ -286,6 +326,25 @@ public final class ScheduleRecordCodec {
       }
     }
     Object node = o.get("node");
+    Preemption preemption = null;
+    Object nominated = o.get("nominated");
+    if (nominated != null && nominated != GoJson.NULL) {
+      List<String> victims = new ArrayList<>();
+      Object v = o.get("victims");
+      if (v != null && v != GoJson.NULL) {
+        if (!(v instanceof List<?> l)) {
+          throw new Bad("victims", v, "want a list of pod names");
+        }
+        for (Object x : l) {
+          if (!(x instanceof String s)) {
+            throw new Bad("victims", x, "want a pod name");
+          }
+          victims.add(s);
+        }
+      }
+      preemption =
+          new Preemption(string(o, "nominated"), victims, (int) number(o, "moreVictims", false));
+    }
     return new Failed(
         time,
         result,
@@ -293,7 +352,8 @@ public final class ScheduleRecordCodec {
         (int) number(o, "nodes", false),
         reasons,
         (int) number(o, "moreReasons", false),
-        closest);
+        closest,
+        preemption);
   }
 
   /** A field that is missing or of the wrong kind. */

@@ -55,6 +55,17 @@ class ScheduleRecordCodecTest {
             "scheduler error with omitted reasons",
             new Failed(T, "SchedulerError", null, 0, List.of(), 4, List.of())),
         arguments(
+            "preemption nominated a node and evicted pods",
+            new Failed(
+                T,
+                "Unschedulable",
+                null,
+                2,
+                List.of(new ReasonCount("CardInsufficientMemory", 2)),
+                0,
+                List.of(),
+                new ScheduleRecord.Preemption("gpu-1", List.of("team/a", "team/b"), 3))),
+        arguments(
             "scheduled after scoring",
             new Scheduled(
                 T,
@@ -149,6 +160,33 @@ class ScheduleRecordCodecTest {
     assertThat(back.reasons().size() + back.omittedReasons()).isEqualTo(40);
     assertThat(back.node()).hasSize(ScheduleRecordCodec.MAX_NAME_CHARS);
     assertThat(back.nodes()).isEqualTo(5000);
+  }
+
+  @Test
+  void encode_capsVictims_keepingTheNomination() throws Exception {
+    List<String> victims = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      victims.add("namespace-" + i + "/" + "v".repeat(150));
+    }
+    String s =
+        ScheduleRecordCodec.encode(
+            new Failed(
+                T,
+                "Unschedulable",
+                null,
+                2,
+                List.of(new ReasonCount("CardInsufficientMemory", 2)),
+                0,
+                List.of(),
+                new ScheduleRecord.Preemption("gpu-1", victims, 0)));
+    assertThat(s.getBytes(StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(ScheduleRecordCodec.MAX_BYTES);
+    Failed back = (Failed) ((Decoded.Ok<ScheduleRecord>) ScheduleRecordCodec.decode(s)).value();
+    ScheduleRecord.Preemption p = back.preemption();
+    assertThat(p).isNotNull();
+    assertThat(p.nominatedNode()).isEqualTo("gpu-1");
+    assertThat(p.victims().size() + p.omittedVictims()).isEqualTo(20);
+    assertThat(back.reasons()).hasSize(1);
   }
 
   @Test
