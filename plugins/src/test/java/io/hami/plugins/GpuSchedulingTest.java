@@ -194,7 +194,9 @@ final class GpuSchedulingTest {
       c.drain(0);
       assertThat(c.outcome("default", "q2").orElseThrow().node()).isNull();
       assertThat(c.outcome("default", "q2").orElseThrow().message())
-          .isEqualTo("0/2 nodes are available: 2 CardInsufficientMemory.");
+          .isEqualTo(
+              "0/2 nodes are available: 2 CardInsufficientMemory. preemption: 0/2 nodes are"
+                  + " available: 2 No preemption victims found for incoming pod..");
     }
   }
 }

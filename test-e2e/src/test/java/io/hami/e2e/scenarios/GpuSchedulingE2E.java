@@ -154,7 +154,11 @@ class GpuSchedulingE2E {
     System.out.println("e2e: pod that does not fit: " + c.getMessage());
 
     assertThat(c.getReason()).isEqualTo("Unschedulable");
-    assertThat(c.getMessage()).isEqualTo("0/1 nodes are available: 1 CardInsufficientMemory.");
+    // Equal priorities: preemption finds no victim, in kube-scheduler's words.
+    assertThat(c.getMessage())
+        .isEqualTo(
+            "0/1 nodes are available: 1 CardInsufficientMemory. preemption: 0/1 nodes are"
+                + " available: 1 No preemption victims found for incoming pod..");
     Pod pending = get(client, ns, "too-much");
     assertThat(pending.getSpec().getNodeName()).isNull();
     assertThat(pending.getStatus().getPhase()).isEqualTo("Pending");
