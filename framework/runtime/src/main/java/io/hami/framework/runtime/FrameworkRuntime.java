@@ -461,6 +461,10 @@ public final class FrameworkRuntime {
     long start = System.nanoTime();
     PostFilterResult last = PostFilterResult.of(Status.unschedulable());
     String nomination = null;
+    // As kube-scheduler: the rejection carries every plugin's reasons, named by the first
+    // rejector, and keeps the last nomination change any plugin asked for.
+    List<String> reasons = new ArrayList<>();
+    String rejector = null;
     for (PostFilterPlugin p : postFilter) {
       PostFilterResult r;
       try {
@@ -472,11 +476,16 @@ public final class FrameworkRuntime {
       if (r.nominatedNodeName() != null) {
         nomination = r.nominatedNodeName();
       }
-      // As kube-scheduler: a rejection keeps the last nomination change any plugin asked for.
-      last = new PostFilterResult(s, nomination, r.victims());
       if (s.isSuccess() || s.code() == Code.ERROR) {
+        last = new PostFilterResult(s, nomination, r.victims());
         break;
       }
+      reasons.addAll(s.reasons());
+      if (rejector == null) {
+        rejector = p.name();
+      }
+      Status rejected = new Status(s.code(), List.copyOf(reasons), null, rejector);
+      last = new PostFilterResult(rejected, nomination, r.victims());
     }
     metrics.extensionPoint(
         "PostFilter", last.status().code().name(), profileName, System.nanoTime() - start);
