@@ -1,8 +1,10 @@
 package io.hami.plugins.vgpu;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.hami.framework.api.ActionType;
 import io.hami.framework.api.ClusterEvent;
 import io.hami.framework.api.ClusterEventWithHint;
@@ -21,6 +23,9 @@ final class VgpuRequeue {
 
   private final Set<String> registrationKeys;
 
+  /** The vendors' device-count resources, which a pod holding devices asks for. */
+  private final Set<String> countResources;
+
   VgpuRequeue(List<GpuVendor> vendors) {
     // Handshake values flip every period on every live node (request, report): requeueing on
     // each flip would retry every waiting pod all the time. Health changes they cause reach the
@@ -30,6 +35,13 @@ final class VgpuRequeue {
       keys.remove(v.keys().handshake());
     }
     this.registrationKeys = Set.copyOf(keys);
+    Set<String> counts = new HashSet<>();
+    for (GpuVendor v : vendors) {
+      if (!v.names().count().isEmpty()) {
+        counts.add(v.names().count());
+      }
+    }
+    this.countResources = Set.copyOf(counts);
   }
 
   List<ClusterEventWithHint> events() {
@@ -47,7 +59,7 @@ final class VgpuRequeue {
                 ActionType.DELETE,
                 ActionType.UPDATE_POD_SCALE_DOWN,
                 ActionType.UPDATE_POD_ANNOTATION),
-            VgpuRequeue::podHint));
+            this::podHint));
   }
 
   private QueueingHint nodeHint(
@@ -67,16 +79,37 @@ final class VgpuRequeue {
     return Objects.equals(alloc1, alloc2) ? QueueingHint.SKIP : QueueingHint.QUEUE;
   }
 
-  private static QueueingHint podHint(
+  private QueueingHint podHint(
       Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
     HasMetadata before = oldObj != null ? oldObj : newObj;
     if (before == null) {
       return QueueingHint.QUEUE;
     }
-    // Only pods that held devices free any when they leave or change.
-    return annotations(before).containsKey(Annotations.VGPU_NODE)
-        ? QueueingHint.QUEUE
-        : QueueingHint.SKIP;
+    // Only pods that held devices free any when they leave or change: those with the decision's
+    // annotations, or (where nothing writes them, as in memory) bound pods asking for devices.
+    if (annotations(before).containsKey(Annotations.VGPU_NODE)) {
+      return QueueingHint.QUEUE;
+    }
+    return before instanceof Pod p && asksForDevices(p) ? QueueingHint.QUEUE : QueueingHint.SKIP;
+  }
+
+  private boolean asksForDevices(Pod p) {
+    if (p.getSpec() == null || p.getSpec().getContainers() == null) {
+      return false;
+    }
+    for (Container c : p.getSpec().getContainers()) {
+      ResourceRequirements r = c == null ? null : c.getResources();
+      if (r == null) {
+        continue;
+      }
+      for (String name : countResources) {
+        if ((r.getLimits() != null && r.getLimits().containsKey(name))
+            || (r.getRequests() != null && r.getRequests().containsKey(name))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static Map<String, String> annotations(HasMetadata o) {

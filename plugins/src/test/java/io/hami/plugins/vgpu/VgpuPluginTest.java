@@ -392,4 +392,25 @@ final class VgpuPluginTest {
     assertThat(hint.hint(pod, requested, reported)).isEqualTo(QueueingHint.SKIP);
     assertThat(hint.hint(pod, reported, more)).isEqualTo(QueueingHint.QUEUE);
   }
+
+  @Test
+  void podDeletes_requeueOnlyWhenTheDeletedPodHeldDevices() {
+    QueueingHintFunction hint =
+        plugin.eventsToRegister().stream()
+            .filter(e -> e.event().resource() == EventResource.ASSIGNED_POD && e.hint() != null)
+            .findFirst()
+            .orElseThrow()
+            .hint();
+    Pod waiting = MakeGpuPod.named("waiting").gpus(1).obj();
+    Pod annotated = MakeGpuPod.named("a").gpus(1).annotation(Annotations.VGPU_NODE, "n1").obj();
+    Pod boundWithoutDecision = MakeGpuPod.named("b").gpus(1).obj();
+    boundWithoutDecision.getSpec().setNodeName("n1");
+    Pod cpuOnly = MakeGpuPod.named("c").obj();
+    cpuOnly.getSpec().setNodeName("n1");
+
+    assertThat(hint.hint(waiting, annotated, null)).isEqualTo(QueueingHint.QUEUE);
+    // In memory nothing writes the decision's annotations: the device request tells.
+    assertThat(hint.hint(waiting, boundWithoutDecision, null)).isEqualTo(QueueingHint.QUEUE);
+    assertThat(hint.hint(waiting, cpuOnly, null)).isEqualTo(QueueingHint.SKIP);
+  }
 }
