@@ -136,9 +136,11 @@ class InMemoryClusterTest {
       c.addNode(MakeNode.named("n2").capacity("4", "8Gi", 110).obj());
       c.addPod(MakePod.named("dra").resourceClaim("gpu", "gpu-claim").obj());
       c.drain();
+      // PostFilter runs after a PreFilter rejection too, as in kube-scheduler.
       String want =
           "0/2 nodes are available: spec.resourceClaims is not supported by this scheduler"
-              + " (DynamicResources).";
+              + " (DynamicResources). preemption: 0/2 nodes are available: 2 Preemption is not"
+              + " helpful for scheduling..";
       assertThat(c.outcome("default", "dra").orElseThrow().message()).isEqualTo(want);
       assertThat(c.pod("default", "dra").orElseThrow().getStatus().getConditions())
           .anySatisfy(cond -> assertThat(cond.getMessage()).isEqualTo(want));
