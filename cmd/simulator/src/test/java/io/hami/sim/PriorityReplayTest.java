@@ -9,15 +9,18 @@ import org.junit.jupiter.api.Test;
 
 class PriorityReplayTest {
 
-  /** Two nodes of one GPU each and six pods that each want a whole GPU. */
+  /**
+   * Two nodes of one GPU each and pods that each want a quarter of one: eight fit, and the replay's
+   * tuning (130% of capacity) submits ten.
+   */
   private static PreparedTrace twoGpus() {
     List<TraceNode> nodes =
         List.of(
             new TraceNode("n0", 64_000, 262_144, 1, "T4"),
             new TraceNode("n1", 64_000, 262_144, 1, "T4"));
     List<TracePod> pods = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      pods.add(new TracePod("p" + i, 1000, 1024, 1, 1000, "", List.of()));
+    for (int i = 0; i < 40; i++) {
+      pods.add(new TracePod("p" + i, 1000, 1024, 1, 250, "", List.of()));
     }
     return PreparedTrace.of(new Trace("two-gpus", nodes, pods));
   }
@@ -31,13 +34,14 @@ class PriorityReplayTest {
       PriorityReplay.Result with = replay.run(seed, true);
 
       assertThat(with.highSubmitted()).isEqualTo(without.highSubmitted());
-      // Without preemption only the first two arrivals run; with it, a high-priority pod always
-      // finds a low-priority one to evict while any is running.
-      assertThat(without.highPlaced() + without.lowPlaced()).isEqualTo(2);
+      assertThat(with.highSubmitted() + with.lowSubmitted()).isEqualTo(10);
+      // Without preemption the first eight arrivals run; with it, a high-priority pod always
+      // finds a low-priority share to evict while any is running.
+      assertThat(without.highPlaced() + without.lowPlaced()).isEqualTo(8);
       assertThat(without.lowEvicted()).isZero();
-      assertThat(with.highPlaced()).isEqualTo(Math.min(2, with.highSubmitted()));
+      assertThat(with.highPlaced()).isEqualTo(Math.min(8, with.highSubmitted()));
+      assertThat(with.highPlaced() + with.lowRunningAtEnd()).isEqualTo(8);
       assertThat(with.lowEvicted()).isEqualTo(with.lowPlaced() - with.lowRunningAtEnd());
-      assertThat(with.highPlaced() + with.lowRunningAtEnd()).isEqualTo(2);
       assertThat(with.gpuMilliAllocatedAtEnd()).isEqualTo(2000);
       sawGain |= with.highPlaced() > without.highPlaced();
     }
@@ -51,7 +55,7 @@ class PriorityReplayTest {
     for (double share : new double[] {0, 1}) {
       PriorityReplay.Result with = new PriorityReplay(twoGpus(), share).run(7, true);
       assertThat(with.lowEvicted()).isZero();
-      assertThat(with.highPlaced() + with.lowPlaced()).isEqualTo(2);
+      assertThat(with.highPlaced() + with.lowPlaced()).isEqualTo(8);
     }
   }
 

@@ -278,8 +278,12 @@ public final class VgpuPlugin
       return Status.success();
     }
     DeviceUsageIndex.Counted counted = index.counted(uid);
+    // The index's own reservation is confirmed by the decision's annotations, which the API shows
+    // before the binding; a bound pod without them (in memory, where nothing writes them) is
+    // served.
+    boolean unconfirmed = counted != null && counted.assumed() && !bound(podToRemove.pod());
     if (counted == null
-        || UsageOverlay.allocating(podToRemove.pod(), podToRemove.assumed() || counted.assumed())) {
+        || UsageOverlay.allocating(podToRemove.pod(), podToRemove.assumed() || unconfirmed)) {
       return Status.success();
     }
     put(
