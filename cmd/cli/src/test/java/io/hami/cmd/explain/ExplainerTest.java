@@ -178,7 +178,7 @@ class ExplainerTest {
     assertThat(TextReport.render(e, NOW))
         .contains("Preemption:", "nominated to gpu-a")
         .contains("Evicted (2 lower-priority pods):", "batch/w-1", "batch/w-2");
-    assertThat(JsonReport.render(e)).contains("\"nominatedNode\":\"gpu-a\"");
+    assertThat(JsonReport.render(e)).contains("\"nominatedNode\" : \"gpu-a\"");
   }
 
   @Test
