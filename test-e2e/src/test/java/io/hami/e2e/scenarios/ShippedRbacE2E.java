@@ -345,6 +345,11 @@ class ShippedRbacE2E {
     assertThat(sched).containsKeys("patch nodes 200", "create bindings 201");
     assertThat(agent).containsKeys("patch nodes 200", "patch pods 200");
 
+    // Preemption deletes its victims, as kube-scheduler's own role allows.
+    assertThat(allowed(schedulerClient, "delete", "pods", ns.name()))
+        .as("scheduler may delete pods (preemption victims)")
+        .isTrue();
+
     // Not more: the scheduler.
     for (String[] q :
         new String[][] {
@@ -352,7 +357,7 @@ class ShippedRbacE2E {
           {"list", "secrets", ""},
           {"delete", "nodes", ""},
           {"create", "pods", ns.name()},
-          {"delete", "pods", ns.name()},
+          {"delete", "namespaces", ""},
           {"update", "nodes/status", ""},
           {"create", "serviceaccounts/token", SYSTEM_NAMESPACE},
           {"create", "clusterrolebindings", ""},
