@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.hami.framework.api.ObjectKind;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
@@ -313,6 +314,14 @@ public final class SchedulerService implements AutoCloseable {
    */
   private <T extends HasMetadata> CompletableFuture<?> startObjectInformer(
       ObjectKind<T> kind, ClusterEventHandler handler) {
+    // A kind the client has no model of (an alpha API's) would otherwise arrive as a
+    // GenericKubernetesResource.
+    KubernetesSerialization serialization = client.getKubernetesSerialization();
+    if (serialization.getRegisteredKubernetesResource(
+            HasMetadata.getApiVersion(kind.type()), HasMetadata.getKind(kind.type()))
+        == null) {
+      serialization.registerKubernetesResource(kind.type());
+    }
     SharedIndexInformer<T> informer =
         kind.namespaced()
             ? client.resources(kind.type()).inAnyNamespace().runnableInformer(0)
