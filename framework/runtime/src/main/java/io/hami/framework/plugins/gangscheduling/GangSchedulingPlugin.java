@@ -336,9 +336,14 @@ public final class GangSchedulingPlugin
             GangSchedulingPlugin::ownPodGroupChanged));
   }
 
+  /**
+   * A new member may complete the quorum. A gated one cannot until its gates go; then it is
+   * scheduled itself and, waiting at Permit, activates the members without a place.
+   */
   private static QueueingHint sameGroupPodAdded(
       Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
     return newObj instanceof Pod added
+            && !gated(added)
             && Membership.of(pod) instanceof Membership.Member m
             && Membership.of(added) instanceof Membership.Member a
             && m.key().equals(a.key())
@@ -346,8 +351,22 @@ public final class GangSchedulingPlugin
         : QueueingHint.SKIP;
   }
 
+  private static boolean gated(Pod p) {
+    return p.getSpec() != null
+        && p.getSpec().getSchedulingGates() != null
+        && !p.getSpec().getSchedulingGates().isEmpty();
+  }
+
+  /** The pod's PodGroup appeared, or its spec changed (a new generation; not its status). */
   private static QueueingHint ownPodGroupChanged(
       Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
+    if (oldObj instanceof PodGroup before
+        && newObj instanceof PodGroup after
+        && before.getMetadata().getGeneration() != null
+        && Objects.equals(
+            before.getMetadata().getGeneration(), after.getMetadata().getGeneration())) {
+      return QueueingHint.SKIP;
+    }
     return newObj instanceof PodGroup g
             && Membership.of(pod) instanceof Membership.Member m
             && m.viaApi()
