@@ -329,6 +329,20 @@ public final class SchedulingQueue {
    * requeue it. A pod deleted meanwhile is dropped.
    */
   public void requeue(QueuedPodInfo info, Status status, Collection<String> rejectors) {
+    requeue(info, status, rejectors, true);
+  }
+
+  /**
+   * Puts back a pod rejected while it waited at Permit, where it had a place: the events seen
+   * during its wait do not count (what they could change was already weighed by the plugin that
+   * held it), so a released gang waits for a new event instead of coming straight back.
+   */
+  public void requeueAfterPermit(QueuedPodInfo info, Status status, Collection<String> rejectors) {
+    requeue(info, status, rejectors, false);
+  }
+
+  private void requeue(
+      QueuedPodInfo info, Status status, Collection<String> rejectors, boolean countInFlight) {
     lock.lock();
     try {
       if (inFlight.remove(info.uid()) == null) {
@@ -340,7 +354,7 @@ public final class SchedulingQueue {
       info.seq = ++seq;
       byUid.put(info.uid(), info);
       info.backoffForError = status.code().triggersBackoff();
-      if (info.backoffForError || sawMatchingEventInFlight(info)) {
+      if (info.backoffForError || (countInFlight && sawMatchingEventInFlight(info))) {
         addBackoff(info);
       } else {
         unschedulable.put(info.uid(), info);

@@ -43,6 +43,12 @@ final class Attempt {
   /** The Filter failure's diagnosis; null to derive one from the status. */
   @Nullable Diagnosis diagnosis;
 
+  /**
+   * The pod had a place and was rejected while it waited at Permit (a gang's timeout or release):
+   * the events during its wait do not send it back early.
+   */
+  boolean rejectedAtPermit;
+
   /** A failure of a step after {@code node} was chosen. */
   static Attempt failedAt(String node, Status status, String message) {
     Attempt a = new Attempt();

@@ -145,6 +145,7 @@ final class BindingCycle {
       String message = "binding to " + nodeName + " failed: " + s.message();
       Attempt a = Attempt.failedAt(nodeName, s, message);
       a.nomination = ""; // as kube-scheduler: a binding failure clears the nomination
+      a.rejectedAtPermit = !permitted.isSuccess();
       failures.handle(c.info(), a, 0);
       return;
     }

@@ -55,7 +55,11 @@ final class FailureHandler {
    */
   void handle(QueuedPodInfo info, Attempt a, long nanos) {
     Pod pod = info.pod();
-    queue.requeue(info, a.status, a.rejectors);
+    if (a.rejectedAtPermit) {
+      queue.requeueAfterPermit(info, a.status, a.rejectors);
+    } else {
+      queue.requeue(info, a.status, a.rejectors);
+    }
     String nominationToWrite = nominate(pod, a.nomination);
     observer.failed(pod, a.status, a.message, nanos);
     if (a.message.equals(info.lastFailureMessage()) || conditionSays(pod, a.message)) {

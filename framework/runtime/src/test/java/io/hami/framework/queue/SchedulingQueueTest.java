@@ -189,6 +189,20 @@ class SchedulingQueueTest {
   }
 
   @Test
+  void rejectedAtPermit_ignoresTheEventsOfItsWait() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    q.add(MakePod.named("p").obj());
+    QueuedPodInfo info = q.tryPop();
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+    q.requeueAfterPermit(info, Status.unschedulable("gang released"), Set.of("Fit"));
+    assertThat(q.isUnschedulable(info.uid())).isTrue();
+
+    clock.advance(Duration.ofSeconds(2));
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+    assertThat(q.isActive(info.uid())).isTrue();
+  }
+
+  @Test
   void eventDuringAttempt_sendsFailedPodToBackoffNotUnschedulable() {
     SchedulingQueue q = queue(FIT_ON_BIG_NODE);
     q.add(MakePod.named("p").obj());
