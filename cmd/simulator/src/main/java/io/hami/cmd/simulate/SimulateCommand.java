@@ -293,14 +293,16 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   private static void quietSchedulerLogs() {
-    Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
-    if (root instanceof ch.qos.logback.classic.Logger logback
-        && logback.getLevel() != null
-        && logback.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)) {
-      return;
+    if (System.getenv("HAMI_LOG_LEVEL") != null) {
+      return; // the user chose
     }
-    if (root instanceof ch.qos.logback.classic.Logger logback) {
-      logback.setLevel(ch.qos.logback.classic.Level.WARN);
+    // The shipped logging configuration names the project's loggers apart from the root.
+    for (String name : new String[] {Logger.ROOT_LOGGER_NAME, "io.hami"}) {
+      if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l
+          && (l.getLevel() == null
+              || !l.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))) {
+        l.setLevel(ch.qos.logback.classic.Level.WARN);
+      }
     }
   }
 
