@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -266,29 +265,10 @@ public final class SchedulingQueue {
     }
   }
 
-  /**
-   * The next pod to schedule, removed from its queue: the head of the active queue or, when that is
-   * empty, the backoff queue's first pod that is not backing off after an error (an idle scheduler
-   * need not wait out a rejection's backoff; an error's backoff protects the API).
-   */
+  /** The next pod to schedule, removed from the active queue; null when it is empty. */
   @GuardedBy("lock")
   private @Nullable QueuedPodInfo nextLocked() {
-    QueuedPodInfo head = active.pollFirst();
-    if (head != null) {
-      return head;
-    }
-    for (Iterator<QueuedPodInfo> it = backoff.iterator(); it.hasNext(); ) {
-      QueuedPodInfo info = it.next();
-      if (info.backoffForError) {
-        continue;
-      }
-      it.remove();
-      if (passesPreEnqueue(info)) {
-        return info;
-      }
-      unschedulable.put(info.uid(), info);
-    }
-    return null;
+    return active.pollFirst();
   }
 
   @GuardedBy("lock")
@@ -527,9 +507,6 @@ public final class SchedulingQueue {
   @GuardedBy("lock")
   private void addBackoff(QueuedPodInfo info) {
     backoff.add(info);
-    if (!info.backoffForError) {
-      notEmpty.signal();
-    }
   }
 
   @GuardedBy("lock")

@@ -131,35 +131,6 @@ class SchedulingQueueTest {
   }
 
   @Test
-  void idleQueue_popsRejectedPodFromBackoffBeforeItsExpiry() {
-    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
-    q.add(MakePod.named("p").obj());
-    QueuedPodInfo info = q.tryPop();
-    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
-    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
-    assertThat(q.isBackingOff(info.uid())).isTrue();
-
-    QueuedPodInfo again = q.tryPop();
-    assertThat(again).isNotNull();
-    assertThat(again.key()).isEqualTo("default/p");
-    assertThat(again.attempts()).isEqualTo(2);
-    assertThat(q.isBackingOff(info.uid())).isFalse();
-  }
-
-  @Test
-  void activePods_comeBeforeBackoffPods() {
-    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
-    q.add(MakePod.named("backing").priority(100).obj());
-    QueuedPodInfo info = q.tryPop();
-    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
-    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
-    q.add(MakePod.named("fresh").priority(1).obj());
-
-    assertThat(q.tryPop().key()).isEqualTo("default/fresh");
-    assertThat(q.tryPop().key()).isEqualTo("default/backing");
-  }
-
-  @Test
   void errorBackoff_isNeverPoppedEarly() {
     SchedulingQueue q = queue(Map.of());
     q.add(MakePod.named("p").obj());
@@ -168,24 +139,6 @@ class SchedulingQueueTest {
 
     assertThat(q.tryPop()).isNull();
     assertThat(q.isBackingOff(info.uid())).isTrue();
-  }
-
-  @Test
-  void waitingPop_wakesWhenARejectedPodEntersBackoff() throws InterruptedException {
-    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
-    q.add(MakePod.named("p").obj());
-    QueuedPodInfo info = q.tryPop();
-    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
-    Thread event =
-        new Thread(
-            () ->
-                q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big")));
-    event.start();
-
-    QueuedPodInfo popped = q.pop(Duration.ofSeconds(30));
-    event.join();
-    assertThat(popped).isNotNull();
-    assertThat(popped.key()).isEqualTo("default/p");
   }
 
   @Test
