@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,9 @@ public final class ApiStatusWriter implements StatusWriter {
   private final ApiRateLimiter limiter;
   private final ApiRequestObserver observer;
 
+  /** Told of a pod the API no longer has (a write answered 404), so it is not tried again. */
+  private volatile Consumer<Pod> onGone = p -> {};
+
   public ApiStatusWriter(
       KubernetesClient client,
       ExecutorService executor,
@@ -50,6 +54,11 @@ public final class ApiStatusWriter implements StatusWriter {
     this.clock = clock;
     this.limiter = limiter;
     this.observer = observer;
+  }
+
+  /** Sets what to do with a pod whose write found it gone; called once, before the first write. */
+  public void onPodGone(Consumer<Pod> action) {
+    this.onGone = action;
   }
 
   @Override
@@ -127,6 +136,12 @@ public final class ApiStatusWriter implements StatusWriter {
               observer.request("patch", "pods/status", "ok");
             } catch (KubernetesClientException e) {
               observer.request("patch", "pods/status", String.valueOf(e.getCode()));
+              if (e.getCode() == 404) {
+                // Gone from the API: the delete event may lag or be lost; stop scheduling it.
+                log.info("pod {}/{} is gone; dropping it from the queue", ns, name);
+                onGone.accept(pod);
+                return;
+              }
               log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.getMessage());
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();

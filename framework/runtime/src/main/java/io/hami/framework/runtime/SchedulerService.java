@@ -118,6 +118,8 @@ public final class SchedulerService implements AutoCloseable {
         };
     InstantSource clock = InstantSource.system();
     DefaultParallelizer parallelizer = new DefaultParallelizer(config.parallelism());
+    ApiStatusWriter statusWriter =
+        new ApiStatusWriter(client, writerPool, clock, limiter, observer);
     this.scheduler =
         Scheduler.builder(config, plugins)
             .clock(clock)
@@ -126,7 +128,7 @@ public final class SchedulerService implements AutoCloseable {
             .client(client)
             .binder(Binder.apiBinder(client, observer, limiter))
             .evictor(PodEvictor.api(client, observer, limiter, clock))
-            .statusWriter(new ApiStatusWriter(client, writerPool, clock, limiter, observer))
+            .statusWriter(statusWriter)
             .eventRecorder(
                 new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler"))
             .bindingExecutor(bindingPool)
@@ -135,6 +137,8 @@ public final class SchedulerService implements AutoCloseable {
             .maxBindingsInFlight(2 * options.bindingThreads())
             .build();
     metricsRef[0] = scheduler.metrics();
+    Scheduler s = this.scheduler;
+    statusWriter.onPodGone(p -> s.eventHandler().onPodDelete(p));
   }
 
   private static ThreadFactory daemon(String prefix) {
