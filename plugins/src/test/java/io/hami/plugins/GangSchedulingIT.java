@@ -78,9 +78,11 @@ final class GangSchedulingIT {
       assertThat(bound(c, g)).isZero();
       assertHoldsNothing(c, g);
 
-      // A fourth GPU frees: every member binds, within a second of simulated time.
+      // A fourth GPU frees: every member binds once the members' backoff from their earlier
+      // attempts runs out (at most podMaxBackoffSeconds, 10 s; the queue does not pop backed-off
+      // pods early).
       c.deletePod("default", "busy");
-      c.advance(Duration.ofSeconds(1));
+      c.advance(Duration.ofSeconds(11));
       assertThat(bound(c, g)).isEqualTo(4);
     }
   }
