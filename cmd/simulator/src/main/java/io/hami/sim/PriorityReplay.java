@@ -115,7 +115,8 @@ public final class PriorityReplay {
           lowSubmitted++;
         }
         cluster.addPod(pod);
-        cluster.drain(0);
+        // Backoff rounds let a preemptor retry once its victims are gone (simulated time).
+        cluster.drain();
         PodOutcome outcome = cluster.outcome(NAMESPACE, name).orElse(null);
         if (outcome != null && outcome.isBound()) {
           placedMilli.put(name, milli);
