@@ -77,7 +77,8 @@ class BenchClusterE2E {
 
     JsonNode ceiling = r.path("ceiling");
     assertThat(ceiling.path("bound").asInt()).isEqualTo(300);
-    assertThat(ceiling.path("writesPerPod").asDouble()).isBetween(2.99, 3.01);
+    // The same three writes; a lock patch that loses a race to another worker is retried.
+    assertThat(ceiling.path("writesPerPod").asDouble()).isBetween(3.0, 3.5);
     assertThat(r.path("ceilingRatio").asDouble()).isPositive();
 
     assertThat(r.path("hami").path("available").asBoolean()).isFalse();
