@@ -46,10 +46,11 @@ public enum FrameworkPolicy {
   }
 
   /**
-   * The scheduler configuration selecting this policy: every node is scored
-   * (percentageOfNodesToScore 100) by this policy's plugin alone, the policy's plugin reserves
-   * before {@code vgpu} so that its GPU choice is honoured, and {@code simprobe} reports each
-   * binding.
+   * The scheduler configuration selecting this policy, with every node scored
+   * (percentageOfNodesToScore 100) and {@code simprobe} reporting each binding. The paper's
+   * policies score by their plugin alone, which reserves before {@code vgpu} so that its GPU choice
+   * is honoured. HAMi's run the shipped profile's way: {@code vgpu}'s node score decides
+   * (primaryScore) and the default scores only break its ties.
    */
   String profile(String schedulerName, long seed) {
     StringBuilder y = new StringBuilder();
@@ -57,13 +58,19 @@ public enum FrameworkPolicy {
     y.append("percentageOfNodesToScore: 100\n");
     y.append("profiles:\n  - schedulerName: ").append(schedulerName).append('\n');
     y.append("    percentageOfNodesToScore: 100\n");
+    boolean hami = scorePlugin.equals("vgpu");
+    if (hami) {
+      y.append("    primaryScore: vgpu\n");
+    }
     y.append("    plugins:\n      multiPoint:\n        enabled:\n");
-    if (!scorePlugin.equals("vgpu")) {
+    if (!hami) {
       y.append("          - name: ").append(scorePlugin).append('\n');
     }
     y.append("          - name: vgpu\n          - name: ").append(SimProbe.NAME).append('\n');
-    y.append("      score:\n        disabled:\n          - name: \"*\"\n        enabled:\n");
-    y.append("          - name: ").append(scorePlugin).append('\n');
+    if (!hami) {
+      y.append("      score:\n        disabled:\n          - name: \"*\"\n        enabled:\n");
+      y.append("          - name: ").append(scorePlugin).append('\n');
+    }
     y.append("    pluginConfig:\n");
     if (scorePlugin.equals("placement")) {
       y.append("      - name: placement\n        args:\n          policy: ")
@@ -72,11 +79,11 @@ public enum FrameworkPolicy {
           .append(Replay.drawSeed(seed))
           .append('\n');
     }
-    String hami = scorePlugin.equals("vgpu") ? setting : "binpack";
+    String vgpu = hami ? setting : "binpack";
     y.append("      - name: vgpu\n        args:\n          nodeSchedulerPolicy: ")
-        .append(hami)
+        .append(vgpu)
         .append("\n          gpuSchedulerPolicy: ")
-        .append(hami)
+        .append(vgpu)
         .append('\n');
     return y.toString();
   }

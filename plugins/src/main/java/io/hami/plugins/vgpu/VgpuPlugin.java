@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
+import io.hami.framework.api.ExactScorePlugin;
 import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
@@ -19,7 +20,6 @@ import io.hami.framework.api.PreFilterExtensions;
 import io.hami.framework.api.PreFilterPlugin;
 import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.ReservePlugin;
-import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
@@ -59,7 +59,7 @@ public final class VgpuPlugin
         PreFilterExtensions,
         FilterPlugin,
         FilterEquivalence,
-        ScorePlugin,
+        ExactScorePlugin,
         ReservePlugin,
         PreBindPlugin,
         EnqueueExtensions {
@@ -380,6 +380,19 @@ public final class VgpuPlugin
     NodeDevices view = index.node(node);
     UsageOverlay overlay = r.overlay();
     return VgpuScoring.nodeScore(
+        (overlay == null ? view : overlay.apply(view)).nodeScore(), r.options().nodePolicy());
+  }
+
+  /** HAMi's node score itself, so that nodes HAMi ranks apart are not tied by the rounding. */
+  @Override
+  public double exactScore(CycleState state, Pod pod, NodeInfo node) {
+    PodDeviceRequests r = state.get(REQUESTS);
+    if (r == null) {
+      return 0;
+    }
+    NodeDevices view = index.node(node);
+    UsageOverlay overlay = r.overlay();
+    return VgpuScoring.exactNodeScore(
         (overlay == null ? view : overlay.apply(view)).nodeScore(), r.options().nodePolicy());
   }
 

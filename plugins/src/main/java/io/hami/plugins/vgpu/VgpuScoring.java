@@ -16,4 +16,11 @@ public final class VgpuScoring {
     long scaled = Math.round(clamped * MAX_SCORE / MAX_NODE_SCORE);
     return policy == NodePolicy.BINPACK ? scaled : MAX_SCORE - scaled;
   }
+
+  /**
+   * The same order without rounding or clamping: binpack the HAMi node score, spread its negation.
+   */
+  public static double exactNodeScore(float hamiScore, NodePolicy policy) {
+    return policy == NodePolicy.BINPACK ? hamiScore : -hamiScore;
+  }
 }

@@ -3,13 +3,17 @@ package io.hami.cmd.scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hami.framework.config.ConfigLoader;
+import io.hami.framework.config.PluginRef;
+import io.hami.framework.config.ProfileConfig;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Scheduler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -23,6 +27,26 @@ class SchedulerConfigsTest {
       assertThat(files).isNotEmpty();
       return files;
     }
+  }
+
+  @Test
+  void weighted_isTheDefaultWithTheWeightedSumAndTheTopologyPlugin() {
+    var loader = new ConfigLoader(PluginRegistry.create());
+    Path dir = Path.of("..", "..", "config", "scheduler");
+    SchedulerConfiguration hami = loader.load(dir.resolve("scheduler-config.yaml"));
+    SchedulerConfiguration weighted = loader.load(dir.resolve("weighted.yaml"));
+    ProfileConfig h = hami.profiles().get(0);
+    ProfileConfig w = weighted.profiles().get(0);
+    assertThat(h.primaryScore()).isEqualTo("vgpu");
+    assertThat(w.primaryScore()).isNull();
+    List<PluginRef> withTopology = new ArrayList<>();
+    withTopology.add(new PluginRef("topology", null));
+    withTopology.addAll(h.multiPoint().enabled());
+    assertThat(w.multiPoint().enabled()).isEqualTo(withTopology);
+    assertThat(w.pluginArgs()).isEqualTo(h.pluginArgs());
+    assertThat(w.points()).isEqualTo(h.points());
+    assertThat(weighted.parallelism()).isEqualTo(hami.parallelism());
+    assertThat(weighted.leaderElection()).isEqualTo(hami.leaderElection());
   }
 
   @ParameterizedTest(name = "{0}")

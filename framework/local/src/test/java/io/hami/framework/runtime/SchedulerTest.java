@@ -1,10 +1,12 @@
 package io.hami.framework.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
+import io.hami.framework.api.ExactScorePlugin;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeScores;
@@ -52,6 +54,19 @@ class SchedulerTest {
     }
   }
 
+  /** Rounded scores that tie, exact scores that do not. */
+  private record Exact(String name, Map<String, Double> exact) implements ExactScorePlugin {
+    @Override
+    public long score(CycleState state, Pod pod, NodeInfo node) {
+      return Math.round(exact.getOrDefault(node.name(), 0.0));
+    }
+
+    @Override
+    public double exactScore(CycleState state, Pod pod, NodeInfo node) {
+      return exact.getOrDefault(node.name(), 0.0);
+    }
+  }
+
   private final class Recording implements FilterPlugin, ReservePlugin {
     private final String name;
 
@@ -87,6 +102,9 @@ class SchedulerTest {
     r.register(PluginRegistration.of("PreferA", h -> new Fixed("PreferA", Map.of("a", 100L))));
     r.register(PluginRegistration.of("PreferB", h -> new Fixed("PreferB", Map.of("b", 60L))));
     r.register(PluginRegistration.of("RawC", h -> new Raw("RawC", Map.of("a", 10L, "c", 4000L))));
+    r.register(
+        PluginRegistration.of(
+            "ExactBC", h -> new Exact("ExactBC", Map.of("a", 50.1, "b", 50.4, "c", 50.4))));
     r.register(PluginRegistration.of("First", h -> new Recording("First")));
     r.register(PluginRegistration.of("Second", h -> new Recording("Second")));
     r.register(PluginRegistration.of("Rejecting", h -> new Recording("Rejecting")));
@@ -109,12 +127,18 @@ class SchedulerTest {
   }
 
   private InMemoryCluster cluster(String pluginsYaml) {
+    return cluster("", pluginsYaml);
+  }
+
+  private InMemoryCluster cluster(String profileYaml, String pluginsYaml) {
     Registry r = registry();
     SchedulerConfiguration cfg =
         new ConfigLoader(r)
             .parse(
                 "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n"
-                    + "- schedulerName: hami-scheduler\n  plugins:\n"
+                    + "- schedulerName: hami-scheduler\n"
+                    + profileYaml
+                    + "  plugins:\n"
                     + pluginsYaml,
                 "test");
     InMemoryCluster c = InMemoryCluster.builder(r).config(cfg).build();
@@ -145,6 +169,45 @@ class SchedulerTest {
                 + "      - {name: PreferA, weight: 3}\n      - {name: PreferB, weight: 2}\n")) {
       assertThat(placed(c)).isEqualTo("a");
     }
+  }
+
+  @Test
+  void primaryScore_decidesAloneAndTheOthersBreakItsTies() {
+    String scores = "    score:\n      disabled:\n      - name: '*'\n      enabled:\n";
+    // Weighted, PreferB wins (120 against 100); with PreferA primary, a wins.
+    try (InMemoryCluster c =
+        cluster(
+            "  primaryScore: PreferA\n",
+            scores + "      - {name: PreferA, weight: 1}\n      - {name: PreferB, weight: 2}\n")) {
+      assertThat(placed(c)).isEqualTo("a");
+    }
+    // ExactBC rounds a, b and c alike (50); unrounded, b and c lead and PreferB breaks their tie.
+    try (InMemoryCluster c =
+        cluster(
+            "  primaryScore: ExactBC\n",
+            scores + "      - {name: ExactBC, weight: 1}\n      - {name: PreferB, weight: 1}\n")) {
+      assertThat(placed(c)).isEqualTo("b");
+    }
+    // Weighted, the same scores tie a and c at 50 and PreferB's 60 makes b win too; with PreferA
+    // added at weight 2, a wins the weighted sum but not the exact order.
+    try (InMemoryCluster c =
+        cluster(
+            "  primaryScore: ExactBC\n",
+            scores + "      - {name: ExactBC, weight: 1}\n      - {name: PreferA, weight: 2}\n")) {
+      assertThat(placed(c)).isIn("b", "c");
+    }
+  }
+
+  @Test
+  void primaryScore_mustNameAnEnabledScorePlugin() {
+    assertThatThrownBy(
+            () ->
+                cluster(
+                    "  primaryScore: First\n",
+                    "    multiPoint:\n      enabled:\n      - name: First\n"))
+        .hasMessageContaining("primaryScore")
+        .hasMessageContaining("First")
+        .hasMessageContaining("not a Score plugin enabled in this profile");
   }
 
   @Test

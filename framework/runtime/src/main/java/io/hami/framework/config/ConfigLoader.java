@@ -51,7 +51,8 @@ public final class ConfigLoader {
           "renewDeadlineSeconds",
           "retryPeriodSeconds");
   private static final ImmutableSet<String> PROFILE_FIELDS =
-      ImmutableSet.of("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig");
+      ImmutableSet.of(
+          "schedulerName", "percentageOfNodesToScore", "primaryScore", "plugins", "pluginConfig");
   private static final ImmutableSet<String> SET_FIELDS = ImmutableSet.of("enabled", "disabled");
   private static final ImmutableSet<String> REF_FIELDS = ImmutableSet.of("name", "weight");
   private static final ImmutableSet<String> PLUGIN_CONFIG_FIELDS = ImmutableSet.of("name", "args");
@@ -234,7 +235,11 @@ public final class ConfigLoader {
     Map<ExtensionPoint, PluginSet> points = new EnumMap<>(ExtensionPoint.class);
     PluginSet multiPoint = plugins(n.get("plugins"), e, points);
     Map<String, PluginArgs> args = pluginConfig(n.get("pluginConfig"), e);
-    return new ProfileConfig(name, percentage, multiPoint, points, args);
+    String primary = string(n, "primaryScore", null, e);
+    if (primary != null && primary.isBlank()) {
+      primary = null;
+    }
+    return new ProfileConfig(name, percentage, multiPoint, points, args, primary);
   }
 
   /** Decodes a profile's {@code plugins}: returns the multi-point set, puts the per-point ones. */

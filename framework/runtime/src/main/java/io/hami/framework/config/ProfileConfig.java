@@ -16,19 +16,33 @@ import org.jspecify.annotations.Nullable;
  * @param multiPoint plugins enabled at every point they implement (after the defaults)
  * @param points per-point additions and removals
  * @param pluginArgs validated arguments by plugin name; plugins not listed use their defaults
+ * @param primaryScore when not null, the Score plugin whose score alone orders the feasible nodes;
+ *     the weighted sum of the other Score plugins only breaks its ties. Null: the weighted sum of
+ *     every Score plugin decides, as in kube-scheduler.
  */
 public record ProfileConfig(
     String schedulerName,
     @Nullable Integer percentageOfNodesToScore,
     PluginSet multiPoint,
     Map<ExtensionPoint, PluginSet> points,
-    Map<String, PluginArgs> pluginArgs) {
+    Map<String, PluginArgs> pluginArgs,
+    @Nullable String primaryScore) {
 
   public ProfileConfig {
     requireNonNull(schedulerName, "schedulerName");
     requireNonNull(multiPoint, "multiPoint");
     points = ImmutableMap.copyOf(points);
     pluginArgs = ImmutableMap.copyOf(pluginArgs);
+  }
+
+  /** A profile in which the weighted sum of every Score plugin decides. */
+  public ProfileConfig(
+      String schedulerName,
+      @Nullable Integer percentageOfNodesToScore,
+      PluginSet multiPoint,
+      Map<ExtensionPoint, PluginSet> points,
+      Map<String, PluginArgs> pluginArgs) {
+    this(schedulerName, percentageOfNodesToScore, multiPoint, points, pluginArgs, null);
   }
 
   /** Returns the plugin set configured at {@code point}, empty when none. */

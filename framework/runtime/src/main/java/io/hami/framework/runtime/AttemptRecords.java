@@ -127,9 +127,11 @@ final class AttemptRecords {
   }
 
   /**
-   * The selection after scoring: the chosen node's score and the best {@link NodeSelection#TOP}.
+   * The selection after scoring: the chosen node's score and the best {@link NodeSelection#TOP} in
+   * the order the choice used, each with its weighted sum.
    */
-  static NodeSelection scored(int evaluated, List<NodeInfo> feasible, long[] total, int best) {
+  static NodeSelection scored(
+      int evaluated, List<NodeInfo> feasible, long[] total, NodeOrder order, int best) {
     int m = feasible.size();
     int k = Math.min(NodeSelection.TOP, m);
     int[] top = new int[k];
@@ -138,7 +140,8 @@ final class AttemptRecords {
       int pos = kept;
       // On a tie the chosen node ranks first, so that it is always listed.
       while (pos > 0
-          && (total[i] > total[top[pos - 1]] || (total[i] == total[top[pos - 1]] && i == best))) {
+          && (order.compare(i, top[pos - 1]) > 0
+              || (order.compare(i, top[pos - 1]) == 0 && i == best))) {
         pos--;
       }
       if (pos < k) {

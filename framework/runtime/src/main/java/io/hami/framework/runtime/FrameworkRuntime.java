@@ -6,6 +6,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
+import io.hami.framework.api.ExactScorePlugin;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
@@ -73,6 +74,7 @@ public final class FrameworkRuntime {
   private final PreScorePlugin[] preScore;
   private final ScorePlugin[] score;
   private final long[] scoreWeights;
+  private final int primaryScore;
   private final ReservePlugin[] reserve;
   private final PermitPlugin[] permit;
   private final PreBindPlugin[] preBind;
@@ -84,14 +86,13 @@ public final class FrameworkRuntime {
   private final FilterVerdicts verdicts;
 
   FrameworkRuntime(
-      String profileName,
-      int percentageOfNodesToScore,
+      ProfileSettings settings,
       Map<ExtensionPoint, List<Plugin>> byPoint,
       Map<String, Integer> weights,
       Map<String, Plugin> plugins,
       SchedulerMetrics metrics) {
-    this.profileName = profileName;
-    this.percentageOfNodesToScore = percentageOfNodesToScore;
+    this.profileName = settings.name();
+    this.percentageOfNodesToScore = settings.percentageOfNodesToScore();
     this.queueSort =
         (QueueSortPlugin) byPoint.getOrDefault(ExtensionPoint.QUEUE_SORT, List.of()).get(0);
     this.preEnqueue = arr(byPoint, ExtensionPoint.PRE_ENQUEUE, PreEnqueuePlugin[]::new);
@@ -121,6 +122,13 @@ public final class FrameworkRuntime {
     for (int i = 0; i < score.length; i++) {
       scoreWeights[i] = weights.getOrDefault(score[i].name(), 1);
     }
+    int primary = -1;
+    for (int i = 0; i < score.length; i++) {
+      if (score[i].name().equals(settings.primaryScore())) {
+        primary = i;
+      }
+    }
+    this.primaryScore = primary;
     this.reserve = arr(byPoint, ExtensionPoint.RESERVE, ReservePlugin[]::new);
     this.permit = arr(byPoint, ExtensionPoint.PERMIT, PermitPlugin[]::new);
     this.preBind = arr(byPoint, ExtensionPoint.PRE_BIND, PreBindPlugin[]::new);
@@ -527,6 +535,24 @@ public final class FrameworkRuntime {
 
   public int scorePluginCount() {
     return score.length;
+  }
+
+  /**
+   * The index of the Score plugin whose score alone orders nodes (the profile's {@code
+   * primaryScore}); -1 when the weighted sum decides.
+   */
+  public int primaryScoreIndex() {
+    return primaryScore;
+  }
+
+  /** Whether Score plugin {@code i} gives an unrounded score ({@link ExactScorePlugin}). */
+  public boolean hasExactScore(int i) {
+    return score[i] instanceof ExactScorePlugin;
+  }
+
+  /** Score plugin {@code i}'s unrounded score; only when {@link #hasExactScore}. */
+  public double runExactScore(int i, CycleState state, Pod pod, NodeInfo node) {
+    return ((ExactScorePlugin) score[i]).exactScore(state, pod, node);
   }
 
   /** Runs Score plugin {@code i} on one node; exceptions propagate to {@link #scoreError}. */

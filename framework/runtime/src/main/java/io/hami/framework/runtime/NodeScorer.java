@@ -11,8 +11,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs PreScore, Score and NormalizeScore over the feasible nodes and picks the best. Used by the
- * scheduling thread only; Score calls fan out over the parallelizer.
+ * Runs PreScore, Score and NormalizeScore over the feasible nodes and picks the best: the highest
+ * weighted sum, or, in a profile with a primary score, the highest primary score with the weighted
+ * sum breaking its ties. Used by the scheduling thread only; Score calls fan out over the
+ * parallelizer.
  */
 final class NodeScorer {
   private final Parallelizer parallelizer;
@@ -41,7 +43,9 @@ final class NodeScorer {
     }
     long scoreStart = System.nanoTime();
     long[] total = new long[feasible.size()];
-    Status error = score(c, feasible, skip, total);
+    int primary = fwk.primaryScoreIndex();
+    double[] first = primary >= 0 && !skip[primary] ? new double[feasible.size()] : null;
+    Status error = score(c, feasible, skip, total, first);
     metrics.extensionPoint(
         "Score",
         error != null ? "Error" : "Success",
@@ -50,15 +54,23 @@ final class NodeScorer {
     if (error != null) {
       return error;
     }
-    int best = selectHost(total);
+    NodeOrder order = first == null ? NodeOrder.by(total) : NodeOrder.by(first, total);
+    int best = selectHost(order, total.length);
     a.node = feasible.get(best).name();
-    a.selection = AttemptRecords.scored(a.evaluated, feasible, total, best);
+    a.selection = AttemptRecords.scored(a.evaluated, feasible, total, order, best);
     return null;
   }
 
-  /** Adds each scoring plugin's weighted, normalized score into {@code total}. */
+  /**
+   * Adds each scoring plugin's weighted, normalized score into {@code total}; fills {@code first},
+   * when given, with the primary plugin's score (unrounded when it gives one, else normalized).
+   */
   private @Nullable Status score(
-      PodCycle c, List<NodeInfo> feasible, boolean[] skip, long[] total) {
+      PodCycle c,
+      List<NodeInfo> feasible,
+      boolean[] skip,
+      long[] total,
+      double @Nullable [] first) {
     FrameworkRuntime fwk = c.fwk();
     CycleState state = c.state();
     Pod pod = c.pod();
@@ -68,6 +80,8 @@ final class NodeScorer {
     for (int p = 0; p < plugins; p++) {
       raw[p] = skip[p] ? null : new long[m];
     }
+    int primary = fwk.primaryScoreIndex();
+    double[] exact = first != null && fwk.hasExactScore(primary) ? first : null;
     AtomicReference<Status> error = new AtomicReference<>();
     parallelizer.until(
         m,
@@ -79,6 +93,9 @@ final class NodeScorer {
             }
             try {
               raw[p][i] = fwk.runScore(p, state, pod, node);
+              if (exact != null && p == primary) {
+                exact[i] = fwk.runExactScore(p, state, pod, node);
+              }
             } catch (RuntimeException e) {
               error.compareAndSet(null, fwk.scoreError(p, pod, e));
             }
@@ -95,6 +112,11 @@ final class NodeScorer {
       if (s != null) {
         return s;
       }
+      if (first != null && exact == null && p == primary) {
+        for (int i = 0; i < m; i++) {
+          first[i] = raw[p][i];
+        }
+      }
       for (int i = 0; i < m; i++) {
         total[i] += raw[p][i];
       }
@@ -102,14 +124,15 @@ final class NodeScorer {
     return null;
   }
 
-  private int selectHost(long[] total) {
+  private int selectHost(NodeOrder order, int m) {
     int best = 0;
     int ties = 1;
-    for (int i = 1; i < total.length; i++) {
-      if (total[i] > total[best]) {
+    for (int i = 1; i < m; i++) {
+      int cmp = order.compare(i, best);
+      if (cmp > 0) {
         best = i;
         ties = 1;
-      } else if (total[i] == total[best] && tieBreak != null) {
+      } else if (cmp == 0 && tieBreak != null) {
         ties++;
         if (tieBreak.nextInt(ties) == 0) {
           best = i;

@@ -51,6 +51,7 @@ final class ProfileAssembly {
       byPoint.put(point, pluginsAt(point, profile, multi, instances, weights, errors));
     }
     checkRequiredPoints(byPoint, errors);
+    checkPrimaryScore(profile, byPoint, errors);
     if (errors.messages().size() != before) {
       return null;
     }
@@ -59,7 +60,27 @@ final class ProfileAssembly {
         profile.percentageOfNodesToScore() != null
             ? profile.percentageOfNodesToScore()
             : globalPercentage;
-    return new FrameworkRuntime(profile.schedulerName(), pct, byPoint, weights, instances, metrics);
+    return new FrameworkRuntime(
+        new ProfileSettings(profile.schedulerName(), pct, profile.primaryScore()),
+        byPoint,
+        weights,
+        instances,
+        metrics);
+  }
+
+  /** A primary score must name a plugin that runs at Score in this profile. */
+  private static void checkPrimaryScore(
+      ProfileConfig profile, Map<ExtensionPoint, List<Plugin>> byPoint, FieldErrors errors) {
+    String primary = profile.primaryScore();
+    if (primary == null) {
+      return;
+    }
+    List<String> scoring =
+        byPoint.getOrDefault(ExtensionPoint.SCORE, List.of()).stream().map(Plugin::name).toList();
+    if (!scoring.contains(primary)) {
+      errors.invalid(
+          "primaryScore", primary, "not a Score plugin enabled in this profile " + scoring);
+    }
   }
 
   /** Tells each {@link ProfileAware} plugin which plugins run in its profile. */

@@ -28,6 +28,29 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void primaryScore_isReadPerProfile_blankMeaningTheWeightedSum() {
+    SchedulerConfiguration c =
+        loader.parse(
+            HEADER
+                + "profiles:\n- schedulerName: a\n  primaryScore: vgpu\n"
+                + "- schedulerName: b\n  primaryScore: ''\n- schedulerName: c\n",
+            "t");
+    assertThat(c.profiles())
+        .extracting(ProfileConfig::primaryScore)
+        .containsExactly("vgpu", null, null);
+    assertThatThrownBy(
+            () -> loader.parse(HEADER + "profiles:\n- primaryScore: [vgpu]\n", "bad.yaml"))
+        .isInstanceOfSatisfying(
+            ConfigException.class,
+            e ->
+                assertThat(e.errors())
+                    .singleElement()
+                    .asString()
+                    .contains("primaryScore")
+                    .contains("must be a string"));
+  }
+
+  @Test
   void pluginArgs_mergeOverDefaults() {
     SchedulerConfiguration c =
         loader.parse(

@@ -94,7 +94,7 @@ class AttemptRecordsTest {
     List<NodeInfo> nodes = nodes(6);
     long[] total = {50, 90, 70, 90, 90, 10};
 
-    NodeSelection s = AttemptRecords.scored(6, nodes, total, 4);
+    NodeSelection s = AttemptRecords.scored(6, nodes, total, NodeOrder.by(total), 4);
 
     assertThat(s.evaluated()).isEqualTo(6);
     assertThat(s.feasible()).isEqualTo(6);
@@ -105,8 +105,21 @@ class AttemptRecordsTest {
   }
 
   @Test
+  void scored_listsNodesInThePrimaryOrder() {
+    long[] total = {90, 10, 50};
+    double[] first = {1.5, 2.25, 2.25};
+    NodeSelection s = AttemptRecords.scored(3, nodes(3), total, NodeOrder.by(first, total), 2);
+
+    assertThat(s.score()).isEqualTo(50L);
+    assertThat(s.top())
+        .containsExactly(
+            new Candidate("n02", 50), new Candidate("n01", 10), new Candidate("n00", 90));
+  }
+
+  @Test
   void scored_withFewerNodesThanTheTopSize() {
-    NodeSelection s = AttemptRecords.scored(9, nodes(2), new long[] {3, 8}, 1);
+    long[] total = {3, 8};
+    NodeSelection s = AttemptRecords.scored(9, nodes(2), total, NodeOrder.by(total), 1);
 
     assertThat(s.top()).containsExactly(new Candidate("n01", 8), new Candidate("n00", 3));
   }
