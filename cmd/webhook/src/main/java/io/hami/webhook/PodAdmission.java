@@ -39,7 +39,9 @@ import tools.jackson.databind.node.ObjectNode;
  *       (exclusive); GPU containers get {@code GPU_CORE_UTILIZATION_POLICY} when a policy is set;
  *       containers without GPUs get {@code NVIDIA_VISIBLE_DEVICES=none} when {@code overwriteEnv}.
  *   <li>A pod with GPUs: refused if any container is privileged or {@code spec.nodeName} is set;
- *       otherwise given the scheduler name and the runtime class, and checked against quota.
+ *       otherwise given the scheduler name and the runtime class, and checked against quota. A
+ *       container asking for another vendor's devices (Cambricon, Hygon, Iluvatar, Ascend) makes a
+ *       GPU pod too, as HAMi runs every vendor's admission.
  * </ol>
  *
  * <p>Thread-safe; the only shared state is in the {@link ClusterLookup}.
@@ -114,6 +116,7 @@ public final class PodAdmission {
     ResourceNames names = config.names();
     List<Gpu> gpus = new ArrayList<>();
     boolean podHasGpu = false;
+    boolean podHasNvidia = false;
     for (int i = 0; i < refs.size(); i++) {
       ContainerRef ref = refs.get(i);
       ContainerResources r = ContainerResources.of(ctrs.get(i));
@@ -138,8 +141,10 @@ public final class PodAdmission {
       if (!hasGpu && config.overwriteEnv()) {
         patch.setEnv(ref, ENV_VISIBLE_DEVICES, "none");
       }
-      gpus.add(new Gpu(ref, r, hasGpu));
-      podHasGpu |= hasGpu;
+      boolean other = otherVendor(r) != null;
+      gpus.add(new Gpu(ref, r, hasGpu || other));
+      podHasGpu |= hasGpu || other;
+      podHasNvidia |= hasGpu;
     }
 
     if (podHasGpu) {
@@ -168,7 +173,9 @@ public final class PodAdmission {
           return whenNotIgnored(namespace, AdmissionDecision.forbidden(msg));
         }
       }
-      if (!config.runtimeClassName().isEmpty() && isEmpty(spec.getRuntimeClassName())) {
+      if (podHasNvidia
+          && !config.runtimeClassName().isEmpty()
+          && isEmpty(spec.getRuntimeClassName())) {
         patch.setSpecField("runtimeClassName", config.runtimeClassName());
       }
       if (!config.schedulerName().isEmpty()) {
@@ -347,8 +354,24 @@ public final class PodAdmission {
     }
   }
 
+  /** The names of the first other vendor whose device count the container asks for, or null. */
+  private @Nullable ResourceNames otherVendor(ContainerResources r) {
+    for (ResourceNames n : config.otherVendors()) {
+      if (!n.count().isEmpty() && r.has(n.count())) {
+        return n;
+      }
+    }
+    return null;
+  }
+
   private String summary(Gpu g) {
-    ResourceNames n = config.names();
+    ResourceNames n = g.resources().has(config.names().count()) ? config.names() : null;
+    if (n == null) {
+      n = otherVendor(g.resources());
+    }
+    if (n == null) {
+      n = config.names();
+    }
     StringBuilder sb = new StringBuilder();
     for (String name : List.of(n.count(), n.memory(), n.memoryPercentage(), n.core())) {
       String v = name.isEmpty() ? null : g.resources().get(name);

@@ -2,10 +2,16 @@ package io.hami.webhook;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.collect.ImmutableList;
+import io.hami.model.config.DeviceConfig;
 import io.hami.model.config.GpuCorePolicy;
 import io.hami.model.config.NvidiaConfig;
 import io.hami.model.resource.RequestRule;
 import io.hami.model.resource.ResourceNames;
+import io.hami.model.vendor.VendorKeys;
+import io.hami.model.vendor.VendorProtocol;
+import io.hami.model.vendor.Vendors;
+import java.util.List;
 
 /**
  * What the webhook does, from its flags and the {@code nvidia} section of the device config
@@ -19,6 +25,9 @@ import io.hami.model.resource.ResourceNames;
  * @param overwriteEnv whether containers without GPUs get {@code NVIDIA_VISIBLE_DEVICES=none}
  * @param gpuCorePolicy exported to GPU containers as {@code GPU_CORE_UTILIZATION_POLICY}
  * @param runtimeClassName set on GPU pods that have none; empty to leave it
+ * @param otherVendors the resource names of every other vendor the scheduler places (Cambricon,
+ *     Hygon, the Iluvatar and Ascend chips of the device config): a pod asking for one of their
+ *     counts is sent to the scheduler too
  */
 public record WebhookConfig(
     String schedulerName,
@@ -27,7 +36,8 @@ public record WebhookConfig(
     int defaultGpuNum,
     boolean overwriteEnv,
     GpuCorePolicy gpuCorePolicy,
-    String runtimeClassName) {
+    String runtimeClassName,
+    List<ResourceNames> otherVendors) {
 
   /** The scheduler name the chart and our deployment use. */
   public static final String DEFAULT_SCHEDULER_NAME = "hami-scheduler";
@@ -37,6 +47,7 @@ public record WebhookConfig(
     requireNonNull(rule, "rule");
     requireNonNull(gpuCorePolicy, "gpuCorePolicy");
     requireNonNull(runtimeClassName, "runtimeClassName");
+    otherVendors = List.copyOf(otherVendors);
     if (defaultGpuNum < 0) {
       throw new IllegalArgumentException("defaultGPUNum must be >= 0: " + defaultGpuNum);
     }
@@ -54,11 +65,38 @@ public record WebhookConfig(
         1,
         false,
         GpuCorePolicy.DEFAULT,
-        "");
+        "",
+        OTHER_VENDORS);
+  }
+
+  /** The other vendors of the chart's device config. */
+  private static final ImmutableList<ResourceNames> OTHER_VENDORS =
+      otherVendors(DeviceConfig.DEFAULTS);
+
+  /**
+   * The resource names of every vendor but NVIDIA that a device config describes, whether or not a
+   * scheduler profile switches it on: a pod asking for one is meant for the GPU scheduler.
+   */
+  static ImmutableList<ResourceNames> otherVendors(DeviceConfig devices) {
+    ImmutableList.Builder<ResourceNames> out = ImmutableList.builder();
+    for (VendorProtocol v : Vendors.all(devices, true, true)) {
+      if (!v.commonWord().equals(VendorKeys.NVIDIA.commonWord())) {
+        out.add(v.requests().resourceNames());
+      }
+    }
+    return out.build();
+  }
+
+  /** The webhook settings of a device config: its {@code nvidia} section and other vendors. */
+  public static WebhookConfig from(
+      DeviceConfig devices, String schedulerName, boolean forceOverwriteDefaultScheduler) {
+    return from(devices.nvidia(), schedulerName, forceOverwriteDefaultScheduler)
+        .withOtherVendors(otherVendors(devices));
   }
 
   /**
-   * The webhook settings of a device config's {@code nvidia} section.
+   * The webhook settings of a device config's {@code nvidia} section, with the chart's other
+   * vendors.
    *
    * @param schedulerName the scheduler GPU pods are sent to; empty to leave pods' choice alone
    * @param forceOverwriteDefaultScheduler whether pods naming {@code default-scheduler} are taken
@@ -72,7 +110,20 @@ public record WebhookConfig(
         nvidia.defaultGpuNum(),
         nvidia.overwriteEnv(),
         nvidia.gpuCorePolicy(),
-        nvidia.runtimeClassName());
+        nvidia.runtimeClassName(),
+        OTHER_VENDORS);
+  }
+
+  public WebhookConfig withOtherVendors(List<ResourceNames> vendors) {
+    return new WebhookConfig(
+        schedulerName,
+        forceOverwriteDefaultScheduler,
+        rule,
+        defaultGpuNum,
+        overwriteEnv,
+        gpuCorePolicy,
+        runtimeClassName,
+        vendors);
   }
 
   public ResourceNames names() {
@@ -87,7 +138,8 @@ public record WebhookConfig(
         defaultGpuNum,
         overwriteEnv,
         gpuCorePolicy,
-        runtimeClassName);
+        runtimeClassName,
+        otherVendors);
   }
 
   public WebhookConfig withRule(RequestRule newRule) {
@@ -98,7 +150,8 @@ public record WebhookConfig(
         defaultGpuNum,
         overwriteEnv,
         gpuCorePolicy,
-        runtimeClassName);
+        runtimeClassName,
+        otherVendors);
   }
 
   public WebhookConfig withDefaultGpuNum(int n) {
@@ -109,7 +162,8 @@ public record WebhookConfig(
         n,
         overwriteEnv,
         gpuCorePolicy,
-        runtimeClassName);
+        runtimeClassName,
+        otherVendors);
   }
 
   public WebhookConfig withOverwriteEnv(boolean on) {
@@ -120,7 +174,8 @@ public record WebhookConfig(
         defaultGpuNum,
         on,
         gpuCorePolicy,
-        runtimeClassName);
+        runtimeClassName,
+        otherVendors);
   }
 
   public WebhookConfig withGpuCorePolicy(GpuCorePolicy policy) {
@@ -131,7 +186,8 @@ public record WebhookConfig(
         defaultGpuNum,
         overwriteEnv,
         policy,
-        runtimeClassName);
+        runtimeClassName,
+        otherVendors);
   }
 
   public WebhookConfig withRuntimeClassName(String name) {
@@ -142,6 +198,7 @@ public record WebhookConfig(
         defaultGpuNum,
         overwriteEnv,
         gpuCorePolicy,
-        name);
+        name,
+        otherVendors);
   }
 }

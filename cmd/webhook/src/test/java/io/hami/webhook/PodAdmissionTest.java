@@ -8,7 +8,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.zjsonpatch.JsonPatch;
+import io.hami.model.config.AscendConfig;
+import io.hami.model.config.CambriconConfig;
+import io.hami.model.config.DeviceConfig;
 import io.hami.model.config.GpuCorePolicy;
+import io.hami.model.config.HygonConfig;
+import io.hami.model.config.IluvatarConfig;
+import io.hami.model.config.NvidiaConfig;
 import io.hami.model.resource.RequestRule;
 import io.hami.model.resource.ResourceNames;
 import io.hami.webhook.Fixtures.FakeCluster;
@@ -219,6 +225,36 @@ class PodAdmissionTest {
             "runtimeClassName not set for pods without GPUs",
             DEFAULTS.withRuntimeClassName("nvidia"),
             pod("p").ctr(ctr("c")).build(),
+            "[]"),
+        new Mutation(
+            "a Hygon DCU pod goes to the scheduler",
+            DEFAULTS,
+            pod("p").ctr(ctr("c").limit("hygon.com/dcunum", "1")).build(),
+            ops(SCHED)),
+        new Mutation(
+            "a Cambricon MLU pod goes to the scheduler, without the NVIDIA runtime class",
+            DEFAULTS.withRuntimeClassName("nvidia"),
+            pod("p").ctr(ctr("c").limit("cambricon.com/vmlu", "1")).build(),
+            ops(SCHED)),
+        new Mutation(
+            "an Iluvatar chip of the device config goes to the scheduler",
+            WebhookConfig.from(
+                new DeviceConfig(
+                    NvidiaConfig.DEFAULTS,
+                    CambriconConfig.DEFAULTS,
+                    HygonConfig.DEFAULTS,
+                    List.of(
+                        new IluvatarConfig(
+                            "Iluvatar BI-V150", "BI-V150", ResourceNames.iluvatar("BI-V150"))),
+                    AscendConfig.DEFAULTS),
+                "hami-scheduler",
+                true),
+            pod("p").ctr(ctr("c").limit("iluvatar.ai/BI-V150-vgpu", "1")).build(),
+            ops(SCHED)),
+        new Mutation(
+            "another vendor's memory alone is not a request",
+            DEFAULTS,
+            pod("p").ctr(ctr("c").limit("hygon.com/dcumem", "1024")).build(),
             "[]"),
         new Mutation(
             "init container with a GPU",

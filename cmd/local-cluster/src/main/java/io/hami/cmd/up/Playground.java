@@ -199,7 +199,7 @@ public final class Playground implements AutoCloseable {
         WebhookServer.builder()
             .bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .certificate(serving.cert(), serving.key())
-            .config(WebhookConfig.from(devices.nvidia(), schedulerName, true))
+            .config(WebhookConfig.from(devices, schedulerName, true))
             .client(c)
             .build();
     server.startAsync();

@@ -162,8 +162,7 @@ public final class SchedulerCommand implements Callable<Integer> {
                     leaderElect, id, metrics, kubeQps, kubeBurst, bindingThreads))) {
       requests.register(service.metricsRegistry());
       String schedulerName = cfg.profiles().get(0).schedulerName();
-      Optional<WebhookServer> hosted =
-          webhook.build(devices.nvidia(), schedulerName, client, errors);
+      Optional<WebhookServer> hosted = webhook.build(devices, schedulerName, client, errors);
       if (!errors.isEmpty()) {
         errors.forEach(err::println);
         err.flush();

@@ -176,7 +176,7 @@ public final class WebhookCommand implements Callable<Integer> {
             deviceConfigFile, "hami webhook", problems, spec().commandLine().getErr());
     WebhookConfig config = null;
     try {
-      config = WebhookConfig.from(devices.nvidia(), schedulerName, forceOverwriteDefaultScheduler);
+      config = WebhookConfig.from(devices, schedulerName, forceOverwriteDefaultScheduler);
     } catch (IllegalArgumentException e) {
       problems.add("--device-config-file: " + e.getMessage());
     }

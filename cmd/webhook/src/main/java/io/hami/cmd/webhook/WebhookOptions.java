@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.model.ProtocolError;
 import io.hami.model.config.DeviceConfig;
 import io.hami.model.config.DeviceConfigFile;
-import io.hami.model.config.NvidiaConfig;
 import io.hami.model.config.Validated;
 import io.hami.webhook.BindAddress;
 import io.hami.webhook.WebhookConfig;
@@ -21,9 +20,8 @@ import picocli.CommandLine.Option;
 /**
  * The webhook flags of a command that hosts the webhook beside its own work, as {@code hami
  * scheduler} does: add {@code @Mixin WebhookOptions webhook;} and, after reading the device config,
- * {@code webhook.build(devices.nvidia(), schedulerName, client, problems)} gives the server to
- * start with the command's other services. The webhook is off unless {@code --webhook-bind-address}
- * is given.
+ * {@code webhook.build(devices, schedulerName, client, problems)} gives the server to start with
+ * the command's other services. The webhook is off unless {@code --webhook-bind-address} is given.
  */
 public final class WebhookOptions {
 
@@ -99,13 +97,13 @@ public final class WebhookOptions {
   /**
    * Checks the flags and builds the (not yet started) server.
    *
-   * @param nvidia the device config's {@code nvidia} section
+   * @param devices the device config
    * @param schedulerName the scheduler GPU pods are sent to
    * @param problems receives one line per bad flag, naming the flag and value
    * @return the server, or empty when the webhook is off or a flag is bad
    */
   public Optional<WebhookServer> build(
-      NvidiaConfig nvidia, String schedulerName, KubernetesClient client, List<String> problems) {
+      DeviceConfig devices, String schedulerName, KubernetesClient client, List<String> problems) {
     if (!enabled()) {
       return Optional.empty();
     }
@@ -127,7 +125,7 @@ public final class WebhookOptions {
     }
     WebhookConfig config = null;
     try {
-      config = WebhookConfig.from(nvidia, schedulerName, forceOverwriteDefaultScheduler);
+      config = WebhookConfig.from(devices, schedulerName, forceOverwriteDefaultScheduler);
     } catch (IllegalArgumentException e) {
       problems.add("device config: " + e.getMessage());
     }

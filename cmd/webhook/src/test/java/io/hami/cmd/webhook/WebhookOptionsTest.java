@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.hami.model.config.NvidiaConfig;
+import io.hami.model.config.DeviceConfig;
 import io.hami.webhook.WebhookServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,7 +62,7 @@ class WebhookOptionsTest {
     WebhookOptions o = parse();
     List<String> problems = new ArrayList<>();
     assertThat(o.enabled()).isFalse();
-    assertThat(o.build(NvidiaConfig.DEFAULTS, "hami-scheduler", client, problems)).isEmpty();
+    assertThat(o.build(DeviceConfig.DEFAULTS, "hami-scheduler", client, problems)).isEmpty();
     assertThat(problems).isEmpty();
   }
 
@@ -77,7 +77,7 @@ class WebhookOptionsTest {
             "--webhook-cert-check-interval",
             "soon");
     List<String> problems = new ArrayList<>();
-    assertThat(o.build(NvidiaConfig.DEFAULTS, "hami-scheduler", client, problems)).isEmpty();
+    assertThat(o.build(DeviceConfig.DEFAULTS, "hami-scheduler", client, problems)).isEmpty();
     assertThat(problems)
         .hasSize(4)
         .anySatisfy(p -> assertThat(p).startsWith("--webhook-bind-address"))
@@ -98,7 +98,7 @@ class WebhookOptionsTest {
             resource("rsa-pkcs8.key").toString());
     List<String> problems = new ArrayList<>();
     Optional<WebhookServer> server =
-        o.build(NvidiaConfig.DEFAULTS, "hami-scheduler", client, problems);
+        o.build(DeviceConfig.DEFAULTS, "hami-scheduler", client, problems);
     assertThat(problems).isEmpty();
     assertThat(server).isPresent();
     server.get().startAsync().awaitRunning(30, TimeUnit.SECONDS);
