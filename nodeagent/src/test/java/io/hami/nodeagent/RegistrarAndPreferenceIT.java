@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -59,6 +60,60 @@ class RegistrarAndPreferenceIT {
     } finally {
       registrar.stopAsync().awaitTerminated();
       executor.shutdownNow();
+    }
+  }
+
+  /**
+   * A HAMi v2.10 scheduler writes {@code Requesting_<now>} whenever the value is not a request; an
+   * answer while the kubelet registration shows the agent alive would make it flip every cycle.
+   */
+  @Test
+  void handshakeIsAnsweredOnlyWhileAllocatableIsZero() throws Exception {
+    String request = "Requesting_2026-12-03 10:00:00";
+    for (String allocatable : List.of("0", "4")) {
+      String name = "hs-" + allocatable;
+      client
+          .nodes()
+          .resource(
+              new NodeBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .addToAnnotations(Annotations.NODE_HANDSHAKE, request)
+                  .endMetadata()
+                  .withNewStatus()
+                  .addToAllocatable("nvidia.com/gpu", new Quantity(allocatable))
+                  .endStatus()
+                  .build())
+          .createOr(NonDeletingOperation::update);
+      FakeNvml nvml = FakeNvml.fromSpec("1xA10:24576MiB", name);
+      ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+      try {
+        new NodeRegistrar(
+                client,
+                NodeAgentConfig.builder(name).build(),
+                new GpuInventory(nvml.devices()),
+                nvml,
+                Clock.systemUTC(),
+                executor)
+            .registerOnce();
+      } finally {
+        executor.shutdownNow();
+      }
+      String after =
+          client
+              .nodes()
+              .withName(name)
+              .get()
+              .getMetadata()
+              .getAnnotations()
+              .get(Annotations.NODE_HANDSHAKE);
+      if (allocatable.equals("0")) {
+        assertThat(after).as("no kubelet registration: reported").startsWith("Reported ");
+      } else {
+        assertThat(after)
+            .as("registered with the kubelet: left to the scheduler")
+            .isEqualTo(request);
+      }
     }
   }
 

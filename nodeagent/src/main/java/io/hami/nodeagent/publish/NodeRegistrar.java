@@ -2,6 +2,7 @@ package io.hami.nodeagent.publish;
 
 import com.google.common.util.concurrent.AbstractScheduledService;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -32,8 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes the node's GPUs in {@code hami.io/node-nvidia-register} (spec §7.1): re-checked every
  * {@code registerInterval} (5 s after an error) and patched only when the value on the node
- * differs. Also answers a scheduler's handshake request (§3) and writes the pair scores when
- * topology scoring is on. Runs on the injected executor; one iteration at a time.
+ * differs. Also answers a scheduler's handshake request (§3) while the node's allocatable count is
+ * 0 (no kubelet registration yet, so a report is the only sign of life) and writes the pair scores
+ * when topology scoring is on. Runs on the injected executor; one iteration at a time.
  */
 public final class NodeRegistrar extends AbstractScheduledService {
   private static final Logger log = LoggerFactory.getLogger(NodeRegistrar.class);
@@ -115,7 +117,8 @@ public final class NodeRegistrar extends AbstractScheduledService {
     String handshake = current.get(Annotations.NODE_HANDSHAKE);
     if (config.answerHandshake()
         && handshake != null
-        && !(Handshake.parse(handshake) instanceof Handshake.Reported)) {
+        && !(Handshake.parse(handshake) instanceof Handshake.Reported)
+        && allocatable(node) == 0) {
       patch.put(
           Annotations.NODE_HANDSHAKE,
           "Reported " + REPORTED.format(clock.instant().atZone(ZoneOffset.UTC)));
@@ -129,6 +132,26 @@ public final class NodeRegistrar extends AbstractScheduledService {
         .patch(PatchContext.of(PatchType.JSON_MERGE), AnnotationPatch.of(patch, null));
     log.info("node annotations patched node={} keys={}", config.nodeName(), patch.keySet());
     return Outcome.PATCHED;
+  }
+
+  /**
+   * The node's allocatable count of our resource. While it is positive the kubelet registration
+   * proves the agent alive, and HAMi's v2.8+ device plugin leaves the handshake to the scheduler:
+   * answering then would only make a HAMi v2.10 scheduler write a new request every cycle.
+   */
+  private long allocatable(Node node) {
+    if (node.getStatus() == null || node.getStatus().getAllocatable() == null) {
+      return 0;
+    }
+    Quantity q = node.getStatus().getAllocatable().get(config.resourceName());
+    if (q == null) {
+      return 0;
+    }
+    try {
+      return q.getNumericalAmount().longValue();
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      return 0;
+    }
   }
 
   private void publishSoon() {
