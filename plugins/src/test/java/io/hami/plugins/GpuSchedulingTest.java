@@ -64,6 +64,31 @@ final class GpuSchedulingTest {
     }
   }
 
+  /** HAMi v2.10 refuses a trailing comma in the weights; the pod's owner learns which value. */
+  @Test
+  void scoringWeightsWithATrailingComma_areRefusedNamingTheAnnotation() {
+    try (InMemoryCluster c = cluster()) {
+      c.addNode(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 1)).obj());
+      c.addPod(
+          MakeGpuPod.named("w")
+              .gpus(1)
+              .annotation(Annotations.DEVICE_SCORING_WEIGHTS, "slot=1,core=1,memory=1,")
+              .obj());
+      c.drain();
+      String named = Annotations.DEVICE_SCORING_WEIGHTS + "=\"slot=1,core=1,memory=1,\"";
+      assertThat(c.outcome("default", "w").orElseThrow().isBound()).isFalse();
+      assertThat(c.outcome("default", "w").orElseThrow().message())
+          .contains(named)
+          .contains("expected slot, core, and memory weights");
+      assertThat(c.events())
+          .anySatisfy(
+              e -> {
+                assertThat(e.reason()).isEqualTo("FailedScheduling");
+                assertThat(e.note()).contains(named);
+              });
+    }
+  }
+
   @Test
   void mixedShapes_areAllPlacedWhenCapacityExists() {
     try (InMemoryCluster c = cluster()) {

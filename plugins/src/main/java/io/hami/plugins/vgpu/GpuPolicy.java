@@ -120,6 +120,20 @@ public final class GpuPolicy {
     return out;
   }
 
+  /**
+   * Whether the policy names {@code item} ({@code binpack}, {@code numa}, ...), alone or as an item
+   * of its comma chain; case and spaces around items do not count.
+   */
+  public boolean names(String item) {
+    String want = item.trim().toLowerCase(Locale.ROOT);
+    for (String i : Splitter.on(',').trimResults().split(wire)) {
+      if (i.equals(want)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether a device already used by another pod is refused ({@code mutex}). */
   public boolean mutex() {
     return mutex;

@@ -120,6 +120,28 @@ public record VgpuArgs(
     }
   }
 
+  /** These arguments with another default GPU policy. */
+  public VgpuArgs withGpuSchedulerPolicy(String policy) {
+    return new VgpuArgs(
+        nodeSchedulerPolicy,
+        policy,
+        scoreByVendor,
+        exclusiveWholeCards,
+        resourceCountName,
+        resourceMemoryName,
+        resourceMemoryPercentageName,
+        resourceCoreName,
+        memoryFactor,
+        defaultMemory,
+        defaultCores,
+        hygon,
+        handshakePeriodSeconds,
+        deviceConfigFile,
+        cambricon,
+        iluvatar,
+        ascend);
+  }
+
   /** The device config these arguments name (validated), or the chart defaults. */
   public DeviceConfig deviceConfig() {
     if (deviceConfigFile.isBlank()) {

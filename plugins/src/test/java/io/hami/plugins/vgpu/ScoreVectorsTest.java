@@ -268,14 +268,17 @@ final class ScoreVectorsTest {
     assertThat(parse(" memory = 3, slot = 1, core = 0 ")).isEqualTo(new ScoringWeights(1, 0, 3));
     assertThatThrownBy(() -> parse(""))
         .hasMessageContaining("expected slot, core, and memory weights");
+    assertThatThrownBy(() -> parse("slot=1,core=1,memory=1,"))
+        .hasMessageContaining("expected slot, core, and memory weights");
     assertThatThrownBy(() -> parse("slot=1,memory=3"))
         .hasMessageContaining("expected slot, core, and memory weights");
     assertThatThrownBy(() -> parse("slot=1,core,memory=3"))
         .hasMessageContaining("expected key=value entries");
-    assertThatThrownBy(() -> parse("core=high"))
+    assertThatThrownBy(() -> parse("slot=1,core=high,memory=3"))
         .hasMessageContaining("\"core\" weight must be an integer");
-    assertThatThrownBy(() -> parse("core=-1")).hasMessageContaining("must not be negative");
-    assertThatThrownBy(() -> parse("bandwidth=2"))
+    assertThatThrownBy(() -> parse("core=-1,slot=1,memory=1"))
+        .hasMessageContaining("must not be negative");
+    assertThatThrownBy(() -> parse("slot=1,bandwidth=2,memory=3"))
         .hasMessageContaining("unknown weight \"bandwidth\"");
     assertThatThrownBy(() -> parse("slot=1,slot=2,memory=3"))
         .hasMessageContaining("duplicate \"slot\" weight");

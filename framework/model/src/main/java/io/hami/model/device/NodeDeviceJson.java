@@ -233,9 +233,9 @@ public final class NodeDeviceJson {
     Decoded<Integer> mem = GoJson.int32(o.get("memorymb"), "memoryMB");
     Decoded<Integer> core = GoJson.int32(o.get("core"), "core");
     Decoded<Integer> slices = GoJson.int32(o.get("slicecount"), "sliceCount");
-    Decoded<Integer> instances = GoJson.int32(o.get("instancecount"), "instanceCount");
+    // instanceCount is not carried on the wire: HAMi's reader ignores the key, whatever it holds.
     Decoded<List<Object>> pls = GoJson.array(o.get("placements"), "placements");
-    for (Decoded<?> d : List.of(name, mem, core, slices, instances, pls)) {
+    for (Decoded<?> d : List.of(name, mem, core, slices, pls)) {
       if (d instanceof Decoded.Err<?> err) {
         return Decoded.err(err.error());
       }
@@ -251,12 +251,7 @@ public final class NodeDeviceJson {
     }
     return Decoded.ok(
         new MigProfile(
-            name.orElse(""),
-            mem.orElse(0),
-            core.orElse(0),
-            slices.orElse(0),
-            instances.orElse(0),
-            placements));
+            name.orElse(""), mem.orElse(0), core.orElse(0), slices.orElse(0), 0, placements));
   }
 
   /** Decodes a parsed placement object {@code {"start":s,"size":n}}. */

@@ -2,10 +2,12 @@ package io.hami.model.pod;
 
 import io.hami.model.Decoded;
 import io.hami.model.internal.GoText;
+import java.util.List;
 
 /**
  * Device scoring weights from {@code hami.io/device-scoring-weights}: {@code
- * slot=<n>,core=<n>,memory=<n>}, exactly these three keys in any order, integers ≥ 0, not all 0.
+ * slot=<n>,core=<n>,memory=<n>}, exactly these three keys in any order and nothing else (no empty
+ * entry), integers ≥ 0, not all 0.
  *
  * @param slot weight of the share-slot term
  * @param core weight of the core term
@@ -16,14 +18,18 @@ public record ScoringWeights(int slot, int core, int memory) {
   /** The weights used when the annotation is absent. */
   public static final ScoringWeights DEFAULT = new ScoringWeights(1, 1, 1);
 
-  /** Parses the annotation value. */
+  /**
+   * Parses the annotation value: exactly three comma-separated entries, so an empty entry (a
+   * trailing comma, {@code ,,}) is an error, as in HAMi.
+   */
   public static Decoded<ScoringWeights> decode(String value) {
+    List<String> entries = GoText.split(value, ',');
+    if (entries.size() != 3) {
+      return Decoded.err("", value, "expected slot, core, and memory weights");
+    }
     int[] w = {-1, -1, -1};
-    for (String raw : GoText.split(value, ',')) {
+    for (String raw : entries) {
       String entry = raw.trim();
-      if (entry.isEmpty()) {
-        continue;
-      }
       int eq = entry.indexOf('=');
       if (eq < 0) {
         return Decoded.err("", value, "expected key=value entries, got " + GoText.quote(entry));

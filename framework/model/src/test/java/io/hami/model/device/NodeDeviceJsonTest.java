@@ -107,6 +107,25 @@ class NodeDeviceJsonTest {
             "v2.8 devicepairscore and unknown keys ignored",
             "[{\"id\":\"g\",\"devicepairscore\":{},\"devicevendor\":\"NVIDIA\",\"custominfo\":{\"a\":[1]},\"x\":null}]",
             List.of(NodeDevice.of("g", 0, 0, 0, 0, "", 0, "", false))),
+        arguments(
+            "MIG instanceCount is not read, whatever it holds",
+            "[{\"id\":\"g\",\"migProfiles\":[{\"name\":\"1g.5gb\",\"memoryMB\":5120,\"core\":14,"
+                + "\"sliceCount\":1,\"instanceCount\":7,\"placements\":[{\"start\":6,\"size\":1}]},"
+                + "{\"name\":\"7g.40gb\",\"instanceCount\":\"x\"}]}]",
+            List.of(
+                new NodeDevice(
+                    "g",
+                    0,
+                    0,
+                    0,
+                    0,
+                    "",
+                    0,
+                    "",
+                    List.of(
+                        new MigProfile("1g.5gb", 5120, 14, 1, 0, List.of(new MigPlacement(6, 1))),
+                        new MigProfile("7g.40gb", 0, 0, 0, 0, List.of())),
+                    false))),
         arguments("V17 empty array", "[]", List.of()),
         arguments("null", "null", List.of()),
         arguments(

@@ -59,10 +59,15 @@ class MiscVectorsTest {
     return Stream.of(
         arguments("V79 empty", "", "expected slot, core, and memory weights"),
         arguments("V79 missing core", "slot=1,memory=3", "expected slot, core, and memory weights"),
+        arguments(
+            "trailing comma", "slot=1,core=1,memory=1,", "expected slot, core, and memory weights"),
+        arguments("leading comma", ",slot=1,core=1,memory=1", "expected slot, core"),
+        arguments("empty entry among three", "slot=1,,memory=1", "expected key=value entries"),
         arguments("V79 no equals", "slot=1,core,memory=3", "expected key=value entries"),
-        arguments("V79 not integer", "core=high", "\"core\" weight must be an integer"),
-        arguments("V79 negative", "core=-1", "must not be negative"),
-        arguments("V79 unknown", "bandwidth=2", "unknown weight \"bandwidth\""),
+        arguments(
+            "V79 not integer", "slot=1,core=high,memory=3", "\"core\" weight must be an integer"),
+        arguments("V79 negative", "core=-1,slot=1,memory=1", "must not be negative"),
+        arguments("V79 unknown", "slot=1,bandwidth=2,memory=3", "unknown weight \"bandwidth\""),
         arguments("V79 duplicate", "slot=1,slot=2,memory=3", "duplicate \"slot\" weight"),
         arguments(
             "V79 all zero", "slot=0,core=0,memory=0", "at least one weight must be positive"));
