@@ -3,6 +3,7 @@ package io.hami.plugins.vgpu;
 import io.hami.model.device.MigPlacement;
 import io.hami.model.device.MigProfile;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,8 @@ public final class DeviceFitter {
   }
 
   /**
-   * Picks {@code req.nums()} distinct devices for one container's request.
+   * Picks {@code req.nums()} devices for one container's request: distinct devices, except that a
+   * MIG-mode GPU is visited again after each pick and may take several instances.
    *
    * @param sorted the node's devices of the request's vendor, sorted by the GPU policy
    * @param reasons receives one reason per refused device (and the partial-pick count on failure)
@@ -99,15 +101,19 @@ public final class DeviceFitter {
       DevicePick pick = pickOn(d, req, cores);
       picks.add(pick);
       chosen.add(d);
-      if (pick.mig() != null && !(!topology && picks.size() == need)) {
-        revisit = d.plus(1, pick.memMiB(), pick.cores()).plusMig(pick.mig().placement());
-        i++;
-      }
       if (!topology && picks.size() == need) {
         return picks;
       }
+      if (pick.mig() != null) {
+        // The next instance on the same GPU: as in HAMi, the device's counters stay as they were
+        // (the pod's own instances are not usage yet), only the placement is taken.
+        revisit = d.plusMig(pick.mig().placement());
+        i++;
+      }
     }
     if (topology && picks.size() >= need) {
+      // Instances of one GPU score alike, so the choice keeps a GPU's earliest instances: their
+      // placements stay the ones HAMi gives the kept devices in order.
       return choose(chosen, picks, need, pairs);
     }
     if (!picks.isEmpty()) {
@@ -170,19 +176,19 @@ public final class DeviceFitter {
     if (d.totalCores() != 0 && d.usedCores() == d.totalCores() && cores == 0) {
       return FitReason.CARD_COMPUTE_UNITS_EXHAUSTED;
     }
-    if (d.dynamicMig() && migChoice(d, mem) == null) {
+    if (d.migMode() && migChoice(d, mem) == null) {
       return FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE;
     }
     return null;
   }
 
   /**
-   * The pick of one device for the request on a device that passed {@link #check}: on a dynamic MIG
+   * The pick of one device for the request on a device that passed {@link #check}: on a MIG-mode
    * device the instance's profile and placement, with the profile's memory and cores as the usage.
    */
   static DevicePick pickOn(DeviceUsage d, VendorRequest req, int cores) {
     int mem = req.memOn(d.totalMemMiB());
-    if (d.dynamicMig()) {
+    if (d.migMode()) {
       DevicePick.Mig mig = migChoice(d, mem);
       if (mig != null) {
         MigProfile p = profile(d, mig.profile());
@@ -193,28 +199,39 @@ public final class DeviceFitter {
   }
 
   /**
-   * The smallest profile (by memory, then in offered order) with at least {@code memMiB} and a
-   * placement that overlaps none held on the device, with its first such placement; null when none.
+   * HAMi's instance choice: the profiles by memory, then by slice count (so {@code 1g.10gb} comes
+   * before {@code 2g.10gb}), then in offered order; the first with at least {@code memMiB} and a
+   * placement that overlaps none held on the device, with that placement. Null when none.
    */
   static DevicePick.@Nullable Mig migChoice(DeviceUsage d, int memMiB) {
-    MigProfile best = null;
-    MigPlacement bestAt = null;
-    for (MigProfile p : d.migProfiles()) {
-      if (p.memoryMB() < memMiB || (best != null && p.memoryMB() >= best.memoryMB())) {
+    List<MigProfile> bySize = new ArrayList<>(d.migProfiles());
+    bySize.sort(
+        Comparator.comparingInt(MigProfile::memoryMB).thenComparingInt(MigProfile::sliceCount));
+    for (MigProfile p : bySize) {
+      if (p.memoryMB() < memMiB) {
         continue;
       }
-      MigPlacement free = freePlacement(p, d.migUsed());
+      // Placements are looked up by name, as in HAMi: a repeated name uses the first profile's.
+      MigPlacement free = freePlacement(profile(d, p.name()), d.migUsed());
       if (free != null) {
-        best = p;
-        bestAt = free;
+        return new DevicePick.Mig(p.name(), free);
       }
     }
-    return best == null || bestAt == null ? null : new DevicePick.Mig(best.name(), bestAt);
+    return null;
   }
 
+  /**
+   * The profile's first placement that overlaps none held: {@code 1g.*} and {@code 3g.*} instances
+   * try the highest start first, the others the lowest, as HAMi does (small instances fill the top
+   * of the GPU and leave the low starts to the larger profiles).
+   */
   private static @Nullable MigPlacement freePlacement(MigProfile p, List<MigPlacement> used) {
-    for (MigPlacement at : p.placements()) {
+    List<MigPlacement> order = new ArrayList<>(p.placements());
+    Comparator<MigPlacement> byStart = Comparator.comparingInt(MigPlacement::start);
+    order.sort(highFirst(p.name()) ? byStart.reversed() : byStart);
+    for (MigPlacement at : order) {
       if (at.size() <= 0) {
+        // An empty placement would be offered again and again; NVML never reports one.
         continue;
       }
       boolean clash = false;
@@ -229,6 +246,10 @@ public final class DeviceFitter {
       }
     }
     return null;
+  }
+
+  private static boolean highFirst(String profile) {
+    return profile.startsWith("1g.") || profile.startsWith("3g.");
   }
 
   private static MigProfile profile(DeviceUsage d, String name) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.hami.model.device.MigPlacement;
 import io.hami.model.device.MigProfile;
+import io.hami.model.device.NodeDevice;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -90,9 +91,12 @@ public record DeviceUsage(
         List.of());
   }
 
-  /** Whether the scheduler places dynamic MIG instances on this device (mig mode with profiles). */
-  public boolean dynamicMig() {
-    return "mig".equals(mode) && !migProfiles.isEmpty();
+  /**
+   * Whether the device is in MIG mode, where the scheduler places dynamic MIG instances from its
+   * profiles; a MIG-mode device without profiles takes none (HAMi refuses it rather than share it).
+   */
+  public boolean migMode() {
+    return NodeDevice.MODE_MIG.equals(mode);
   }
 
   /** This device with the given MIG profiles and held placements. */

@@ -1,6 +1,7 @@
 package io.hami.plugins.vgpu;
 
 import com.google.common.collect.ImmutableList;
+import io.hami.model.device.NodeDevice;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -56,11 +57,13 @@ public final class NodePlacer {
   public @Nullable FitReasons feasible(
       NodeDevices node, PodRequests reqs, PodGpuOptions opts, DeviceFitter.QuotaCheck quota) {
     VendorRequest only = singleRequest(reqs);
-    if (quota != DeviceFitter.QuotaCheck.NONE && (only == null || only.nums() > 1)) {
+    // One MIG-mode GPU can take several instances of a request: counting devices says nothing.
+    boolean mig = only != null && anyMigMode(node.devices(), only.vendor());
+    if (quota != DeviceFitter.QuotaCheck.NONE && (only == null || only.nums() > 1 || mig)) {
       // Quota answers depend on the namespace, not only the node view: no memo.
       return place(node, reqs, opts, null, quota).reasons();
     }
-    if (only == null || opts.numaBind()) {
+    if (only == null || opts.numaBind() || mig) {
       // Pods of one workload share their shape: remember the last answer per node view (views
       // are replaced, never changed, so identity means nothing changed).
       Memo m = memo.get(node.node());
@@ -115,6 +118,27 @@ public final class NodePlacer {
       reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, ok);
     }
     return reasons;
+  }
+
+  private static boolean anyMigMode(List<DeviceUsage> devices, String vendor) {
+    for (DeviceUsage d : devices) {
+      if (d.migMode() && d.vendor().equals(vendor)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * HAMi's exemption from the node's device count: an NVIDIA request on a node with a MIG-mode GPU,
+   * unless the pod's {@code vgpu-mode} rules MIG out, may take several instances of one GPU.
+   */
+  private static boolean migRequest(
+      VendorRequest r, List<DeviceUsage> vendorDevices, DeviceFilter filter) {
+    String mode = filter.vgpuMode();
+    return r.vendor().equals("NVIDIA")
+        && (mode == null || mode.contains(NodeDevice.MODE_MIG))
+        && anyMigMode(vendorDevices, r.vendor());
   }
 
   private static @Nullable VendorRequest singleRequest(PodRequests reqs) {
@@ -184,7 +208,7 @@ public final class NodePlacer {
         // An init container runs alone; app containers run together.
         List<DevicePick> earlier = init ? ctr : concat(appPicks, ctr);
         List<DeviceUsage> sorted = sorted(work, r.vendor(), rs, opts);
-        if (sorted.size() < r.nums()) {
+        if (sorted.size() < r.nums() && !migRequest(r, sorted, opts.filter())) {
           reasons.add(FitReason.NODE_INSUFFICIENT_DEVICE);
           return Placement.failed(node.node(), reasons);
         }

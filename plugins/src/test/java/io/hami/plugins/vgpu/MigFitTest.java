@@ -65,10 +65,10 @@ final class MigFitTest {
   static Stream<Case> cases() {
     return Stream.of(
         new Case(
-            "fits smallest profile",
+            "fits smallest profile, 1g from the highest start",
             List.of(a100("g0")),
             req(1, 4000),
-            List.of(pick("g0", P1G5, at(0, 1))),
+            List.of(pick("g0", P1G5, at(6, 1))),
             ""),
         new Case(
             "picks smallest profile at least the request",
@@ -77,10 +77,10 @@ final class MigFitTest {
             List.of(pick("g0", P2G10, at(0, 2))),
             ""),
         new Case(
-            "exact profile memory fits",
+            "exact profile memory fits, 3g from the highest start",
             List.of(a100("g0")),
             req(1, 19968),
-            List.of(pick("g0", P3G20, at(0, 4))),
+            List.of(pick("g0", P3G20, at(4, 4))),
             ""),
         new Case(
             "occupied placement moves to the next",
@@ -122,7 +122,7 @@ final class MigFitTest {
             "second instance spills to the next GPU",
             List.of(a100("g0"), a100("g1").migUsed(at(0, 4))),
             req(2, 19000),
-            List.of(pick("g1", P3G20, at(4, 4)), pick("g0", P3G20, at(0, 4))),
+            List.of(pick("g1", P3G20, at(4, 4)), pick("g0", P3G20, at(4, 4))),
             ""),
         new Case(
             "shared device beside a MIG device keeps the plain pick",
@@ -153,6 +153,206 @@ final class MigFitTest {
     } else {
       assertThat(picks).containsExactlyElementsOf(c.want());
     }
+  }
+
+  /** An A100-40GB's full profile list as HAMi v2.10's recorded nodes report it. */
+  static final MigProfile R1G5 =
+      profile(
+          "1g.5gb", 4864, 14, 1, at(0, 1), at(1, 1), at(2, 1), at(3, 1), at(4, 1), at(5, 1),
+          at(6, 1));
+
+  static final MigProfile R1G10 =
+      profile("1g.10gb", 9856, 14, 1, at(0, 2), at(2, 2), at(4, 2), at(6, 2));
+  static final MigProfile R2G10 = profile("2g.10gb", 9856, 28, 2, at(0, 2), at(2, 2), at(4, 2));
+  static final MigProfile R3G20 = profile("3g.20gb", 19968, 42, 3, at(0, 4), at(4, 4));
+  static final MigProfile R4G20 = profile("4g.20gb", 19968, 57, 4, at(0, 4));
+  static final MigProfile R7G40 = profile("7g.40gb", 40192, 100, 7, at(0, 8));
+
+  static Dev recordedA100(String id) {
+    // Offered with 2g.10gb before 1g.10gb: the slice count, not the offered order, breaks the tie.
+    return dev(id).mem(40960).count(7).migProfiles(R7G40, R2G10, R1G5, R1G10, R4G20, R3G20);
+  }
+
+  /** A case taken from HAMi v2.10's recorded {@code nvidia.Fit} answers, named after the record. */
+  record RecordCase(
+      String name,
+      List<Dev> devs,
+      VendorRequest req,
+      GpuPolicy policy,
+      @Nullable List<DevicePick> want,
+      String wantReasons) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static VendorRequest pct(int nums, int percent) {
+    return new VendorRequest("NVIDIA", nums, 0, percent, 0);
+  }
+
+  static Stream<RecordCase> recordCases() {
+    MigProfile tiny = profile("1g.5gb", 5120, 14, 0, at(6, 1));
+    return Stream.of(
+        // TestOracleRandomCalcScore/rand0005 (fitInDevices): 1g instances fill from the top.
+        new RecordCase(
+            "1g instances take the highest free starts",
+            List.of(recordedA100("g0")),
+            req(3, 1000),
+            GpuPolicy.BINPACK,
+            List.of(
+                pick("g0", R1G5, at(6, 1)), pick("g0", R1G5, at(5, 1)), pick("g0", R1G5, at(4, 1))),
+            ""),
+        // TestOracleRandomCalcScore/rand0187 (fitInDevices): 1g.10gb@6+2, then @4+2.
+        new RecordCase(
+            "equal memory prefers the lower slice count",
+            List.of(recordedA100("g0")),
+            req(2, 9000),
+            GpuPolicy.SPREAD,
+            List.of(pick("g0", R1G10, at(6, 2)), pick("g0", R1G10, at(4, 2))),
+            ""),
+        // TestOracleRandomCalcScore/rand0000: two instances on one idle GPU under mutex.
+        new RecordCase(
+            "mutex does not count the pod's own earlier instance",
+            List.of(recordedA100("g0")),
+            req(2, 1000),
+            GpuPolicy.parse("spread,mutex"),
+            List.of(pick("g0", R1G5, at(6, 1)), pick("g0", R1G5, at(5, 1))),
+            ""),
+        // TestOracleRandomCalcScore/rand0364: 42 cores used, 2 x 50 cores asked.
+        new RecordCase(
+            "the pod's own earlier instance takes no cores from the next",
+            List.of(
+                recordedA100("g0")
+                    .used(3)
+                    .usedMem(14592)
+                    .usedCores(42)
+                    .migUsed(at(0, 1), at(4, 1), at(6, 1))),
+            new VendorRequest("NVIDIA", 2, 3000, VendorRequest.PERCENT_UNSET, 50),
+            GpuPolicy.BINPACK,
+            List.of(
+                new DevicePick("g0", "NVIDIA", 4864, 14, new DevicePick.Mig("1g.5gb", at(5, 1))),
+                new DevicePick("g0", "NVIDIA", 4864, 14, new DevicePick.Mig("1g.5gb", at(3, 1)))),
+            ""),
+        // TestOracleRandomCalcScore/rand0445 shape: whole-card cores twice on one idle MIG GPU.
+        new RecordCase(
+            "exclusive cores do not conflict with the pod's own instance",
+            List.of(recordedA100("g0")),
+            new VendorRequest("NVIDIA", 2, 1000, VendorRequest.PERCENT_UNSET, 100),
+            GpuPolicy.SPREAD,
+            List.of(pick("g0", R1G5, at(6, 1)), pick("g0", R1G5, at(5, 1))),
+            ""),
+        // TestOracleRandomCalcScore/rand0000: 3 x 25% = 3 x 10240 MiB, two 3g.20gb placements.
+        new RecordCase(
+            "instances beyond the placements refuse with the pick count",
+            List.of(recordedA100("g0")),
+            pct(3, 25),
+            GpuPolicy.SPREAD,
+            null,
+            "1/1 CardMigTopologyInfeasible, 2/1 AllocatedCardsInsufficientRequest"),
+        // TestFitInDevicesRejectsInsufficientMigPlacementsOnSingleGPU.
+        new RecordCase(
+            "one placement for two instances",
+            List.of(dev("GPU-a").mem(40960).count(7).migProfiles(tiny)),
+            req(2, 4000),
+            GpuPolicy.SPREAD,
+            null,
+            "1/1 AllocatedCardsInsufficientRequest, 1/1 CardMigTopologyInfeasible"),
+        // TestFitUsesEffectivePercentageMemoryForMigPlacement: 25% of 40960 needs 3g.20gb.
+        new RecordCase(
+            "a percentage resolves against the GPU's memory before the profile choice",
+            List.of(
+                dev("GPU-a")
+                    .mem(40960)
+                    .count(7)
+                    .used(3)
+                    .usedMem(30720)
+                    .migProfiles(
+                        profile("1g.5gb", 5120, 14, 1, at(0, 1), at(1, 1), at(6, 1)),
+                        profile("2g.10gb", 10240, 28, 2, at(0, 2), at(2, 2), at(4, 2)),
+                        profile("3g.20gb", 20480, 42, 3, at(0, 4), at(4, 4)))
+                    .migUsed(at(0, 2), at(2, 2), at(4, 2))),
+            pct(1, 25),
+            GpuPolicy.SPREAD,
+            null,
+            "1/1 CardMigTopologyInfeasible"),
+        // TestFit_MigPercentageRequestRejectsUndersizedTemplate: MIG mode, no dynamic profiles.
+        new RecordCase(
+            "a MIG-mode GPU without profiles is refused, not shared",
+            List.of(dev("dev-0").mode("mig").mem(8192).count(1)),
+            new VendorRequest("NVIDIA", 1, 0, 50, 10),
+            GpuPolicy.SPREAD,
+            null,
+            "1/1 CardMigTopologyInfeasible"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("recordCases")
+  void fit_asHamiRecorded(RecordCase c) {
+    List<DeviceUsage> devices = c.devs().stream().map(Dev::build).toList();
+    FitReasons reasons = new FitReasons(devices.size());
+    List<DevicePick> picks =
+        DeviceFitter.fit(
+            devices,
+            c.req(),
+            DeviceFilter.NONE,
+            c.policy(),
+            false,
+            PairScores.NONE,
+            DeviceFitter.QuotaCheck.NONE,
+            reasons);
+    if (c.want() == null) {
+      assertThat(picks).isNull();
+      assertThat(reasons.message()).isEqualTo(c.wantReasons());
+    } else {
+      assertThat(picks).containsExactlyElementsOf(c.want());
+    }
+  }
+
+  /** TestFitInDevicesAllowsMultipleMigPlacementsOnSingleGPU: two instances, one GPU on the node. */
+  @Test
+  void placer_migRequestIsExemptFromTheDeviceCount() {
+    MigProfile p =
+        profile(
+            "1g.5gb", 5120, 14, 0, at(0, 1), at(1, 1), at(2, 1), at(3, 1), at(4, 1), at(5, 1),
+            at(6, 1));
+    NodeDevices node =
+        NodeDevices.of("n", List.of(dev("GPU-a").mem(40960).count(7).migProfiles(p).build()));
+    PodRequests reqs = PodRequests.single(req(2, 4000));
+    PodGpuOptions opts =
+        PodGpuOptions.DEFAULT.withFilter(DeviceFilter.of(null, null, null, null, "mig"));
+    NodePlacer placer = NodePlacer.standard();
+
+    Placement placed = placer.place(node, reqs, opts, null);
+
+    assertThat(placed.fits()).isTrue();
+    assertThat(placed.containers())
+        .containsExactly(
+            ImmutableList.of(
+                new DevicePick("GPU-a", "NVIDIA", 5120, 14, new DevicePick.Mig("1g.5gb", at(6, 1))),
+                new DevicePick(
+                    "GPU-a", "NVIDIA", 5120, 14, new DevicePick.Mig("1g.5gb", at(5, 1)))));
+    assertThat(placer.feasible(node, reqs, opts)).isNull();
+    assertThat(placer.feasible(node, reqs, PodGpuOptions.DEFAULT)).isNull();
+  }
+
+  /**
+   * TestFitInDevicesRetainsPhysicalCountCheckForNonMigGPU and TestOracleRandomCalcScore/rand0008: a
+   * pod whose vgpu-mode rules MIG out keeps the device count check on a node with a MIG GPU.
+   */
+  @Test
+  void placer_nonMigModeKeepsTheDeviceCount() {
+    NodeDevices node = NodeDevices.of("n", List.of(recordedA100("g0").build()));
+    PodRequests reqs = PodRequests.single(req(2, 1000));
+    PodGpuOptions opts =
+        PodGpuOptions.DEFAULT.withFilter(DeviceFilter.of(null, null, null, null, "hami-core,mps"));
+    NodePlacer placer = NodePlacer.standard();
+
+    Placement placed = placer.place(node, reqs, opts, null);
+
+    assertThat(placed.fits()).isFalse();
+    assertThat(placed.reasons().codes()).containsExactly("NodeInsufficientDevice");
+    assertThat(placer.feasible(node, reqs, opts).codes()).containsExactly("NodeInsufficientDevice");
   }
 
   @Test
