@@ -90,6 +90,11 @@ public final class FitReasons {
    * it.
    */
   public String message() {
+    return String.join(", ", parts());
+  }
+
+  /** The parts of {@link #message()}, sorted: {@code "1/8 CardInsufficientMemory"}, ... */
+  public List<String> parts() {
     List<String> parts = new ArrayList<>();
     for (FitReason r : FitReason.values()) {
       int c = counts[r.ordinal()];
@@ -98,7 +103,7 @@ public final class FitReasons {
       }
     }
     parts.sort(null);
-    return String.join(", ", parts);
+    return parts;
   }
 
   @Override
