@@ -97,7 +97,9 @@ final class PlacementConformanceTest {
 
   /**
    * The placer as HAMi scores devices: a container's requests count toward a device's score only
-   * where the request type equals the device's model string ({@code scoreByVendor: false}).
+   * where the request type equals the device's model string ({@code scoreByVendor: false}). The
+   * plugin's default ({@code true}, {@link io.hami.plugins.vgpu.VgpuArgs#DEFAULTS}) counts them on
+   * every device of their vendor, a documented difference (protocol §11 trap 10).
    */
   private static final NodePlacer PLACER = new NodePlacer(false, DeviceFitter.QuotaCheck.NONE);
 
