@@ -88,7 +88,10 @@ public final class DeviceFitter {
       }
       if (numaBind && d.numa() != prevNuma) {
         if (!picks.isEmpty()) {
-          reasons.add(FitReason.NUMA_NOT_FIT, picks.size());
+          // HAMi counts the picks a NUMA switch drops, but never topology candidates.
+          if (!topology) {
+            reasons.add(FitReason.NUMA_NOT_FIT, picks.size());
+          }
           picks.clear();
           chosen.clear();
         }

@@ -33,6 +33,11 @@ public enum FitReason {
     return code;
   }
 
+  /** Whether the reason is about the whole node rather than counted per device. */
+  public boolean nodeLevel() {
+    return compareTo(NODE_INSUFFICIENT_DEVICE) >= 0;
+  }
+
   @Override
   public String toString() {
     return code;

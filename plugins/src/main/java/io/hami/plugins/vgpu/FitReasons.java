@@ -20,6 +20,13 @@ public final class FitReasons {
     this.total = totalDevices;
   }
 
+  /** A node-level reason alone, e.g. {@code NodeInsufficientDevice}. */
+  public static FitReasons of(FitReason nodeReason) {
+    FitReasons r = new FitReasons(0);
+    r.add(nodeReason);
+    return r;
+  }
+
   public void add(FitReason reason) {
     counts[reason.ordinal()]++;
   }
@@ -78,18 +85,25 @@ public final class FitReasons {
   }
 
   /**
-   * HAMi's per-node message: {@code "<n>/<devices> <Reason>"} sorted and joined by {@code ", "}.
+   * HAMi's per-node message: {@code "<n>/<devices> <Reason>"} sorted and joined by {@code ", "}; a
+   * node-level reason ({@code NodeInsufficientDevice}, ...) stands without counts, as HAMi reports
+   * it.
    */
   public String message() {
+    return String.join(", ", parts());
+  }
+
+  /** The parts of {@link #message()}, sorted: {@code "1/8 CardInsufficientMemory"}, ... */
+  public List<String> parts() {
     List<String> parts = new ArrayList<>();
     for (FitReason r : FitReason.values()) {
       int c = counts[r.ordinal()];
       if (c != 0) {
-        parts.add(c + "/" + total + " " + r.code());
+        parts.add(r.nodeLevel() ? r.code() : c + "/" + total + " " + r.code());
       }
     }
     parts.sort(null);
-    return String.join(", ", parts);
+    return parts;
   }
 
   @Override

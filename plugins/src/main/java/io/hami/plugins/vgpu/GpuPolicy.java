@@ -13,10 +13,22 @@ import java.util.Locale;
  * pod; comparisons never look at strings.
  *
  * <p>Devices are sorted ascending by {@link #compare} and the fit walks the sorted list from the
- * end, so the "best" device sorts last: binpack sorts by score ascending (busiest last), spread by
- * score descending (idlest last), {@code mutex} by used slots descending, {@code numa} by NUMA node
- * ascending. A single value other than these is spread. Comma chains compare key by key. With
- * {@code numa-bind} the order starts with the NUMA node. The final tie-break is the NVML index.
+ * end, so the "best" device sorts last. As HAMi v2.10 orders them:
+ *
+ * <ul>
+ *   <li>{@code binpack}: score ascending (busiest last), then NUMA node; with {@code numa-bind},
+ *       NUMA node descending, then score ascending.
+ *   <li>{@code spread}, {@code topology-aware} and any other single value: score descending (idlest
+ *       last), then NUMA node; with {@code numa-bind}, NUMA node first.
+ *   <li>{@code mutex}: used slots descending, then NUMA node, with or without {@code numa-bind}.
+ *   <li>{@code numa}: NUMA node ascending, then NVML index.
+ *   <li>A comma chain compares key by key ({@code binpack}, {@code spread}, {@code numa}), then by
+ *       NVML index; {@code mutex} and {@code topology-aware} in a chain only change the fit, never
+ *       the order. With {@code numa-bind} the chain starts with the NUMA node.
+ * </ul>
+ *
+ * Devices equal on every key compare as equal: the sort is stable, so they keep the order they had
+ * (HAMi's insertion sort of a node's device list does the same).
  */
 public final class GpuPolicy {
 
@@ -26,7 +38,8 @@ public final class GpuPolicy {
     SCORE_DESC,
     NUMA_ASC,
     NUMA_DESC,
-    USED_DESC
+    USED_DESC,
+    INDEX_ASC
   }
 
   public static final GpuPolicy SPREAD = parse("spread");
@@ -50,7 +63,7 @@ public final class GpuPolicy {
   /** Reads an annotation or config value; never fails (unknown values sort as spread). */
   public static GpuPolicy parse(String value) {
     String v = value.trim().toLowerCase(Locale.ROOT);
-    if (!v.contains(",") && !v.equals("numa")) {
+    if (!v.contains(",")) {
       return switch (v) {
         case "binpack" ->
             new GpuPolicy(
@@ -63,8 +76,15 @@ public final class GpuPolicy {
             new GpuPolicy(
                 v,
                 List.of(Key.USED_DESC, Key.NUMA_ASC),
-                List.of(Key.NUMA_ASC, Key.USED_DESC),
+                List.of(Key.USED_DESC, Key.NUMA_ASC),
                 true,
+                false);
+        case "numa" ->
+            new GpuPolicy(
+                v,
+                List.of(Key.NUMA_ASC, Key.INDEX_ASC),
+                List.of(Key.NUMA_ASC, Key.INDEX_ASC),
+                false,
                 false);
         default ->
             new GpuPolicy(
@@ -83,10 +103,7 @@ public final class GpuPolicy {
         case "binpack" -> chain.add(Key.SCORE_ASC);
         case "spread" -> chain.add(Key.SCORE_DESC);
         case "numa" -> chain.add(Key.NUMA_ASC);
-        case "mutex" -> {
-          chain.add(Key.USED_DESC);
-          mutex = true;
-        }
+        case "mutex" -> mutex = true;
         case "topology-aware" -> topology = true;
         default -> {
           // Unknown chain items are ignored, as an unknown single value falls back to spread.
@@ -100,6 +117,8 @@ public final class GpuPolicy {
     if (bound.get(0) != Key.NUMA_ASC) {
       bound.add(0, Key.NUMA_ASC);
     }
+    chain.add(Key.INDEX_ASC);
+    bound.add(Key.INDEX_ASC);
     return new GpuPolicy(v, chain, bound, mutex, topology);
   }
 
@@ -150,7 +169,8 @@ public final class GpuPolicy {
   }
 
   /**
-   * Compares two devices with their scores; negative when {@code a} sorts first (is tried later).
+   * Compares two devices with their scores; negative when {@code a} sorts first (is tried later),
+   * zero when the policy does not tell them apart.
    */
   public int compare(DeviceUsage a, float scoreA, DeviceUsage b, float scoreB, boolean numaBind) {
     for (Key k : numaBind ? numaBindKeys : keys) {
@@ -161,12 +181,13 @@ public final class GpuPolicy {
             case NUMA_ASC -> Integer.compare(a.numa(), b.numa());
             case NUMA_DESC -> Integer.compare(b.numa(), a.numa());
             case USED_DESC -> Integer.compare(b.usedSlots(), a.usedSlots());
+            case INDEX_ASC -> Integer.compare(a.index(), b.index());
           };
       if (c != 0) {
         return c;
       }
     }
-    return Integer.compare(a.index(), b.index());
+    return 0;
   }
 
   @Override

@@ -3,7 +3,6 @@ package io.hami.plugins.vgpu;
 import com.google.common.collect.ImmutableList;
 import io.hami.model.device.NodeDevice;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -76,11 +75,20 @@ public final class NodePlacer {
     }
     List<DeviceUsage> devices = node.devices();
     if (node.invalid() != null) {
-      FitReasons reasons = new FitReasons(devices.size());
-      reasons.add(FitReason.NODE_ANNOTATION_INVALID);
-      return reasons;
+      return FitReasons.of(FitReason.NODE_ANNOTATION_INVALID);
     }
     int vendorDevices = 0;
+    for (int i = 0; i < devices.size(); i++) {
+      if (devices.get(i).vendor().equals(only.vendor())) {
+        vendorDevices++;
+      }
+    }
+    if (vendorDevices < only.nums()) {
+      return FitReasons.of(
+          vendorDevices == 0 && devices.isEmpty()
+              ? FitReason.NODE_UNREGISTERED
+              : FitReason.NODE_INSUFFICIENT_DEVICE);
+    }
     int ok = 0;
     int cores = only.clampedCores();
     FitReasons reasons = null; // allocated on the first refusal: most nodes refuse nothing
@@ -89,30 +97,22 @@ public final class NodePlacer {
       if (!d.vendor().equals(only.vendor())) {
         continue;
       }
-      vendorDevices++;
       FitReason r = DeviceFitter.check(d, only, cores, opts.filter(), opts.gpuPolicy(), quota);
       if (r == null) {
         ok++;
       } else {
         if (reasons == null) {
-          reasons = new FitReasons(devices.size());
+          // Counted over the request's devices, as HAMi counts them.
+          reasons = new FitReasons(vendorDevices);
         }
         reasons.add(r);
       }
-    }
-    if (vendorDevices < only.nums()) {
-      FitReasons r = new FitReasons(devices.size());
-      r.add(
-          vendorDevices == 0 && devices.isEmpty()
-              ? FitReason.NODE_UNREGISTERED
-              : FitReason.NODE_INSUFFICIENT_DEVICE);
-      return r;
     }
     if (ok >= only.nums()) {
       return null;
     }
     if (reasons == null) {
-      reasons = new FitReasons(devices.size());
+      reasons = new FitReasons(vendorDevices);
     }
     if (ok > 0) {
       reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, ok);
@@ -182,14 +182,11 @@ public final class NodePlacer {
       }
     }
     List<DeviceUsage> base = node.devices();
-    FitReasons reasons = new FitReasons(base.size());
     if (node.invalid() != null) {
-      reasons.add(FitReason.NODE_ANNOTATION_INVALID);
-      return Placement.failed(node.node(), reasons);
+      return Placement.failed(node.node(), FitReasons.of(FitReason.NODE_ANNOTATION_INVALID));
     }
     if (base.isEmpty() && !reqs.isEmpty()) {
-      reasons.add(FitReason.NODE_UNREGISTERED);
-      return Placement.failed(node.node(), reasons);
+      return Placement.failed(node.node(), FitReasons.of(FitReason.NODE_UNREGISTERED));
     }
     DeviceUsage[] app = base.toArray(new DeviceUsage[0]);
     List<DevicePick> appPicks = new ArrayList<>();
@@ -203,15 +200,20 @@ public final class NodePlacer {
       }
       boolean init = c < reqs.initCount();
       DeviceUsage[] work = init ? base.toArray(new DeviceUsage[0]) : app;
+      // Scored once per container, on the usage before it; the order a sort leaves carries over
+      // to the container's next request and, for app containers, to the next container.
+      float[] scores = scores(work, rs, opts);
       List<DevicePick> ctr = new ArrayList<>();
       for (VendorRequest r : rs) {
         // An init container runs alone; app containers run together.
         List<DevicePick> earlier = init ? ctr : concat(appPicks, ctr);
-        List<DeviceUsage> sorted = sorted(work, r.vendor(), rs, opts);
+        sort(work, scores, opts);
+        List<DeviceUsage> sorted = ofVendor(work, r.vendor());
         if (sorted.size() < r.nums() && !migRequest(r, sorted, opts.filter())) {
-          reasons.add(FitReason.NODE_INSUFFICIENT_DEVICE);
-          return Placement.failed(node.node(), reasons);
+          return Placement.failed(node.node(), FitReasons.of(FitReason.NODE_INSUFFICIENT_DEVICE));
         }
+        // As HAMi reports them: the failing request's devices, not the pod's other requests.
+        FitReasons reasons = new FitReasons(sorted.size());
         List<DevicePick> picks =
             DeviceFitter.fit(
                 sorted,
@@ -318,41 +320,46 @@ public final class NodePlacer {
     return null;
   }
 
-  /** The vendor's devices sorted ascending by the GPU policy (the fit takes from the end). */
-  List<DeviceUsage> sorted(
-      DeviceUsage[] work, String vendor, List<VendorRequest> ctrRequests, PodGpuOptions opts) {
-    int n = 0;
-    for (DeviceUsage d : work) {
-      if (d.vendor().equals(vendor)) {
-        n++;
-      }
+  /** Each device's score for one container's requests, in the order of {@code work}. */
+  private float[] scores(DeviceUsage[] work, List<VendorRequest> ctrRequests, PodGpuOptions opts) {
+    float[] scores = new float[work.length];
+    for (int i = 0; i < work.length; i++) {
+      scores[i] = DeviceScores.device(work[i], ctrRequests, opts.weights(), scoreByVendor);
     }
-    DeviceUsage[] ds = new DeviceUsage[n];
-    float[] scores = new float[n];
-    int k = 0;
-    for (DeviceUsage d : work) {
-      if (d.vendor().equals(vendor)) {
-        ds[k] = d;
-        scores[k] = DeviceScores.device(d, ctrRequests, opts.weights(), scoreByVendor);
-        k++;
-      }
-    }
+    return scores;
+  }
+
+  /**
+   * Sorts the devices ascending by the GPU policy, in place and stably (the fit takes from the
+   * end): devices the policy cannot tell apart keep their current order, as in HAMi.
+   */
+  static void sort(DeviceUsage[] work, float[] scores, PodGpuOptions opts) {
     // Insertion sort: a node has a handful of devices, and the scores travel with the devices.
     GpuPolicy policy = opts.gpuPolicy();
     boolean numaBind = opts.numaBind();
-    for (int i = 1; i < n; i++) {
-      DeviceUsage d = ds[i];
+    for (int i = 1; i < work.length; i++) {
+      DeviceUsage d = work[i];
       float s = scores[i];
       int j = i - 1;
-      while (j >= 0 && policy.compare(ds[j], scores[j], d, s, numaBind) > 0) {
-        ds[j + 1] = ds[j];
+      while (j >= 0 && policy.compare(work[j], scores[j], d, s, numaBind) > 0) {
+        work[j + 1] = work[j];
         scores[j + 1] = scores[j];
         j--;
       }
-      ds[j + 1] = d;
+      work[j + 1] = d;
       scores[j + 1] = s;
     }
-    return Arrays.asList(ds);
+  }
+
+  /** The devices of one vendor, in the order of {@code work}. */
+  private static List<DeviceUsage> ofVendor(DeviceUsage[] work, String vendor) {
+    List<DeviceUsage> out = new ArrayList<>(work.length);
+    for (DeviceUsage d : work) {
+      if (d.vendor().equals(vendor)) {
+        out.add(d);
+      }
+    }
+    return out;
   }
 
   private static void apply(DeviceUsage[] work, List<DevicePick> picks) {

@@ -129,8 +129,6 @@ public final class VgpuPlugin
     KubernetesClient client = handle.client().orElse(null);
     DeviceUsageIndex index = shared.index(handle, args.vendors());
     GpuMetrics metrics = shared.metrics(handle);
-    // The profile that records placements for hami explain records its failures too.
-    handle.addAttemptObserver(ScheduleExplainWriter.INSTANCE);
     if (client != null) {
       quotas = NamespaceQuotas.of(args.vendors());
       client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
@@ -143,7 +141,33 @@ public final class VgpuPlugin
             .addIndex(index);
       }
     }
-    return new VgpuPlugin(args, handle, index, metrics, quotas);
+    VgpuPlugin plugin = new VgpuPlugin(args, handle, index, metrics, quotas);
+    // The profile that records placements for hami explain records its failures too, with the
+    // devices of each node that refused the pod.
+    handle.addAttemptObserver(new ScheduleExplainWriter(plugin::deviceReasons));
+    return plugin;
+  }
+
+  /**
+   * HAMi's device-level reasons for a node that refused the pod ({@code 1/4
+   * CardInsufficientMemory}, {@code NodeInsufficientDevice}), on the node's current devices; empty
+   * when it fits now or the pod asks for no device.
+   */
+  List<String> deviceReasons(Pod pod, String nodeName) {
+    PodDeviceRequests r;
+    try {
+      r = reader.requestsOf(pod);
+    } catch (PodRequestReader.InvalidPodException e) {
+      return List.of();
+    }
+    if (r == null) {
+      return List.of();
+    }
+    FitReasons reasons =
+        placer
+            .place(index.node(nodeName), r.requests(), r.options(), null, quotas.of(pod))
+            .reasons();
+    return reasons == null ? List.of() : reasons.parts();
   }
 
   /** Registry entry. */

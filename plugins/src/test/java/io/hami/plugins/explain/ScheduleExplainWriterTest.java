@@ -76,6 +76,47 @@ class ScheduleExplainWriterTest {
 
     VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
 
-    assertThat(handle.attemptObservers()).containsExactly(ScheduleExplainWriter.INSTANCE);
+    assertThat(handle.attemptObservers()).singleElement().isInstanceOf(ScheduleExplainWriter.class);
+  }
+
+  @Test
+  void failed_refinesTheClosestNodesCodesWithTheirDevices() throws Exception {
+    Diagnosis d =
+        new Diagnosis(
+            T,
+            "Unschedulable",
+            null,
+            2,
+            List.of(
+                new FailedAttempt.ReasonCount("CardInsufficientMemory", 2),
+                new FailedAttempt.ReasonCount("CardUuidMismatch", 1)),
+            List.of(
+                new FailedAttempt.NodeReasons(
+                    "n1", List.of("CardInsufficientMemory", "CardUuidMismatch")),
+                new FailedAttempt.NodeReasons(
+                    "n2", List.of("CardInsufficientMemory", "node(s) had untolerated taint"))));
+    NodeDetail detail =
+        (pod, node) ->
+            node.equals("n1")
+                ? List.of("1/4 CardInsufficientMemory", "3/4 CardUuidMismatch")
+                : List.of("2/2 CardInsufficientMemory");
+    FailedAttempt attempt =
+        new FailedAttempt(
+            MakePod.named("p").obj(), Status.unschedulable("x"), "0/2 nodes are available.", d);
+
+    Map<String, String> annotations = new ScheduleExplainWriter(detail).failed(attempt);
+
+    ScheduleRecord.Failed r =
+        (ScheduleRecord.Failed)
+            ScheduleRecordCodec.decode(annotations.get(Annotations.SCHEDULE_EXPLAIN)).orElseThrow();
+    assertThat(r.closest())
+        .containsExactly(
+            new NodeReasons("n1", List.of("1/4 CardInsufficientMemory", "3/4 CardUuidMismatch")),
+            new NodeReasons(
+                "n2", List.of("2/2 CardInsufficientMemory", "node(s) had untolerated taint")));
+    // The per-reason node counts stay as the scheduler's message has them.
+    assertThat(r.reasons())
+        .containsExactly(
+            new ReasonCount("CardInsufficientMemory", 2), new ReasonCount("CardUuidMismatch", 1));
   }
 }

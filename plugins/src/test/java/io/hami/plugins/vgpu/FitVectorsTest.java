@@ -275,6 +275,31 @@ final class FitVectorsTest {
         .isEqualTo("1/2 AllocatedCardsInsufficientRequest, 1/2 NumaNotFit");
   }
 
+  @Test
+  void fit_topologyWithNumaBindDropsCandidatesWithoutNumaNotFit() {
+    // HAMi v2.10 (rand0067): dev-2 on numa 1 is a candidate, dev-1 is unhealthy, dev-0 on numa 0
+    // drops the candidate and lacks memory; the candidate dropped is no NumaNotFit.
+    List<DeviceUsage> devs =
+        build(
+            List.of(
+                dev("dev-0").numa(0).mem(4096).usedMem(512),
+                dev("dev-1").numa(1).unhealthy(),
+                dev("dev-2").numa(1).mem(4096)));
+    FitReasons reasons = new FitReasons(3);
+    assertThat(
+            DeviceFitter.fit(
+                devs,
+                new VendorRequest("NVIDIA", 3, 0, 100, 0),
+                DeviceFilter.NONE,
+                GpuPolicy.parse("topology-aware"),
+                true,
+                PairScores.NONE,
+                DeviceFitter.QuotaCheck.NONE,
+                reasons))
+        .isNull();
+    assertThat(reasons.message()).isEqualTo("1/3 CardInsufficientMemory, 1/3 CardNotHealth");
+  }
+
   record Check(String name, Map<String, String> annos, String id, boolean want) {
     @Override
     public String toString() {

@@ -170,4 +170,49 @@ final class NodePlacerTest {
     assertThat(placer.feasible(bad, PodRequests.single(nv(1, 1, 0)), PodGpuOptions.DEFAULT).codes())
         .containsExactly("NodeAnnotationInvalid");
   }
+
+  @Test
+  void place_reasonsAreTheFailingRequestsOnly() {
+    // The first container fits on g0 after g1 refuses it; the second fails: HAMi reports the
+    // second container's refusals alone, not a sum over the pod.
+    NodeDevices node =
+        NodeDevices.of(
+            "n",
+            List.of(
+                dev("g0").index(0).count(10).mem(1000).build(),
+                dev("g1").index(1).count(10).mem(100).build()));
+    PodRequests reqs = PodRequests.of(List.of(List.of(nv(1, 600, 0)), List.of(nv(1, 600, 0))), 0);
+    Placement p = placer.place(node, reqs, PodGpuOptions.DEFAULT, null);
+    assertThat(p.reasons().message()).isEqualTo("2/2 CardInsufficientMemory");
+  }
+
+  @Test
+  void place_nodeInsufficientDeviceCarriesNoCount() {
+    PodRequests reqs = PodRequests.single(nv(5, 100, 0));
+    assertThat(placer.place(fourGpus(), reqs, PodGpuOptions.DEFAULT, null).reasons().message())
+        .isEqualTo("NodeInsufficientDevice");
+    assertThat(placer.feasible(fourGpus(), reqs, PodGpuOptions.DEFAULT).message())
+        .isEqualTo("NodeInsufficientDevice");
+  }
+
+  @Test
+  void place_tiedDevicesKeepTheOrderTheLastSortLeft() {
+    // binpack: g2 and g0 tie (idle); g1 is busier and taken first. The order of the node (g2
+    // before g0) decides the tie, not the NVML index, and carries over to the next container.
+    NodeDevices node =
+        NodeDevices.of(
+            "n",
+            List.of(
+                dev("g2").index(2).count(10).mem(1000).build(),
+                dev("g0").index(0).count(10).mem(1000).build(),
+                dev("g1").index(1).count(10).used(5).mem(1000).build()));
+    PodGpuOptions binpack = PodGpuOptions.DEFAULT.withGpuPolicy(GpuPolicy.BINPACK);
+    Placement p =
+        placer.place(
+            node,
+            PodRequests.of(List.of(List.of(nv(2, 100, 0)), List.of(nv(1, 100, 0))), 0),
+            binpack,
+            null);
+    assertThat(p.containers().get(0)).extracting(DevicePick::id).containsExactly("g1", "g0");
+  }
 }

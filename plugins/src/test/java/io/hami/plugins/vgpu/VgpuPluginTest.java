@@ -413,4 +413,14 @@ final class VgpuPluginTest {
     assertThat(hint.hint(waiting, boundWithoutDecision, null)).isEqualTo(QueueingHint.QUEUE);
     assertThat(hint.hint(waiting, cpuOnly, null)).isEqualTo(QueueingHint.SKIP);
   }
+
+  @Test
+  void deviceReasons_countTheRefusingNodesDevices() {
+    harness(t4Node("n1", 2));
+    Pod pod = MakeGpuPod.named("p").gpus(1).gpuMemMiB(1_000_000).obj();
+    assertThat(plugin.deviceReasons(pod, "n1")).containsExactly("2/2 CardInsufficientMemory");
+    assertThat(plugin.deviceReasons(MakeGpuPod.named("q").gpus(3).obj(), "n1"))
+        .containsExactly("NodeInsufficientDevice");
+    assertThat(plugin.deviceReasons(MakeGpuPod.named("r").gpus(1).obj(), "n1")).isEmpty();
+  }
 }
