@@ -247,28 +247,6 @@ final class GoDevices {
     return out;
   }
 
-  /**
-   * Whether a recorded input holds a GPU in dynamic-MIG mode: a device in {@code mig} mode, or one
-   * offering MIG profiles or a MIG template.
-   */
-  static boolean hasDynamicMig(JsonNode in) {
-    if (in.isObject()) {
-      if ("mig".equals(in.path("Mode").asString(""))
-          || nonEmpty(in.path("MigProfiles"))
-          || nonEmpty(in.path("MigTemplate"))
-          || nonEmpty(in.path("MIGProfiles"))
-          || nonEmpty(in.path("MIGTemplate"))) {
-        return true;
-      }
-    }
-    for (JsonNode child : in) {
-      if (hasDynamicMig(child)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private static boolean nonEmpty(JsonNode n) {
     return !n.isMissingNode() && !n.isNull() && !n.isEmpty();
   }
