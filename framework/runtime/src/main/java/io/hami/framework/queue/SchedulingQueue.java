@@ -81,6 +81,17 @@ public final class SchedulingQueue {
   @GuardedBy("lock")
   private final ArrayDeque<InFlightEvent> inFlightEvents = new ArrayDeque<>();
 
+  /**
+   * Pods found gone from the API server (a write answered 404) before their delete event came, by
+   * uid, in the order they were dropped. The informer may still deliver older updates of such a
+   * pod; they must not bring it back.
+   */
+  @GuardedBy("lock")
+  private final LinkedHashMap<String, Instant> gone = new LinkedHashMap<>();
+
+  /** How long a pod found gone stays refused; far longer than any informer lag. */
+  static final Duration GONE_TTL = Duration.ofMinutes(10);
+
   @GuardedBy("lock")
   private long seq;
 
@@ -126,6 +137,9 @@ public final class SchedulingQueue {
     lock.lock();
     try {
       String uid = pod.getMetadata().getUid();
+      if (isGone(uid)) {
+        return;
+      }
       QueuedPodInfo existing = byUid.get(uid);
       if (existing != null || inFlight.containsKey(uid)) {
         updateLocked(pod);
@@ -150,6 +164,9 @@ public final class SchedulingQueue {
   public void update(Pod oldPod, Pod newPod) {
     lock.lock();
     try {
+      if (isGone(newPod.getMetadata().getUid())) {
+        return;
+      }
       if (!byUid.containsKey(newPod.getMetadata().getUid())
           && !inFlight.containsKey(newPod.getMetadata().getUid())) {
         QueuedPodInfo info = new QueuedPodInfo(newPod, clock.instant());
@@ -221,6 +238,34 @@ public final class SchedulingQueue {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Removes a pod the API server no longer has, found by a write before its delete event came;
+   * stale updates of it that the informer still delivers are ignored for {@link #GONE_TTL}.
+   */
+  public void deleteGone(Pod pod) {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      var it = gone.entrySet().iterator();
+      while (it.hasNext() && it.next().getValue().plus(GONE_TTL).isBefore(now)) {
+        it.remove();
+      }
+      gone.put(pod.getMetadata().getUid(), now);
+    } finally {
+      lock.unlock();
+    }
+    delete(pod);
+  }
+
+  @GuardedBy("lock")
+  private boolean isGone(String uid) {
+    if (gone.isEmpty()) {
+      return false;
+    }
+    Instant at = gone.get(uid);
+    return at != null && !at.plus(GONE_TTL).isBefore(clock.instant());
   }
 
   /** Returns whether the pod is in any sub-queue or being scheduled. */

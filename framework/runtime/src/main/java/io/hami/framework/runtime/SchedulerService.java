@@ -138,7 +138,12 @@ public final class SchedulerService implements AutoCloseable {
             .build();
     metricsRef[0] = scheduler.metrics();
     Scheduler s = this.scheduler;
-    statusWriter.onPodGone(p -> s.eventHandler().onPodDelete(p));
+    statusWriter.onPodGone(
+        p -> {
+          // Before the informer's delete event: its stale updates must not requeue the pod.
+          s.queue().deleteGone(p);
+          s.eventHandler().onPodDelete(p);
+        });
   }
 
   private static ThreadFactory daemon(String prefix) {

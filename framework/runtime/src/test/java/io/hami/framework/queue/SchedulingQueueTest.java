@@ -66,6 +66,31 @@ class SchedulingQueueTest {
   }
 
   @Test
+  void podFoundGone_staysOutWhileTheInformerDeliversItsStaleUpdates() {
+    SchedulingQueue q = queue(Map.of());
+    Pod p = MakePod.named("ghost").obj();
+    q.add(p);
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.unschedulable("no room"), List.of());
+    q.deleteGone(p);
+    assertThat(q.contains(info.uid())).isFalse();
+
+    Pod stale = MakePod.named("ghost").label("touched", "yes").obj();
+    q.update(p, stale);
+    q.add(stale);
+    assertThat(q.contains(info.uid())).isFalse();
+    assertThat(q.tryPop()).isNull();
+
+    // Other pods come and go as before.
+    q.add(MakePod.named("live").obj());
+    assertThat(q.tryPop().key()).isEqualTo("default/live");
+
+    clock.advance(SchedulingQueue.GONE_TTL.plusSeconds(1));
+    q.add(stale);
+    assertThat(q.contains(info.uid())).as("refused for a bounded time only").isTrue();
+  }
+
+  @Test
   void backoff_doublesFromOneSecondToTen() {
     SchedulingQueue q = queue(Map.of());
     assertThat(List.of(1, 2, 3, 4, 5, 6).stream().map(q::backoffDuration).toList())
