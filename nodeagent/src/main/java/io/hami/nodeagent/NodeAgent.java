@@ -150,7 +150,7 @@ public final class NodeAgent {
       // One scrape reads every gauge; they share one pod list.
       Supplier<List<Pod>> scrapePods =
           Suppliers.memoizeWithExpiration(pods::get, 2, TimeUnit.SECONDS);
-      new DeviceMetrics(config, inventory, scrapePods).register(registry);
+      new DeviceMetrics(config, inventory, scrapePods, registrar::migProfiles).register(registry);
       new ContainerMetrics(config.hookPath(), scrapePods, clock).register(registry);
       metrics = new MetricsServer(metricsAddress, registry);
       list.add(metrics);

@@ -121,14 +121,12 @@ public final class Allocator {
               + decoded.failure().get());
     }
     List<List<ContainerDevice>> entries = decoded.orElse(PodDevices.empty()).containers();
-    List<Container> containers = containers(pod);
-    boolean[] served = new boolean[entries.size()];
-    AllocateResponse.Builder response = AllocateResponse.newBuilder();
     MigRun migRun = config.mode() == OperatingMode.MIG ? new MigRun(pod) : null;
     try {
-      return serve(pod, request, raw, entries, containers, served, response, migRun);
+      return serve(pod, request, raw, entries, migRun);
     } catch (AllocationException | RuntimeException e) {
       if (migRun != null) {
+        // Instances created for a failed Allocate would hold placements no pod owns.
         migRun.rollback();
       }
       throw e;
@@ -140,11 +138,11 @@ public final class Allocator {
       AllocateRequest request,
       String raw,
       List<List<ContainerDevice>> entries,
-      List<Container> containers,
-      boolean[] served,
-      AllocateResponse.Builder response,
       @Nullable MigRun migRun)
       throws AllocationException {
+    List<Container> containers = containers(pod);
+    boolean[] served = new boolean[entries.size()];
+    AllocateResponse.Builder response = AllocateResponse.newBuilder();
     for (ContainerAllocateRequest creq : request.getContainerRequestsList()) {
       List<String> ids = creq.getDevicesIdsList();
       if (ids.stream().anyMatch(id -> id.contains("MIG"))) {

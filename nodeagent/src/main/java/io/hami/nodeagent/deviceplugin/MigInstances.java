@@ -1,6 +1,7 @@
 package io.hami.nodeagent.deviceplugin;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.device.MigPlacement;
@@ -123,7 +124,8 @@ public final class MigInstances {
   public synchronized int reap(Supplier<List<Pod>> podsOnNode) {
     Set<String> held = new HashSet<>();
     for (Pod p : podsOnNode.get()) {
-      if (terminal(p)) {
+      // A pod being deleted keeps its instance through its grace period: its containers may run.
+      if (PodPhases.isTerminal(p)) {
         continue;
       }
       for (MigAllocation a : allocations(p)) {
@@ -160,7 +162,7 @@ public final class MigInstances {
   }
 
   /** The pod's MIG allocations; none when it has no or an unreadable annotation. */
-  static List<MigAllocation> allocations(Pod p) {
+  public static List<MigAllocation> allocations(Pod p) {
     String raw = Allocator.annotation(p, Annotations.VGPU_MIG_ALLOCATIONS);
     if (raw == null) {
       return List.of();
@@ -176,11 +178,6 @@ public final class MigInstances {
       return List.of();
     }
     return d.orElse(List.of());
-  }
-
-  private static boolean terminal(Pod p) {
-    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 
   private int index(String gpuUuid, String who, String where) throws AllocationException {

@@ -56,7 +56,7 @@ public final class NodeRegistrar extends AbstractScheduledService {
   private final ScheduledExecutorService executor;
   private volatile Duration nextDelay = Duration.ZERO;
   private @Nullable String cachedScore;
-  private @Nullable Map<String, ? extends List<MigProfile>> cachedMigProfiles;
+  private volatile @Nullable Map<String, ? extends List<MigProfile>> cachedMigProfiles;
 
   public NodeRegistrar(
       KubernetesClient client,
@@ -97,10 +97,7 @@ public final class NodeRegistrar extends AbstractScheduledService {
       // The profiles a GPU offers do not change while MIG mode stays on; discover them once.
       cachedMigProfiles = MigProfiles.discover(config, nvml, gpus);
     }
-    String register =
-        NodeDeviceJson.encode(
-            RegisterRecords.build(
-                config, gpus, cachedMigProfiles == null ? Map.of() : cachedMigProfiles));
+    String register = NodeDeviceJson.encode(RegisterRecords.build(config, gpus, migProfiles()));
     Node node = client.nodes().withName(config.nodeName()).get();
     if (node == null) {
       throw new IllegalStateException("node " + config.nodeName() + " not found");
@@ -139,6 +136,12 @@ public final class NodeRegistrar extends AbstractScheduledService {
         .patch(PatchContext.of(PatchType.JSON_MERGE), AnnotationPatch.of(patch, null));
     log.info("node annotations patched node={} keys={}", config.nodeName(), patch.keySet());
     return Outcome.PATCHED;
+  }
+
+  /** The MIG profiles registered per GPU UUID; empty until the first registration in MIG mode. */
+  public Map<String, ? extends List<MigProfile>> migProfiles() {
+    Map<String, ? extends List<MigProfile>> m = cachedMigProfiles;
+    return m == null ? Map.of() : m;
   }
 
   private void publishSoon() {
