@@ -17,6 +17,8 @@
 typedef int nvmlReturn_t;
 typedef void *nvmlDevice_t;
 typedef void *nvmlEventSet_t;
+typedef void *nvmlGpuInstance_t;
+typedef void *nvmlComputeInstance_t;
 
 #define NVML_SUCCESS 0
 #define NVML_ERROR_NOT_SUPPORTED 3
@@ -26,6 +28,13 @@ typedef void *nvmlEventSet_t;
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
 #define NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x8ULL
+#define NVML_ERROR_INVALID_ARGUMENT 2
+#define NVML_ERROR_NOT_FOUND 6
+#define NVML_ERROR_FUNCTION_NOT_FOUND 13
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 17
+#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 9
+#define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0
+#define MIG_MAX_INSTANCES 32 /* per profile; NVML reports at most 8 */
 
 typedef struct {
   unsigned long long total;
@@ -50,6 +59,58 @@ typedef struct {
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
 } nvmlEventData_t;
+
+/* MIG (nvml.h, API version 11+). */
+typedef struct {
+  unsigned int start;
+  unsigned int size;
+} nvmlGpuInstancePlacement_t;
+
+typedef struct {
+  unsigned int id;
+  unsigned int isP2pSupported;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int copyEngineCount;
+  unsigned int decoderCount;
+  unsigned int encoderCount;
+  unsigned int jpegCount;
+  unsigned int ofaCount;
+  unsigned long long memorySizeMB;
+} nvmlGpuInstanceProfileInfo_t;
+
+typedef struct {
+  nvmlDevice_t device;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+
+typedef struct {
+  unsigned int id;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int sharedCopyEngineCount;
+  unsigned int sharedDecoderCount;
+  unsigned int sharedEncoderCount;
+  unsigned int sharedJpegCount;
+  unsigned int sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+
+typedef struct {
+  unsigned int start;
+  unsigned int size;
+} nvmlComputeInstancePlacement_t;
+
+typedef struct {
+  nvmlDevice_t device;
+  nvmlGpuInstance_t gpuInstance;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlComputeInstancePlacement_t placement;
+} nvmlComputeInstanceInfo_t;
 
 /* Shim-level codes for failures that are not NVML return values. */
 #define SHIM_NOT_LOADED (-1)
@@ -77,6 +138,33 @@ static struct {
   nvmlReturn_t (*deviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
   nvmlReturn_t (*eventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
   nvmlReturn_t (*eventSetFree)(nvmlEventSet_t);
+  /* MIG: optional, NULL on drivers without them (only MIG calls fail then). */
+  nvmlReturn_t (*deviceGetGpuInstanceProfileInfo)(nvmlDevice_t, unsigned int,
+                                                  nvmlGpuInstanceProfileInfo_t *);
+  nvmlReturn_t (*deviceGetGpuInstancePossiblePlacements)(nvmlDevice_t, unsigned int,
+                                                         nvmlGpuInstancePlacement_t *,
+                                                         unsigned int *);
+  nvmlReturn_t (*deviceCreateGpuInstanceWithPlacement)(nvmlDevice_t, unsigned int,
+                                                       const nvmlGpuInstancePlacement_t *,
+                                                       nvmlGpuInstance_t *);
+  nvmlReturn_t (*deviceGetGpuInstances)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t *,
+                                        unsigned int *);
+  nvmlReturn_t (*deviceGetGpuInstanceById)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t *);
+  nvmlReturn_t (*gpuInstanceGetInfo)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t *);
+  nvmlReturn_t (*gpuInstanceGetComputeInstanceProfileInfo)(nvmlGpuInstance_t, unsigned int,
+                                                           unsigned int,
+                                                           nvmlComputeInstanceProfileInfo_t *);
+  nvmlReturn_t (*gpuInstanceCreateComputeInstance)(nvmlGpuInstance_t, unsigned int,
+                                                   nvmlComputeInstance_t *);
+  nvmlReturn_t (*gpuInstanceGetComputeInstanceById)(nvmlGpuInstance_t, unsigned int,
+                                                    nvmlComputeInstance_t *);
+  nvmlReturn_t (*computeInstanceGetInfo)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t *);
+  nvmlReturn_t (*computeInstanceDestroy)(nvmlComputeInstance_t);
+  nvmlReturn_t (*gpuInstanceDestroy)(nvmlGpuInstance_t);
+  nvmlReturn_t (*deviceGetMaxMigDeviceCount)(nvmlDevice_t, unsigned int *);
+  nvmlReturn_t (*deviceGetMigDeviceHandleByIndex)(nvmlDevice_t, unsigned int, nvmlDevice_t *);
+  nvmlReturn_t (*deviceGetGpuInstanceId)(nvmlDevice_t, unsigned int *);
+  nvmlReturn_t (*deviceGetComputeInstanceId)(nvmlDevice_t, unsigned int *);
 } nvml;
 
 static jclass exceptionClass;     /* global ref to NvmlException */
@@ -129,6 +217,12 @@ static int loaded(JNIEnv *env, const char *what) {
     }                                                         \
   } while (0)
 
+/* Binds a symbol that older drivers may lack; the field stays NULL then. */
+#define BIND_OPTIONAL(field, symbol) \
+  do { \
+    *(void **) (&nvml.field) = dlsym(nvml.lib, symbol); \
+  } while (0)
+
 /* Opens NVML and binds the symbols. Returns null, or a message saying why NVML is not usable. */
 static jstring JNICALL nativeLoad(JNIEnv *env, jclass clazz, jstring jpath) {
   (void) clazz;
@@ -169,6 +263,24 @@ static jstring JNICALL nativeLoad(JNIEnv *env, jclass clazz, jstring jpath) {
   BIND(deviceRegisterEvents, "nvmlDeviceRegisterEvents");
   BIND(eventSetWait, "nvmlEventSetWait_v2");
   BIND(eventSetFree, "nvmlEventSetFree");
+  BIND_OPTIONAL(deviceGetGpuInstanceProfileInfo, "nvmlDeviceGetGpuInstanceProfileInfo");
+  BIND_OPTIONAL(deviceGetGpuInstancePossiblePlacements,
+                "nvmlDeviceGetGpuInstancePossiblePlacements_v2");
+  BIND_OPTIONAL(deviceCreateGpuInstanceWithPlacement, "nvmlDeviceCreateGpuInstanceWithPlacement");
+  BIND_OPTIONAL(deviceGetGpuInstances, "nvmlDeviceGetGpuInstances");
+  BIND_OPTIONAL(deviceGetGpuInstanceById, "nvmlDeviceGetGpuInstanceById");
+  BIND_OPTIONAL(gpuInstanceGetInfo, "nvmlGpuInstanceGetInfo");
+  BIND_OPTIONAL(gpuInstanceGetComputeInstanceProfileInfo,
+                "nvmlGpuInstanceGetComputeInstanceProfileInfo");
+  BIND_OPTIONAL(gpuInstanceCreateComputeInstance, "nvmlGpuInstanceCreateComputeInstance");
+  BIND_OPTIONAL(gpuInstanceGetComputeInstanceById, "nvmlGpuInstanceGetComputeInstanceById");
+  BIND_OPTIONAL(computeInstanceGetInfo, "nvmlComputeInstanceGetInfo_v2");
+  BIND_OPTIONAL(computeInstanceDestroy, "nvmlComputeInstanceDestroy");
+  BIND_OPTIONAL(gpuInstanceDestroy, "nvmlGpuInstanceDestroy");
+  BIND_OPTIONAL(deviceGetMaxMigDeviceCount, "nvmlDeviceGetMaxMigDeviceCount");
+  BIND_OPTIONAL(deviceGetMigDeviceHandleByIndex, "nvmlDeviceGetMigDeviceHandleByIndex");
+  BIND_OPTIONAL(deviceGetGpuInstanceId, "nvmlDeviceGetGpuInstanceId");
+  BIND_OPTIONAL(deviceGetComputeInstanceId, "nvmlDeviceGetComputeInstanceId");
   return NULL;
 
 error:
@@ -409,6 +521,275 @@ static void JNICALL nativeEventSetFree(JNIEnv *env, jclass clazz, jlong set) {
   }
 }
 
+/* ---- MIG ---- */
+
+/* Throws unless NVML is loaded and fn (a MIG function) was found in it. */
+static int migBound(JNIEnv *env, const void *fn, const char *what) {
+  if (!loaded(env, what)) {
+    return 0;
+  }
+  if (fn == NULL) {
+    char msg[160];
+    snprintf(msg, sizeof(msg), "%s (not in this driver's libnvidia-ml)", what);
+    throwNvml(env, NVML_ERROR_FUNCTION_NOT_FOUND, msg);
+    return 0;
+  }
+  return 1;
+}
+
+static jintArray intArray(JNIEnv *env, const jint *values, jsize n) {
+  jintArray arr = (*env)->NewIntArray(env, n);
+  if (arr != NULL && n > 0) {
+    (*env)->SetIntArrayRegion(env, arr, 0, n, values);
+  }
+  return arr;
+}
+
+/* {id, sliceCount, instanceCount, memoryMB} of profile index p, or null when not offered. */
+static jlongArray JNICALL nativeMigProfile(JNIEnv *env, jclass clazz, jlong handle, jint p) {
+  (void) clazz;
+  nvmlGpuInstanceProfileInfo_t info;
+  memset(&info, 0, sizeof(info));
+  if (!migBound(env, (const void *) nvml.deviceGetGpuInstanceProfileInfo,
+                "nvmlDeviceGetGpuInstanceProfileInfo")) {
+    return NULL;
+  }
+  nvmlReturn_t rc = nvml.deviceGetGpuInstanceProfileInfo((nvmlDevice_t) (intptr_t) handle,
+                                                         (unsigned int) p, &info);
+  if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT
+      || rc == NVML_ERROR_NOT_FOUND) {
+    return NULL;
+  }
+  if (!check(env, rc, "nvmlDeviceGetGpuInstanceProfileInfo")) {
+    return NULL;
+  }
+  jlong out[4] = {(jlong) info.id, (jlong) info.sliceCount, (jlong) info.instanceCount,
+                  (jlong) info.memorySizeMB};
+  jlongArray arr = (*env)->NewLongArray(env, 4);
+  if (arr != NULL) {
+    (*env)->SetLongArrayRegion(env, arr, 0, 4, out);
+  }
+  return arr;
+}
+
+static jintArray JNICALL nativeMigPlacements(JNIEnv *env, jclass clazz, jlong handle,
+                                             jint profileId) {
+  (void) clazz;
+  nvmlGpuInstancePlacement_t at[MIG_MAX_INSTANCES];
+  jint flat[2 * MIG_MAX_INSTANCES];
+  unsigned int count = MIG_MAX_INSTANCES;
+  if (!migBound(env, (const void *) nvml.deviceGetGpuInstancePossiblePlacements,
+                "nvmlDeviceGetGpuInstancePossiblePlacements")) {
+    return NULL;
+  }
+  memset(at, 0, sizeof(at));
+  if (!check(env,
+             nvml.deviceGetGpuInstancePossiblePlacements((nvmlDevice_t) (intptr_t) handle,
+                                                         (unsigned int) profileId, at, &count),
+             "nvmlDeviceGetGpuInstancePossiblePlacements")) {
+    return NULL;
+  }
+  if (count > MIG_MAX_INSTANCES) {
+    count = MIG_MAX_INSTANCES;
+  }
+  for (unsigned int i = 0; i < count; i++) {
+    flat[2 * i] = (jint) at[i].start;
+    flat[2 * i + 1] = (jint) at[i].size;
+  }
+  return intArray(env, flat, (jsize) (2 * count));
+}
+
+/* The compute instance id of the MIG device on GPU instance gi, or -1; uuid filled when given. */
+static int migDeviceOf(nvmlDevice_t dev, unsigned int gi, int wantCi, char *uuid, size_t len) {
+  unsigned int max = 0;
+  if (nvml.deviceGetMaxMigDeviceCount == NULL || nvml.deviceGetMigDeviceHandleByIndex == NULL
+      || nvml.deviceGetGpuInstanceId == NULL || nvml.deviceGetComputeInstanceId == NULL
+      || nvml.deviceGetMaxMigDeviceCount(dev, &max) != NVML_SUCCESS) {
+    return -1;
+  }
+  for (unsigned int i = 0; i < max; i++) {
+    nvmlDevice_t mig = NULL;
+    unsigned int g = 0;
+    unsigned int c = 0;
+    if (nvml.deviceGetMigDeviceHandleByIndex(dev, i, &mig) != NVML_SUCCESS
+        || nvml.deviceGetGpuInstanceId(mig, &g) != NVML_SUCCESS || g != gi
+        || nvml.deviceGetComputeInstanceId(mig, &c) != NVML_SUCCESS
+        || (wantCi >= 0 && c != (unsigned int) wantCi)) {
+      continue;
+    }
+    if (uuid != NULL && nvml.deviceGetUUID(mig, uuid, (unsigned int) len) != NVML_SUCCESS) {
+      return -1;
+    }
+    return (int) c;
+  }
+  return -1;
+}
+
+/* Creates a GPU instance at a placement and one compute instance spanning it: {GI id, CI id}. */
+static jintArray JNICALL nativeMigCreate(JNIEnv *env, jclass clazz, jlong handle, jint profileId,
+                                         jint start, jint size) {
+  (void) clazz;
+  nvmlDevice_t dev = (nvmlDevice_t) (intptr_t) handle;
+  nvmlGpuInstance_t gi = NULL;
+  nvmlComputeInstance_t ci = NULL;
+  nvmlGpuInstanceInfo_t giInfo;
+  nvmlComputeInstanceInfo_t ciInfo;
+  nvmlComputeInstanceProfileInfo_t best;
+  nvmlGpuInstancePlacement_t at;
+  unsigned int bestSlices = 0;
+  nvmlReturn_t rc;
+  const char *failed = NULL;
+  if (!migBound(env, (const void *) nvml.deviceCreateGpuInstanceWithPlacement,
+                "nvmlDeviceCreateGpuInstanceWithPlacement")
+      || !migBound(env, (const void *) nvml.gpuInstanceGetInfo, "nvmlGpuInstanceGetInfo")
+      || !migBound(env, (const void *) nvml.gpuInstanceGetComputeInstanceProfileInfo,
+                   "nvmlGpuInstanceGetComputeInstanceProfileInfo")
+      || !migBound(env, (const void *) nvml.gpuInstanceCreateComputeInstance,
+                   "nvmlGpuInstanceCreateComputeInstance")
+      || !migBound(env, (const void *) nvml.computeInstanceGetInfo,
+                   "nvmlComputeInstanceGetInfo")
+      || !migBound(env, (const void *) nvml.gpuInstanceDestroy, "nvmlGpuInstanceDestroy")) {
+    return NULL;
+  }
+  at.start = (unsigned int) start;
+  at.size = (unsigned int) size;
+  rc = nvml.deviceCreateGpuInstanceWithPlacement(dev, (unsigned int) profileId, &at, &gi);
+  if (!check(env, rc, "nvmlDeviceCreateGpuInstanceWithPlacement")) {
+    return NULL;
+  }
+  memset(&giInfo, 0, sizeof(giInfo));
+  rc = nvml.gpuInstanceGetInfo(gi, &giInfo);
+  if (rc != NVML_SUCCESS) {
+    failed = "nvmlGpuInstanceGetInfo";
+    goto error;
+  }
+  /* The compute instance profile with the most slices the GPU instance offers spans all of it. */
+  memset(&best, 0, sizeof(best));
+  for (unsigned int p = 0; p < NVML_COMPUTE_INSTANCE_PROFILE_COUNT; p++) {
+    nvmlComputeInstanceProfileInfo_t info;
+    memset(&info, 0, sizeof(info));
+    if (nvml.gpuInstanceGetComputeInstanceProfileInfo(
+            gi, p, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &info) == NVML_SUCCESS
+        && info.sliceCount > bestSlices) {
+      best = info;
+      bestSlices = info.sliceCount;
+    }
+  }
+  if (bestSlices == 0) {
+    rc = NVML_ERROR_NOT_FOUND;
+    failed = "nvmlGpuInstanceGetComputeInstanceProfileInfo";
+    goto error;
+  }
+  rc = nvml.gpuInstanceCreateComputeInstance(gi, best.id, &ci);
+  if (rc != NVML_SUCCESS) {
+    failed = "nvmlGpuInstanceCreateComputeInstance";
+    goto error;
+  }
+  memset(&ciInfo, 0, sizeof(ciInfo));
+  rc = nvml.computeInstanceGetInfo(ci, &ciInfo);
+  if (rc != NVML_SUCCESS) {
+    failed = "nvmlComputeInstanceGetInfo";
+    goto error;
+  }
+  jint out[2] = {(jint) giInfo.id, (jint) ciInfo.id};
+  return intArray(env, out, 2);
+
+error:
+  if (ci != NULL && nvml.computeInstanceDestroy != NULL) {
+    nvml.computeInstanceDestroy(ci);
+  }
+  nvml.gpuInstanceDestroy(gi);
+  throwNvml(env, rc, failed);
+  return NULL;
+}
+
+/* {GI id, profile id, start, size, CI id (-1 when none)} per GPU instance. */
+static jintArray JNICALL nativeMigInstances(JNIEnv *env, jclass clazz, jlong handle) {
+  (void) clazz;
+  nvmlDevice_t dev = (nvmlDevice_t) (intptr_t) handle;
+  jint flat[5 * MIG_MAX_INSTANCES];
+  jsize n = 0;
+  if (!migBound(env, (const void *) nvml.deviceGetGpuInstanceProfileInfo,
+                "nvmlDeviceGetGpuInstanceProfileInfo")
+      || !migBound(env, (const void *) nvml.deviceGetGpuInstances, "nvmlDeviceGetGpuInstances")
+      || !migBound(env, (const void *) nvml.gpuInstanceGetInfo, "nvmlGpuInstanceGetInfo")) {
+    return NULL;
+  }
+  for (unsigned int p = 0; p < NVML_GPU_INSTANCE_PROFILE_COUNT; p++) {
+    nvmlGpuInstanceProfileInfo_t prof;
+    nvmlGpuInstance_t gis[MIG_MAX_INSTANCES];
+    unsigned int count = 0;
+    memset(&prof, 0, sizeof(prof));
+    if (nvml.deviceGetGpuInstanceProfileInfo(dev, p, &prof) != NVML_SUCCESS
+        || prof.instanceCount == 0 || prof.instanceCount > MIG_MAX_INSTANCES) {
+      continue;
+    }
+    nvmlReturn_t rc = nvml.deviceGetGpuInstances(dev, prof.id, gis, &count);
+    if (!check(env, rc, "nvmlDeviceGetGpuInstances")) {
+      return NULL;
+    }
+    for (unsigned int i = 0; i < count && i < MIG_MAX_INSTANCES; i++) {
+      nvmlGpuInstanceInfo_t info;
+      memset(&info, 0, sizeof(info));
+      if (n + 5 > (jsize) (sizeof(flat) / sizeof(flat[0]))
+          || nvml.gpuInstanceGetInfo(gis[i], &info) != NVML_SUCCESS) {
+        continue;
+      }
+      flat[n++] = (jint) info.id;
+      flat[n++] = (jint) info.profileId;
+      flat[n++] = (jint) info.placement.start;
+      flat[n++] = (jint) info.placement.size;
+      flat[n++] = (jint) migDeviceOf(dev, info.id, -1, NULL, 0);
+    }
+  }
+  return intArray(env, flat, n);
+}
+
+static jstring JNICALL nativeMigUuid(JNIEnv *env, jclass clazz, jlong handle, jint gi, jint ci) {
+  (void) clazz;
+  char buf[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+  if (!migBound(env, (const void *) nvml.deviceGetMigDeviceHandleByIndex,
+                "nvmlDeviceGetMigDeviceHandleByIndex")) {
+    return NULL;
+  }
+  memset(buf, 0, sizeof(buf));
+  if (migDeviceOf((nvmlDevice_t) (intptr_t) handle, (unsigned int) gi, ci, buf, sizeof(buf)) < 0) {
+    return NULL;
+  }
+  buf[sizeof(buf) - 1] = '\0';
+  return (*env)->NewStringUTF(env, buf);
+}
+
+static void JNICALL nativeMigDestroy(JNIEnv *env, jclass clazz, jlong handle, jint giId,
+                                     jint ciId) {
+  (void) clazz;
+  nvmlGpuInstance_t gi = NULL;
+  nvmlComputeInstance_t ci = NULL;
+  if (!migBound(env, (const void *) nvml.deviceGetGpuInstanceById, "nvmlDeviceGetGpuInstanceById")
+      || !migBound(env, (const void *) nvml.gpuInstanceGetComputeInstanceById,
+                   "nvmlGpuInstanceGetComputeInstanceById")
+      || !migBound(env, (const void *) nvml.computeInstanceDestroy, "nvmlComputeInstanceDestroy")
+      || !migBound(env, (const void *) nvml.gpuInstanceDestroy, "nvmlGpuInstanceDestroy")) {
+    return;
+  }
+  if (!check(env,
+             nvml.deviceGetGpuInstanceById((nvmlDevice_t) (intptr_t) handle,
+                                           (unsigned int) giId, &gi),
+             "nvmlDeviceGetGpuInstanceById")) {
+    return;
+  }
+  if (ciId >= 0) {
+    nvmlReturn_t rc = nvml.gpuInstanceGetComputeInstanceById(gi, (unsigned int) ciId, &ci);
+    if (rc != NVML_ERROR_NOT_FOUND) {
+      if (!check(env, rc, "nvmlGpuInstanceGetComputeInstanceById")
+          || !check(env, nvml.computeInstanceDestroy(ci), "nvmlComputeInstanceDestroy")) {
+        return;
+      }
+    }
+  }
+  check(env, nvml.gpuInstanceDestroy(gi), "nvmlGpuInstanceDestroy");
+}
+
 static const JNINativeMethod methods[] = {
     {"load", "(Ljava/lang/String;)Ljava/lang/String;", (void *) nativeLoad},
     {"init", "()V", (void *) nativeInit},
@@ -427,6 +808,12 @@ static const JNINativeMethod methods[] = {
     {"registerXid", "(JJ)Z", (void *) nativeRegisterXid},
     {"eventWait", "(JI)[J", (void *) nativeEventWait},
     {"eventSetFree", "(J)V", (void *) nativeEventSetFree},
+    {"migProfile", "(JI)[J", (void *) nativeMigProfile},
+    {"migPlacements", "(JI)[I", (void *) nativeMigPlacements},
+    {"migCreate", "(JIII)[I", (void *) nativeMigCreate},
+    {"migInstances", "(J)[I", (void *) nativeMigInstances},
+    {"migUuid", "(JII)Ljava/lang/String;", (void *) nativeMigUuid},
+    {"migDestroy", "(JII)V", (void *) nativeMigDestroy},
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

@@ -8,10 +8,13 @@ import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.nodeagent.config.NodeAgentConfig;
+import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.deviceplugin.Allocator;
 import io.hami.nodeagent.deviceplugin.DevicePluginServer;
 import io.hami.nodeagent.deviceplugin.DevicePluginService;
 import io.hami.nodeagent.deviceplugin.KubeletWatcher;
+import io.hami.nodeagent.deviceplugin.MigInstances;
+import io.hami.nodeagent.deviceplugin.MigReaper;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.health.HealthMonitor;
 import io.hami.nodeagent.metrics.ContainerMetrics;
@@ -40,7 +43,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node agent's long-lived parts under one {@link ServiceManager}: the device plugin server, the
- * kubelet watcher, the node registrar, the health monitor and the metrics server.
+ * kubelet watcher, the node registrar, the health monitor, the metrics server and, in MIG mode, the
+ * MIG instance reaper.
  */
 public final class NodeAgent {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
@@ -125,7 +129,9 @@ public final class NodeAgent {
         Executors.newSingleThreadScheduledExecutor(
             new ThreadFactoryBuilder().setNameFormat("node-agent-%d").setDaemon(true).build());
     Supplier<List<Pod>> pods = () -> tuning.podsOnNode().apply(client, config.nodeName());
-    Allocator allocator = new Allocator(client, config, tuning.cacheNames(), pods);
+    MigInstances mig =
+        config.mode() == OperatingMode.MIG ? new MigInstances(nvml, inventory) : null;
+    Allocator allocator = new Allocator(client, config, tuning.cacheNames(), pods, mig);
     DevicePluginService service = new DevicePluginService(config, inventory, allocator);
     DevicePluginServer pluginServer = new DevicePluginServer(config, service);
     NodeRegistrar registrar = new NodeRegistrar(client, config, inventory, nvml, clock, executor);
@@ -134,13 +140,17 @@ public final class NodeAgent {
     list.add(new KubeletWatcher(config.deviceDir(), pluginServer, tuning.kubeletRetry()));
     list.add(registrar);
     list.add(new HealthMonitor(nvml, inventory, config.health(), tuning.healthSlice()));
+    if (mig != null) {
+      // Instances of pods that are gone are destroyed at the register pace, freeing placements.
+      list.add(new MigReaper(mig, pods, config.registerInterval(), executor));
+    }
     MetricsServer metrics = null;
     if (metricsAddress != null) {
       PrometheusRegistry registry = new PrometheusRegistry();
       // One scrape reads every gauge; they share one pod list.
       Supplier<List<Pod>> scrapePods =
           Suppliers.memoizeWithExpiration(pods::get, 2, TimeUnit.SECONDS);
-      new DeviceMetrics(config, inventory, scrapePods).register(registry);
+      new DeviceMetrics(config, inventory, scrapePods, registrar::migProfiles).register(registry);
       new ContainerMetrics(config.hookPath(), scrapePods, clock).register(registry);
       metrics = new MetricsServer(metricsAddress, registry);
       list.add(metrics);

@@ -15,6 +15,7 @@ import io.hami.nodeagent.nvml.JniNvml;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
 import io.hami.nodeagent.nvml.SysfsNuma;
+import io.hami.nodeagent.publish.MigProfiles;
 import io.hami.nodeagent.publish.RegisterRecords;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -249,6 +251,7 @@ public final class NodeAgentCommand implements Callable<Integer> {
       }
     }
     b.excludedUuids(uuids).excludedIndices(indices);
+    b.migProfileAllowlist(file.migProfileAllowlist());
     b.health(
         HealthCheckPolicy.fromEnv(
             System.getenv("DP_DISABLE_HEALTHCHECKS"),
@@ -305,7 +308,14 @@ public final class NodeAgentCommand implements Callable<Integer> {
         for (GpuInfo g : nvml.devices()) {
           gpus.add(Gpu.healthy(g));
         }
-        out.println(NodeDeviceJson.encode(RegisterRecords.build(config, gpus)));
+        out.println(
+            NodeDeviceJson.encode(
+                RegisterRecords.build(
+                    config,
+                    gpus,
+                    config.mode() == OperatingMode.MIG
+                        ? MigProfiles.discover(config, nvml, gpus)
+                        : Map.of())));
         out.flush();
         return 0;
       } catch (NvmlException e) {

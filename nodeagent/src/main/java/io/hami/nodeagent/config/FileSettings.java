@@ -3,6 +3,7 @@ package io.hami.nodeagent.config;
 import io.hami.model.ProtocolError;
 import io.hami.model.config.DeviceConfig;
 import io.hami.model.config.DeviceConfigFile;
+import io.hami.model.config.MigAllowlistEntry;
 import io.hami.model.config.NvidiaConfig;
 import io.hami.model.config.Validated;
 import java.io.IOException;
@@ -33,11 +34,13 @@ public record FileSettings(
     @Nullable OperatingMode mode,
     @Nullable Boolean preferredAllocation,
     List<String> excludedUuids,
-    List<Integer> excludedIndices) {
+    List<Integer> excludedIndices,
+    List<MigAllowlistEntry> migProfileAllowlist) {
 
   public static final FileSettings NONE =
       new FileSettings(
-          null, null, null, null, null, null, null, null, null, null, List.of(), List.of());
+          null, null, null, null, null, null, null, null, null, null, List.of(), List.of(),
+          List.of());
 
   /** Values of {@code over} where set, else of this. */
   public FileSettings overriddenBy(FileSettings over) {
@@ -46,13 +49,19 @@ public record FileSettings(
     List<Integer> indices = new ArrayList<>(excludedIndices);
     indices.addAll(over.excludedIndices);
     return new FileSettings(
-        pick(over.resourceName, resourceName), pick(over.splitCount, splitCount),
-        pick(over.memoryScaling, memoryScaling), pick(over.coreScaling, coreScaling),
+        pick(over.resourceName, resourceName),
+        pick(over.splitCount, splitCount),
+        pick(over.memoryScaling, memoryScaling),
+        pick(over.coreScaling, coreScaling),
         pick(over.preConfiguredMemoryMiB, preConfiguredMemoryMiB),
-            pick(over.libCudaLogLevel, libCudaLogLevel),
-        pick(over.numaTopology, numaTopology), pick(over.disableCoreLimit, disableCoreLimit),
-        pick(over.mode, mode), pick(over.preferredAllocation, preferredAllocation),
-        List.copyOf(uuids), List.copyOf(indices));
+        pick(over.libCudaLogLevel, libCudaLogLevel),
+        pick(over.numaTopology, numaTopology),
+        pick(over.disableCoreLimit, disableCoreLimit),
+        pick(over.mode, mode),
+        pick(over.preferredAllocation, preferredAllocation),
+        List.copyOf(uuids),
+        List.copyOf(indices),
+        over.migProfileAllowlist.isEmpty() ? migProfileAllowlist : over.migProfileAllowlist);
   }
 
   private static <T> @Nullable T pick(@Nullable T a, @Nullable T b) {
@@ -87,7 +96,8 @@ public record FileSettings(
         null,
         null,
         List.of(),
-        List.of());
+        List.of(),
+        n.migProfileAllowlist());
   }
 
   /** Reads this node's entry of a per-node config file; problems go to {@code errors}. */
@@ -160,7 +170,8 @@ public record FileSettings(
           mode,
           f.bool("enablegetpreferredallocation"),
           List.copyOf(uuids),
-          List.copyOf(indices));
+          List.copyOf(indices),
+          List.of());
     }
     return NONE;
   }

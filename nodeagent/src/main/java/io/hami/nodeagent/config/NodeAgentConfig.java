@@ -2,6 +2,7 @@ package io.hami.nodeagent.config;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
+import io.hami.model.config.MigAllowlistEntry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  * @param excludedUuids GPUs not to register, by UUID
  * @param excludedIndices GPUs not to register, by NVML index
  * @param health XID health checking
+ * @param migProfileAllowlist in MIG mode, the profiles registered per GPU model (empty: all)
  */
 public record NodeAgentConfig(
     String nodeName,
@@ -56,7 +58,8 @@ public record NodeAgentConfig(
     Duration registerErrorInterval,
     ImmutableSet<String> excludedUuids,
     ImmutableSet<Integer> excludedIndices,
-    HealthCheckPolicy health) {
+    HealthCheckPolicy health,
+    ImmutableList<MigAllowlistEntry> migProfileAllowlist) {
 
   public static final Path DEFAULT_DEVICE_DIR = Path.of("/var/lib/kubelet/device-plugins");
   public static final String DEFAULT_RESOURCE = "nvidia.com/gpu";
@@ -128,6 +131,7 @@ public record NodeAgentConfig(
     b.excludedUuids = excludedUuids;
     b.excludedIndices = excludedIndices;
     b.health = health;
+    b.migProfileAllowlist = migProfileAllowlist;
     return b;
   }
 
@@ -154,6 +158,7 @@ public record NodeAgentConfig(
     private ImmutableSet<String> excludedUuids = ImmutableSet.of();
     private ImmutableSet<Integer> excludedIndices = ImmutableSet.of();
     private HealthCheckPolicy health = HealthCheckPolicy.defaults();
+    private ImmutableList<MigAllowlistEntry> migProfileAllowlist = ImmutableList.of();
 
     private Builder(String nodeName) {
       this.nodeName = nodeName;
@@ -264,6 +269,11 @@ public record NodeAgentConfig(
       return this;
     }
 
+    public Builder migProfileAllowlist(Iterable<MigAllowlistEntry> v) {
+      migProfileAllowlist = ImmutableList.copyOf(v);
+      return this;
+    }
+
     public NodeAgentConfig build() {
       return new NodeAgentConfig(
           nodeName,
@@ -286,7 +296,8 @@ public record NodeAgentConfig(
           registerErrorInterval,
           excludedUuids,
           excludedIndices,
-          health);
+          health,
+          migProfileAllowlist);
     }
   }
 }

@@ -12,12 +12,16 @@ import io.hami.kube.AnnotationPatch;
 import io.hami.kube.PatchTargets;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
+import io.hami.model.Decoded;
 import io.hami.model.lock.NodeLock;
 import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.MigAllocation;
+import io.hami.model.pod.MigAllocationJson;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
 import io.hami.model.vendor.VendorKeys;
 import io.hami.nodeagent.config.NodeAgentConfig;
+import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -25,11 +29,15 @@ import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationReques
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationResponse;
+import io.hami.nodeagent.nvml.MigInstance;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -39,7 +47,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves kubelet's Allocate from the scheduler's pod annotations (spec §7.5). Calls are serialised:
  * the node lock admits one binding pod at a time and kubelet allocates its containers one call
- * after another.
+ * after another. In MIG mode each device of a container is a dynamic MIG instance (spec §8.3),
+ * created through {@link MigInstances} and recorded back in {@code hami.io/vgpu-mig-allocations}.
  */
 public final class Allocator {
   private static final Logger log = LoggerFactory.getLogger(Allocator.class);
@@ -48,6 +57,7 @@ public final class Allocator {
   private final NodeAgentConfig config;
   private final Supplier<String> cacheNames;
   private final Supplier<List<Pod>> podsOnNode;
+  private final @Nullable MigInstances mig;
 
   /**
    * @param cacheNames names the shared-region cache file of each container (random UUIDs in
@@ -59,10 +69,23 @@ public final class Allocator {
       NodeAgentConfig config,
       Supplier<String> cacheNames,
       Supplier<List<Pod>> podsOnNode) {
+    this(client, config, cacheNames, podsOnNode, null);
+  }
+
+  /**
+   * @param mig creates the MIG instances; required in MIG mode
+   */
+  public Allocator(
+      KubernetesClient client,
+      NodeAgentConfig config,
+      Supplier<String> cacheNames,
+      Supplier<List<Pod>> podsOnNode,
+      @Nullable MigInstances mig) {
     this.client = client;
     this.config = config;
     this.cacheNames = cacheNames;
     this.podsOnNode = podsOnNode;
+    this.mig = mig;
   }
 
   public synchronized AllocateResponse allocate(AllocateRequest request)
@@ -98,6 +121,25 @@ public final class Allocator {
               + decoded.failure().get());
     }
     List<List<ContainerDevice>> entries = decoded.orElse(PodDevices.empty()).containers();
+    MigRun migRun = config.mode() == OperatingMode.MIG ? new MigRun(pod) : null;
+    try {
+      return serve(pod, request, raw, entries, migRun);
+    } catch (AllocationException | RuntimeException e) {
+      if (migRun != null) {
+        // Instances created for a failed Allocate would hold placements no pod owns.
+        migRun.rollback();
+      }
+      throw e;
+    }
+  }
+
+  private AllocateResponse serve(
+      Pod pod,
+      AllocateRequest request,
+      String raw,
+      List<List<ContainerDevice>> entries,
+      @Nullable MigRun migRun)
+      throws AllocationException {
     List<Container> containers = containers(pod);
     boolean[] served = new boolean[entries.size()];
     AllocateResponse.Builder response = AllocateResponse.newBuilder();
@@ -131,10 +173,20 @@ public final class Allocator {
             "container entry " + k + " has no container: the pod has " + containers.size());
       }
       served[k] = true;
-      response.addContainerResponses(
-          ContainerResponses.build(config, pod, containers.get(k), devices, cacheNames.get()));
+      if (migRun != null) {
+        response.addContainerResponses(
+            ContainerResponses.passthrough(migRun.serve(k, containers.get(k), devices)));
+      } else {
+        response.addContainerResponses(
+            ContainerResponses.build(config, pod, containers.get(k), devices, cacheNames.get()));
+      }
     }
-    patchPod(pod, Map.of(Annotations.VGPU_DEVICES_TO_ALLOCATE, emptied(raw, served)));
+    Map<String, @Nullable String> patch = new LinkedHashMap<>();
+    patch.put(Annotations.VGPU_DEVICES_TO_ALLOCATE, emptied(raw, served));
+    if (migRun != null) {
+      patch.put(Annotations.VGPU_MIG_ALLOCATIONS, MigAllocationJson.encode(migRun.allocations));
+    }
+    patchPod(pod, patch);
     Pod now =
         client
             .pods()
@@ -148,6 +200,104 @@ public final class Allocator {
       log.info("pod fully allocated pod={}", name(pod));
     }
     return response.build();
+  }
+
+  /** The MIG instances of one Allocate: what was created, so a failure can undo it. */
+  private final class MigRun {
+    private final Pod pod;
+    final List<MigAllocation> allocations;
+    private final List<Map.Entry<String, MigInstance>> created = new ArrayList<>();
+    private @Nullable Map<String, String> claimed;
+
+    MigRun(Pod pod) throws AllocationException {
+      this.pod = pod;
+      if (mig == null) {
+        throw new IllegalStateException("MIG mode without MIG instance management");
+      }
+      String raw = annotation(pod, Annotations.VGPU_MIG_ALLOCATIONS);
+      if (raw == null) {
+        throw new AllocationException(
+            "MIG mode: annotation " + Annotations.VGPU_MIG_ALLOCATIONS + " is missing");
+      }
+      Decoded<List<MigAllocation>> d = MigAllocationJson.decode(raw);
+      if (d instanceof Decoded.Err<List<MigAllocation>> e) {
+        throw new AllocationException(
+            "malformed annotation "
+                + Annotations.VGPU_MIG_ALLOCATIONS
+                + "='"
+                + raw
+                + "': "
+                + e.error());
+      }
+      this.allocations = new ArrayList<>(d.orElse(List.of()));
+    }
+
+    /** Creates (or reuses) the instances of container entry {@code k}; returns their UUIDs. */
+    List<String> serve(int k, Container container, List<ContainerDevice> devices)
+        throws AllocationException {
+      MigInstances instances = Objects.requireNonNull(mig);
+      String who = "pod " + name(pod) + " container " + container.getName();
+      List<String> uuids = new ArrayList<>(devices.size());
+      for (int i = 0; i < devices.size(); i++) {
+        MigAllocation a = MigInstances.find(allocations, k, i);
+        if (a == null) {
+          throw new AllocationException(
+              who
+                  + ": no entry for container "
+                  + k
+                  + " device "
+                  + i
+                  + " in "
+                  + Annotations.VGPU_MIG_ALLOCATIONS);
+        }
+        if (!a.gpuUuid().equals(devices.get(i).uuid())) {
+          throw new AllocationException(
+              who
+                  + ": "
+                  + Annotations.VGPU_MIG_ALLOCATIONS
+                  + " puts device "
+                  + i
+                  + " on GPU "
+                  + a.gpuUuid()
+                  + " but "
+                  + Annotations.VGPU_DEVICES_TO_ALLOCATE
+                  + " on "
+                  + devices.get(i).uuid());
+        }
+        MigInstances.Ensured e = instances.ensure(who, a, claimed());
+        if (e.created()) {
+          created.add(Map.entry(a.gpuUuid(), e.instance()));
+        }
+        allocations.set(allocations.indexOf(a), MigInstances.withRuntime(a, e.instance()));
+        uuids.add(e.instance().migUuid());
+      }
+      return uuids;
+    }
+
+    /** MIG UUIDs other pods on the node hold, with the pod's name. */
+    private Map<String, String> claimed() {
+      if (claimed == null) {
+        Map<String, String> out = new HashMap<>();
+        for (Pod p : podsOnNode.get()) {
+          if (name(p).equals(name(pod))) {
+            continue;
+          }
+          for (MigAllocation a : MigInstances.allocations(p)) {
+            a.runtime().ifPresent(r -> out.put(r.migUuid(), name(p)));
+          }
+        }
+        claimed = out;
+      }
+      return claimed;
+    }
+
+    void rollback() {
+      MigInstances instances = Objects.requireNonNull(mig);
+      for (Map.Entry<String, MigInstance> c : created) {
+        instances.release(c.getKey(), c.getValue());
+      }
+      created.clear();
+    }
   }
 
   /** The index of the first non-empty entry not yet served, or -1. */

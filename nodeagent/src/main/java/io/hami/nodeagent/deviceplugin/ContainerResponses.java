@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.nodeagent.config.NodeAgentConfig;
-import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.Mount;
 import java.io.IOException;
@@ -31,7 +30,10 @@ final class ContainerResponses {
 
   private ContainerResponses() {}
 
-  /** Devices passed through as they are (native MIG IDs): no HAMi-core env or mounts. */
+  /**
+   * Devices passed through as they are (native MIG IDs, or the MIG instances created in MIG mode):
+   * no HAMi-core env or mounts.
+   */
   static ContainerAllocateResponse passthrough(List<String> ids) {
     return ContainerAllocateResponse.newBuilder()
         .putEnvs(VISIBLE_DEVICES, String.join(",", new LinkedHashSet<>(ids)))
@@ -48,9 +50,6 @@ final class ContainerResponses {
     Set<String> uuids = new LinkedHashSet<>();
     for (ContainerDevice d : devices) {
       uuids.add(d.uuid());
-    }
-    if (config.mode() == OperatingMode.MIG) {
-      return passthrough(List.copyOf(uuids));
     }
     ContainerAllocateResponse.Builder r = ContainerAllocateResponse.newBuilder();
     r.putEnvs(VISIBLE_DEVICES, String.join(",", uuids));

@@ -1,18 +1,23 @@
 package io.hami.nodeagent.metrics;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
+import io.hami.model.device.MigProfile;
 import io.hami.model.device.NodeDevice;
 import io.hami.model.pod.ContainerDevice;
+import io.hami.model.pod.MigAllocation;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
 import io.hami.nodeagent.config.NodeAgentConfig;
+import io.hami.nodeagent.deviceplugin.MigInstances;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.publish.RegisterRecords;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Per-GPU gauges, computed when scraped: capacity as registered, what the pods on this node were
- * given ({@code hami.io/vgpu-devices-allocated} of pods that have not finished), and health.
+ * given ({@code hami.io/vgpu-devices-allocated} of pods that have not finished), and health; in MIG
+ * mode also one {@code hami_mig_device_info} series per MIG instance a pod holds.
  */
 public final class DeviceMetrics {
   private static final Logger log = LoggerFactory.getLogger(DeviceMetrics.class);
@@ -40,11 +46,25 @@ public final class DeviceMetrics {
   private final NodeAgentConfig config;
   private final GpuInventory inventory;
   private final Supplier<List<Pod>> pods;
+  private final Supplier<? extends Map<String, ? extends List<MigProfile>>> migProfiles;
 
   public DeviceMetrics(NodeAgentConfig config, GpuInventory inventory, Supplier<List<Pod>> pods) {
+    this(config, inventory, pods, Map::of);
+  }
+
+  /**
+   * @param migProfiles the MIG profiles each GPU registers (MIG mode), so capacity matches the
+   *     register annotation
+   */
+  public DeviceMetrics(
+      NodeAgentConfig config,
+      GpuInventory inventory,
+      Supplier<List<Pod>> pods,
+      Supplier<? extends Map<String, ? extends List<MigProfile>>> migProfiles) {
     this.config = config;
     this.inventory = inventory;
     this.pods = pods;
+    this.migProfiles = migProfiles;
   }
 
   public void register(PrometheusRegistry registry) {
@@ -75,6 +95,85 @@ public final class DeviceMetrics {
         "hami_node_gpu_healthy",
         "1 when the GPU is healthy",
         (r, u) -> r.health() ? 1 : 0);
+    GaugeWithCallback.builder()
+        .name("hami_mig_device_info")
+        .help("1 for each MIG instance a container on this node holds")
+        .labelNames(
+            "namespace",
+            "pod",
+            "container",
+            "vdevice_index",
+            "device_uuid",
+            "mig_uuid",
+            "profile",
+            "gpu_instance_id",
+            "compute_instance_id")
+        .callback(
+            cb -> {
+              for (MigSeries m : migInstances(config.nodeName(), safePods())) {
+                cb.call(
+                    1,
+                    m.namespace(),
+                    m.pod(),
+                    m.container(),
+                    Integer.toString(m.allocation().deviceIndex()),
+                    m.allocation().gpuUuid(),
+                    m.instance().migUuid(),
+                    m.allocation().profile(),
+                    Integer.toString(m.instance().gpuInstanceId()),
+                    Integer.toString(m.instance().computeInstanceId()));
+              }
+            })
+        .register(registry);
+  }
+
+  /** One MIG instance held by a container. */
+  public record MigSeries(
+      String namespace,
+      String pod,
+      String container,
+      MigAllocation allocation,
+      MigAllocation.Instance instance) {}
+
+  /** The MIG instances the unfinished pods on {@code node} hold (those the agent created). */
+  public static List<MigSeries> migInstances(String node, List<Pod> pods) {
+    List<MigSeries> out = new ArrayList<>();
+    for (Pod p : pods) {
+      Map<String, String> a = p.getMetadata().getAnnotations();
+      if (PodPhases.isTerminal(p) || a == null || !node.equals(a.get(Annotations.VGPU_NODE))) {
+        continue;
+      }
+      List<String> names = new ArrayList<>();
+      if (p.getSpec() != null) {
+        for (List<Container> cs :
+            List.of(
+                p.getSpec().getInitContainers() == null
+                    ? List.<Container>of()
+                    : p.getSpec().getInitContainers(),
+                p.getSpec().getContainers() == null
+                    ? List.<Container>of()
+                    : p.getSpec().getContainers())) {
+          cs.forEach(c -> names.add(c.getName()));
+        }
+      }
+      for (MigAllocation m : MigInstances.allocations(p)) {
+        if (m.runtime().isEmpty()) {
+          continue;
+        }
+        String container =
+            m.containerIndex() >= 0 && m.containerIndex() < names.size()
+                ? names.get(m.containerIndex())
+                : Integer.toString(m.containerIndex());
+        out.add(
+            new MigSeries(
+                p.getMetadata().getNamespace(),
+                p.getMetadata().getName(),
+                container,
+                m,
+                m.runtime().get()));
+      }
+    }
+    return out;
   }
 
   private interface Value {
@@ -89,7 +188,7 @@ public final class DeviceMetrics {
         .callback(
             cb -> {
               List<Gpu> gpus = inventory.snapshot();
-              List<NodeDevice> records = RegisterRecords.build(config, gpus);
+              List<NodeDevice> records = RegisterRecords.build(config, gpus, migProfiles.get());
               Map<String, Usage> usage = usage(config.nodeName(), safePods());
               for (NodeDevice r : records) {
                 cb.call(

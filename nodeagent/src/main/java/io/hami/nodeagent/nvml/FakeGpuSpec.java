@@ -15,12 +15,13 @@ import java.util.regex.Pattern;
  *
  * <p>Grammar: groups separated by {@code +}; each group is {@code <count>x<model>:<memory>} with
  * memory in {@code MiB} or {@code GiB}, followed by optional {@code ,numa=<n>} or {@code
- * ,numa=<first>-<last>} (GPUs are spread over the nodes in contiguous blocks). UUIDs are derived
- * from the node name and the index, so they stay stable across restarts.
+ * ,numa=<first>-<last>} (GPUs are spread over the nodes in contiguous blocks) and {@code ,mig} (MIG
+ * mode on: {@link FakeNvml} then offers the A100 profiles). UUIDs are derived from the node name
+ * and the index, so they stay stable across restarts.
  */
 public final class FakeGpuSpec {
   private static final Pattern GROUP =
-      Pattern.compile("(\\d+)x([^:]+):(\\d+)(MiB|GiB)((?:,[a-z]+=[^,]+)*)");
+      Pattern.compile("(\\d+)x([^:]+):(\\d+)(MiB|GiB)((?:,[a-z]+(?:=[^,]+)?)*)");
 
   private FakeGpuSpec() {}
 
@@ -34,7 +35,9 @@ public final class FakeGpuSpec {
       Matcher m = GROUP.matcher(group.trim());
       if (!m.matches()) {
         throw new IllegalArgumentException(
-            "fake GPU group '" + group + "' is not <count>x<model>:<memory>MiB|GiB[,numa=a-b]");
+            "fake GPU group '"
+                + group
+                + "' is not <count>x<model>:<memory>MiB|GiB[,numa=a-b][,mig]");
       }
       int count = parseInt(m.group(1), "count", group);
       if (count < 1 || count > 64) {
@@ -47,12 +50,17 @@ public final class FakeGpuSpec {
       }
       int numaFirst = 0;
       int numaLast = 0;
+      boolean mig = false;
       for (String opt : Splitter.on(',').split(m.group(5))) {
         if (opt.isEmpty()) {
           continue;
         }
+        if (opt.equals("mig")) {
+          mig = true;
+          continue;
+        }
         String[] kv = opt.split("=", 2);
-        if (!kv[0].equals("numa")) {
+        if (!kv[0].equals("numa") || kv.length < 2) {
           throw new IllegalArgumentException(
               "unknown fake GPU option '" + kv[0] + "' in '" + group + "'");
         }
@@ -75,7 +83,7 @@ public final class FakeGpuSpec {
                 memory,
                 String.format(Locale.ROOT, "00000000:%02X:00.0", 0x18 + index),
                 numa,
-                false));
+                mig));
       }
     }
     return ImmutableList.copyOf(out);

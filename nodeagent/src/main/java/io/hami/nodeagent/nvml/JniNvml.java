@@ -1,6 +1,7 @@
 package io.hami.nodeagent.nvml;
 
 import com.google.common.collect.ImmutableList;
+import io.hami.model.device.MigPlacement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,16 @@ import java.util.Optional;
 /** NVML through the JNI shim. The driver library is opened with dlopen when created. */
 public final class JniNvml implements Nvml {
   public static final String LIBRARY = "libnvidia-ml.so.1";
+
+  /**
+   * Name suffixes of the {@code NVML_GPU_INSTANCE_PROFILE_*} constants, by index (REV1 carries the
+   * media extensions, REV2 is a one-slice profile with twice the memory, GFX/NO_ME/ALL_ME variants
+   * follow); the index is where NVML looks the profile up.
+   */
+  private static final ImmutableList<String> PROFILE_SUFFIXES =
+      ImmutableList.of(
+          "", "", "", "", "", "", "", "+me", "+me", "", "+gfx", "+gfx", "+gfx", "-me", "-me",
+          "+me.all", "+me.all");
 
   private final SysfsNuma numa;
   private final long[] handles;
@@ -103,6 +114,87 @@ public final class JniNvml implements Nvml {
         }
       }
     };
+  }
+
+  @Override
+  public List<MigProfileInfo> migProfiles(int index) throws NvmlException {
+    long h = handle(index);
+    if (NvmlNatives.migEnabled(h) == 0) {
+      return List.of();
+    }
+    long bytes = NvmlNatives.memoryTotal(h);
+    long gpuMiB = bytes < 0 ? -1 : bytes >> 20;
+    List<MigProfileInfo> out = new ArrayList<>();
+    for (int p = 0; p < PROFILE_SUFFIXES.size(); p++) {
+      long[] info = NvmlNatives.migProfile(h, p);
+      if (info == null || info[1] <= 0) {
+        continue;
+      }
+      int id = (int) info[0];
+      int slices = (int) info[1];
+      int[] flat = NvmlNatives.migPlacements(h, id);
+      List<MigPlacement> at = new ArrayList<>(flat.length / 2);
+      for (int i = 0; i + 1 < flat.length; i += 2) {
+        at.add(new MigPlacement(flat[i], flat[i + 1]));
+      }
+      String name = MigProfileInfo.nameOf(slices, info[3], gpuMiB, PROFILE_SUFFIXES.get(p));
+      out.add(new MigProfileInfo(id, name, info[3], slices, (int) info[2], at));
+    }
+    return ImmutableList.copyOf(out);
+  }
+
+  @Override
+  public List<MigInstance> migInstances(int index) throws NvmlException {
+    long h = handle(index);
+    int[] flat = NvmlNatives.migInstances(h);
+    List<MigInstance> out = new ArrayList<>(flat.length / 5);
+    for (int i = 0; i + 4 < flat.length; i += 5) {
+      int gi = flat[i];
+      int ci = flat[i + 4];
+      String uuid = ci < 0 ? null : NvmlNatives.migUuid(h, gi, ci);
+      out.add(
+          new MigInstance(
+              gi,
+              uuid == null ? -1 : ci,
+              flat[i + 1],
+              new MigPlacement(flat[i + 2], flat[i + 3]),
+              uuid == null ? "" : uuid));
+    }
+    return ImmutableList.copyOf(out);
+  }
+
+  @Override
+  public MigInstance createMigInstance(int index, int profileId, MigPlacement placement)
+      throws NvmlException {
+    long h = handle(index);
+    int[] ids = NvmlNatives.migCreate(h, profileId, placement.start(), placement.size());
+    String uuid;
+    try {
+      uuid = NvmlNatives.migUuid(h, ids[0], ids[1]);
+      if (uuid == null) {
+        throw new NvmlException(
+            NvmlException.NOT_FOUND,
+            "no MIG device for GPU instance " + ids[0] + " compute instance " + ids[1]);
+      }
+    } catch (NvmlException e) {
+      destroyQuietly(h, ids[0], ids[1]);
+      throw e;
+    }
+    return new MigInstance(ids[0], ids[1], profileId, placement, uuid);
+  }
+
+  @Override
+  public void destroyMigInstance(int index, int gpuInstanceId, int computeInstanceId)
+      throws NvmlException {
+    NvmlNatives.migDestroy(handle(index), gpuInstanceId, computeInstanceId);
+  }
+
+  private static void destroyQuietly(long h, int gi, int ci) {
+    try {
+      NvmlNatives.migDestroy(h, gi, ci);
+    } catch (NvmlException e) {
+      // The create already failed; the reaper retries instances no pod holds.
+    }
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.hami.nodeagent.nvml;
 
+import io.hami.model.device.MigPlacement;
 import java.util.List;
 
 /**
@@ -23,6 +24,39 @@ public interface Nvml extends AutoCloseable {
 
   /** Registers for XID critical errors on all GPUs. */
   XidWatch watchXids() throws NvmlException;
+
+  /**
+   * The GPU instance profiles GPU {@code index} offers in MIG mode, in NVML profile order; empty
+   * when the GPU is not MIG-capable or MIG mode is off.
+   */
+  default List<MigProfileInfo> migProfiles(int index) throws NvmlException {
+    return List.of();
+  }
+
+  /** The GPU instances on GPU {@code index} (with their compute instances). */
+  default List<MigInstance> migInstances(int index) throws NvmlException {
+    return List.of();
+  }
+
+  /**
+   * Creates a GPU instance of {@code profileId} at {@code placement} on GPU {@code index} and one
+   * compute instance spanning it. Fails with the NVML code when the placement is taken or not legal
+   * for the profile; nothing is left behind on failure.
+   */
+  default MigInstance createMigInstance(int index, int profileId, MigPlacement placement)
+      throws NvmlException {
+    throw new NvmlException(
+        NvmlException.FUNCTION_NOT_FOUND, "MIG instances are not supported by " + describe());
+  }
+
+  /**
+   * Destroys a compute instance (unless {@code computeInstanceId} is -1) and then its GPU instance.
+   */
+  default void destroyMigInstance(int index, int gpuInstanceId, int computeInstanceId)
+      throws NvmlException {
+    throw new NvmlException(
+        NvmlException.FUNCTION_NOT_FOUND, "MIG instances are not supported by " + describe());
+  }
 
   @Override
   void close();

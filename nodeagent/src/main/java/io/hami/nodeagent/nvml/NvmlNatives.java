@@ -45,4 +45,34 @@ final class NvmlNatives {
   static native long @Nullable [] eventWait(long set, int timeoutMs) throws NvmlException;
 
   static native void eventSetFree(long set) throws NvmlException;
+
+  /**
+   * GPU instance profile {@code profileIndex} (an {@code NVML_GPU_INSTANCE_PROFILE_*} constant):
+   * {id, slice count, instance count, memory MiB}, or null when the GPU does not offer it.
+   */
+  static native long @Nullable [] migProfile(long handle, int profileIndex) throws NvmlException;
+
+  /** The possible placements of a profile id, flattened as {start, size, start, size, ...}. */
+  static native int[] migPlacements(long handle, int profileId) throws NvmlException;
+
+  /**
+   * Creates a GPU instance at a placement and a compute instance spanning it: {GI id, CI id}. The
+   * GPU instance is destroyed again when the compute instance cannot be created.
+   */
+  static native int[] migCreate(long handle, int profileId, int start, int size)
+      throws NvmlException;
+
+  /**
+   * The GPU instances, flattened as {GI id, profile id, start, size, CI id} per instance; CI id is
+   * -1 when the GPU instance has no compute instance.
+   */
+  static native int[] migInstances(long handle) throws NvmlException;
+
+  /** The UUID of the MIG device of a GPU instance and compute instance, or null when none. */
+  static native @Nullable String migUuid(long handle, int gpuInstanceId, int computeInstanceId)
+      throws NvmlException;
+
+  /** Destroys a compute instance (unless -1), then its GPU instance. */
+  static native void migDestroy(long handle, int gpuInstanceId, int computeInstanceId)
+      throws NvmlException;
 }

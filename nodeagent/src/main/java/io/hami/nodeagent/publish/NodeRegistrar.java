@@ -9,9 +9,11 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
 import io.hami.kube.PatchTargets;
 import io.hami.model.Annotations;
+import io.hami.model.device.MigProfile;
 import io.hami.model.device.NodeDeviceJson;
 import io.hami.model.handshake.Handshake;
 import io.hami.nodeagent.config.NodeAgentConfig;
+import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.health.Gpu;
 import io.hami.nodeagent.health.GpuInventory;
 import io.hami.nodeagent.nvml.Nvml;
@@ -56,6 +58,7 @@ public final class NodeRegistrar extends AbstractScheduledService {
   private final ScheduledExecutorService executor;
   private volatile Duration nextDelay = Duration.ZERO;
   private @Nullable String cachedScore;
+  private volatile @Nullable Map<String, ? extends List<MigProfile>> cachedMigProfiles;
 
   public NodeRegistrar(
       KubernetesClient client,
@@ -92,7 +95,11 @@ public final class NodeRegistrar extends AbstractScheduledService {
   /** One pass: read the node, patch what differs. */
   public synchronized Outcome registerOnce() throws NvmlException {
     List<Gpu> gpus = inventory.snapshot();
-    String register = NodeDeviceJson.encode(RegisterRecords.build(config, gpus));
+    if (config.mode() == OperatingMode.MIG && cachedMigProfiles == null) {
+      // The profiles a GPU offers do not change while MIG mode stays on; discover them once.
+      cachedMigProfiles = MigProfiles.discover(config, nvml, gpus);
+    }
+    String register = NodeDeviceJson.encode(RegisterRecords.build(config, gpus, migProfiles()));
     Node node = client.nodes().withName(config.nodeName()).get();
     if (node == null) {
       throw new IllegalStateException("node " + config.nodeName() + " not found");
@@ -152,6 +159,12 @@ public final class NodeRegistrar extends AbstractScheduledService {
     } catch (ArithmeticException | IllegalArgumentException e) {
       return 0;
     }
+  }
+
+  /** The MIG profiles registered per GPU UUID; empty until the first registration in MIG mode. */
+  public Map<String, ? extends List<MigProfile>> migProfiles() {
+    Map<String, ? extends List<MigProfile>> m = cachedMigProfiles;
+    return m == null ? Map.of() : m;
   }
 
   private void publishSoon() {

@@ -127,7 +127,46 @@ class NodeAgentCommandTest {
             "error: resource name: 'gpu' is not <domain>/<name>",
             "error: device memory scaling: -1.0 must be > 0",
             "error: libcuda log level: '9' is not 0..4",
-            "error: --fake-gpus: fake GPU group '3xT4' is not <count>x<model>:<memory>MiB|GiB[,numa=a-b]");
+            "error: --fake-gpus: fake GPU group '3xT4' is not <count>x<model>:<memory>MiB|GiB[,numa=a-b][,mig]");
+  }
+
+  @Test
+  void migModeRegistersTheAllowlistedProfiles(@TempDir Path dir) throws Exception {
+    Path yaml = dir.resolve("device-config.yaml");
+    Files.writeString(
+        yaml,
+        """
+        nvidia:
+          migProfileAllowlist:
+          - models: ["A100-SXM4-40GB"]
+            profiles: ["1g.5gb", "7g.40gb"]
+        """);
+
+    Result r =
+        run(
+            "--node-name",
+            "n1",
+            "--fake-gpus",
+            "1xNVIDIA A100-SXM4-40GB:40960MiB,mig",
+            "--device-config-file",
+            yaml.toString(),
+            "--mode",
+            "mig",
+            "--print-register");
+
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out())
+        .isEqualTo(
+            "[{\"id\":\""
+                + FakeGpuSpec.uuid("n1", 0)
+                + "\",\"count\":7,\"devmem\":40960,\"devcore\":100,"
+                + "\"type\":\"NVIDIA A100-SXM4-40GB\",\"mode\":\"mig\",\"migProfiles\":["
+                + "{\"name\":\"1g.5gb\",\"memoryMB\":4864,\"core\":15,\"sliceCount\":1,"
+                + "\"placements\":[{\"start\":0,\"size\":1},{\"start\":1,\"size\":1},"
+                + "{\"start\":2,\"size\":1},{\"start\":3,\"size\":1},{\"start\":4,\"size\":1},"
+                + "{\"start\":5,\"size\":1},{\"start\":6,\"size\":1}]},"
+                + "{\"name\":\"7g.40gb\",\"memoryMB\":40192,\"core\":100,\"sliceCount\":7,"
+                + "\"placements\":[{\"start\":0,\"size\":8}]}],\"health\":true}]\n");
   }
 
   @Test

@@ -66,7 +66,8 @@ class FileSettingsTest {
                 OperatingMode.MPS,
                 true,
                 List.of("GPU-x"),
-                List.of(7)));
+                List.of(7),
+                List.of()));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.hami.nodeagent.deviceplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
@@ -8,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.nodeagent.config.NodeAgentConfig;
-import io.hami.nodeagent.config.OperatingMode;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.Mount;
 import java.nio.file.Files;
@@ -107,11 +107,10 @@ class ContainerResponsesTest {
   }
 
   @Test
-  void migModeOnlyNamesTheDevices() throws Exception {
+  void passthroughOnlyNamesTheDevices() {
     ContainerAllocateResponse r =
-        ContainerResponses.build(
-            config().mode(OperatingMode.MIG).build(), POD, container("0"), DEVICES, "x");
-    assertThat(r.getEnvsMap()).containsOnlyKeys("NVIDIA_VISIBLE_DEVICES");
+        ContainerResponses.passthrough(List.of("MIG-a", "MIG-b", "MIG-a"));
+    assertThat(r.getEnvsMap()).containsExactly(entry("NVIDIA_VISIBLE_DEVICES", "MIG-a,MIG-b"));
     assertThat(r.getMountsList()).isEmpty();
   }
 
