@@ -152,6 +152,24 @@ class HamiInteropE2E {
       Set<String> uuids = new LinkedHashSet<>();
       List<Ask> asks = new ArrayList<>();
       boolean usable = !containers.isEmpty();
+      // Only strings in HAMi's own encoding: a decoder input with extra fields is no encoder
+      // output.
+      StringBuilder canonical = new StringBuilder();
+      for (JsonNode c : containers) {
+        for (JsonNode d : c) {
+          canonical
+              .append(d.path("UUID").asString())
+              .append(',')
+              .append(d.path("Type").asString())
+              .append(',')
+              .append(d.path("Usedmem").asLong())
+              .append(',')
+              .append(d.path("Usedcores").asLong())
+              .append(':');
+        }
+        canonical.append(';');
+      }
+      usable &= canonical.toString().equals(value);
       for (JsonNode c : containers) {
         Set<String> own = new LinkedHashSet<>();
         Set<String> shapes = new LinkedHashSet<>();
