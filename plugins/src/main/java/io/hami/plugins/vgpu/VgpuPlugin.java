@@ -398,26 +398,23 @@ public final class VgpuPlugin
   @Override
   public long score(CycleState state, Pod pod, NodeInfo node) {
     PodDeviceRequests r = state.get(REQUESTS);
-    if (r == null) {
-      return 0;
-    }
-    NodeDevices view = index.node(node);
-    UsageOverlay overlay = r.overlay();
-    return VgpuScoring.nodeScore(
-        (overlay == null ? view : overlay.apply(view)).nodeScore(), r.options().nodePolicy());
+    return r == null ? 0 : VgpuScoring.nodeScore(hamiNodeScore(r, node), r.options().nodePolicy());
   }
 
   /** HAMi's node score itself, so that nodes HAMi ranks apart are not tied by the rounding. */
   @Override
   public double exactScore(CycleState state, Pod pod, NodeInfo node) {
     PodDeviceRequests r = state.get(REQUESTS);
-    if (r == null) {
-      return 0;
-    }
+    return r == null
+        ? 0
+        : VgpuScoring.exactNodeScore(hamiNodeScore(r, node), r.options().nodePolicy());
+  }
+
+  /** The node's HAMi score as this cycle sees it: with the preemption dry run's changes, if any. */
+  private float hamiNodeScore(PodDeviceRequests r, NodeInfo node) {
     NodeDevices view = index.node(node);
     UsageOverlay overlay = r.overlay();
-    return VgpuScoring.exactNodeScore(
-        (overlay == null ? view : overlay.apply(view)).nodeScore(), r.options().nodePolicy());
+    return (overlay == null ? view : overlay.apply(view)).nodeScore();
   }
 
   // Reserve
