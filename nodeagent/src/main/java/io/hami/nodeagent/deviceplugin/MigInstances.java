@@ -1,5 +1,6 @@
 package io.hami.nodeagent.deviceplugin;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
@@ -39,6 +40,14 @@ public final class MigInstances {
 
   private final Nvml nvml;
   private final GpuInventory inventory;
+
+  /**
+   * Instances no pod held at the last pass. An instance is destroyed only when two passes in a row
+   * find it unheld, so that one wrong pod list (an empty answer, a pod missing from it) never
+   * destroys an instance a running container uses.
+   */
+  @GuardedBy("this")
+  private Set<String> unheldLastPass = new HashSet<>();
 
   public MigInstances(Nvml nvml, GpuInventory inventory) {
     this.nvml = nvml;
@@ -116,8 +125,8 @@ public final class MigInstances {
   }
 
   /**
-   * Destroys every instance whose placement no live pod on the node holds; returns how many were
-   * destroyed. An instance still in use is left for the next pass.
+   * Destroys every instance whose placement no live pod on the node held in this pass and the one
+   * before; returns how many were destroyed. An instance still in use is left for the next pass.
    *
    * @param podsOnNode lists the pods bound to this node (called once, under the lock)
    */
@@ -133,6 +142,7 @@ public final class MigInstances {
       }
     }
     int destroyed = 0;
+    Set<String> unheld = new HashSet<>();
     for (Gpu g : inventory.snapshot()) {
       List<MigInstance> on;
       try {
@@ -145,11 +155,21 @@ public final class MigInstances {
         if (held.contains(key(g.uuid(), i.placement()))) {
           continue;
         }
+        String instance = instanceKey(g.uuid(), i);
+        if (!unheldLastPass.contains(instance)) {
+          unheld.add(instance);
+          log.info(
+              "MIG instance {} on GPU {} is held by no pod; destroying it if the next pass agrees",
+              describe(i),
+              g.uuid());
+          continue;
+        }
         try {
           nvml.destroyMigInstance(g.index(), i.gpuInstanceId(), i.computeInstanceId());
           destroyed++;
           log.info("destroyed MIG instance {} on GPU {}: no pod holds it", describe(i), g.uuid());
         } catch (NvmlException e) {
+          unheld.add(instance);
           log.warn(
               "cannot destroy MIG instance {} on GPU {}, retrying later: {}",
               describe(i),
@@ -158,6 +178,7 @@ public final class MigInstances {
         }
       }
     }
+    unheldLastPass = unheld;
     return destroyed;
   }
 
@@ -200,6 +221,10 @@ public final class MigInstances {
     }
     throw new AllocationException(
         who + ": " + where + ": the GPU offers no profile " + name + " (offers " + names + ")");
+  }
+
+  private static String instanceKey(String gpuUuid, MigInstance i) {
+    return key(gpuUuid, i.placement()) + "/" + i.gpuInstanceId() + "/" + i.computeInstanceId();
   }
 
   private static String key(String gpuUuid, MigPlacement at) {

@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Frees the placements of pods that are gone: every {@code period}, destroys the MIG instances no
- * live pod on the node holds ({@link MigInstances#reap}). Runs on the injected executor.
+ * live pod on the node has held for two passes in a row ({@link MigInstances#reap}). Runs on the
+ * injected executor.
  */
 public final class MigReaper extends AbstractScheduledService {
   private static final Logger log = LoggerFactory.getLogger(MigReaper.class);

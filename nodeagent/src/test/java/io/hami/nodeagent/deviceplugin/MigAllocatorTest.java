@@ -209,11 +209,26 @@ class MigAllocatorTest {
     assertThat(instances.reap(this::pods)).isZero();
     client.pods().inNamespace("default").withName("p1").delete();
     setPhase("p2", "Succeeded");
+    // The first pass that finds them unheld only marks them; the second destroys them.
+    assertThat(instances.reap(this::pods)).isZero();
     assertThat(instances.reap(this::pods)).isEqualTo(2);
 
     assertThat(nvml.migInstances(0)).isEmpty();
     create(pod("p6", alloc(0, 0, "7g.80gb", 0, 8)));
     assertThat(visible(allocator.allocate(request(1)))).startsWith("MIG-");
+  }
+
+  @Test
+  void reapKeepsInstancesThroughOneWrongPodList() throws Exception {
+    create(pod("p1", alloc(0, 0, "1g.10gb", 0, 1)));
+    allocator.allocate(request(1));
+    running("p1");
+
+    // One pass answered by an empty list, then a correct one: the instance survives both.
+    assertThat(instances.reap(List::of)).isZero();
+    assertThat(instances.reap(this::pods)).isZero();
+    assertThat(instances.reap(List::of)).isZero();
+    assertThat(nvml.migInstances(0)).hasSize(1);
   }
 
   private MigAllocation alloc(int container, int device, String profile, int start, int size) {
