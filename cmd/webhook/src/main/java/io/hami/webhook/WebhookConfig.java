@@ -114,91 +114,117 @@ public record WebhookConfig(
         OTHER_VENDORS);
   }
 
-  public WebhookConfig withOtherVendors(List<ResourceNames> vendors) {
-    return new WebhookConfig(
-        schedulerName,
-        forceOverwriteDefaultScheduler,
-        rule,
-        defaultGpuNum,
-        overwriteEnv,
-        gpuCorePolicy,
-        runtimeClassName,
-        vendors);
-  }
-
   public ResourceNames names() {
     return rule.names();
   }
 
+  public WebhookConfig withOtherVendors(List<ResourceNames> vendors) {
+    return toBuilder().otherVendors(vendors).build();
+  }
+
   public WebhookConfig withSchedulerName(String name, boolean forceOverwriteDefault) {
-    return new WebhookConfig(
-        name,
-        forceOverwriteDefault,
-        rule,
-        defaultGpuNum,
-        overwriteEnv,
-        gpuCorePolicy,
-        runtimeClassName,
-        otherVendors);
+    return toBuilder()
+        .schedulerName(name)
+        .forceOverwriteDefaultScheduler(forceOverwriteDefault)
+        .build();
   }
 
   public WebhookConfig withRule(RequestRule newRule) {
-    return new WebhookConfig(
-        schedulerName,
-        forceOverwriteDefaultScheduler,
-        newRule,
-        defaultGpuNum,
-        overwriteEnv,
-        gpuCorePolicy,
-        runtimeClassName,
-        otherVendors);
+    return toBuilder().rule(newRule).build();
   }
 
   public WebhookConfig withDefaultGpuNum(int n) {
-    return new WebhookConfig(
-        schedulerName,
-        forceOverwriteDefaultScheduler,
-        rule,
-        n,
-        overwriteEnv,
-        gpuCorePolicy,
-        runtimeClassName,
-        otherVendors);
+    return toBuilder().defaultGpuNum(n).build();
   }
 
   public WebhookConfig withOverwriteEnv(boolean on) {
-    return new WebhookConfig(
-        schedulerName,
-        forceOverwriteDefaultScheduler,
-        rule,
-        defaultGpuNum,
-        on,
-        gpuCorePolicy,
-        runtimeClassName,
-        otherVendors);
+    return toBuilder().overwriteEnv(on).build();
   }
 
   public WebhookConfig withGpuCorePolicy(GpuCorePolicy policy) {
-    return new WebhookConfig(
-        schedulerName,
-        forceOverwriteDefaultScheduler,
-        rule,
-        defaultGpuNum,
-        overwriteEnv,
-        policy,
-        runtimeClassName,
-        otherVendors);
+    return toBuilder().gpuCorePolicy(policy).build();
   }
 
   public WebhookConfig withRuntimeClassName(String name) {
-    return new WebhookConfig(
-        schedulerName,
-        forceOverwriteDefaultScheduler,
-        rule,
-        defaultGpuNum,
-        overwriteEnv,
-        gpuCorePolicy,
-        name,
-        otherVendors);
+    return toBuilder().runtimeClassName(name).build();
+  }
+
+  private Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** A copy of a config with some fields changed; {@link #build} validates it. */
+  private static final class Builder {
+    private String schedulerName;
+    private boolean forceOverwriteDefaultScheduler;
+    private RequestRule rule;
+    private int defaultGpuNum;
+    private boolean overwriteEnv;
+    private GpuCorePolicy gpuCorePolicy;
+    private String runtimeClassName;
+    private List<ResourceNames> otherVendors;
+
+    Builder(WebhookConfig c) {
+      schedulerName = c.schedulerName;
+      forceOverwriteDefaultScheduler = c.forceOverwriteDefaultScheduler;
+      rule = c.rule;
+      defaultGpuNum = c.defaultGpuNum;
+      overwriteEnv = c.overwriteEnv;
+      gpuCorePolicy = c.gpuCorePolicy;
+      runtimeClassName = c.runtimeClassName;
+      otherVendors = c.otherVendors;
+    }
+
+    Builder schedulerName(String v) {
+      schedulerName = v;
+      return this;
+    }
+
+    Builder forceOverwriteDefaultScheduler(boolean v) {
+      forceOverwriteDefaultScheduler = v;
+      return this;
+    }
+
+    Builder rule(RequestRule v) {
+      rule = v;
+      return this;
+    }
+
+    Builder defaultGpuNum(int v) {
+      defaultGpuNum = v;
+      return this;
+    }
+
+    Builder overwriteEnv(boolean v) {
+      overwriteEnv = v;
+      return this;
+    }
+
+    Builder gpuCorePolicy(GpuCorePolicy v) {
+      gpuCorePolicy = v;
+      return this;
+    }
+
+    Builder runtimeClassName(String v) {
+      runtimeClassName = v;
+      return this;
+    }
+
+    Builder otherVendors(List<ResourceNames> v) {
+      otherVendors = v;
+      return this;
+    }
+
+    WebhookConfig build() {
+      return new WebhookConfig(
+          schedulerName,
+          forceOverwriteDefaultScheduler,
+          rule,
+          defaultGpuNum,
+          overwriteEnv,
+          gpuCorePolicy,
+          runtimeClassName,
+          otherVendors);
+    }
   }
 }
