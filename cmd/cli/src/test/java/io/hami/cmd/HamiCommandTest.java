@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -27,5 +28,23 @@ class HamiCommandTest {
     int code = cl.execute("--no-such-flag");
     assertThat(code).isEqualTo(HamiCommand.EXIT_USAGE);
     assertThat(err.toString()).contains("--no-such-flag");
+  }
+
+  @Test
+  void version_printsProjectVersionAndCommit() {
+    StringWriter out = new StringWriter();
+    CommandLine cl = HamiCommand.commandLine();
+    cl.setOut(new PrintWriter(out));
+    int code = cl.execute("--version");
+    assertThat(code).isZero();
+    // The build writes build.properties before the tests run.
+    assertThat(out.toString().trim())
+        .matches(
+            "hami \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(commit ([0-9a-f]{12}(-dirty)?|unknown)\\)");
+  }
+
+  @Test
+  void version_withoutBuildInfo_saysUnknown() {
+    assertThat(VersionProvider.line(new Properties())).isEqualTo("hami unknown (commit unknown)");
   }
 }
