@@ -31,8 +31,9 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>A pod without containers is refused. A pod labelled {@code hami.io/webhook=ignore}, in a
  *       namespace so labelled, or already naming another scheduler is left alone.
  *   <li>Every GPU value must be usable: counts whole and not negative, memory a whole number of MiB
- *       (no byte suffix such as {@code 16Gi}), percentages and cores within 0–100, priority 0 or 1.
- *       Otherwise the pod is refused with a message naming the container, resource and value.
+ *       (no byte suffix such as {@code 16Gi}), percentages and cores within 0–100, priority 0 or 1,
+ *       and no share (memory, percentage, cores) on a container whose GPU count is 0. Otherwise the
+ *       pod is refused with a message naming the container, resource and value.
  *   <li>Init containers, then app containers: the priority resource becomes {@code
  *       CUDA_TASK_PRIORITY}; a container asking for GPU memory or cores without a count gets {@code
  *       defaultGPUNum} GPUs; a whole-card request without cores gets {@code gpucores=100}
@@ -251,6 +252,29 @@ public final class PodAdmission {
     String priority = r.get(n.priority());
     if (priority != null) {
       checkRange(ref, n.priority(), priority, 0, 1, "0 (high) or 1 (low)", out);
+    }
+    if (count != null && Quantities.parseInt64(n.count(), count).orElse(-1L) == 0) {
+      // Zero GPUs with a share would run without a GPU and without a word: say what to set.
+      for (String share : List.of(n.memory(), n.memoryPercentage(), n.core())) {
+        String v = r.get(share);
+        if (v != null && Quantities.parseInt64(share, v).orElse(0L) > 0) {
+          out.add(
+              "container "
+                  + ref.name()
+                  + ": "
+                  + share
+                  + "="
+                  + v
+                  + " asks for a GPU share but "
+                  + n.count()
+                  + "="
+                  + count
+                  + " gives it no GPU; set "
+                  + n.count()
+                  + " to 1 or more, or remove "
+                  + share);
+        }
+      }
     }
   }
 

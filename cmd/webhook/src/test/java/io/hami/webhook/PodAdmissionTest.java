@@ -413,6 +413,21 @@ class PodAdmissionTest {
             400,
             List.of("container c", "nvidia.com/gpu=-1", "negative")),
         new Denial(
+            "memory on zero GPUs",
+            DEFAULTS,
+            pod("p").ctr(ctr("c").gpus(0).gpumem("1000")).build(),
+            400,
+            List.of(
+                "container c: nvidia.com/gpumem=1000 asks for a GPU share",
+                "nvidia.com/gpu=0 gives it no GPU",
+                "set nvidia.com/gpu to 1 or more")),
+        new Denial(
+            "cores on zero GPUs",
+            DEFAULTS,
+            pod("p").ctr(ctr("c").gpus(0).gpucores("30")).build(),
+            400,
+            List.of("nvidia.com/gpucores=30 asks for a GPU share", "nvidia.com/gpu=0")),
+        new Denial(
             "priority 2",
             DEFAULTS,
             pod("p").ctr(ctr("c").gpus(1).limit("nvidia.com/priority", "2")).build(),
