@@ -3,18 +3,13 @@ package io.hami.nodeagent.deviceplugin;
 import com.google.common.util.concurrent.AbstractIdleService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
-import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.NettyServerBuilder;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.DevicePluginOptions;
 import io.hami.nodeagent.deviceplugin.v1beta1.RegisterRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.RegistrationGrpc;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerDomainSocketChannel;
-import io.netty.channel.unix.DomainSocketAddress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,27 +84,14 @@ public final class DevicePluginServer extends AbstractIdleService {
   private synchronized void serveAndRegister() throws IOException {
     Files.createDirectories(config.deviceDir());
     Files.deleteIfExists(socket());
-    server =
-        NettyServerBuilder.forAddress(new DomainSocketAddress(socket().toString()))
-            .channelType(EpollServerDomainSocketChannel.class)
-            .bossEventLoopGroup(group)
-            .workerEventLoopGroup(group)
-            .addService(service)
-            .build()
-            .start();
+    server = UnixSockets.serve(socket(), group, service);
     log.info("device plugin serving socket={} resource={}", socket(), config.resourceName());
     register();
   }
 
   private void register() {
     Path kubelet = config.deviceDir().resolve(KUBELET_SOCKET);
-    ManagedChannel channel =
-        NettyChannelBuilder.forAddress(new DomainSocketAddress(kubelet.toString()))
-            .channelType(EpollDomainSocketChannel.class)
-            .eventLoopGroup(group)
-            .overrideAuthority("localhost")
-            .usePlaintext()
-            .build();
+    ManagedChannel channel = UnixSockets.channel(kubelet, group);
     try {
       RegistrationGrpc.newBlockingStub(channel)
           .withDeadlineAfter(5, TimeUnit.SECONDS)

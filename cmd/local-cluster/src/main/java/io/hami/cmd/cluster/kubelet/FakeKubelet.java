@@ -9,10 +9,9 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.hami.framework.api.Quantities;
+import io.hami.nodeagent.deviceplugin.UnixSockets;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -28,10 +27,7 @@ import io.hami.nodeagent.deviceplugin.v1beta1.RegisterRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.RegistrationGrpc;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerDomainSocketChannel;
-import io.netty.channel.unix.DomainSocketAddress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,14 +98,7 @@ public final class FakeKubelet implements AutoCloseable {
   private synchronized void serve() throws IOException {
     Files.createDirectories(dir);
     Files.deleteIfExists(socket());
-    server =
-        NettyServerBuilder.forAddress(new DomainSocketAddress(socket().toString()))
-            .channelType(EpollServerDomainSocketChannel.class)
-            .bossEventLoopGroup(group)
-            .workerEventLoopGroup(group)
-            .addService(new Registration())
-            .build()
-            .start();
+    server = UnixSockets.serve(socket(), group, new Registration());
   }
 
   /**
@@ -381,14 +370,7 @@ public final class FakeKubelet implements AutoCloseable {
     Plugin(RegisterRequest req) {
       this.resource = req.getResourceName();
       this.options = req.getOptions();
-      this.channel =
-          NettyChannelBuilder.forAddress(
-                  new DomainSocketAddress(dir.resolve(req.getEndpoint()).toString()))
-              .channelType(EpollDomainSocketChannel.class)
-              .eventLoopGroup(group)
-              .overrideAuthority("localhost")
-              .usePlaintext()
-              .build();
+      this.channel = UnixSockets.channel(dir.resolve(req.getEndpoint()), group);
     }
 
     DevicePluginGrpc.DevicePluginBlockingStub stub() {
