@@ -47,4 +47,14 @@ class HamiCommandTest {
   void version_withoutBuildInfo_saysUnknown() {
     assertThat(VersionProvider.line(new Properties())).isEqualTo("hami unknown (commit unknown)");
   }
+
+  @Test
+  void explainHelp_summarisesItsSubcommandInAWholeSentence() {
+    StringWriter out = new StringWriter();
+    CommandLine cl = HamiCommand.commandLine();
+    cl.setOut(new PrintWriter(out));
+    assertThat(cl.execute("explain", "--help")).isZero();
+    assertThat(out.toString())
+        .containsPattern("pod +Explains where a pod went and why, or why it waits\\.\\R");
+  }
 }

@@ -25,6 +25,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Schedules P pods onto N in-memory GPU nodes and prints throughput and latency.")
 public final class SchedulerBenchCommand implements Callable<Integer> {
+  static final String GPU = "gpu";
+  static final String BUILTIN = "builtin";
+  static final Path SHIPPED = Path.of("config", "scheduler", "scheduler-config.yaml");
+
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec
   CommandSpec spec;
@@ -56,8 +60,9 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
   @Option(
       names = "--profile",
       description =
-          "Scheduler configuration YAML, or 'default' for the shipped "
-              + "config/scheduler/scheduler-config.yaml (with the GPU plugins); default: built-in defaults.")
+          "gpu: the shipped config/scheduler/scheduler-config.yaml, kube-scheduler's plugins and"
+              + " the GPU plugins ('default' is the same); builtin: kube-scheduler's plugins only, no"
+              + " GPU plugins; or a scheduler configuration YAML. Without the flag: builtin.")
   @Nullable Path profile;
 
   @SuppressWarnings("NullAway.Init") // picocli sets it before call().
@@ -113,10 +118,7 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
     SchedulerConfiguration config;
     try {
       ConfigLoader loader = new ConfigLoader(registry);
-      Path file = profile;
-      if (file != null && file.toString().equals("default") && !Files.exists(file)) {
-        file = Path.of("config", "scheduler", "scheduler-config.yaml");
-      }
+      Path file = profileFile(profile);
       config = file == null ? loader.defaults() : loader.load(file);
     } catch (ConfigException e) {
       err.println(e.getMessage());
@@ -155,7 +157,7 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
             warmup,
             parallelism,
             seed,
-            profile == null ? "default" : profile.toString(),
+            profileName(profile),
             shapes,
             perf,
             perf == PerfWorkload.GPU ? 0 : initPods >= 0 ? initPods : perf.initPods());
@@ -206,6 +208,30 @@ public final class SchedulerBenchCommand implements Callable<Integer> {
     out.println("RESULT " + r.toJson());
     out.flush();
     return 0;
+  }
+
+  /** The file a {@code --profile} value names; null for the built-in configuration. */
+  static @Nullable Path profileFile(@Nullable Path profile) {
+    if (profile == null || isNamed(profile, BUILTIN)) {
+      return null;
+    }
+    if (isNamed(profile, GPU) || isNamed(profile, "default")) {
+      return SHIPPED;
+    }
+    return profile;
+  }
+
+  /** How the run report names a {@code --profile} value. */
+  static String profileName(@Nullable Path profile) {
+    Path file = profileFile(profile);
+    return file == null
+        ? BUILTIN + " (no GPU plugins)"
+        : file.equals(SHIPPED) ? GPU + " (" + SHIPPED + ")" : file.toString();
+  }
+
+  /** A bare word, not an existing file of that name. */
+  private static boolean isNamed(Path profile, String word) {
+    return profile.toString().equals(word) && !Files.exists(profile);
   }
 
   /** Whether some profile enables the vgpu plugin. */

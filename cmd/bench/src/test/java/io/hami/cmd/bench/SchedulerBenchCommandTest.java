@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -110,5 +111,18 @@ class SchedulerBenchCommandTest {
         new CommandLine(CommandSpec.create().name("hami")).addSubcommand(BenchCommand.class);
     cl.setExitCodeExceptionMapper(t -> 2);
     return cl;
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "'', 'builtin (no GPU plugins)'",
+    "builtin, 'builtin (no GPU plugins)'",
+    "gpu, 'gpu (config/scheduler/scheduler-config.yaml)'",
+    "default, 'gpu (config/scheduler/scheduler-config.yaml)'",
+    "my/profile.yaml, my/profile.yaml",
+  })
+  void profileFlag_namesWhatRuns(String flag, String named) {
+    assertThat(SchedulerBenchCommand.profileName(flag.isEmpty() ? null : Path.of(flag)))
+        .isEqualTo(named);
   }
 }

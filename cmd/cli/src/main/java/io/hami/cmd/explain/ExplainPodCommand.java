@@ -27,8 +27,9 @@ import picocli.CommandLine.Spec;
     name = "pod",
     mixinStandardHelpOptions = true,
     description = {
-      "Explains where a pod went and why, or why it waits: per-reason node counts of the last attempt,",
-      "the node lock blocking it, the devices chosen, the policies used, the bind phase and the Events.",
+      "Explains where a pod went and why, or why it waits.",
+      "Shows per-reason node counts of the last attempt, the node lock blocking it, the devices",
+      "chosen, the policies used, the bind phase and the Events.",
       "Reads only the API (the pod, its Events, the nodes it names and the pods holding their locks)."
     })
 public final class ExplainPodCommand implements Callable<Integer> {

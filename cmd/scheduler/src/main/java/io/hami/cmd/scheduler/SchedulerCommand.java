@@ -54,7 +54,12 @@ public final class SchedulerCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster = new ClusterOptions();
 
-  @Option(names = "--config", description = "Scheduler configuration YAML (apiVersion hami.io/v1).")
+  @Option(
+      names = "--config",
+      description =
+          "Scheduler configuration YAML (apiVersion hami.io/v1), such as the shipped"
+              + " config/scheduler/scheduler-config.yaml with the GPU plugins. Without it: one"
+              + " profile hami-scheduler with kube-scheduler's default plugins and no GPU plugins.")
   @Nullable Path config;
 
   @Option(
