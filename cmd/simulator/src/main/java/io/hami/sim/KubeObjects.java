@@ -291,7 +291,15 @@ public final class KubeObjects {
       } else if (mib != null && integer(mib, source, cw, GPU_MEM) > 0) {
         if (units.minDevmemMiB() <= 0) {
           throw new TraceFormatException(
-              source + ": " + cw + ": " + GPU_MEM + " needs nodes with device memory");
+              source
+                  + ": "
+                  + cw
+                  + ": "
+                  + GPU_MEM
+                  + " needs nodes that register GPU memory: pass --nodes with Kubernetes Node"
+                  + " objects carrying the HAMi register annotation (openb CSV nodes, the default,"
+                  + " have none), or ask with "
+                  + GPU_MEM_PERCENT);
         }
         memShare =
             (integer(mib, source, cw, GPU_MEM) * 1000 + units.minDevmemMiB() - 1)

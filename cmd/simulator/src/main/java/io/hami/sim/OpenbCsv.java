@@ -60,6 +60,18 @@ public final class OpenbCsv {
           if (gpus > 0 && milli <= 0) {
             throw row.error("gpu_milli", Integer.toString(milli), "a GPU pod needs gpu_milli > 0");
           }
+          if (milli > 1000) {
+            throw row.error(
+                "gpu_milli",
+                Integer.toString(milli),
+                "the share of each GPU is at most 1000 (a whole GPU); ask for more GPUs with num_gpu");
+          }
+          if (gpus == 0 && milli > 0) {
+            throw row.error(
+                "gpu_milli",
+                Integer.toString(milli),
+                "a share of a GPU needs num_gpu of 1 or more (num_gpu is 0)");
+          }
           String spec = row.has("gpu_spec") ? row.text("gpu_spec") : "";
           pods.add(
               new TracePod(
@@ -67,7 +79,7 @@ public final class OpenbCsv {
                   (int) row.integer("cpu_milli", 0, Integer.MAX_VALUE),
                   row.integer("memory_mib", 0, Long.MAX_VALUE),
                   gpus,
-                  gpus == 0 ? 0 : Math.min(milli, 1000),
+                  milli,
                   gpus == 0 ? "" : spec,
                   gpus == 0 ? List.of() : models(spec)));
         });

@@ -1,7 +1,12 @@
 package io.hami.sim;
 
 import java.io.IOException;
-import java.io.Reader;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,11 +33,9 @@ public final class TraceFiles {
 
   public static List<TraceNode> readNodes(Path file) throws IOException, TraceFormatException {
     if (isCsv(file)) {
-      try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        return OpenbCsv.readNodes(r, file.toString());
-      }
+      return OpenbCsv.readNodes(new StringReader(text(file)), file.toString());
     }
-    return KubeObjects.readNodes(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+    return KubeObjects.readNodes(text(file), file.toString());
   }
 
   /**
@@ -42,12 +45,9 @@ public final class TraceFiles {
   public static List<TracePod> readPods(Path file, KubeObjects.DeviceUnits units)
       throws IOException, TraceFormatException {
     if (isCsv(file)) {
-      try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        return OpenbCsv.readPods(r, file.toString());
-      }
+      return OpenbCsv.readPods(new StringReader(text(file)), file.toString());
     }
-    return KubeObjects.readPods(
-        Files.readString(file, StandardCharsets.UTF_8), file.toString(), units);
+    return KubeObjects.readPods(text(file), file.toString(), units);
   }
 
   /** Device units of a node file (the defaults for a CSV node list). */
@@ -56,8 +56,43 @@ public final class TraceFiles {
     if (isCsv(nodesFile)) {
       return KubeObjects.DeviceUnits.DEFAULT;
     }
-    return KubeObjects.units(
-        Files.readString(nodesFile, StandardCharsets.UTF_8), nodesFile.toString());
+    return KubeObjects.units(text(nodesFile), nodesFile.toString());
+  }
+
+  /**
+   * The file as UTF-8 text; a file that is not (a binary file, another encoding) is refused with
+   * the line and byte where it stops being text.
+   */
+  static String text(Path file) throws IOException, TraceFormatException {
+    byte[] bytes = Files.readAllBytes(file);
+    CharsetDecoder utf8 =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    CharBuffer out = CharBuffer.allocate(bytes.length);
+    CoderResult r = utf8.decode(in, out, true);
+    if (r.isError()) {
+      int at = in.position();
+      int line = 1;
+      for (int i = 0; i < at; i++) {
+        if (bytes[i] == '\n') {
+          line++;
+        }
+      }
+      throw new TraceFormatException(
+          String.format(
+              Locale.ROOT,
+              "%s:%d: not UTF-8 text (byte 0x%02x at offset %d); give an openb CSV or Kubernetes"
+                  + " YAML/JSON",
+              file,
+              line,
+              bytes[at] & 0xff,
+              at));
+    }
+    utf8.flush(out);
+    return out.flip().toString();
   }
 
   private static boolean isCsv(Path file) {

@@ -60,6 +60,12 @@ final class OpenbCsvTest {
         Arguments.of(
             POD_HEADER + "p0,1,1,1,0,,LS\n",
             "column gpu_milli = '0': a GPU pod needs gpu_milli > 0"),
+        Arguments.of(
+            POD_HEADER + "p0,1,1,1,1500,,LS\n",
+            "column gpu_milli = '1500': the share of each GPU is at most 1000"),
+        Arguments.of(
+            POD_HEADER + "p0,1,1,0,500,,LS\n",
+            "column gpu_milli = '500': a share of a GPU needs num_gpu of 1 or more"),
         Arguments.of(POD_HEADER + "p0,1,1\n", "column num_gpu = '': missing"),
         Arguments.of("name,cpu_milli\n", "header lacks column 'memory_mib'"),
         Arguments.of("", "empty file"));

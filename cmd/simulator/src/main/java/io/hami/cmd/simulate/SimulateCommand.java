@@ -190,6 +190,8 @@ public final class SimulateCommand implements Callable<Integer> {
       if (!pods.isEmpty() && !traces.isEmpty()) {
         throw new IllegalArgumentException("give either --pods or --trace, not both");
       }
+      checkWritable("--json", json);
+      checkWritable("--html", html);
     } catch (IllegalArgumentException e) {
       err.println("hami simulate: " + e.getMessage());
       return 2;
@@ -377,6 +379,21 @@ public final class SimulateCommand implements Callable<Integer> {
   /** The policy names asked for, or the paper's six; each known to the fast engine. */
   static List<String> policyNames(List<String> names) {
     return parsePolicies(names, Engine.fast).stream().map(SimPolicy::policyName).toList();
+  }
+
+  /** Refuses, before the run, a report file whose directory is missing or not writable. */
+  static void checkWritable(String flag, @Nullable Path file) {
+    if (file == null) {
+      return;
+    }
+    Path dir = file.toAbsolutePath().getParent();
+    if (dir == null || !Files.isDirectory(dir)) {
+      throw new IllegalArgumentException(
+          flag + " " + file + ": the directory " + dir + " does not exist; create it first");
+    }
+    if (!Files.isWritable(dir) || Files.isDirectory(file)) {
+      throw new IllegalArgumentException(flag + " " + file + ": cannot write a file there");
+    }
   }
 
   static List<SimPolicy> parsePolicies(List<String> names, Engine engine) {

@@ -209,6 +209,28 @@ final class SimulateCommandTest {
     Run missing = run("simulate", "--pods", dir.resolve("none.csv").toString());
     assertThat(missing.code()).isEqualTo(2);
     assertThat(missing.err()).contains("none.csv");
+
+    Path binary = dir.resolve("binary.csv");
+    Files.write(binary, new byte[] {'n', 'a', 'm', 'e', '\n', 'x', (byte) 0xff, 0});
+    Run notText = run("simulate", "--pods", binary.toString());
+    assertThat(notText.code()).isEqualTo(2);
+    assertThat(notText.err()).contains("binary.csv:2: not UTF-8 text (byte 0xff at offset 6)");
+
+    // Refused before the run, not after it.
+    Path nowhere = dir.resolve("no-such-dir").resolve("report.html");
+    Run html = run("simulate", "--html", nowhere.toString(), "--seeds", "42", "--policy", "fgd");
+    assertThat(html.code()).isEqualTo(2);
+    assertThat(html.err()).contains("--html", "does not exist");
+    assertThat(html.out()).doesNotContain("Ran ");
+
+    Path pod = dir.resolve("pod.yaml");
+    Files.writeString(
+        pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            + "    resources:\n      limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}\n");
+    Run noNodes = run("simulate", "--pods", pod.toString());
+    assertThat(noNodes.code()).isEqualTo(2);
+    assertThat(noNodes.err()).contains("pass --nodes");
   }
 
   @Test
