@@ -15,8 +15,9 @@ public interface NodeDetail {
 
   /**
    * The node's reasons for the pod, each ending with the reason code it refines ({@code
-   * "<n>/<devices> <Code>"}, or the code alone); empty when there are none. Called on the failure
-   * path, once per node listed in the record; must not throw.
+   * "<n>/<devices> <Code>"}, or the code alone), optionally followed by a note in parentheses;
+   * empty when there are none. Called on the failure path, once per node listed in the record; must
+   * not throw.
    */
   List<String> reasons(Pod pod, String node);
 }

@@ -71,7 +71,10 @@ public final class ScheduleExplainWriter implements AttemptObserver {
 
   private static String refine(String code, List<String> finer) {
     for (String f : finer) {
-      if (f.equals(code) || f.endsWith(" " + code)) {
+      // A finer reason may end with a note in parentheses: "2/2 CardInsufficientMemory (...)".
+      int note = f.indexOf(" (");
+      String head = note < 0 ? f : f.substring(0, note);
+      if (head.equals(code) || head.endsWith(" " + code)) {
         return f;
       }
     }

@@ -26,6 +26,7 @@ import io.hami.framework.api.Status;
 import io.hami.plugins.explain.ScheduleExplainWriter;
 import io.hami.plugins.metrics.GpuMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -150,8 +151,9 @@ public final class VgpuPlugin
 
   /**
    * HAMi's device-level reasons for a node that refused the pod ({@code 1/4
-   * CardInsufficientMemory}, {@code NodeInsufficientDevice}), on the node's current devices; empty
-   * when it fits now or the pod asks for no device.
+   * CardInsufficientMemory}, {@code NodeInsufficientDevice}), on the node's current devices, with
+   * the capacity a shortage is measured against ({@code 2/2 CardInsufficientMemory (cards of 81920
+   * MiB, at most 1200 MiB free)}); empty when it fits now or the pod asks for no device.
    */
   List<String> deviceReasons(Pod pod, String nodeName) {
     PodDeviceRequests r;
@@ -163,11 +165,44 @@ public final class VgpuPlugin
     if (r == null) {
       return List.of();
     }
+    NodeDevices view = index.node(nodeName);
     FitReasons reasons =
-        placer
-            .place(index.node(nodeName), r.requests(), r.options(), null, quotas.of(pod))
-            .reasons();
-    return reasons == null ? List.of() : reasons.parts();
+        placer.place(view, r.requests(), r.options(), null, quotas.of(pod)).reasons();
+    if (reasons == null) {
+      return List.of();
+    }
+    List<String> parts = new ArrayList<>();
+    for (String part : reasons.parts()) {
+      parts.add(part + capacity(part, view.devices()));
+    }
+    return parts;
+  }
+
+  /** What a shortage reason is measured against on the node's devices; empty for other reasons. */
+  private static String capacity(String part, List<DeviceUsage> devices) {
+    if (devices.isEmpty()) {
+      return "";
+    }
+    if (part.endsWith(FitReason.NODE_INSUFFICIENT_DEVICE.code())) {
+      return " (the node has " + devices.size() + (devices.size() == 1 ? " GPU)" : " GPUs)");
+    }
+    int total = 0;
+    int free = 0;
+    if (part.endsWith(FitReason.CARD_INSUFFICIENT_MEMORY.code())) {
+      for (DeviceUsage d : devices) {
+        total = Math.max(total, d.totalMemMiB());
+        free = Math.max(free, d.freeMemMiB());
+      }
+      return " (cards of up to " + total + " MiB, at most " + free + " MiB free)";
+    }
+    if (part.endsWith(FitReason.CARD_INSUFFICIENT_CORE.code())) {
+      for (DeviceUsage d : devices) {
+        total = Math.max(total, d.totalCores());
+        free = Math.max(free, d.freeCores());
+      }
+      return " (cards of up to " + total + " cores, at most " + free + " free)";
+    }
+    return "";
   }
 
   /** Registry entry. */

@@ -99,7 +99,8 @@ class ScheduleExplainWriterTest {
         (pod, node) ->
             node.equals("n1")
                 ? List.of("1/4 CardInsufficientMemory", "3/4 CardUuidMismatch")
-                : List.of("2/2 CardInsufficientMemory");
+                : List.of(
+                    "2/2 CardInsufficientMemory (cards of up to 81920 MiB, at most 900 MiB free)");
     FailedAttempt attempt =
         new FailedAttempt(
             MakePod.named("p").obj(), Status.unschedulable("x"), "0/2 nodes are available.", d);
@@ -113,7 +114,10 @@ class ScheduleExplainWriterTest {
         .containsExactly(
             new NodeReasons("n1", List.of("1/4 CardInsufficientMemory", "3/4 CardUuidMismatch")),
             new NodeReasons(
-                "n2", List.of("2/2 CardInsufficientMemory", "node(s) had untolerated taint")));
+                "n2",
+                List.of(
+                    "2/2 CardInsufficientMemory (cards of up to 81920 MiB, at most 900 MiB free)",
+                    "node(s) had untolerated taint")));
     // The per-reason node counts stay as the scheduler's message has them.
     assertThat(r.reasons())
         .containsExactly(

@@ -418,9 +418,11 @@ final class VgpuPluginTest {
   void deviceReasons_countTheRefusingNodesDevices() {
     harness(t4Node("n1", 2));
     Pod pod = MakeGpuPod.named("p").gpus(1).gpuMemMiB(1_000_000).obj();
-    assertThat(plugin.deviceReasons(pod, "n1")).containsExactly("2/2 CardInsufficientMemory");
+    assertThat(plugin.deviceReasons(pod, "n1"))
+        .containsExactly(
+            "2/2 CardInsufficientMemory (cards of up to 15360 MiB, at most 15360 MiB free)");
     assertThat(plugin.deviceReasons(MakeGpuPod.named("q").gpus(3).obj(), "n1"))
-        .containsExactly("NodeInsufficientDevice");
+        .containsExactly("NodeInsufficientDevice (the node has 2 GPUs)");
     assertThat(plugin.deviceReasons(MakeGpuPod.named("r").gpus(1).obj(), "n1")).isEmpty();
   }
 }
