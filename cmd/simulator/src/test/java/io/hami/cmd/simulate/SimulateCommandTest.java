@@ -67,6 +67,14 @@ final class SimulateCommandTest {
         .contains("<polyline")
         .contains("unallocated GPU % vs arrived workload")
         .contains("fragmentation rate vs arrived workload")
+        .contains("unallocated GPU % near and past full (85–130% arrived)")
+        .contains("<polygon") // mean ± SD bands
+        .contains("stroke-dasharray=\"6 3\"") // the second policy's dashes
+        .contains("Recommendation for this trace:</b> FGD")
+        .contains("the next best, BestFit")
+        .contains("<dt>Fragmentation rate %</dt>")
+        .contains("<dt>FGD</dt><dd>Fragmentation gradient descent")
+        .contains("hami-binpack,hami-spread")
         .doesNotContain("<script")
         .doesNotContain("<link")
         .doesNotContain("href")
