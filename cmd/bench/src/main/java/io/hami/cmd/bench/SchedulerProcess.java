@@ -1,5 +1,6 @@
 package io.hami.cmd.bench;
 
+import com.google.common.collect.ImmutableList;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The scheduler under test in its own JVM ({@code java -jar hami.jar scheduler}), so its CPU time
@@ -22,6 +24,25 @@ import java.util.regex.Pattern;
  * metrics port is chosen by the OS and read from its log.
  */
 final class SchedulerProcess implements ScrapedProcess {
+  /**
+   * Environment variable whose whitespace-separated words are added to the scheduler's JVM options,
+   * after {@link #JVM_OPTIONS} (so that a later {@code -XX:TieredStopAtLevel=4} wins), e.g. {@code
+   * -XX:StartFlightRecording=filename=/tmp/hami.jfr,settings=profile} to profile the scheduler.
+   */
+  static final String JAVA_OPTS_ENV = "HAMI_BENCH_SCHEDULER_JAVA_OPTS";
+
+  /**
+   * The scheduler's JVM options besides the heap. C1 only ({@code TieredStopAtLevel=1}): over a run
+   * of minutes on a small machine, C2 compiling the scheduler's hot paths (JSON decoding, TLS, the
+   * informers, the plugins) costs more CPU than its faster code saves. Measured with a per-thread
+   * CPU count of the scheduler process during topology-spreading's measured phase (200 nodes, 500
+   * pods after 500 warm-up pods, 2 cores): 4.5 to 5.2 CPU-s with tiered C2, a third of it in the
+   * compiler threads; 2.0 CPU-s with C1 only, 0.1 of it compiling. What C1 loses is mostly the
+   * AES-GCM intrinsics, so TLS then costs more, but less than the compilation saved.
+   */
+  static final ImmutableList<String> JVM_OPTIONS =
+      ImmutableList.of("-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1");
+
   private static final Pattern PORT = Pattern.compile("serving metrics and health on port (\\d+)");
 
   private final Process process;
@@ -57,7 +78,8 @@ final class SchedulerProcess implements ScrapedProcess {
     List<String> cmd = new ArrayList<>();
     cmd.add(java);
     cmd.add("-Xmx" + flags.heapMiB() + "m");
-    cmd.add("-XX:+UseParallelGC");
+    cmd.addAll(JVM_OPTIONS);
+    cmd.addAll(extraJvmOptions(System.getenv(JAVA_OPTS_ENV)));
     cmd.add("-jar");
     cmd.add(jar.toString());
     cmd.add("scheduler");
@@ -109,6 +131,14 @@ final class SchedulerProcess implements ScrapedProcess {
       removeHook(hook);
       throw e;
     }
+  }
+
+  /** The words of {@code value} ({@link #JAVA_OPTS_ENV}); none when it is null or blank. */
+  static List<String> extraJvmOptions(@Nullable String value) {
+    if (value == null || value.isBlank()) {
+      return List.of();
+    }
+    return List.of(value.strip().split("\\s+"));
   }
 
   private static void removeHook(Thread hook) {
