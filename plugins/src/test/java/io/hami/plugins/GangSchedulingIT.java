@@ -3,6 +3,8 @@ package io.hami.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSchedulingGate;
 import io.fabric8.kubernetes.api.model.PodSchedulingGroup;
 import io.hami.framework.api.PodGroup;
 import io.hami.framework.local.InMemoryCluster;
@@ -78,12 +80,12 @@ final class GangSchedulingIT {
       assertThat(bound(c, g)).isZero();
       assertHoldsNothing(c, g);
 
-      // A fourth GPU frees: every member binds once the members' backoff from their earlier
-      // attempts runs out (at most podMaxBackoffSeconds, 10 s; the queue does not pop backed-off
-      // pods early).
+      // A fourth GPU frees: every member binds at once, whatever backoff their earlier attempts
+      // left: the event moves them to the backoff queue, which an idle queue pops.
       c.deletePod("default", "busy");
-      c.advance(Duration.ofSeconds(11));
+      InMemoryCluster.DrainResult r = c.drain(0);
       assertThat(bound(c, g)).isEqualTo(4);
+      assertThat(r.simulatedTime()).isZero();
     }
   }
 
@@ -192,6 +194,50 @@ final class GangSchedulingIT {
       assertThat(c.outcome("default", "both").orElseThrow().message())
           .contains("spec.schedulingGroup")
           .contains(PodGroups.NAME_ANNOTATION);
+    }
+  }
+
+  @Test
+  void gangWhosePermitWaitRunsOut_givesItsGpusBackAsAUnit_andIsPlacedWhenComplete() {
+    try (InMemoryCluster c = GpuSchedulingTest.cluster()) {
+      c.addNode(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 3)).obj());
+      c.putObject(PodGroup.gang("default", "g", 3));
+      // Two members can be placed; the third is held back by a scheduling gate.
+      Pod held = member("g2", "g");
+      held.getSpec().setSchedulingGates(List.of(new PodSchedulingGate("hold")));
+      c.addPod(member("g0", "g"));
+      c.addPod(member("g1", "g"));
+      c.addPod(held);
+      List<String> g = List.of("g0", "g1", "g2");
+      c.drain();
+      assertThat(c.scheduler().queue().inFlightSize()).as("members waiting at Permit").isEqualTo(2);
+
+      // The wait (permitWaitingTimeSeconds, 300 s) runs out: both members give their GPUs back,
+      // and do not take them again while the gang cannot be complete.
+      c.advance(Duration.ofSeconds(301));
+      assertThat(bound(c, g)).isZero();
+      assertHoldsNothing(c, g);
+      assertThat(c.scheduler().queue().inFlightSize()).isZero();
+      c.advance(Duration.ofSeconds(30));
+      assertHoldsNothing(c, g);
+
+      // A pod outside the gang takes the released GPUs.
+      c.addPod(MakeGpuPod.named("probe").gpus(3).obj());
+      c.drain();
+      assertThat(c.outcome("default", "probe").orElseThrow().isBound()).isTrue();
+      c.deletePod("default", "probe");
+      c.drain();
+      assertHoldsNothing(c, g);
+
+      // The gate goes: the gang is complete and is placed whole.
+      c.updatePod(
+          new PodBuilder(c.pod("default", "g2").orElseThrow())
+              .editSpec()
+              .withSchedulingGates(List.of())
+              .endSpec()
+              .build());
+      c.drain();
+      assertThat(bound(c, g)).isEqualTo(3);
     }
   }
 }

@@ -53,17 +53,14 @@ class GangSchedulingE2E {
   private static final int GPU_MIB = 16000;
 
   /**
-   * The shipped {@code podMaxBackoffSeconds}: after this long without an attempt, a pending pod is
-   * retried at once on the next event that may help it.
-   */
-  private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
-
-  /**
    * How soon after capacity appears a waiting gang must be bound. The issue asks for about a
-   * second; the members' own retries keep restarting their backoff, and the queue does not pop
-   * backed-off pods early, so today the bound is one maximum backoff plus the binding.
+   * second: the freed GPU's event moves the parked members to the backoff queue, and an idle queue
+   * pops them from there at once, whatever their backoff; the rest is room for a loaded machine.
    */
-  private static final Duration BIND_AFTER_CAPACITY = MAX_BACKOFF.plusSeconds(3);
+  private static final Duration BIND_AFTER_CAPACITY = Duration.ofSeconds(2);
+
+  /** How soon after a gang's Permit wait runs out a pod outside it must take a released GPU. */
+  private static final Duration TAKE_AFTER_RELEASE = Duration.ofSeconds(2);
 
   /** The second scheduler's profile, with a short Permit wait for gangs. */
   private static final String SHORT_WAIT_SCHEDULER = "hami-gang-short-wait";
@@ -231,13 +228,6 @@ class GangSchedulingE2E {
     assertThat(placed.getSpec().getNodeName()).isNotEqualTo(last.name());
     deleteAndWait(client, ns, probe);
 
-    // Quiet for longer than the longest backoff, so that the next event may retry the gang at once.
-    await()
-        .during(MAX_BACKOFF.plusSeconds(1))
-        .atMost(MAX_BACKOFF.plusSeconds(5))
-        .pollInterval(Duration.ofMillis(200))
-        .until(() -> noneBound(client, ns, members));
-
     client.pods().inNamespace(ns.name()).withName(blocker).delete();
     await()
         .atMost(PATIENCE)
@@ -338,10 +328,24 @@ class GangSchedulingE2E {
           .as("time to the timeout")
           .isGreaterThanOrEqualTo(Duration.ofSeconds(SHORT_WAIT_SECONDS));
 
-      // Not asserted yet: that pods outside the gang can take the released GPUs right after the
-      // timeout. On this control plane the members come back and reserve again within a second
-      // (the gang's retry after a timeout is not yet held back as a unit), which the in-memory
-      // tests do not show.
+      // The gang is held back as a unit: its members do not reserve again while one of them
+      // cannot be scheduled, so a pod outside the gang takes a released GPU at once.
+      String probe = "probe-short";
+      long timedOut = System.nanoTime();
+      create(client, ns, wholeGpu(probe, group).schedulerName(SHORT_WAIT_SCHEDULER).build());
+      await()
+          .atMost(PATIENCE)
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> bound(get(client, ns, probe)));
+      Duration took = Duration.ofNanos(System.nanoTime() - timedOut);
+      awaitAllocated(client, ns, probe);
+      System.out.printf(
+          "e2e: pod outside the gang bound %d ms after the gang's wait ran out%n", took.toMillis());
+      assertThat(took)
+          .as("time from the gang's timeout to a pod outside it bound")
+          .isLessThan(TAKE_AFTER_RELEASE);
+      assertThat(noneBound(client, ns, members)).as("no member bound").isTrue();
+      deleteAndWait(client, ns, probe);
 
       // With the gate gone the gang is complete and is placed whole.
       client

@@ -487,7 +487,7 @@ public final class InMemoryCluster implements AutoCloseable {
   private final class Writer implements StatusWriter {
     @Override
     public void podUnschedulable(Pod pod, String reason, String message) {
-      writeStatus(pod, reason, message, null);
+      writeStatus(pod, reason, message, Map.of(), null);
     }
 
     @Override
@@ -497,23 +497,25 @@ public final class InMemoryCluster implements AutoCloseable {
         String message,
         Map<String, String> annotations,
         @Nullable String nominatedNodeName) {
-      writeStatus(pod, reason, message, nominatedNodeName);
+      writeStatus(pod, reason, message, annotations, nominatedNodeName);
     }
 
     @Override
     public void nominatedNodeName(Pod pod, String nodeName) {
-      writeStatus(pod, null, null, nodeName);
+      writeStatus(pod, null, null, Map.of(), nodeName);
     }
   }
 
   /**
-   * Writes a pending pod's condition (when {@code reason} is set) and nominated node (when {@code
-   * nominatedNodeName} is set; empty clears it).
+   * Writes a pending pod's condition (when {@code reason} is set), the annotations the scheduler's
+   * attempt observers asked for, in the same request as the API server writer does, and nominated
+   * node (when {@code nominatedNodeName} is set; empty clears it).
    */
   private void writeStatus(
       Pod pod,
       @Nullable String reason,
       @Nullable String message,
+      Map<String, String> annotations,
       @Nullable String nominatedNodeName) {
     String key = key(pod);
     Pod current = pods.get(key);
@@ -523,6 +525,14 @@ public final class InMemoryCluster implements AutoCloseable {
     Pod updated = newVersion(current);
     if (reason != null) {
       setCondition(updated, "False", reason, message);
+    }
+    if (!annotations.isEmpty()) {
+      Map<String, String> merged = new LinkedHashMap<>();
+      if (updated.getMetadata().getAnnotations() != null) {
+        merged.putAll(updated.getMetadata().getAnnotations());
+      }
+      merged.putAll(annotations);
+      updated.getMetadata().setAnnotations(merged);
     }
     if (nominatedNodeName != null) {
       updated

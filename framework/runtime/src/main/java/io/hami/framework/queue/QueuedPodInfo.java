@@ -3,6 +3,7 @@ package io.hami.framework.queue;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.QueuedPod;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -24,6 +25,7 @@ public final class QueuedPodInfo implements QueuedPod {
   private final Set<String> unschedulablePlugins = new HashSet<>();
   private final Set<String> pendingPlugins = new HashSet<>();
   private volatile @Nullable String lastFailureMessage;
+  private volatile Set<String> ownAnnotations = Set.of();
   boolean backoffForError;
 
   QueuedPodInfo(Pod pod, Instant now) {
@@ -86,6 +88,26 @@ public final class QueuedPodInfo implements QueuedPod {
 
   public void setLastFailureMessage(@Nullable String message) {
     this.lastFailureMessage = message;
+  }
+
+  /**
+   * The annotation keys the scheduler writes on this pod when an attempt fails; their changes are
+   * not a reason to retry the pod.
+   */
+  public Set<String> ownAnnotations() {
+    return ownAnnotations;
+  }
+
+  /**
+   * Records annotation keys the scheduler is about to write on this pod. Called by the thread that
+   * handles the pod's failure before it requeues the pod, so that the write's echo finds them.
+   */
+  public void markOwnAnnotations(Collection<String> keys) {
+    if (!ownAnnotations.containsAll(keys)) {
+      Set<String> all = new HashSet<>(ownAnnotations);
+      all.addAll(keys);
+      ownAnnotations = Set.copyOf(all);
+    }
   }
 
   public String key() {

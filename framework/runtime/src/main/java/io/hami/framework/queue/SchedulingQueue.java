@@ -13,16 +13,19 @@ import io.hami.framework.api.Status;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -126,9 +129,13 @@ public final class SchedulingQueue {
     this.hints = new RequeueHints(registrations);
     Comparator<QueuedPodInfo> bySort = sort::compare;
     this.active = new TreeSet<>(bySort.thenComparingLong(i -> i.seq));
+    // As kube-scheduler's backoff queue with SchedulerPopFromBackoffQ: by the one-second window of
+    // the backoff expiry, then in QueueSort order, so that an idle queue pops the pods of one
+    // window in the order the active queue would.
     this.backoff =
         new TreeSet<>(
-            Comparator.<QueuedPodInfo, Instant>comparing(backoffPolicy::expiry)
+            Comparator.<QueuedPodInfo, Instant>comparing(this::backoffWindow)
+                .thenComparing(bySort)
                 .thenComparingLong(i -> i.seq));
   }
 
@@ -197,7 +204,7 @@ public final class SchedulingQueue {
       return;
     }
     Pod oldPod = info.pod();
-    boolean relevant = isRelevantUpdate(oldPod, newPod);
+    boolean relevant = isRelevantUpdate(oldPod, newPod, info.ownAnnotations());
     if (active.remove(info)) {
       info.setPod(newPod);
       active.add(info);
@@ -217,9 +224,35 @@ public final class SchedulingQueue {
 
   /** Whether the update can change the scheduling result: spec, labels or annotations. */
   static boolean isRelevantUpdate(Pod a, Pod b) {
+    return isRelevantUpdate(a, b, Set.of());
+  }
+
+  /**
+   * Whether the update can change the scheduling result: spec, labels or annotations other than
+   * {@code own}, the ones the scheduler itself writes on the pod when an attempt fails. Their echo
+   * from the informer is the scheduler's own write, not news about the pod: were it to count, every
+   * failure whose message changed would retry the pod at once (kube-scheduler, which writes only
+   * the pod's status, ignores status changes for the same reason).
+   */
+  static boolean isRelevantUpdate(Pod a, Pod b, Set<String> own) {
     return !Objects.equals(a.getSpec(), b.getSpec())
         || !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())
-        || !Objects.equals(a.getMetadata().getAnnotations(), b.getMetadata().getAnnotations());
+        || !Objects.equals(
+            withoutKeys(a.getMetadata().getAnnotations(), own),
+            withoutKeys(b.getMetadata().getAnnotations(), own));
+  }
+
+  private static Map<String, String> withoutKeys(
+      @Nullable Map<String, String> m, Set<String> keys) {
+    if (m == null || m.isEmpty()) {
+      return Map.of();
+    }
+    if (keys.isEmpty()) {
+      return m;
+    }
+    Map<String, String> out = new HashMap<>(m);
+    out.keySet().removeAll(keys);
+    return out;
   }
 
   /** Removes a pod from every sub-queue; a pod being scheduled is not requeued afterwards. */
@@ -310,10 +343,31 @@ public final class SchedulingQueue {
     }
   }
 
-  /** The next pod to schedule, removed from the active queue; null when it is empty. */
+  /**
+   * The next pod to schedule, removed from its queue: the head of the active queue or, when that is
+   * empty, the backoff queue's first pod that backs off after a rejection (kube-scheduler's
+   * SchedulerPopFromBackoffQ). An idle scheduler need not wait out a rejection's backoff: the pod
+   * only got there because an event that may help it came. An error's backoff protects the API
+   * server and is always waited out.
+   */
   @GuardedBy("lock")
   private @Nullable QueuedPodInfo nextLocked() {
-    return active.pollFirst();
+    QueuedPodInfo head = active.pollFirst();
+    if (head != null) {
+      return head;
+    }
+    for (Iterator<QueuedPodInfo> it = backoff.iterator(); it.hasNext(); ) {
+      QueuedPodInfo info = it.next();
+      if (info.backoffForError) {
+        continue;
+      }
+      it.remove();
+      if (passesPreEnqueue(info)) {
+        return info;
+      }
+      unschedulable.put(info.uid(), info);
+    }
+    return null;
   }
 
   @GuardedBy("lock")
@@ -473,17 +527,25 @@ public final class SchedulingQueue {
     lock.lock();
     try {
       Instant now = clock.instant();
-      int n = 0;
-      while (!backoff.isEmpty() && !backoffPolicy.expiry(backoff.first()).isAfter(now)) {
-        QueuedPodInfo info = backoff.pollFirst();
+      Instant window = now.truncatedTo(ChronoUnit.SECONDS);
+      List<QueuedPodInfo> done = new ArrayList<>();
+      for (QueuedPodInfo info : backoff) {
+        if (backoffWindow(info).isAfter(window)) {
+          break;
+        }
+        if (!backoffPolicy.expiry(info).isAfter(now)) {
+          done.add(info);
+        }
+      }
+      for (QueuedPodInfo info : done) {
+        backoff.remove(info);
         if (passesPreEnqueue(info)) {
           pushActive(info);
         } else {
           unschedulable.put(info.uid(), info);
         }
-        n++;
       }
-      return n;
+      return done.size();
     } finally {
       lock.unlock();
     }
@@ -514,9 +576,22 @@ public final class SchedulingQueue {
   public Optional<Instant> nextBackoffExpiry() {
     lock.lock();
     try {
-      return backoff.isEmpty()
-          ? Optional.empty()
-          : Optional.of(backoffPolicy.expiry(backoff.first()));
+      if (backoff.isEmpty()) {
+        return Optional.empty();
+      }
+      // The earliest expiry lies in the first window, though not always at its first pod.
+      Instant first = backoffWindow(backoff.first());
+      Instant min = null;
+      for (QueuedPodInfo info : backoff) {
+        if (!backoffWindow(info).equals(first)) {
+          break;
+        }
+        Instant e = backoffPolicy.expiry(info);
+        if (min == null || e.isBefore(min)) {
+          min = e;
+        }
+      }
+      return Optional.ofNullable(min);
     } finally {
       lock.unlock();
     }
@@ -552,6 +627,15 @@ public final class SchedulingQueue {
   @GuardedBy("lock")
   private void addBackoff(QueuedPodInfo info) {
     backoff.add(info);
+    if (!info.backoffForError) {
+      // An idle pop may take it at once.
+      notEmpty.signal();
+    }
+  }
+
+  /** The one-second window of the pod's backoff expiry: the backoff queue's first key. */
+  private Instant backoffWindow(QueuedPodInfo info) {
+    return backoffPolicy.expiry(info).truncatedTo(ChronoUnit.SECONDS);
   }
 
   @GuardedBy("lock")

@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned ones yet),
  * so it needs no read. The annotations the attempt observers ask for ride in the same patch: the
  * pods/status strategy keeps metadata changes other than ownerReferences and deletionTimestamp, so
- * they cost no request of their own. Runs on its own executor; when the executor's queue is full
- * the write is dropped and retried on the pod's next failure.
+ * they cost no request of their own. Runs on its own executor, one waiting write per pod (a newer
+ * patch merges into the waiting one); when the executor's queue is full the write is dropped and
+ * retried on the pod's next failure.
  */
 public final class ApiStatusWriter implements StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
@@ -39,6 +41,10 @@ public final class ApiStatusWriter implements StatusWriter {
   private final InstantSource clock;
   private final ApiRateLimiter limiter;
   private final ApiRequestObserver observer;
+
+  /** Patches not yet sent, by pod uid; at most one per pod. */
+  @GuardedBy("waiting")
+  private final Map<String, Waiting> waiting = new HashMap<>();
 
   /** Told of a pod the API no longer has (a write answered 404), so it is not tried again. */
   private volatile Consumer<Pod> onGone = p -> {};
@@ -77,7 +83,7 @@ public final class ApiStatusWriter implements StatusWriter {
     Map<String, Object> status = new HashMap<>();
     // A merge patch removes a field set to null.
     status.put("nominatedNodeName", nodeName.isEmpty() ? null : nodeName);
-    submit(pod, Serialization.asJson(Map.of("status", status)));
+    submit(pod, Map.of("status", status));
   }
 
   @Override
@@ -117,43 +123,101 @@ public final class ApiStatusWriter implements StatusWriter {
       status.put("nominatedNodeName", nominatedNodeName.isEmpty() ? null : nominatedNodeName);
     }
     body.put("status", status);
-    submit(pod, Serialization.asJson(body));
+    submit(pod, body);
   }
 
-  private void submit(Pod pod, String patch) {
+  /**
+   * Queues a merge patch of the pod's status. A patch for a pod that already has one waiting is
+   * merged into it (JSON merge patches compose: the later one wins field by field), so the queue
+   * holds at most one write per pod: when pods fail faster than the API takes writes (pods retried
+   * at every event under churn), the writes of other pods are delayed by one write per pod, not by
+   * every failure since.
+   */
+  private void submit(Pod pod, Map<String, Object> patch) {
+    String uid = pod.getMetadata().getUid();
+    synchronized (waiting) {
+      Waiting w = waiting.get(uid);
+      if (w != null) {
+        w.pod = pod;
+        w.patch = merge(w.patch, patch);
+        return;
+      }
+      waiting.put(uid, new Waiting(pod, patch));
+    }
+    try {
+      executor.execute(() -> write(uid));
+    } catch (RejectedExecutionException e) {
+      synchronized (waiting) {
+        waiting.remove(uid);
+      }
+      log.warn(
+          "status writer queue full; dropping condition update pod={}/{}",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName());
+    }
+  }
+
+  /** A pod's merged patch, waiting for the writer thread. */
+  private static final class Waiting {
+    Pod pod;
+    Map<String, Object> patch;
+
+    Waiting(Pod pod, Map<String, Object> patch) {
+      this.pod = pod;
+      this.patch = patch;
+    }
+  }
+
+  /** {@code later} merged over {@code earlier}, as applying both merge patches in turn would. */
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> merge(Map<String, Object> earlier, Map<String, Object> later) {
+    Map<String, Object> out = new LinkedHashMap<>(earlier);
+    for (Map.Entry<String, Object> e : later.entrySet()) {
+      Object before = out.get(e.getKey());
+      if (before instanceof Map<?, ?> b && e.getValue() instanceof Map<?, ?> a) {
+        out.put(e.getKey(), merge((Map<String, Object>) b, (Map<String, Object>) a));
+      } else {
+        out.put(e.getKey(), e.getValue());
+      }
+    }
+    return out;
+  }
+
+  private void write(String uid) {
+    Waiting w;
+    synchronized (waiting) {
+      w = waiting.remove(uid);
+    }
+    if (w == null) {
+      return;
+    }
+    Pod pod = w.pod;
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     try {
-      executor.execute(
-          () -> {
-            try {
-              limiter.acquire();
-              client
-                  .pods()
-                  .resource(PatchTargets.pod(pod))
-                  .subresource("status")
-                  .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-              observer.request("patch", "pods/status", "ok");
-            } catch (KubernetesClientException e) {
-              observer.request("patch", "pods/status", String.valueOf(e.getCode()));
-              if (e.getCode() == 404) {
-                // Gone from the API: the delete event may lag or be lost; stop scheduling it.
-                log.info("pod {}/{} is gone; dropping it from the queue", ns, name);
-                onGone.accept(pod);
-                return;
-              }
-              log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.getMessage());
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-              // A closed client (the scheduler stopping) or anything else: this write is lost,
-              // the next attempt writes the condition again; the writer thread lives on.
-              observer.request("patch", "pods/status", "error");
-              log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.toString());
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      log.warn("status writer queue full; dropping condition update pod={}/{}", ns, name);
+      limiter.acquire();
+      client
+          .pods()
+          .resource(PatchTargets.pod(pod))
+          .subresource("status")
+          .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(w.patch));
+      observer.request("patch", "pods/status", "ok");
+    } catch (KubernetesClientException e) {
+      observer.request("patch", "pods/status", String.valueOf(e.getCode()));
+      if (e.getCode() == 404) {
+        // Gone from the API: the delete event may lag or be lost; stop scheduling it.
+        log.info("pod {}/{} is gone; dropping it from the queue", ns, name);
+        onGone.accept(pod);
+        return;
+      }
+      log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      // A closed client (the scheduler stopping) or anything else: this write is lost,
+      // the next attempt writes the condition again; the writer thread lives on.
+      observer.request("patch", "pods/status", "error");
+      log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.toString());
     }
   }
 }

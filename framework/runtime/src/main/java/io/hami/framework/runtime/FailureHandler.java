@@ -55,6 +55,12 @@ final class FailureHandler {
    */
   void handle(QueuedPodInfo info, Attempt a, long nanos) {
     Pod pod = info.pod();
+    boolean unchanged =
+        a.message.equals(info.lastFailureMessage()) || conditionSays(pod, a.message);
+    String reason = a.status.code() == Code.ERROR ? "SchedulerError" : "Unschedulable";
+    Map<String, String> annotations = unchanged ? Map.of() : annotations(pod, reason, a);
+    // Before the requeue: the echo of this write must find the pod knowing its own keys.
+    info.markOwnAnnotations(annotations.keySet());
     if (a.rejectedAtPermit) {
       queue.requeueAfterPermit(info, a.status, a.rejectors);
     } else {
@@ -62,16 +68,14 @@ final class FailureHandler {
     }
     String nominationToWrite = nominate(pod, a.nomination);
     observer.failed(pod, a.status, a.message, nanos);
-    if (a.message.equals(info.lastFailureMessage()) || conditionSays(pod, a.message)) {
+    if (unchanged) {
       if (nominationToWrite != null) {
         statusWriter.nominatedNodeName(pod, nominationToWrite);
       }
       return;
     }
     info.setLastFailureMessage(a.message);
-    String reason = a.status.code() == Code.ERROR ? "SchedulerError" : "Unschedulable";
-    statusWriter.podUnschedulable(
-        pod, reason, a.message, annotations(pod, reason, a), nominationToWrite);
+    statusWriter.podUnschedulable(pod, reason, a.message, annotations, nominationToWrite);
     eventRecorder.record(
         pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", a.message);
   }

@@ -298,4 +298,173 @@ class SchedulingQueueTest {
     q.activate(List.of(p));
     assertThat(q.isActive(p.getMetadata().getUid())).isTrue();
   }
+
+  // ---- popping from the backoff queue (kube-scheduler's SchedulerPopFromBackoffQ)
+
+  /**
+   * A pod rejected once (Fit) and then moved to the backoff queue by a node event that may help.
+   */
+  private QueuedPodInfo rejectedThenMovedToBackoff(SchedulingQueue q, Pod pod) {
+    q.add(pod);
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+    assertThat(q.isBackingOff(info.uid())).isTrue();
+    return info;
+  }
+
+  @Test
+  void idleQueue_popsRejectedPodFromBackoffBeforeItsExpiry() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    QueuedPodInfo info = rejectedThenMovedToBackoff(q, MakePod.named("p").obj());
+
+    QueuedPodInfo again = q.tryPop();
+    assertThat(again).isNotNull();
+    assertThat(again.key()).isEqualTo("default/p");
+    assertThat(again.attempts()).isEqualTo(2);
+    assertThat(q.isBackingOff(info.uid())).isFalse();
+  }
+
+  @Test
+  void activePods_comeBeforeBackoffPods() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    rejectedThenMovedToBackoff(q, MakePod.named("backing").priority(100).obj());
+    q.add(MakePod.named("fresh").priority(1).obj());
+
+    assertThat(q.tryPop().key()).isEqualTo("default/fresh");
+    assertThat(q.tryPop().key()).isEqualTo("default/backing");
+    assertThat(q.tryPop()).isNull();
+  }
+
+  @Test
+  void backoffPods_ofOneWindow_popInQueueSortOrder() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    Pod low = MakePod.named("low").priority(1).obj();
+    Pod high = MakePod.named("high").priority(10).obj();
+    q.add(low);
+    QueuedPodInfo lowInfo = q.tryPop();
+    q.requeue(lowInfo, Status.unschedulable("x"), Set.of("Fit"));
+    clock.advance(Duration.ofMillis(300));
+    q.add(high);
+    QueuedPodInfo highInfo = q.tryPop();
+    q.requeue(highInfo, Status.unschedulable("x"), Set.of("Fit"));
+    q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+    assertThat(q.backoffSize()).isEqualTo(2);
+
+    // Both backoffs end within the same second: the higher priority goes first.
+    assertThat(q.tryPop().key()).isEqualTo("default/high");
+    assertThat(q.tryPop().key()).isEqualTo("default/low");
+  }
+
+  @Test
+  void backoffFlush_movesOnlyExpiredPodsOfTheCurrentWindow() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    q.add(MakePod.named("early").priority(1).obj());
+    QueuedPodInfo early = q.tryPop();
+    q.requeue(early, Status.error("boom"), List.of());
+    clock.advance(Duration.ofMillis(300));
+    q.add(MakePod.named("late").priority(10).obj());
+    QueuedPodInfo late = q.tryPop();
+    q.requeue(late, Status.error("boom"), List.of());
+    assertThat(q.nextBackoffExpiry()).contains(clock.instant().plusMillis(700));
+
+    clock.advance(Duration.ofMillis(700));
+    assertThat(q.flushBackoffCompleted()).isEqualTo(1);
+    assertThat(q.isActive(early.uid())).isTrue();
+    assertThat(q.isBackingOff(late.uid())).isTrue();
+    clock.advance(Duration.ofMillis(300));
+    assertThat(q.flushBackoffCompleted()).isEqualTo(1);
+  }
+
+  @Test
+  void waitingPop_wakesWhenARejectedPodEntersBackoff() throws InterruptedException {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    q.add(MakePod.named("p").obj());
+    QueuedPodInfo info = q.tryPop();
+    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
+    Thread event =
+        new Thread(
+            () ->
+                q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big")));
+    event.start();
+
+    QueuedPodInfo popped = q.pop(Duration.ofSeconds(30));
+    event.join();
+    assertThat(popped).isNotNull();
+    assertThat(popped.key()).isEqualTo("default/p");
+  }
+
+  @Test
+  void pod_isNotRequeuedByItsOwnStatusUpdate_norByTheAnnotationsTheSchedulerWrites() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    Pod p = MakePod.named("p").obj();
+    q.add(p);
+    QueuedPodInfo info = q.tryPop();
+    info.markOwnAnnotations(Set.of("hami.io/schedule-explain"));
+    q.requeue(info, Status.unschedulable("x"), Set.of("Fit"));
+
+    // The failure's write comes back: condition, nomination, the scheduler's own annotation.
+    Pod written =
+        MakePod.named("p")
+            .resourceVersion("2")
+            .annotation("hami.io/schedule-explain", "{\"attempt\":1}")
+            .obj();
+    written.getStatus().setNominatedNodeName("n1");
+    q.update(p, written);
+    assertThat(q.isUnschedulable(info.uid())).isTrue();
+    assertThat(q.tryPop()).isNull();
+
+    // Someone else's annotation is news about the pod.
+    Pod annotated =
+        MakePod.named("p")
+            .resourceVersion("3")
+            .annotation("hami.io/schedule-explain", "{\"attempt\":1}")
+            .annotation("team", "ml")
+            .obj();
+    q.update(written, annotated);
+    assertThat(q.tryPop()).isNotNull();
+  }
+
+  @Test
+  void unschedulablePod_withAStreamOfIrrelevantEvents_isAttemptedABoundedNumberOfTimes() {
+    SchedulingQueue q = queue(FIT_ON_BIG_NODE);
+    Pod p = MakePod.named("p").obj();
+    q.add(p);
+    int attempts = 0;
+    Pod current = p;
+    for (int i = 0; i < 500; i++) {
+      QueuedPodInfo info = q.tryPop();
+      if (info != null) {
+        attempts++;
+        // Events during the attempt that cannot help it.
+        q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("small"));
+        info.markOwnAnnotations(Set.of("hami.io/schedule-explain"));
+        q.requeue(info, Status.unschedulable("x " + i), Set.of("Fit"));
+      }
+      // Its own writes, other nodes, pods elsewhere: a busy cluster around it.
+      Pod next =
+          MakePod.named("p")
+              .resourceVersion(Integer.toString(i + 2))
+              .annotation("hami.io/schedule-explain", "attempt " + i)
+              .obj();
+      q.update(current, next);
+      current = next;
+      q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("small" + i));
+      q.onEvent(
+          ClusterEvent.of(EventResource.ASSIGNED_POD, ActionType.ADD),
+          null,
+          MakePod.named("other" + i).nodeName("n").obj());
+      // Once in a while, an event that may help.
+      if (i % 100 == 99) {
+        q.onEvent(ClusterEvent.of(EventResource.NODE, ActionType.ADD), null, node("big"));
+      }
+      clock.advance(Duration.ofMillis(100));
+      q.flushBackoffCompleted();
+    }
+    if (q.tryPop() != null) {
+      attempts++;
+    }
+    // The first attempt, then one per helpful event.
+    assertThat(attempts).isEqualTo(1 + 5);
+  }
 }

@@ -89,6 +89,50 @@ class ApiStatusWriterIT {
                     .contains("\"reason\":\"SchedulerError\""));
   }
 
+  @Test
+  void writesOfOnePodWaitingBehindOthers_goAsOneMergedPatch() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    expectPatch(pod);
+    HeldExecutor held = new HeldExecutor();
+    ApiStatusWriter w =
+        new ApiStatusWriter(
+            client,
+            held,
+            InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
+            ApiRateLimiter.unlimited(),
+            (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
+
+    w.podUnschedulable(pod, "Unschedulable", "first", Map.of(RECORD, "1"), "n1");
+    w.podUnschedulable(pod, "Unschedulable", "second", Map.of(RECORD, "2"), null);
+    w.podUnschedulable(pod, "Unschedulable", "third", Map.of(RECORD, "3"), null);
+    held.runAll();
+
+    assertThat(requests).containsExactly("patch pods/status ok");
+    assertThat(writes())
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.getUtf8Body())
+                    .contains("\"message\":\"third\"", "\"nominatedNodeName\":\"n1\"")
+                    .contains("\"" + RECORD + "\":\"3\"")
+                    .doesNotContain("first", "second"));
+  }
+
+  @Test
+  void merge_composesMergePatches_laterFieldsWin_nestedMapsMerge() {
+    Map<String, Object> nomination = new java.util.HashMap<>();
+    nomination.put("nominatedNodeName", null);
+    Map<String, Object> merged =
+        ApiStatusWriter.merge(
+            Map.of("status", Map.of("nominatedNodeName", "n1", "conditions", List.of("a"))),
+            Map.of("status", nomination, "metadata", Map.of("annotations", Map.of("k", "v"))));
+    Map<String, Object> status = new java.util.HashMap<>();
+    status.put("nominatedNodeName", null);
+    status.put("conditions", List.of("a"));
+    assertThat(merged)
+        .isEqualTo(Map.of("status", status, "metadata", Map.of("annotations", Map.of("k", "v"))));
+  }
+
   private void expectPatch(Pod pod) {
     server.expect().patch().withPath(STATUS).andReturn(200, pod).once();
   }
@@ -102,8 +146,23 @@ class ApiStatusWriterIT {
     return out;
   }
 
+  /** Holds each write until {@link #runAll}, as a busy writer thread would. */
+  private static final class HeldExecutor extends DirectExecutor {
+    private final List<Runnable> held = new ArrayList<>();
+
+    @Override
+    public void execute(Runnable r) {
+      held.add(r);
+    }
+
+    void runAll() {
+      held.forEach(Runnable::run);
+      held.clear();
+    }
+  }
+
   /** Runs each write on the calling thread. */
-  private static final class DirectExecutor extends AbstractExecutorService {
+  private static class DirectExecutor extends AbstractExecutorService {
     @Override
     public void execute(Runnable r) {
       r.run();

@@ -51,6 +51,12 @@ import org.slf4j.LoggerFactory;
  * can help lets the blocking member through to Permit, it activates them, so the group retries as a
  * unit. The release itself produces no cluster event, so a group that cannot fit does not hot-loop.
  *
+ * <p>A group whose Permit wait ended without the quorum (timeout, or released) is held back as a
+ * unit, as kube-scheduler parks its members as unschedulable until a member is added: until {@code
+ * minCount} of its members can be scheduled (not gated), PreFilter refuses every member before it
+ * reserves anything, so the GPUs released at the timeout go to other pods. A member that joins or
+ * loses its last gate and so completes the group activates the others.
+ *
  * <p>A group is named either by {@code spec.schedulingGroup.podGroupName} (a {@code
  * scheduling.k8s.io/v1alpha2} PodGroup holds the policy) or, where the cluster lacks that API, by
  * the annotations {@code pod-group.scheduling.hami.io/name} and {@code
@@ -77,6 +83,9 @@ public final class GangSchedulingPlugin
   static final String WAITING_FOR_MIN_COUNT =
       "waiting for minCount pods from a gang to appear in scheduling queue";
   static final String WAITING_AT_PERMIT = "waiting for minCount pods from a gang to be scheduled";
+  static final String HELD_AFTER_PERMIT =
+      "gang %s waits for minCount pods that can be scheduled: its last Permit wait ended"
+          + " without them";
 
   /** Where a gang member's cycle got to, for Unreserve to tell whose failure it was. */
   enum Stage {
@@ -185,6 +194,9 @@ public final class GangSchedulingPlugin
     if (!(p instanceof GroupPolicy.Gang g)) {
       return PreFilterResult.allNodes();
     }
+    if (gangs.held(m.key(), pod.getMetadata().getUid(), g.minCount())) {
+      return PreFilterResult.of(Status.unresolvable(String.format(HELD_AFTER_PERMIT, m.key())));
+    }
     String blocker = gangs.blocker(m.key(), pod.getMetadata().getUid());
     if (blocker != null) {
       return PreFilterResult.of(
@@ -232,7 +244,7 @@ public final class GangSchedulingPlugin
       return;
     }
     Stage stage = gs.stage;
-    Release r = gangs.unreserve(gs.key, pod, stage == Stage.RESERVED);
+    Release r = gangs.unreserve(gs.key, pod, stage == Stage.RESERVED, stage == Stage.WAITING);
     if (stage != Stage.ALLOWED) {
       release(r, "pod " + podKey(pod) + " of the gang lost its place");
     }
@@ -317,10 +329,11 @@ public final class GangSchedulingPlugin
       return;
     }
     Gangs.Tracked t = gangs.track(m.key(), pod);
-    if (!t.added() || t.pending().isEmpty()) {
+    if (t.pending().isEmpty() || !(policy(m, pod) instanceof GroupPolicy.Gang g)) {
       return;
     }
-    if (policy(m, pod) instanceof GroupPolicy.Gang g && t.members() == g.minCount()) {
+    if ((t.added() && t.members() == g.minCount())
+        || (ungated(oldPod, pod) && gangs.heldAndComplete(m.key(), g.minCount()))) {
       handle.activate(t.pending());
     }
   }
@@ -352,9 +365,12 @@ public final class GangSchedulingPlugin
   }
 
   private static boolean gated(Pod p) {
-    return p.getSpec() != null
-        && p.getSpec().getSchedulingGates() != null
-        && !p.getSpec().getSchedulingGates().isEmpty();
+    return Gangs.gated(p);
+  }
+
+  /** A new member without gates, or a member whose last gate went. */
+  private static boolean ungated(@Nullable Pod oldPod, Pod pod) {
+    return !gated(pod) && (oldPod == null || gated(oldPod));
   }
 
   /** The pod's PodGroup appeared, or its spec changed (a new generation; not its status). */

@@ -27,8 +27,28 @@ final class Gangs {
     final Set<String> reserved = new HashSet<>();
     final Map<String, String> blocked = new LinkedHashMap<>();
 
+    /**
+     * A member's Permit wait ended without the quorum (it timed out or the group was released): the
+     * group stays back as a unit until enough members can be scheduled to make it whole.
+     */
+    boolean held;
+
     boolean isEmpty() {
       return members.isEmpty() && reserved.isEmpty() && blocked.isEmpty();
+    }
+
+    /** Members that may be scheduled now (not gated), counting {@code uid} if it is being. */
+    int schedulable(@Nullable String uid) {
+      int n = 0;
+      boolean counted = false;
+      for (Map.Entry<String, Pod> e : members.entrySet()) {
+        boolean self = e.getKey().equals(uid);
+        counted |= self;
+        if (self || !gated(e.getValue())) {
+          n++;
+        }
+      }
+      return uid != null && !counted ? n + 1 : n;
     }
 
     List<String> reservedExcept(String uid) {
@@ -102,6 +122,32 @@ final class Gangs {
     }
   }
 
+  /**
+   * Whether group {@code key} is held back after a Permit wait ended without its quorum. A group
+   * whose schedulable members (counting {@code uid}, the one being scheduled) reach {@code
+   * minCount} is released from the hold and this returns false.
+   */
+  synchronized boolean held(String key, String uid, int minCount) {
+    Group g = groups.get(key);
+    if (g == null || !g.held) {
+      return false;
+    }
+    if (g.schedulable(uid) >= minCount) {
+      g.held = false;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether group {@code key} is held back and now has {@code minCount} schedulable members: its
+   * parked members should be retried.
+   */
+  synchronized boolean heldAndComplete(String key, int minCount) {
+    Group g = groups.get(key);
+    return g != null && g.held && g.schedulable(null) >= minCount;
+  }
+
   @GuardedBy("this")
   private void removeLocked(String key, Group g, String uid) {
     g.members.remove(uid);
@@ -142,15 +188,19 @@ final class Gangs {
   }
 
   /**
-   * The member lost its place; with {@code block}, it also blocks the group. Returns the other
-   * reserved members, to release.
+   * The member lost its place; with {@code block}, it also blocks the group; with {@code waited}
+   * (its Permit wait ended without the quorum), the group is held back. Returns the other reserved
+   * members, to release.
    */
-  synchronized Release unreserve(String key, Pod pod, boolean block) {
+  synchronized Release unreserve(String key, Pod pod, boolean block, boolean waited) {
     String uid = pod.getMetadata().getUid();
     Group g = group(key);
     g.reserved.remove(uid);
     if (block) {
       g.blocked.put(uid, GangSchedulingPlugin.podKey(pod));
+    }
+    if (waited) {
+      g.held = true;
     }
     Release r = new Release(key, g.reservedExcept(uid));
     dropIfEmpty(key, g);
@@ -168,6 +218,12 @@ final class Gangs {
       return new Quorum(true, g.reservedExcept(uid), List.of());
     }
     return new Quorum(false, List.of(), pendingLocked(g, uid));
+  }
+
+  static boolean gated(Pod p) {
+    return p.getSpec() != null
+        && p.getSpec().getSchedulingGates() != null
+        && !p.getSpec().getSchedulingGates().isEmpty();
   }
 
   private static List<Pod> pendingLocked(Group g, String except) {

@@ -434,6 +434,57 @@ class GangSchedulingPluginTest {
   }
 
   @Test
+  void timeout_withAGatedMember_holdsTheGangBackAsAUnit_untilTheGateGoes() {
+    Pod a = member("a", "g");
+    Pod b = member("b", "g");
+    Pod gated = MakePod.named("c").podGroup("g").schedulingGates("hold").obj();
+    Fixture f = new Fixture(PodGroup.gang("default", "g", 3)).add(a, b, gated);
+    f.place(a);
+    f.place(b);
+    f.unreserve(a);
+    f.unreserve(b);
+
+    // Two of three members can be scheduled: neither takes a place again, so what they held at
+    // Permit stays free for other pods.
+    for (Pod p : List.of(a, b)) {
+      Status again = f.preFilter(p);
+      assertThat(again.code()).isEqualTo(Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
+      assertThat(again.message())
+          .isEqualTo(
+              "gang default/g waits for minCount pods that can be scheduled: its last Permit"
+                  + " wait ended without them");
+    }
+
+    // The gate goes: the gang is complete, the parked members are retried and may wait again.
+    int before = f.handle.activated().size();
+    Pod open = MakePod.named("c").podGroup("g").obj();
+    f.handle.firePodUpdate(gated, open);
+    assertThat(f.handle.activated().subList(before, f.handle.activated().size()))
+        .extracting(GangSchedulingPluginTest::name)
+        .containsExactlyInAnyOrder("a", "b");
+    assertThat(f.place(a).status().code()).isEqualTo(Code.WAIT);
+    assertThat(f.place(b).status().code()).isEqualTo(Code.WAIT);
+    assertThat(f.place(open).status().isSuccess()).isTrue();
+  }
+
+  @Test
+  void heldGang_theUngatedMemberBeingScheduled_countsItselfBeforeItsUpdateIsSeen() {
+    Pod a = member("a", "g");
+    Pod b = member("b", "g");
+    Pod gated = MakePod.named("c").podGroup("g").schedulingGates("hold").obj();
+    Fixture f = new Fixture(PodGroup.gang("default", "g", 3)).add(a, b, gated);
+    f.place(a);
+    f.place(b);
+    f.unreserve(a);
+    f.unreserve(b);
+
+    // The queue pops c, ungated, before the plugin's listener sees the update.
+    Pod open = MakePod.named("c").podGroup("g").obj();
+    assertThat(f.preFilter(open).isSuccess()).isTrue();
+    assertThat(f.preFilter(a).isSuccess()).isTrue();
+  }
+
+  @Test
   void memberThatFitsNowhere_releasesTheWaitingMembers_andBlocksTheGroupUntilItFits() {
     Pod a = member("a", "g");
     Pod b = member("b", "g");
