@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,6 +84,9 @@ public final class Scheduler {
   private long cycles;
   private Instant lastLeftoverFlush;
   private volatile boolean running;
+  // Written by the loop thread on every turn, read by the health check.
+  private volatile Instant heartbeat;
+  private final List<Consumer<Throwable>> fatalListeners = new CopyOnWriteArrayList<>();
 
   Scheduler(SchedulerBuilder b) {
     this.config = b.config;
@@ -111,6 +115,7 @@ public final class Scheduler {
     this.eventRecorder = b.eventRecorder;
     this.observer = b.observer;
     this.lastLeftoverFlush = clock.instant();
+    this.heartbeat = lastLeftoverFlush;
     buildProfiles(b.plugins);
     SchedulingQueue q = newQueue();
     this.queue = q;
@@ -439,11 +444,47 @@ public final class Scheduler {
     return running;
   }
 
-  /** Runs the loop on the calling thread until interrupted or the queue is closed. */
+  /**
+   * When the loop last turned: it turns at least once a second while it waits for pods or for room
+   * in binding, so a stale heartbeat means a cycle is stuck.
+   */
+  Instant heartbeat() {
+    return heartbeat;
+  }
+
+  /**
+   * Calls {@code listener} with an {@link Error} raised on the scheduling thread or a binding
+   * thread: the scheduler cannot be trusted after it, and its owner must stop it.
+   */
+  void onFatal(Consumer<Throwable> listener) {
+    fatalListeners.add(listener);
+  }
+
+  /** Reports an {@link Error} that ended the loop or a binding. */
+  void fatal(Throwable t) {
+    log.error("fatal error in the scheduler", t);
+    for (Consumer<Throwable> l : fatalListeners) {
+      try {
+        l.accept(t);
+      } catch (RuntimeException e) {
+        log.error("fatal error listener failed", e);
+      }
+    }
+  }
+
+  /**
+   * Runs the loop on the calling thread until interrupted or the queue is closed. A {@link
+   * RuntimeException} fails only the pod's attempt; an {@link Error} is reported to the {@link
+   * #onFatal} listeners and ends the loop.
+   */
   public void run() {
     running = true;
+    heartbeat = clock.instant();
     try {
       runLoop();
+    } catch (Error e) {
+      fatal(e);
+      throw e;
     } finally {
       running = false;
     }
@@ -452,9 +493,10 @@ public final class Scheduler {
   private void runLoop() {
     SchedulingQueue q = queue();
     while (!Thread.currentThread().isInterrupted()) {
+      heartbeat = clock.instant();
       QueuedPodInfo info;
       try {
-        bindingCycle.awaitRoom();
+        bindingCycle.awaitRoom(() -> heartbeat = clock.instant());
         info = q.pop(Duration.ofSeconds(1));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
