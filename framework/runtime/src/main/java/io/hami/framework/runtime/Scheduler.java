@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.AttemptObserver;
@@ -204,11 +205,39 @@ public final class Scheduler {
           }
         });
     h.addListener(nominatorFeed());
+    h.addListener(waitingPodsFeed());
     for (ClusterStateListener l : pendingListeners) {
       h.addListener(l);
     }
     pendingListeners.clear();
     return h;
+  }
+
+  /**
+   * Rejects pods waiting at Permit that can no longer bind, as kube-scheduler does on delete: a
+   * deleted pod, and every pod waiting for a node that was deleted. Their binding cycles then
+   * unreserve (which also takes them off the node lock's waiters) instead of binding later.
+   */
+  private ClusterStateListener waitingPodsFeed() {
+    return new ClusterStateListener() {
+      @Override
+      public void onPodDelete(Pod pod) {
+        WaitingPodImpl w = waitingPods.get(pod.getMetadata().getUid());
+        if (w != null) {
+          w.reject("removed");
+        }
+      }
+
+      @Override
+      public void onNodeDelete(Node node) {
+        String name = node.getMetadata().getName();
+        for (WaitingPodImpl w : waitingPods.values()) {
+          if (w.nodeName().equals(name)) {
+            w.reject("node " + name + " was deleted");
+          }
+        }
+      }
+    };
   }
 
   /**
