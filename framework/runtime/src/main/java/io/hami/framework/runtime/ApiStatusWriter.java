@@ -24,12 +24,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes {@code PodScheduled=False} through a JSON merge patch of the pod's status subresource. The
- * patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned ones yet),
- * so it needs no read. The annotations the attempt observers ask for ride in the same patch: the
- * pods/status strategy keeps metadata changes other than ownerReferences and deletionTimestamp, so
- * they cost no request of their own. Runs on its own executor; when the executor's queue is full
- * the write is dropped and retried on the pod's next failure.
+ * Writes {@code PodScheduled=False} through a strategic merge patch of the pod's status
+ * subresource, as kube-scheduler does: {@code status.conditions} merges by {@code type}, so the
+ * patch names only {@code PodScheduled} and leaves every other condition as the API server has it
+ * (a condition another writer set after our copy of the pod was read survives), and it needs no
+ * read. The transition time changes only when the condition's status does. The annotations the
+ * attempt observers ask for ride in the same patch: the pods/status strategy keeps metadata changes
+ * other than ownerReferences and deletionTimestamp, so they cost no request of their own. Runs on
+ * its own executor; when the executor's queue is full the write is dropped and retried on the pod's
+ * next failure.
  */
 public final class ApiStatusWriter implements StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
@@ -39,6 +42,12 @@ public final class ApiStatusWriter implements StatusWriter {
   private final InstantSource clock;
   private final ApiRateLimiter limiter;
   private final ApiRequestObserver observer;
+
+  /**
+   * Whether the API server takes strategic merge patches (every real one does for pods; fabric8's
+   * CRUD mock does not, and answers 415).
+   */
+  private volatile boolean strategicMerge = true;
 
   /** Told of a pod the API no longer has (a write answered 404), so it is not tried again. */
   private volatile Consumer<Pod> onGone = p -> {};
@@ -75,9 +84,10 @@ public final class ApiStatusWriter implements StatusWriter {
   @Override
   public void nominatedNodeName(Pod pod, String nodeName) {
     Map<String, Object> status = new HashMap<>();
-    // A merge patch removes a field set to null.
+    // A strategic merge patch, as a merge patch, removes a field set to null.
     status.put("nominatedNodeName", nodeName.isEmpty() ? null : nodeName);
-    submit(pod, Serialization.asJson(Map.of("status", status)));
+    String patch = Serialization.asJson(Map.of("status", status));
+    submit(pod, patch, patch);
   }
 
   @Override
@@ -87,15 +97,14 @@ public final class ApiStatusWriter implements StatusWriter {
       String message,
       Map<String, String> annotations,
       @Nullable String nominatedNodeName) {
-    List<Object> conditions = new ArrayList<>();
-    if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
-      for (PodCondition c : pod.getStatus().getConditions()) {
-        if (!"PodScheduled".equals(c.getType())) {
-          conditions.add(c);
-        }
-      }
+    String since = clock.instant().toString();
+    PodCondition current = podScheduled(pod);
+    if (current != null
+        && "False".equals(current.getStatus())
+        && current.getLastTransitionTime() != null) {
+      since = current.getLastTransitionTime();
     }
-    conditions.add(
+    Map<String, Object> condition =
         Map.of(
             "type",
             "PodScheduled",
@@ -106,7 +115,28 @@ public final class ApiStatusWriter implements StatusWriter {
             "message",
             message,
             "lastTransitionTime",
-            clock.instant().toString()));
+            since);
+    // Only this condition: the strategic merge keys the list by type.
+    String strategic = body(List.of(condition), annotations, nominatedNodeName);
+    // For an API server that refuses strategic merge patches: a merge patch replaces the list, so
+    // it carries the pod's other conditions as we saw them.
+    List<Object> all = new ArrayList<>();
+    if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
+      for (PodCondition c : pod.getStatus().getConditions()) {
+        if (!"PodScheduled".equals(c.getType())) {
+          all.add(c);
+        }
+      }
+    }
+    all.add(condition);
+    String merge = body(all, annotations, nominatedNodeName);
+    submit(pod, strategic, merge);
+  }
+
+  private static String body(
+      List<Object> conditions,
+      Map<String, String> annotations,
+      @Nullable String nominatedNodeName) {
     Map<String, Object> body = new LinkedHashMap<>();
     if (!annotations.isEmpty()) {
       body.put("metadata", Map.of("annotations", annotations));
@@ -114,13 +144,47 @@ public final class ApiStatusWriter implements StatusWriter {
     Map<String, Object> status = new HashMap<>();
     status.put("conditions", conditions);
     if (nominatedNodeName != null) {
+      // A strategic merge patch, as a merge patch, removes a field set to null.
       status.put("nominatedNodeName", nominatedNodeName.isEmpty() ? null : nominatedNodeName);
     }
     body.put("status", status);
-    submit(pod, Serialization.asJson(body));
+    return Serialization.asJson(body);
   }
 
-  private void submit(Pod pod, String patch) {
+  private void patch(Pod pod, String strategic, String merge) {
+    var status = client.pods().resource(PatchTargets.pod(pod)).subresource("status");
+    if (strategicMerge) {
+      try {
+        status.patch(PatchContext.of(PatchType.STRATEGIC_MERGE), strategic);
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 415) {
+          throw e;
+        }
+        log.warn("the API server refuses strategic merge patches; writing merge patches instead");
+        strategicMerge = false;
+      }
+    }
+    status.patch(PatchContext.of(PatchType.JSON_MERGE), merge);
+  }
+
+  private static @Nullable PodCondition podScheduled(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return null;
+    }
+    for (PodCondition c : pod.getStatus().getConditions()) {
+      if ("PodScheduled".equals(c.getType())) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * @param merge the same change as a JSON merge patch, for an API server that refuses strategic
+   *     merge patches
+   */
+  private void submit(Pod pod, String strategic, String merge) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     try {
@@ -128,11 +192,7 @@ public final class ApiStatusWriter implements StatusWriter {
           () -> {
             try {
               limiter.acquire();
-              client
-                  .pods()
-                  .resource(PatchTargets.pod(pod))
-                  .subresource("status")
-                  .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+              patch(pod, strategic, merge);
               observer.request("patch", "pods/status", "ok");
             } catch (KubernetesClientException e) {
               observer.request("patch", "pods/status", String.valueOf(e.getCode()));
