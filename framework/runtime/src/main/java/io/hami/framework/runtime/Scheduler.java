@@ -155,6 +155,7 @@ public final class Scheduler {
     }
     checkOneQueueSort(errors);
     if (!errors.isEmpty()) {
+      close();
       throw new ConfigException("scheduler configuration", errors.messages());
     }
   }
@@ -426,6 +427,18 @@ public final class Scheduler {
 
   public Map<String, FrameworkRuntime> profiles() {
     return Map.copyOf(profiles);
+  }
+
+  /**
+   * Closes every profile's {@link AutoCloseable} plugins, the last profile first and each in
+   * reverse order of creation. Call it once the loop and the binding executor stopped; safe to call
+   * twice.
+   */
+  public void close() {
+    List<FrameworkRuntime> all = new ArrayList<>(profiles.values());
+    for (int i = all.size() - 1; i >= 0; i--) {
+      all.get(i).close();
+    }
   }
 
   // ---- periodic work

@@ -524,9 +524,14 @@ public final class SchedulerService implements AutoCloseable {
     eventPool.shutdown();
     try {
       bindingPool.awaitTermination(5, TimeUnit.SECONDS);
+      Thread t = loop;
+      if (t != null) {
+        t.join(5_000);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    scheduler.close();
     if (http != null) {
       http.close();
     }
