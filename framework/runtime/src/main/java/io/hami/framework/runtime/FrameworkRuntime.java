@@ -83,6 +83,10 @@ public final class FrameworkRuntime {
   private final PostBindPlugin[] postBind;
   private final Map<String, List<ClusterEventWithHint>> registrations;
   private final Map<String, Plugin> plugins;
+
+  /** The plugins in order of creation, for {@link #close}. */
+  private final List<Plugin> created;
+
   private final AtomicBoolean closed = new AtomicBoolean();
   private final SchedulerMetrics metrics;
   private final FilterVerdicts verdicts;
@@ -144,6 +148,7 @@ public final class FrameworkRuntime {
     }
     this.registrations = Map.copyOf(regs);
     this.plugins = Map.copyOf(plugins);
+    this.created = List.copyOf(plugins.values());
     this.metrics = metrics;
   }
 
@@ -194,7 +199,7 @@ public final class FrameworkRuntime {
     return registrations;
   }
 
-  /** The plugins of this profile by name, in order of creation. */
+  /** The plugins of this profile by name. */
   public Map<String, Plugin> plugins() {
     return plugins;
   }
@@ -205,7 +210,7 @@ public final class FrameworkRuntime {
    */
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      PluginCloser.closeAll(profileName, plugins.values());
+      PluginCloser.closeAll(profileName, created);
     }
   }
 
