@@ -1,7 +1,6 @@
 package io.hami.nodeagent;
 
 import com.google.common.base.Suppliers;
-import com.google.common.util.concurrent.MoreExecutors;
 import com.google.common.util.concurrent.Service;
 import com.google.common.util.concurrent.ServiceManager;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
@@ -50,6 +49,7 @@ public final class NodeAgent {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
 
   private final ServiceManager services;
+  private final Supervisor supervisor;
   private final ScheduledExecutorService executor;
   private final GpuInventory inventory;
   private final DevicePluginServer pluginServer;
@@ -66,6 +66,7 @@ public final class NodeAgent {
       @Nullable MetricsServer metricsServer,
       Nvml nvml) {
     this.services = services;
+    this.supervisor = new Supervisor(services);
     this.executor = executor;
     this.inventory = inventory;
     this.pluginServer = pluginServer;
@@ -156,14 +157,6 @@ public final class NodeAgent {
       list.add(metrics);
     }
     ServiceManager manager = new ServiceManager(list);
-    manager.addListener(
-        new ServiceManager.Listener() {
-          @Override
-          public void failure(Service service) {
-            log.error("service failed: {}", service, service.failureCause());
-          }
-        },
-        MoreExecutors.directExecutor());
     return new NodeAgent(manager, executor, inventory, pluginServer, registrar, metrics, nvml);
   }
 
@@ -173,8 +166,9 @@ public final class NodeAgent {
 
   /** Stops every service, then the executor and NVML; safe to call twice. */
   public void stop(Duration timeout) {
+    supervisor.stop();
     try {
-      services.stopAsync().awaitStopped(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      services.awaitStopped(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       log.warn("services did not stop within {}: {}", timeout, services.servicesByState());
     }
@@ -182,9 +176,19 @@ public final class NodeAgent {
     nvml.close();
   }
 
-  /** Blocks until every service stopped (after {@link #stop} or a failure). */
-  public void awaitStopped() {
-    services.awaitStopped();
+  /**
+   * Blocks until {@link #stop} is called or a service fails, then waits up to {@code grace} for
+   * every service to stop. Returns 0 after a stop, 1 after a failure: any failed service (the
+   * device plugin server, the health monitor, the registrar...) ends the agent, so that the
+   * DaemonSet restarts it whole instead of leaving it half alive.
+   */
+  public int awaitTermination(Duration grace) throws InterruptedException {
+    return supervisor.awaitTermination(grace);
+  }
+
+  /** Whether every service runs and none failed. */
+  public boolean isReady() {
+    return supervisor.isReady();
   }
 
   public GpuInventory inventory() {

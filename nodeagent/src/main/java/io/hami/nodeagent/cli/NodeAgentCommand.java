@@ -360,8 +360,14 @@ public final class NodeAgentCommand implements Callable<Integer> {
         agent.stop(Duration.ofSeconds(20));
         return EXIT_RUNTIME;
       }
-      agent.awaitStopped();
-      return 0;
+      try {
+        int code = agent.awaitTermination(Duration.ofSeconds(20));
+        agent.stop(Duration.ofSeconds(1));
+        return code == 0 ? 0 : EXIT_RUNTIME;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return EXIT_RUNTIME;
+      }
     }
   }
 

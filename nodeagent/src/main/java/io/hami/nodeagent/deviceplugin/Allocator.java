@@ -1,5 +1,6 @@
 package io.hami.nodeagent.deviceplugin;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
@@ -30,15 +31,18 @@ import io.hami.nodeagent.deviceplugin.v1beta1.ContainerPreferredAllocationRespon
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.hami.nodeagent.deviceplugin.v1beta1.PreferredAllocationResponse;
 import io.hami.nodeagent.nvml.MigInstance;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -53,11 +57,21 @@ import org.slf4j.LoggerFactory;
 public final class Allocator {
   private static final Logger log = LoggerFactory.getLogger(Allocator.class);
 
+  /** How many times a conflicting lock release is tried. */
+  static final int RELEASE_ATTEMPTS = 5;
+
+  /** How long a lock release may retry in all. */
+  static final Duration RELEASE_BUDGET = Duration.ofSeconds(10);
+
   private final KubernetesClient client;
   private final NodeAgentConfig config;
   private final Supplier<String> cacheNames;
   private final Supplier<List<Pod>> podsOnNode;
   private final @Nullable MigInstances mig;
+
+  /** The pods (by UID) whose Allocate runs now. */
+  @GuardedBy("this")
+  private final Set<String> allocating = new HashSet<>();
 
   /**
    * @param cacheNames names the shared-region cache file of each container (random UUIDs in
@@ -88,10 +102,20 @@ public final class Allocator {
     this.mig = mig;
   }
 
-  public synchronized AllocateResponse allocate(AllocateRequest request)
-      throws AllocationException {
+  /**
+   * Serves kubelet's Allocate for the pod the scheduler is binding here. No lock is held across the
+   * API calls: a pod is claimed for the duration of its Allocate, and a concurrent Allocate that
+   * finds the same pod is refused without touching the pod.
+   */
+  public AllocateResponse allocate(AllocateRequest request) throws AllocationException {
     Pod pod = findPendingPod();
     String who = name(pod);
+    String uid = pod.getMetadata().getUid() == null ? who : pod.getMetadata().getUid();
+    synchronized (this) {
+      if (!allocating.add(uid)) {
+        throw new AllocationException("pod " + who + " is already being allocated");
+      }
+    }
     try {
       AllocateResponse response = allocateFor(pod, request);
       log.info("allocated pod={} containers={}", who, request.getContainerRequestsCount());
@@ -100,6 +124,10 @@ public final class Allocator {
       log.warn("allocation failed pod={} cause={}", who, e.getMessage());
       markFailed(pod);
       throw new AllocationException("allocate for pod " + who + " failed: " + e.getMessage(), e);
+    } finally {
+      synchronized (this) {
+        allocating.remove(uid);
+      }
     }
   }
 
@@ -426,9 +454,12 @@ public final class Allocator {
 
   /**
    * Removes the node lock if this pod holds it (or it names no pod). The patch carries the
-   * resourceVersion, so a lock taken meanwhile is not removed; conflicts are retried.
+   * resourceVersion, so a lock taken meanwhile is not removed; conflicts are retried, up to {@link
+   * #RELEASE_ATTEMPTS} times within {@link #RELEASE_BUDGET}. An interrupt ends the retries at once
+   * (the last failure is thrown, the interrupt flag stays set).
    */
   void releaseLock(Pod pod) {
+    long deadline = System.nanoTime() + RELEASE_BUDGET.toNanos();
     long backoff = 100;
     for (int attempt = 1; ; attempt++) {
       Node node = client.nodes().withName(config.nodeName()).get();
@@ -450,10 +481,12 @@ public final class Allocator {
             .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         return;
       } catch (KubernetesClientException e) {
-        if (attempt >= 5) {
+        long left = deadline - System.nanoTime();
+        if (attempt >= RELEASE_ATTEMPTS
+            || left <= TimeUnit.MILLISECONDS.toNanos(backoff)
+            || !sleep(backoff)) {
           throw e;
         }
-        sleep(backoff);
         backoff *= 2;
       }
     }
@@ -470,7 +503,7 @@ public final class Allocator {
    * Chooses kubelet devices so that each container gets replicas of the GPUs the scheduler picked
    * (spec §7.4). Falls back to kubelet's own order when no pod is pending.
    */
-  public synchronized PreferredAllocationResponse preferred(PreferredAllocationRequest request) {
+  public PreferredAllocationResponse preferred(PreferredAllocationRequest request) {
     List<List<ContainerDevice>> wanted = List.of();
     if (config.preferredAllocation()) {
       try {
@@ -532,11 +565,17 @@ public final class Allocator {
     return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 
-  private static void sleep(long millis) {
+  /** Sleeps; false when interrupted (the flag is set again), so that no retry runs hot. */
+  private static boolean sleep(long millis) {
+    if (Thread.currentThread().isInterrupted()) {
+      return false;
+    }
     try {
       Thread.sleep(millis);
+      return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return false;
     }
   }
 }

@@ -540,6 +540,15 @@ public final class NodeLockPlugin
         synchronized (NodeLockPlugin.this) {
           Slot s = slots.remove(node.getMetadata().getName());
           wake = s == null ? List.of() : new ArrayList<>(s.blocked.values());
+          if (s != null) {
+            // Pods yielded in PreBind wait for a node that is gone: they fail now.
+            for (Turn t : s.turns.values()) {
+              t.handed().completeExceptionally(new IllegalStateException("the node was deleted"));
+            }
+            for (Claim c : s.waiters) {
+              waitingSince.remove(c.uid());
+            }
+          }
         }
         activate(wake);
       }
@@ -631,6 +640,9 @@ public final class NodeLockPlugin
         Map.Entry<String, Slot> e = it.next();
         Slot s = e.getValue();
         s.blocked.remove(uid);
+        if (gone) {
+          forget(s, uid);
+        }
         if (s.owner != null && s.acquired && s.owner.uid().equals(uid)) {
           if (!gone && heldBy(s.observed, ns, name)) {
             if (s.ownerDoneAt == null) {
@@ -652,6 +664,26 @@ public final class NodeLockPlugin
       }
     }
     activate(wake);
+  }
+
+  /**
+   * Drops every claim of a deleted pod on the node: its place among the waiters, a yielded claim,
+   * its turn in PreBind (which then fails at once) and an owner's claim it never acted on, so that
+   * the node goes to the next live pod and no doomed binding runs for it.
+   */
+  @GuardedBy("this")
+  private void forget(Slot s, String uid) {
+    s.waiters.removeIf(c -> c.uid().equals(uid));
+    s.yielded.remove(uid);
+    waitingSince.remove(uid);
+    Turn t = s.turns.remove(uid);
+    if (t != null) {
+      t.handed().completeExceptionally(new IllegalStateException("the pod was deleted"));
+    }
+    if (s.owner != null && !s.acquired && s.owner.uid().equals(uid)) {
+      s.owner = null;
+      promote(s);
+    }
   }
 
   private double seconds(Instant since) {

@@ -111,6 +111,9 @@ public final class HandshakeMonitor {
 
   private volatile Map<List<String>, Long> counts = Map.of();
 
+  /** The executor {@link #started} made for this monitor; shut down by {@link #close}. */
+  private volatile @Nullable ScheduledExecutorService owned;
+
   /**
    * @param vendors the vendors to check; those without a handshake key are skipped
    * @param clock current time
@@ -153,8 +156,8 @@ public final class HandshakeMonitor {
    * handle's cluster events and running every {@code period} on a daemon thread while the handle's
    * scheduler leads.
    */
-  // The periodic task logs its own failures and runs for the process's life on a daemon thread:
-  // its future carries nothing to check.
+  // The periodic task logs its own failures and runs until close() shuts its executor down: its
+  // future carries nothing to check.
   @SuppressWarnings("FutureReturnValueIgnored")
   static HandshakeMonitor started(
       KubernetesClient client,
@@ -183,8 +186,17 @@ public final class HandshakeMonitor {
               t.setDaemon(true);
               return t;
             });
+    m.owned = ex;
     m.start(ex, handle::leading);
     return m;
+  }
+
+  /** Stops the rounds of a monitor made by {@link #started}; a round in progress is interrupted. */
+  void close() {
+    ScheduledExecutorService ex = owned;
+    if (ex != null) {
+      ex.shutdownNow();
+    }
   }
 
   /** A writer that patches through the API client. */

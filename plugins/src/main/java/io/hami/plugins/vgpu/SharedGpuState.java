@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * What the GPU plugins of one scheduler share: the device usage index of each profile, the metrics
  * of each registry served, and one node handshake per API client. Made once per scheduler (as
  * {@code GpuPlugins.registrations()} does) and handed to the plugin factories; nothing is static,
- * so schedulers built side by side in one JVM (tests, the simulator) never see each other's state.
+ * so schedulers built side by side in one JVM (tests, the simulator) never see each other's state,
+ * and the handshake's thread ends when the last plugin using it closes.
  *
  * <p>Thread-safe: profiles may be built concurrently.
  */
@@ -41,6 +42,10 @@ public final class SharedGpuState {
   @GuardedBy("this")
   private final IdentityHashMap<KubernetesClient, HandshakeMonitor> handshakes =
       new IdentityHashMap<>();
+
+  /** The plugins using each handshake; it stops when the last one closes. */
+  @GuardedBy("this")
+  private final IdentityHashMap<KubernetesClient, Integer> handshakeUsers = new IdentityHashMap<>();
 
   /**
    * The index of a profile, created on first use and fed by the profile's cluster events. Every
@@ -128,9 +133,29 @@ public final class SharedGpuState {
 
   /**
    * The handshake of {@code client}, started by {@code start} on first use (the profiles share it).
+   * Each call takes a reference that {@link #releaseHandshake} gives back; the last one stops it.
    */
   synchronized HandshakeMonitor handshake(
       KubernetesClient client, Supplier<HandshakeMonitor> start) {
-    return handshakes.computeIfAbsent(client, c -> start.get());
+    HandshakeMonitor m = handshakes.computeIfAbsent(client, c -> start.get());
+    handshakeUsers.merge(client, 1, Integer::sum);
+    return m;
+  }
+
+  /** Gives back a reference {@link #handshake} took; the last one stops the monitor. */
+  synchronized void releaseHandshake(KubernetesClient client) {
+    Integer users = handshakeUsers.get(client);
+    if (users == null) {
+      return;
+    }
+    if (users > 1) {
+      handshakeUsers.put(client, users - 1);
+      return;
+    }
+    handshakeUsers.remove(client);
+    HandshakeMonitor m = handshakes.remove(client);
+    if (m != null) {
+      m.close();
+    }
   }
 }

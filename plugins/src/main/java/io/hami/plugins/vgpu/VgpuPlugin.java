@@ -3,8 +3,11 @@ package io.hami.plugins.vgpu;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
@@ -63,7 +66,8 @@ public final class VgpuPlugin
         ExactScorePlugin,
         ReservePlugin,
         PreBindPlugin,
-        EnqueueExtensions {
+        EnqueueExtensions,
+        AutoCloseable {
 
   public static final String NAME = "vgpu";
 
@@ -94,6 +98,10 @@ public final class VgpuPlugin
   private final VgpuRequeue requeue;
   private final LongAdder[] fitFailures;
 
+  /** What {@link #create} started for this plugin, stopped by {@link #close}. */
+  @GuardedBy("owned")
+  private final List<AutoCloseable> owned = new ArrayList<>();
+
   /**
    * @param quotas namespace GPU quotas (protocol §6.8), or null for none
    */
@@ -123,16 +131,20 @@ public final class VgpuPlugin
 
   /**
    * Factory for the registry. With an API client, quotas come from a ResourceQuota informer and the
-   * node handshake runs in the background (one per client, shared by the profiles).
+   * node handshake runs in the background (one per client, shared by the profiles); both stop when
+   * the plugin is {@linkplain #close closed}.
    */
   public static VgpuPlugin create(VgpuArgs args, FrameworkHandle handle, SharedGpuState shared) {
     NamespaceQuotas quotas = null;
     KubernetesClient client = handle.client().orElse(null);
     DeviceUsageIndex index = shared.index(handle, args.vendors());
     GpuMetrics metrics = shared.metrics(handle);
+    List<AutoCloseable> owned = new ArrayList<>();
     if (client != null) {
       quotas = NamespaceQuotas.of(args.vendors());
-      client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
+      SharedIndexInformer<ResourceQuota> informer =
+          client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
+      owned.add(informer::stop);
       if (args.handshakePeriodSeconds() > 0) {
         Duration period = Duration.ofSeconds(args.handshakePeriodSeconds());
         shared
@@ -140,9 +152,13 @@ public final class VgpuPlugin
                 client,
                 () -> HandshakeMonitor.started(client, handle, index.vendors(), period, metrics))
             .addIndex(index);
+        owned.add(() -> shared.releaseHandshake(client));
       }
     }
     VgpuPlugin plugin = new VgpuPlugin(args, handle, index, metrics, quotas);
+    synchronized (plugin.owned) {
+      plugin.owned.addAll(owned);
+    }
     // The profile that records placements for hami explain records its failures too, with the
     // devices of each node that refused the pod.
     handle.addAttemptObserver(new ScheduleExplainWriter(plugin::deviceReasons));
@@ -203,6 +219,23 @@ public final class VgpuPlugin
       return " (cards of up to " + total + " cores, at most " + free + " free)";
     }
     return "";
+  }
+
+  /** Stops the ResourceQuota informer and gives back the handshake, last made first. */
+  @Override
+  public void close() {
+    List<AutoCloseable> all;
+    synchronized (owned) {
+      all = new ArrayList<>(owned);
+      owned.clear();
+    }
+    for (int i = all.size() - 1; i >= 0; i--) {
+      try {
+        all.get(i).close();
+      } catch (Exception e) {
+        log.warn("closing a vgpu resource failed", e);
+      }
+    }
   }
 
   /** Registry entry. */

@@ -424,6 +424,45 @@ final class NodeLockIT {
   }
 
   @Test
+  void waiterDeletedAtPermit_isDroppedAndTheNextWaiterGetsTheNode() {
+    Pod a = pod("a");
+    assertThat(bind(plugin, gpuState(), a).isSuccess()).isTrue();
+    Node locked = client.nodes().withName("n1").get();
+    handle.fireNodeUpdate(locked, locked);
+    Pod b = pod("b");
+    Pod c = pod("c");
+    CycleState sb = gpuState();
+    CycleState sc = gpuState();
+    plugin.reserve(sb, b, "n1");
+    assertThat(plugin.permit(sb, b, "n1").status().code()).isEqualTo(Code.WAIT);
+    plugin.reserve(sc, c, "n1");
+    assertThat(plugin.permit(sc, c, "n1").status().code()).isEqualTo(Code.WAIT);
+    RecordingWaitingPod waitingB = new RecordingWaitingPod(b);
+    RecordingWaitingPod waitingC = new RecordingWaitingPod(c);
+    handle.putWaitingPod("uid-b", waitingB);
+    handle.putWaitingPod("uid-c", waitingC);
+
+    // b is deleted while it waits (its unreserve has not run yet).
+    handle.firePodDelete(b);
+    Node released =
+        client
+            .nodes()
+            .withName("n1")
+            .edit(
+                n -> {
+                  n.getMetadata().getAnnotations().remove(Annotations.MUTEX_LOCK);
+                  return n;
+                });
+    handle.fireNodeUpdate(locked, released);
+
+    assertThat(waitingB.allowedBy).isEmpty();
+    assertThat(waitingC.allowedBy).containsExactly(NodeLockPlugin.NAME);
+    plugin.unreserve(sb, b, "n1"); // b's binding cycle ends: c keeps the node
+    assertThat(plugin.preBind(sc, c, "n1").isSuccess()).isTrue();
+    assertThat(lockValue()).endsWith(",default,c");
+  }
+
+  @Test
   void twoSchedulers_neverBothHoldTheLock() throws Exception {
     FakeHandle otherHandle = newHandle();
     NodeLockPlugin other =

@@ -417,8 +417,10 @@ public final class InMemoryCluster implements AutoCloseable {
     return scheduler;
   }
 
+  /** Closes the scheduler's plugins, then the parallelizer this cluster made. */
   @Override
   public void close() {
+    scheduler.close();
     if (ownedParallelizer != null) {
       ownedParallelizer.close();
     }

@@ -25,13 +25,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes {@code PodScheduled=False} through a JSON merge patch of the pod's status subresource. The
- * patch carries the pod's other conditions unchanged (a pending pod has no kubelet-owned ones yet),
- * so it needs no read. The annotations the attempt observers ask for ride in the same patch: the
- * pods/status strategy keeps metadata changes other than ownerReferences and deletionTimestamp, so
- * they cost no request of their own. Runs on its own executor, one waiting write per pod (a newer
- * patch merges into the waiting one); when the executor's queue is full the write is dropped and
- * retried on the pod's next failure.
+ * Writes {@code PodScheduled=False} through a strategic merge patch of the pod's status
+ * subresource, as kube-scheduler does: {@code status.conditions} merges by {@code type}, so the
+ * patch names only {@code PodScheduled} and leaves every other condition as the API server has it
+ * (a condition another writer set after our copy of the pod was read survives), and it needs no
+ * read. The transition time changes only when the condition's status does. The annotations the
+ * attempt observers ask for ride in the same patch: the pods/status strategy keeps metadata changes
+ * other than ownerReferences and deletionTimestamp, so they cost no request of their own. Runs on
+ * its own executor, one waiting write per pod (a newer patch merges into the waiting one); when the
+ * executor's queue is full the write is dropped and retried on the pod's next failure.
  */
 public final class ApiStatusWriter implements StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
@@ -41,6 +43,12 @@ public final class ApiStatusWriter implements StatusWriter {
   private final InstantSource clock;
   private final ApiRateLimiter limiter;
   private final ApiRequestObserver observer;
+
+  /**
+   * Whether the API server takes strategic merge patches (every real one does for pods; fabric8's
+   * CRUD mock does not, and answers 415).
+   */
+  private volatile boolean strategicMerge = true;
 
   /** Patches not yet sent, by pod uid; at most one per pod. */
   @GuardedBy("waiting")
@@ -81,9 +89,10 @@ public final class ApiStatusWriter implements StatusWriter {
   @Override
   public void nominatedNodeName(Pod pod, String nodeName) {
     Map<String, Object> status = new HashMap<>();
-    // A merge patch removes a field set to null.
+    // A strategic merge patch, as a merge patch, removes a field set to null.
     status.put("nominatedNodeName", nodeName.isEmpty() ? null : nodeName);
-    submit(pod, Map.of("status", status));
+    Map<String, Object> patch = Map.of("status", status);
+    submit(pod, patch, patch);
   }
 
   @Override
@@ -93,15 +102,14 @@ public final class ApiStatusWriter implements StatusWriter {
       String message,
       Map<String, String> annotations,
       @Nullable String nominatedNodeName) {
-    List<Object> conditions = new ArrayList<>();
-    if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
-      for (PodCondition c : pod.getStatus().getConditions()) {
-        if (!"PodScheduled".equals(c.getType())) {
-          conditions.add(c);
-        }
-      }
+    String since = clock.instant().toString();
+    PodCondition current = podScheduled(pod);
+    if (current != null
+        && "False".equals(current.getStatus())
+        && current.getLastTransitionTime() != null) {
+      since = current.getLastTransitionTime();
     }
-    conditions.add(
+    Map<String, Object> condition =
         Map.of(
             "type",
             "PodScheduled",
@@ -112,7 +120,28 @@ public final class ApiStatusWriter implements StatusWriter {
             "message",
             message,
             "lastTransitionTime",
-            clock.instant().toString()));
+            since);
+    // Only this condition: the strategic merge keys the list by type.
+    Map<String, Object> strategic = body(List.of(condition), annotations, nominatedNodeName);
+    // For an API server that refuses strategic merge patches: a merge patch replaces the list, so
+    // it carries the pod's other conditions as we saw them.
+    List<Object> all = new ArrayList<>();
+    if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
+      for (PodCondition c : pod.getStatus().getConditions()) {
+        if (!"PodScheduled".equals(c.getType())) {
+          all.add(c);
+        }
+      }
+    }
+    all.add(condition);
+    Map<String, Object> merge = body(all, annotations, nominatedNodeName);
+    submit(pod, strategic, merge);
+  }
+
+  private static Map<String, Object> body(
+      List<Object> conditions,
+      Map<String, String> annotations,
+      @Nullable String nominatedNodeName) {
     Map<String, Object> body = new LinkedHashMap<>();
     if (!annotations.isEmpty()) {
       body.put("metadata", Map.of("annotations", annotations));
@@ -120,29 +149,64 @@ public final class ApiStatusWriter implements StatusWriter {
     Map<String, Object> status = new HashMap<>();
     status.put("conditions", conditions);
     if (nominatedNodeName != null) {
+      // A strategic merge patch, as a merge patch, removes a field set to null.
       status.put("nominatedNodeName", nominatedNodeName.isEmpty() ? null : nominatedNodeName);
     }
     body.put("status", status);
-    submit(pod, body);
+    return body;
+  }
+
+  private void patch(Pod pod, String strategic, String merge) {
+    var status = client.pods().resource(PatchTargets.pod(pod)).subresource("status");
+    if (strategicMerge) {
+      try {
+        status.patch(PatchContext.of(PatchType.STRATEGIC_MERGE), strategic);
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 415) {
+          throw e;
+        }
+        log.warn("the API server refuses strategic merge patches; writing merge patches instead");
+        strategicMerge = false;
+      }
+    }
+    status.patch(PatchContext.of(PatchType.JSON_MERGE), merge);
+  }
+
+  private static @Nullable PodCondition podScheduled(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return null;
+    }
+    for (PodCondition c : pod.getStatus().getConditions()) {
+      if ("PodScheduled".equals(c.getType())) {
+        return c;
+      }
+    }
+    return null;
   }
 
   /**
-   * Queues a merge patch of the pod's status. A patch for a pod that already has one waiting is
-   * merged into it (JSON merge patches compose: the later one wins field by field), so the queue
-   * holds at most one write per pod: when pods fail faster than the API takes writes (pods retried
-   * at every event under churn), the writes of other pods are delayed by one write per pod, not by
-   * every failure since.
+   * Queues a patch of the pod's status. A patch for a pod that already has one waiting is merged
+   * into it (both patch kinds compose field by field, the later one winning, and the condition
+   * lists hold PodScheduled alone or the whole list as last seen), so the queue holds at most one
+   * write per pod: when pods fail faster than the API takes writes (pods retried at every event
+   * under churn), the writes of other pods are delayed by one write per pod, not by every failure
+   * since.
+   *
+   * @param merge the same change as a JSON merge patch, for an API server that refuses strategic
+   *     merge patches
    */
-  private void submit(Pod pod, Map<String, Object> patch) {
+  private void submit(Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
     String uid = pod.getMetadata().getUid();
     synchronized (waiting) {
       Waiting w = waiting.get(uid);
       if (w != null) {
         w.pod = pod;
-        w.patch = merge(w.patch, patch);
+        w.strategic = merge(w.strategic, strategic);
+        w.merge = merge(w.merge, merge);
         return;
       }
-      waiting.put(uid, new Waiting(pod, patch));
+      waiting.put(uid, new Waiting(pod, strategic, merge));
     }
     try {
       executor.execute(() -> write(uid));
@@ -157,18 +221,20 @@ public final class ApiStatusWriter implements StatusWriter {
     }
   }
 
-  /** A pod's merged patch, waiting for the writer thread. */
+  /** A pod's merged patches, waiting for the writer thread. */
   private static final class Waiting {
     Pod pod;
-    Map<String, Object> patch;
+    Map<String, Object> strategic;
+    Map<String, Object> merge;
 
-    Waiting(Pod pod, Map<String, Object> patch) {
+    Waiting(Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
       this.pod = pod;
-      this.patch = patch;
+      this.strategic = strategic;
+      this.merge = merge;
     }
   }
 
-  /** {@code later} merged over {@code earlier}, as applying both merge patches in turn would. */
+  /** {@code later} merged over {@code earlier}, as applying both patches in turn would. */
   @SuppressWarnings("unchecked")
   static Map<String, Object> merge(Map<String, Object> earlier, Map<String, Object> later) {
     Map<String, Object> out = new LinkedHashMap<>(earlier);
@@ -196,11 +262,7 @@ public final class ApiStatusWriter implements StatusWriter {
     String name = pod.getMetadata().getName();
     try {
       limiter.acquire();
-      client
-          .pods()
-          .resource(PatchTargets.pod(pod))
-          .subresource("status")
-          .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(w.patch));
+      patch(pod, Serialization.asJson(w.strategic), Serialization.asJson(w.merge));
       observer.request("patch", "pods/status", "ok");
     } catch (KubernetesClientException e) {
       observer.request("patch", "pods/status", String.valueOf(e.getCode()));

@@ -11,6 +11,7 @@ import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The binding cycle of an assumed pod: the wait at Permit, PreBind, Bind and PostBind, run on the
@@ -32,6 +33,7 @@ final class BindingCycle {
   private final FailureHandler failures;
   private final Executor executor;
   private final int maxInFlight;
+  private final Consumer<Throwable> fatal;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Object done = new Object();
 
@@ -47,6 +49,7 @@ final class BindingCycle {
     this.observer = scheduler.observer();
     this.waitingPods = scheduler.waitingPods();
     this.failures = failures;
+    this.fatal = scheduler::fatal;
     this.executor = executor;
     this.maxInFlight = maxInFlight;
   }
@@ -78,13 +81,14 @@ final class BindingCycle {
    * cluster's GPUs, 2% of the pods fit nowhere). Pods waiting at Permit hold no room, so a lock
    * held elsewhere for long does not stop pods for other nodes.
    */
-  void awaitRoom() throws InterruptedException {
+  void awaitRoom(Runnable heartbeat) throws InterruptedException {
     if (maxInFlight <= 0) {
       return;
     }
     synchronized (done) {
       while (inFlight.get() >= maxInFlight) {
         done.wait(1000);
+        heartbeat.run();
       }
     }
   }
@@ -101,6 +105,10 @@ final class BindingCycle {
           () -> {
             try {
               binding.run();
+            } catch (Error e) {
+              // The pod stays assumed and its plugins reserved: the scheduler must stop.
+              fatal.accept(e);
+              throw e;
             } finally {
               finished();
             }

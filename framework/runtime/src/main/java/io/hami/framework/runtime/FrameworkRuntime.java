@@ -43,6 +43,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -82,6 +83,11 @@ public final class FrameworkRuntime {
   private final PostBindPlugin[] postBind;
   private final Map<String, List<ClusterEventWithHint>> registrations;
   private final Map<String, Plugin> plugins;
+
+  /** The plugins in order of creation, for {@link #close}. */
+  private final List<Plugin> created;
+
+  private final AtomicBoolean closed = new AtomicBoolean();
   private final SchedulerMetrics metrics;
   private final FilterVerdicts verdicts;
 
@@ -142,6 +148,7 @@ public final class FrameworkRuntime {
     }
     this.registrations = Map.copyOf(regs);
     this.plugins = Map.copyOf(plugins);
+    this.created = List.copyOf(plugins.values());
     this.metrics = metrics;
   }
 
@@ -195,6 +202,16 @@ public final class FrameworkRuntime {
   /** The plugins of this profile by name. */
   public Map<String, Plugin> plugins() {
     return plugins;
+  }
+
+  /**
+   * Closes the profile's {@link AutoCloseable} plugins in reverse order of creation; later calls do
+   * nothing. Call it once scheduling and binding stopped.
+   */
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      PluginCloser.closeAll(profileName, created);
+    }
   }
 
   /** The names of the plugins enabled at {@code point}, in run order. */

@@ -53,6 +53,8 @@ final class ProfileAssembly {
     checkRequiredPoints(byPoint, errors);
     checkPrimaryScore(profile, byPoint, errors);
     if (errors.messages().size() != before) {
+      // The profile is not built: what its plugins started must not outlive it.
+      PluginCloser.closeAll(profile.schedulerName(), instances.values());
       return null;
     }
     tellProfile(byPoint);

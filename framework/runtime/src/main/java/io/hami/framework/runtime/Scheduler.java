@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.AttemptObserver;
@@ -36,6 +37,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,6 +85,9 @@ public final class Scheduler {
   private long cycles;
   private Instant lastLeftoverFlush;
   private volatile boolean running;
+  // Written by the loop thread on every turn, read by the health check.
+  private volatile Instant heartbeat;
+  private final List<Consumer<Throwable>> fatalListeners = new CopyOnWriteArrayList<>();
 
   Scheduler(SchedulerBuilder b) {
     this.config = b.config;
@@ -111,6 +116,7 @@ public final class Scheduler {
     this.eventRecorder = b.eventRecorder;
     this.observer = b.observer;
     this.lastLeftoverFlush = clock.instant();
+    this.heartbeat = lastLeftoverFlush;
     buildProfiles(b.plugins);
     SchedulingQueue q = newQueue();
     this.queue = q;
@@ -149,6 +155,7 @@ public final class Scheduler {
     }
     checkOneQueueSort(errors);
     if (!errors.isEmpty()) {
+      close();
       throw new ConfigException("scheduler configuration", errors.messages());
     }
   }
@@ -199,11 +206,39 @@ public final class Scheduler {
           }
         });
     h.addListener(nominatorFeed());
+    h.addListener(waitingPodsFeed());
     for (ClusterStateListener l : pendingListeners) {
       h.addListener(l);
     }
     pendingListeners.clear();
     return h;
+  }
+
+  /**
+   * Rejects pods waiting at Permit that can no longer bind, as kube-scheduler does on delete: a
+   * deleted pod, and every pod waiting for a node that was deleted. Their binding cycles then
+   * unreserve (which also takes them off the node lock's waiters) instead of binding later.
+   */
+  private ClusterStateListener waitingPodsFeed() {
+    return new ClusterStateListener() {
+      @Override
+      public void onPodDelete(Pod pod) {
+        WaitingPodImpl w = waitingPods.get(pod.getMetadata().getUid());
+        if (w != null) {
+          w.reject("removed");
+        }
+      }
+
+      @Override
+      public void onNodeDelete(Node node) {
+        String name = node.getMetadata().getName();
+        for (WaitingPodImpl w : waitingPods.values()) {
+          if (w.nodeName().equals(name)) {
+            w.reject("node " + name + " was deleted");
+          }
+        }
+      }
+    };
   }
 
   /**
@@ -394,6 +429,18 @@ public final class Scheduler {
     return Map.copyOf(profiles);
   }
 
+  /**
+   * Closes every profile's {@link AutoCloseable} plugins, the last profile first and each in
+   * reverse order of creation. Call it once the loop and the binding executor stopped; safe to call
+   * twice.
+   */
+  public void close() {
+    List<FrameworkRuntime> all = new ArrayList<>(profiles.values());
+    for (int i = all.size() - 1; i >= 0; i--) {
+      all.get(i).close();
+    }
+  }
+
   // ---- periodic work
 
   /**
@@ -439,11 +486,47 @@ public final class Scheduler {
     return running;
   }
 
-  /** Runs the loop on the calling thread until interrupted or the queue is closed. */
+  /**
+   * When the loop last turned: it turns at least once a second while it waits for pods or for room
+   * in binding, so a stale heartbeat means a cycle is stuck.
+   */
+  Instant heartbeat() {
+    return heartbeat;
+  }
+
+  /**
+   * Calls {@code listener} with an {@link Error} raised on the scheduling thread or a binding
+   * thread: the scheduler cannot be trusted after it, and its owner must stop it.
+   */
+  void onFatal(Consumer<Throwable> listener) {
+    fatalListeners.add(listener);
+  }
+
+  /** Reports an {@link Error} that ended the loop or a binding. */
+  void fatal(Throwable t) {
+    log.error("fatal error in the scheduler", t);
+    for (Consumer<Throwable> l : fatalListeners) {
+      try {
+        l.accept(t);
+      } catch (RuntimeException e) {
+        log.error("fatal error listener failed", e);
+      }
+    }
+  }
+
+  /**
+   * Runs the loop on the calling thread until interrupted or the queue is closed. A {@link
+   * RuntimeException} fails only the pod's attempt; an {@link Error} is reported to the {@link
+   * #onFatal} listeners and ends the loop.
+   */
   public void run() {
     running = true;
+    heartbeat = clock.instant();
     try {
       runLoop();
+    } catch (Error e) {
+      fatal(e);
+      throw e;
     } finally {
       running = false;
     }
@@ -452,9 +535,10 @@ public final class Scheduler {
   private void runLoop() {
     SchedulingQueue q = queue();
     while (!Thread.currentThread().isInterrupted()) {
+      heartbeat = clock.instant();
       QueuedPodInfo info;
       try {
-        bindingCycle.awaitRoom();
+        bindingCycle.awaitRoom(() -> heartbeat = clock.instant());
         info = q.pop(Duration.ofSeconds(1));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -54,10 +54,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A standby replica keeps its informers and cache warm, so it can take over at once. Losing the
  * lease ends the service with exit code 1, as kube-scheduler does, so that the process restarts
- * clean.
+ * clean. So does an {@link Error} on the scheduling thread, a binding thread or the timer, and a
+ * loop that ends on its own: readiness goes false first, then {@link #awaitTermination} returns 1
+ * and the owner closes the service (bounded) and exits. {@code /healthz} fails once the service
+ * ended or the loop's heartbeat is older than {@link #HEARTBEAT_TIMEOUT}.
  */
 public final class SchedulerService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SchedulerService.class);
+
+  /** How long the scheduling loop may go without turning before {@code /healthz} fails. */
+  static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(60);
 
   /** Settings that come from flags rather than the configuration file. */
   public record Options(
@@ -86,11 +92,12 @@ public final class SchedulerService implements AutoCloseable {
   private final AtomicLong nodeAdds = new AtomicLong();
   private final AtomicLong podAdds = new AtomicLong();
   private volatile boolean synced;
+  private volatile boolean failed;
   private volatile boolean leading;
   private @Nullable SharedIndexInformer<Node> nodeInformer;
   private @Nullable SharedIndexInformer<Pod> podInformer;
   private final List<SharedIndexInformer<?>> objectInformers = new CopyOnWriteArrayList<>();
-  private @Nullable Thread loop;
+  private volatile @Nullable Thread loop;
   private @Nullable HTTPServer http;
   private @Nullable CompletableFuture<?> election;
 
@@ -137,6 +144,7 @@ public final class SchedulerService implements AutoCloseable {
             .maxBindingsInFlight(2 * options.bindingThreads())
             .build();
     metricsRef[0] = scheduler.metrics();
+    scheduler.onFatal(e -> fail("fatal error in the scheduler", e));
     Scheduler s = this.scheduler;
     statusWriter.onPodGone(
         p -> {
@@ -174,9 +182,34 @@ public final class SchedulerService implements AutoCloseable {
     return registry;
   }
 
-  /** Whether the informers synced (the readiness condition). */
+  /** Whether the informers synced and the service has not failed or stopped (readiness). */
   public boolean isReady() {
-    return synced;
+    return synced && !failed && !terminated.isDone();
+  }
+
+  /**
+   * Whether the service runs and, once this replica schedules, its loop turned within {@link
+   * #HEARTBEAT_TIMEOUT} (liveness).
+   */
+  public boolean isLive() {
+    if (terminated.isDone()) {
+      return false;
+    }
+    if (loop == null || !scheduler.running()) {
+      return true;
+    }
+    Duration since = Duration.between(scheduler.heartbeat(), scheduler.clock().instant());
+    return since.compareTo(HEARTBEAT_TIMEOUT) < 0;
+  }
+
+  /** Marks the service failed (readiness false first), then ends it with exit code 1. */
+  private void fail(String what, @Nullable Throwable cause) {
+    failed = true;
+    if (terminated.isDone()) {
+      return;
+    }
+    log.error("{}; stopping", what, cause);
+    terminated.complete(1);
   }
 
   public boolean isLeading() {
@@ -222,11 +255,13 @@ public final class SchedulerService implements AutoCloseable {
                   int code;
                   String body;
                   if ("/healthz".equals(path)) {
-                    code = terminated.isDone() ? 500 : 200;
-                    body = code == 200 ? "ok" : "stopped";
+                    boolean live = isLive();
+                    code = live ? 200 : 500;
+                    body = live ? "ok" : terminated.isDone() ? "stopped" : "scheduling loop stuck";
                   } else if ("/readyz".equals(path)) {
-                    code = synced ? 200 : 503;
-                    body = synced ? "ok" : "informers not synced";
+                    boolean ready = isReady();
+                    code = ready ? 200 : 503;
+                    body = ready ? "ok" : synced ? "stopping" : "informers not synced";
                   } else {
                     code = 404;
                     body = "not found";
@@ -416,6 +451,10 @@ public final class SchedulerService implements AutoCloseable {
       scheduler.tick();
     } catch (RuntimeException e) {
       log.error("periodic scheduler work failed", e);
+    } catch (Error e) {
+      // The timer would silently drop every later tick: Permit timeouts and backoff would stop.
+      fail("fatal error in the periodic scheduler work", e);
+      throw e;
     }
   }
 
@@ -429,9 +468,12 @@ public final class SchedulerService implements AutoCloseable {
             () -> {
               try {
                 scheduler.run();
-              } catch (RuntimeException e) {
-                log.error("scheduling loop failed", e);
-                terminated.complete(1);
+              } catch (RuntimeException | Error e) {
+                fail("scheduling loop failed", e);
+                return;
+              }
+              if (!terminated.isDone()) {
+                fail("scheduling loop ended", null);
               }
             },
             "hami-scheduler");
@@ -482,9 +524,14 @@ public final class SchedulerService implements AutoCloseable {
     eventPool.shutdown();
     try {
       bindingPool.awaitTermination(5, TimeUnit.SECONDS);
+      Thread t = loop;
+      if (t != null) {
+        t.join(5_000);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    scheduler.close();
     if (http != null) {
       http.close();
     }

@@ -87,6 +87,11 @@ final class WaitingPodImpl implements WaitingPod {
     result.complete(Status.unschedulable(reason).withPlugin(pluginName));
   }
 
+  /** Rejects the pod on the scheduler's own account (no plugin), as on its deletion. */
+  void reject(String reason) {
+    result.complete(Status.unschedulable(reason));
+  }
+
   Instant deadline() {
     return deadline;
   }

@@ -3,6 +3,7 @@ package io.hami.framework.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -62,7 +63,8 @@ class ApiStatusWriterIT {
             w -> {
               assertThat(w.getMethod()).isEqualTo("PATCH");
               assertThat(w.getPath()).isEqualTo(STATUS);
-              assertThat(w.getHeader("Content-Type")).startsWith("application/merge-patch+json");
+              assertThat(w.getHeader("Content-Type"))
+                  .startsWith("application/strategic-merge-patch+json");
               assertThat(w.getUtf8Body())
                   .startsWith(
                       "{\"metadata\":{\"annotations\":{\"" + RECORD + "\":\"{\\\"v\\\":1}\"}}")
@@ -131,6 +133,68 @@ class ApiStatusWriterIT {
     status.put("conditions", List.of("a"));
     assertThat(merged)
         .isEqualTo(Map.of("status", status, "metadata", Map.of("annotations", Map.of("k", "v"))));
+  }
+
+  @Test
+  void thePatch_namesOnlyPodScheduled_soOtherConditionsAreLeftToTheServer() throws Exception {
+    Pod pod =
+        new PodBuilder(MakePod.named("p").obj())
+            .withNewStatus()
+            .addNewCondition()
+            .withType("example.io/Gate")
+            .withStatus("True")
+            .endCondition()
+            .addNewCondition()
+            .withType("PodScheduled")
+            .withStatus("False")
+            .withLastTransitionTime("2026-11-29T13:00:00Z")
+            .endCondition()
+            .endStatus()
+            .build();
+    expectPatch(pod);
+
+    writer().podUnschedulable(pod, "Unschedulable", "again");
+
+    assertThat(writes())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.getHeader("Content-Type"))
+                  .startsWith("application/strategic-merge-patch+json");
+              assertThat(w.getUtf8Body())
+                  .doesNotContain("example.io/Gate")
+                  .contains("\"type\":\"PodScheduled\"", "\"message\":\"again\"")
+                  // Still False: the transition time stays.
+                  .contains("\"lastTransitionTime\":\"2026-11-29T13:00:00Z\"");
+            });
+  }
+
+  @Test
+  void aServerThatRefusesStrategicMerge_getsAMergePatchWithTheOtherConditions() throws Exception {
+    Pod pod =
+        new PodBuilder(MakePod.named("p").obj())
+            .withNewStatus()
+            .addNewCondition()
+            .withType("example.io/Gate")
+            .withStatus("True")
+            .endCondition()
+            .endStatus()
+            .build();
+    server.expect().patch().withPath(STATUS).andReturn(415, "").once();
+    expectPatch(pod);
+    expectPatch(pod);
+    ApiStatusWriter w = writer();
+
+    w.podUnschedulable(pod, "Unschedulable", "first");
+    w.podUnschedulable(pod, "Unschedulable", "second");
+
+    assertThat(writes())
+        .extracting(r -> r.getHeader("Content-Type").replaceAll(";.*", ""))
+        .containsExactly(
+            "application/strategic-merge-patch+json",
+            "application/merge-patch+json",
+            "application/merge-patch+json");
+    assertThat(requests).containsExactly("patch pods/status ok", "patch pods/status ok");
   }
 
   private void expectPatch(Pod pod) {

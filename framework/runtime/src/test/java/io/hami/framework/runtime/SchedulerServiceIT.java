@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.hami.framework.api.PluginRegistration;
+import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
@@ -180,6 +182,32 @@ class SchedulerServiceIT {
     await()
         .atMost(Duration.ofSeconds(15))
         .untilAsserted(() -> assertThat(get("waiting").getSpec().getNodeName()).isEqualTo("large"));
+  }
+
+  @Test
+  void anErrorOnTheSchedulingThread_endsTheServiceWithExitCode1() throws Exception {
+    Registry registry = BuiltInPlugins.registry();
+    registry.register(
+        PluginRegistration.of(
+            "Crashing", h -> new SchedulerFatalErrorTest.Crashing("Crashing", "Filter")));
+    SchedulerConfiguration cfg =
+        new ConfigLoader(registry)
+            .parse(
+                "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\nprofiles:\n"
+                    + "- schedulerName: hami-scheduler\n  plugins:\n    multiPoint:\n"
+                    + "      enabled:\n      - name: Crashing\n",
+                "test");
+    client.nodes().resource(MakeNode.named("n1").capacity("4", "8Gi", 110).obj()).create();
+    service = new SchedulerService(client, cfg, registry, SchedulerService.Options.defaults());
+    service.start(Duration.ofSeconds(30));
+    assertThat(service.isReady()).isTrue();
+    assertThat(service.isLive()).isTrue();
+
+    create(MakePod.named("p").cpu("1").obj());
+
+    assertThat(service.awaitTermination()).isEqualTo(1);
+    assertThat(service.isReady()).isFalse();
+    assertThat(service.isLive()).isFalse();
   }
 
   private List<Event> failedSchedulingEvents(String pod) {
