@@ -2,17 +2,24 @@ package io.hami.plugins;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.VersionInfo;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeSelection;
+import io.hami.framework.bind.ApiRequestObserver;
+import io.hami.framework.bind.Binder;
+import io.hami.framework.plugins.defaultbinder.DefaultBinderPlugin;
 import io.hami.framework.testing.FakeClock;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
+import io.hami.kube.Bindings;
 import io.hami.model.Annotations;
 import io.hami.model.explain.ScheduleRecord;
 import io.hami.model.explain.ScheduleRecordCodec;
@@ -28,24 +35,82 @@ import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuArgs;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The full bind path of a GPU pod against fabric8's CRUD mock server. */
+/** The full bind path of a GPU pod (PreBind and Bind) against fabric8's CRUD mock server. */
 @EnableKubernetesMockClient(crud = true)
 final class GpuBindIT {
+
+  private static final Instant NOW = Instant.parse("2026-08-21T08:20:39Z");
 
   KubernetesClient client;
   KubernetesMockServer server;
 
   @Test
-  void gpuPod_getsLockThenAllAnnotationsAndLabelInOnePatch() throws Exception {
-    Instant now = Instant.parse("2026-08-21T08:20:39Z");
-    FakeHandle handle = new FakeHandle("hami-scheduler", new FakeClock(now)).withClient(client);
+  void gpuPod_isLockedThenBoundWithAllAnnotationsAndLabelInTheBinding() throws Exception {
+    server.setVersionInfo(version("36"));
+    Fixture f = setUp();
+
+    int before = server.getRequestCount();
+    assertThat(f.lock.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(f.vgpu.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(f.binder.bind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(writesSince(before)).as("lock patch and binding").containsExactly("PATCH", "POST");
+    Pod bound = applyBinding();
+
+    Node locked = client.nodes().withName("n1").get();
+    NodeLock l =
+        NodeLock.decode(locked.getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK))
+            .orElseThrow();
+    assertThat(l.namespace() + "/" + l.name()).isEqualTo("default/p");
+
+    assertThat(bound.getSpec().getNodeName()).isEqualTo("n1");
+    assertThat(bound.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
+    assertPlacementAnnotations(bound);
+
+    // The informer delivers the bound pod: the reservation is confirmed, not counted twice.
+    f.handle.firePodUpdate(f.pod, bound);
+    assertThat(f.vgpu.index().node("n1").devices().stream().mapToInt(d -> d.usedMemMiB()).sum())
+        .isEqualTo(3000);
+  }
+
+  @Test
+  void olderApiServer_getsTheLabelInAPatchOfItsOwn() throws Exception {
+    server.setVersionInfo(version("34+"));
+    Fixture f = setUp();
+
+    int before = server.getRequestCount();
+    assertThat(f.lock.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(f.vgpu.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(f.binder.bind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(writesSince(before))
+        .as("lock patch, label patch and binding")
+        .containsExactly("PATCH", "PATCH", "POST");
+    Binding binding = client.bindings().inNamespace("default").withName("p").get();
+    assertThat(binding.getMetadata().getLabels()).isNullOrEmpty();
+    Pod bound = applyBinding();
+    assertThat(bound.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
+    assertPlacementAnnotations(bound);
+  }
+
+  private record Fixture(
+      FakeHandle handle,
+      VgpuPlugin vgpu,
+      NodeLockPlugin lock,
+      DefaultBinderPlugin binder,
+      Pod pod,
+      CycleState state) {}
+
+  private Fixture setUp() {
+    FakeHandle handle = new FakeHandle("hami-scheduler", new FakeClock(NOW)).withClient(client);
     SharedGpuState shared = new SharedGpuState();
     VgpuPlugin vgpu = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, shared);
     NodeLockPlugin lock = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle, shared);
+    DefaultBinderPlugin binder =
+        new DefaultBinderPlugin(Binder.apiBinder(client, ApiRequestObserver.none()));
 
     Node node =
         client
@@ -75,40 +140,58 @@ final class GpuBindIT {
     assertThat(vgpu.reserve(r.state(), pod, "n1").isSuccess()).isTrue();
     assertThat(lock.permit(r.state(), pod, "n1").status().isSuccess()).isTrue();
     r.state().write(NodeSelection.KEY, new NodeSelection(1, 1, null, List.of()));
+    return new Fixture(handle, vgpu, lock, binder, pod, r.state());
+  }
 
-    int before = server.getRequestCount();
-    assertThat(lock.preBind(r.state(), pod, "n1").isSuccess()).isTrue();
-    assertThat(vgpu.preBind(r.state(), pod, "n1").isSuccess()).isTrue();
+  /** What the mock server answers on {@code /version}. */
+  private static VersionInfo version(String minor) {
+    return new VersionInfo.Builder().withMajor("1").withMinor(minor).build();
+  }
+
+  /** The methods of the writes the mock server received since request {@code before}. */
+  private List<String> writesSince(int before) throws InterruptedException {
     for (int i = 0; i < before; i++) {
       server.takeRequest(); // setup requests
     }
-    int writes = 0;
+    List<String> writes = new ArrayList<>();
     for (int i = before; i < server.getRequestCount(); i++) {
       String method = server.takeRequest().getMethod();
       if (!method.equals("GET")) {
-        writes++;
+        writes.add(method);
       }
     }
-    assertThat(writes).as("lock patch and one pod patch").isEqualTo(2);
+    return writes;
+  }
 
-    Node locked = client.nodes().withName("n1").get();
-    NodeLock l =
-        NodeLock.decode(locked.getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK))
-            .orElseThrow();
-    assertThat(l.namespace() + "/" + l.name()).isEqualTo("default/p");
+  /**
+   * The CRUD mock stores the Binding but does not apply it; do what the API server does
+   * (annotations always, labels from 1.35) and return the bound pod.
+   */
+  private Pod applyBinding() {
+    Binding binding = client.bindings().inNamespace("default").withName("p").get();
+    assertThat(binding).as("the posted Binding").isNotNull();
+    return client
+        .pods()
+        .inNamespace("default")
+        .withName("p")
+        .edit(
+            p -> {
+              Bindings.applyTo(p, binding);
+              return p;
+            });
+  }
 
-    Pod patched = client.pods().inNamespace("default").withName("p").get();
-    Map<String, String> annos = patched.getMetadata().getAnnotations();
-    String seconds = Long.toString(now.getEpochSecond());
+  private static void assertPlacementAnnotations(Pod bound) throws Exception {
+    Map<String, String> annos = bound.getMetadata().getAnnotations();
+    String seconds = Long.toString(NOW.getEpochSecond());
     assertThat(annos)
         .containsEntry(Annotations.VGPU_NODE, "n1")
         .containsEntry(Annotations.VGPU_TIME, seconds)
         .containsEntry(Annotations.BIND_PHASE, "allocating")
         .containsEntry(Annotations.BIND_TIME, seconds);
-    assertThat(patched.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
     assertThat(ScheduleRecordCodec.decode(annos.get(Annotations.SCHEDULE_EXPLAIN)).orElseThrow())
         .isEqualTo(
-            new ScheduleRecord.Scheduled(now, "n1", null, "binpack", "spread", 1, 1, List.of()));
+            new ScheduleRecord.Scheduled(NOW, "n1", null, "binpack", "spread", 1, 1, List.of()));
     String allocated = annos.get(Annotations.VGPU_DEVICES_ALLOCATED);
     assertThat(annos.get(Annotations.VGPU_DEVICES_TO_ALLOCATE)).isEqualTo(allocated);
     PodDevices devices = PodDevicesCodec.decode(allocated).orElseThrow();
@@ -118,10 +201,5 @@ final class GpuBindIT {
     assertThat(devices.container(1).get(0).usedmem()).isEqualTo(3000);
     assertThat(devices.container(1).get(0).usedcores()).isEqualTo(30);
     assertThat(devices.container(1).get(0).type()).isEqualTo("NVIDIA");
-
-    // The informer delivers the annotated pod: the reservation is confirmed, not counted twice.
-    handle.firePodUpdate(pod, patched);
-    assertThat(vgpu.index().node("n1").devices().stream().mapToInt(d -> d.usedMemMiB()).sum())
-        .isEqualTo(3000);
   }
 }

@@ -63,13 +63,12 @@ class BenchClusterE2E {
     assertThat(ours.path("created").asInt()).isEqualTo(300);
     assertThat(ours.path("bound").asInt()).isEqualTo(300);
     JsonNode perPod = ours.path("requestsPerPod");
-    // One binding per pod, and the lock and device annotations were written.
+    // One binding per pod, carrying the device annotations and label, and the lock patch.
     assertThat(perPod.path("create bindings").asDouble()).isBetween(0.99, 1.01);
-    assertThat(perPod.path("patch pods").asDouble()).isGreaterThanOrEqualTo(1.0);
     assertThat(perPod.path("patch nodes").asDouble()).isGreaterThanOrEqualTo(1.0);
-    assertThat(ours.path("writesPerPod").asDouble()).isGreaterThanOrEqualTo(3.0);
-    // Lock patch, pod patch, binding; a lock patch that meets a conflict is retried.
-    assertThat(ours.path("bindingWritesPerPod").asDouble()).isBetween(3.0, 3.5);
+    assertThat(ours.path("writesPerPod").asDouble()).isGreaterThanOrEqualTo(2.0);
+    // Lock patch and binding; a lock patch that meets a conflict is retried.
+    assertThat(ours.path("bindingWritesPerPod").asDouble()).isBetween(2.0, 2.5);
     assertThat(ours.path("cpuSeconds").asDouble()).isPositive();
     assertThat(ours.path("heapMiB").path("max").asDouble()).isPositive();
     assertThat(ours.path("createToBindMs").path("count").asInt()).isEqualTo(300);
@@ -77,12 +76,11 @@ class BenchClusterE2E {
 
     JsonNode ceiling = r.path("ceiling");
     assertThat(ceiling.path("bound").asInt()).isEqualTo(300);
-    // The same three writes; a lock patch that loses a race to another worker is retried.
-    assertThat(ceiling.path("writesPerPod").asDouble()).isBetween(3.0, 3.5);
+    // The same two writes; a lock patch that loses a race to another worker is retried.
+    assertThat(ceiling.path("writesPerPod").asDouble()).isBetween(2.0, 2.5);
     assertThat(r.path("ceilingRatio").asDouble()).isPositive();
 
-    assertThat(r.path("hami").path("available").asBoolean()).isFalse();
-    assertThat(r.path("hami").path("detail").asString()).isNotBlank();
+    assertThat(r.has("hami")).as("no column for a scheduler the harness cannot run").isFalse();
     assertThat(r.path("checks").path("violations")).isEmpty();
     assertThat(r.path("checks").path("unbound").asInt()).isZero();
   }

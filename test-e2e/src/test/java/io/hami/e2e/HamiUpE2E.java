@@ -158,6 +158,45 @@ class HamiUpE2E {
   }
 
   @Test
+  void playgroundWithoutScheduler_routesGpuPods_butLeavesThemForAnotherScheduler()
+      throws Exception {
+    Path workDir = tmp.resolve("bare");
+    PlaygroundSpec spec = new PlaygroundSpec(1, 2, 16384, "Tesla T4", 10, workDir);
+    List<String> progress = new ArrayList<>();
+    Playground playground = Playground.start(spec, home(), false, progress::add);
+    try {
+      KubernetesClient client = playground.client();
+      assertThat(playground.schedulerRunning()).isFalse();
+      assertThat(playground.schedulerName()).isEqualTo("hami-scheduler");
+      // The node agent registered its GPUs: what another scheduler reads.
+      assertThat(
+              client
+                  .nodes()
+                  .withName("gpu-node-1")
+                  .get()
+                  .getMetadata()
+                  .getAnnotations()
+                  .get(Annotations.NODE_NVIDIA_REGISTER))
+          .isNotBlank();
+
+      Pod created =
+          client.pods().inNamespace("default").resource(sample(client, "gpu-slice.yaml")).create();
+      assertThat(created.getSpec().getSchedulerName()).isEqualTo("hami-scheduler");
+      Thread.sleep(5_000);
+      Pod still = client.pods().inNamespace("default").withName("gpu-slice").get();
+      assertThat(still.getSpec().getNodeName()).as("no scheduler bound it").isNull();
+      assertThat(still.getMetadata().getAnnotations()).doesNotContainKey(Annotations.VGPU_NODE);
+    } finally {
+      playground.close();
+    }
+    assertThat(workDir).doesNotExist();
+    assertThat(progress)
+        .contains(
+            "scheduler: not started (--without-scheduler); GPU pods wait for a scheduler named"
+                + " hami-scheduler");
+  }
+
+  @Test
   void hamiUp_asACommand_printsTheKubeconfig_andStopsCleanlyOnSigterm() throws Exception {
     Path jar = home().root().resolve("cmd/cli/target/hami.jar");
     assumeTrue(Files.isRegularFile(jar), jar + " is built by the cmd/cli module's package phase");

@@ -52,10 +52,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Score ranks nodes by the node score of §6.7 under the node policy.
  *   <li>Reserve picks the devices (honouring {@link #PREFERRED_DEVICES} when set by a placement
  *       plugin that reserves earlier) and accounts them in the shared {@link DeviceUsageIndex}.
- *   <li>PreBind writes {@code hami.io/vgpu-node}, {@code vgpu-time}, the vendors' {@code
- *       devices-to-allocate} and {@code devices-allocated}, {@code bind-phase=allocating} and
- *       {@code bind-time} in one merge patch, plus the {@code hami.io/vgpu-node} label and the
- *       placement's record for {@code hami explain} ({@code hami.io/schedule-explain}).
+ *   <li>PreBind leaves {@code hami.io/vgpu-node}, {@code vgpu-time}, the vendors' {@code
+ *       devices-to-allocate} and {@code devices-allocated}, {@code bind-phase=allocating}, {@code
+ *       bind-time}, the placement's record for {@code hami explain} ({@code
+ *       hami.io/schedule-explain}) and the {@code hami.io/vgpu-node} label in the cycle's {@link
+ *       io.hami.framework.api.BindingMetadata}: the Binding carries them onto the pod, with no
+ *       write of their own ({@link BindingWriter}).
  * </ul>
  */
 public final class VgpuPlugin

@@ -102,7 +102,10 @@ class GpuSchedulingE2E {
     Map<String, String> a = pod.getMetadata().getAnnotations();
     assertThat(a)
         .containsEntry(Annotations.VGPU_NODE, node.name())
-        .containsEntry(Annotations.BIND_PHASE, "success");
+        .containsEntry(Annotations.BIND_PHASE, "success")
+        .containsKey(Annotations.SCHEDULE_EXPLAIN);
+    // Carried by the Binding: kube-apiserver 1.36 copies its annotations and labels onto the pod.
+    assertThat(pod.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, node.name());
     List<List<Invariants.Use>> devices =
         Invariants.parseDevices(a.get(Annotations.VGPU_DEVICES_ALLOCATED));
     assertThat(devices)

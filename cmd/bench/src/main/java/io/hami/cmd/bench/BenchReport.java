@@ -11,7 +11,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What one {@code hami bench cluster} run measured: the scheduler under test, the API ceiling and
- * HAMi's own scheduler, side by side. Written as JSON and as a markdown table.
+ * kube-scheduler, side by side. Written as JSON and as a markdown table.
  *
  * @param workload the workload's name
  * @param nodes nodes in the cluster
@@ -20,7 +20,6 @@ import tools.jackson.databind.json.JsonMapper;
  * @param ours the scheduler under test
  * @param ceiling the API ceiling; null when not run
  * @param ceilingRatio ours / ceiling in average pods per second; null without a ceiling
- * @param hami HAMi's scheduler
  * @param kubeScheduler kube-scheduler on the same pods; null when not run
  * @param kubeSchedulerRatio ours / kube-scheduler in average pods per second; null without it
  * @param checks sanity checks: invariant violations, pods left unbound, unschedulable pods bound
@@ -33,7 +32,6 @@ record BenchReport(
     Phase ours,
     @Nullable Phase ceiling,
     @Nullable Double ceilingRatio,
-    Baseline hami,
     @Nullable Phase kubeScheduler,
     @Nullable Double kubeSchedulerRatio,
     Checks checks) {
@@ -70,9 +68,6 @@ record BenchReport(
       @Nullable Double cpuSeconds,
       @Nullable Stats heapMiB,
       Map<String, Double> internals) {}
-
-  /** A baseline that may be unavailable, with the reason. */
-  record Baseline(String name, boolean available, String detail, @Nullable Phase result) {}
 
   /**
    * @param violations invariant violations (over-committed devices, allocations that disagree)
@@ -125,15 +120,6 @@ record BenchReport(
     }
     if (kubeScheduler != null) {
       row(b, kubeScheduler);
-    }
-    if (hami.result() != null) {
-      row(b, hami.result());
-    } else {
-      b.append("| ")
-          .append(hami.name())
-          .append(" | unavailable: ")
-          .append(escape(hami.detail()))
-          .append(" |||||||||\n");
     }
     b.append('\n');
     if (!ours.internals().isEmpty()) {

@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The API ceiling: binds each pod with the writes our scheduler makes on the happy path and nothing
- * else: the node lock (GET the node, merge patch with its resourceVersion), the pod's device
- * annotations and label in one merge patch, and the binding. Nodes are taken round-robin, skipping
- * one whose lock is held; there is no filtering, scoring or cache.
+ * else: the node lock (GET the node, merge patch with its resourceVersion) and the binding, which
+ * carries the pod's device annotations and label (the API server copies them onto the pod). Nodes
+ * are taken round-robin, skipping one whose lock is held; there is no filtering, scoring or cache.
  */
 final class CeilingBinder implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CeilingBinder.class);
@@ -97,12 +97,11 @@ final class CeilingBinder implements AutoCloseable {
         continue;
       }
       client
-          .pods()
-          .resource(PatchTargets.pod(pod))
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              client.getKubernetesSerialization().asJson(podPatch(pod, node)));
-      client.bindings().inNamespace(ns).resource(Bindings.of(pod, node)).create();
+          .bindings()
+          .inNamespace(ns)
+          .resource(
+              Bindings.of(pod, node, annotations(pod, node), Map.of(Annotations.VGPU_NODE, node)))
+          .create();
       return;
     }
     throw new IllegalStateException("every node stayed locked");
@@ -138,8 +137,8 @@ final class CeilingBinder implements AutoCloseable {
     return Objects.requireNonNull(limits.get(name), name).getAmount();
   }
 
-  /** The annotations and label our scheduler writes before binding, with made-up devices. */
-  private Map<String, Object> podPatch(Pod pod, String node) {
+  /** The annotations our scheduler's binding carries, with made-up devices. */
+  private Map<String, String> annotations(Pod pod, String node) {
     StringBuilder devices = new StringBuilder();
     int g = Math.floorMod(pod.getMetadata().getName().hashCode(), gpusPerNode);
     for (var c : pod.getSpec().getContainers()) {
@@ -167,9 +166,7 @@ final class CeilingBinder implements AutoCloseable {
     annotations.put(Annotations.VGPU_DEVICES_ALLOCATED, devices.toString());
     annotations.put(Annotations.BIND_PHASE, "allocating");
     annotations.put(Annotations.BIND_TIME, now);
-    return Map.of(
-        "metadata",
-        Map.of("annotations", annotations, "labels", Map.of(Annotations.VGPU_NODE, node)));
+    return annotations;
   }
 
   long failures() {

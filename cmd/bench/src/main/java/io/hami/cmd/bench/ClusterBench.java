@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.hami.cmd.cluster.Commands;
 import io.hami.cmd.cluster.ControlPlane;
 import io.hami.cmd.cluster.ControlPlaneOptions;
 import io.hami.cmd.cluster.GpuNode;
@@ -34,11 +33,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -48,9 +49,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One cluster benchmark run: nodes (light or with node agents), the scheduler under test in its own
  * process, pods created at the workload's rate while churn and unschedulable pods run beside them,
- * then the same pods again bound by the API ceiling, and HAMi's scheduler when it can be built.
- * Measures bind throughput (average and per-second percentiles), create-to-bind latency, the
- * scheduler's requests per pod by verb, its CPU time and heap.
+ * then the same pods again bound by the API ceiling. Measures bind throughput (average and
+ * per-second percentiles), create-to-bind latency, the scheduler's requests per pod by verb, its
+ * CPU time and heap.
  */
 final class ClusterBench {
   static final String NAMESPACE = "hami-bench";
@@ -143,9 +144,15 @@ final class ClusterBench {
     try (KubernetesClient admin = client(kubeconfig, null);
         KubernetesClient nodeSide = client(kubeconfig, null)) {
       prepareNamespace(admin);
-      List<GpuNode> agents = new ArrayList<>();
+      List<GpuNode> agents = new CopyOnWriteArrayList<>();
+      List<LightNodes> lights = new CopyOnWriteArrayList<>();
       LightNodes light = null;
       Set<String> nodeNames = new HashSet<>();
+      // Every node the run made goes, however it ends: normally, on an exception, or when the JVM
+      // is stopped (Ctrl-C) mid-run, which skips finally blocks but runs shutdown hooks.
+      Runnable cleanUp = once(() -> removeNodes(admin, lights, agents));
+      Thread hook = new Thread(cleanUp, "hami-bench-cleanup");
+      Runtime.getRuntime().addShutdownHook(hook);
       try {
         if (w.nodes().kind() == Workload.NodeKind.LIGHT) {
           say(
@@ -154,6 +161,7 @@ final class ClusterBench {
           // Each real node serves its own pods; 8 threads for 1,000 nodes served about 8 pods a
           // second under load and held node locks for seconds, which a real cluster does not.
           light = new LightNodes(nodeSide, w.nodes(), NAMESPACE, LIGHT_NODE_THREADS);
+          lights.add(light);
           light.start();
           nodeNames.addAll(light.names());
         } else {
@@ -216,7 +224,6 @@ final class ClusterBench {
                 a.allocateErrors()
                     .forEach((uid, e) -> errors.add("Allocate of pod " + uid + ": " + e)));
 
-        BenchReport.Baseline hami = hamiBaseline();
         Double ratio =
             ceiling == null || ceiling.podsPerSecond() == 0
                 ? null
@@ -230,27 +237,58 @@ final class ClusterBench {
             ours,
             ceiling,
             ratio,
-            hami,
             null,
             null,
             new BenchReport.Checks(
                 violations, unbound, unsched[0], unsched[1], List.copyOf(errors)));
       } finally {
-        if (light != null) {
-          light.close();
-          if (o.kubeconfig() != null) {
-            // A cluster we did not start is left as we found it.
-            deletePods(admin);
-            light.deleteAll();
-          }
+        cleanUp.run();
+        Runtime.getRuntime().removeShutdownHook(hook);
+      }
+    }
+  }
+
+  /** {@code r}, run at most once, whichever thread gets there first. */
+  static Runnable once(Runnable r) {
+    AtomicBoolean done = new AtomicBoolean();
+    return () -> {
+      if (done.compareAndSet(false, true)) {
+        r.run();
+      }
+    };
+  }
+
+  /**
+   * Stops the node side and, on a cluster we did not start, deletes the run's pods and every node
+   * it created, so that the cluster is left as we found it (our own control plane goes away with
+   * all of them). Each step runs even when an earlier one fails.
+   */
+  private void removeNodes(KubernetesClient admin, List<LightNodes> lights, List<GpuNode> agents) {
+    for (LightNodes l : lights) {
+      try {
+        l.close();
+      } catch (RuntimeException e) {
+        say("closing the light nodes failed: %s", e);
+      }
+    }
+    if (o.kubeconfig() != null) {
+      try {
+        deletePods(admin);
+      } catch (RuntimeException e) {
+        say("deleting the bench pods failed: %s", e);
+      }
+      for (LightNodes l : lights) {
+        l.deleteAll();
+        if (!l.created().isEmpty()) {
+          say("%d bench nodes could not be deleted: %s", l.created().size(), l.created());
         }
-        for (GpuNode a : agents) {
-          try {
-            a.close();
-          } catch (Exception e) {
-            // the control plane goes away next
-          }
-        }
+      }
+    }
+    for (GpuNode a : agents) {
+      try {
+        a.close();
+      } catch (Exception e) {
+        say("stopping node %s failed: %s", a.name(), e);
       }
     }
   }
@@ -662,11 +700,6 @@ final class ClusterBench {
             ours,
             null,
             null,
-            new BenchReport.Baseline(
-                "HAMi scheduler (extender)",
-                false,
-                "not run: pods.template workloads have no GPUs; kube-scheduler is their baseline",
-                null),
             kube,
             ratio,
             new BenchReport.Checks(List.of(), unbound, 0, 0, List.copyOf(errors)));
@@ -956,32 +989,4 @@ final class ClusterBench {
 
   /** How long a scheduler may take to start and report ready. */
   static final Duration STARTUP = Duration.ofMinutes(3);
-
-  /** Baseline (b): HAMi's own scheduler, built from the Go module proxy by the script. */
-  private BenchReport.Baseline hamiBaseline() {
-    Path script = o.root().resolve("test-e2e/bin/build-hami-baseline.sh");
-    String name = "HAMi scheduler (extender)";
-    try {
-      Commands.Result r =
-          Commands.run(List.of("bash", script.toString()), o.root(), Duration.ofMinutes(20));
-      return new BenchReport.Baseline(
-          name,
-          false,
-          "built ("
-              + r.stdout().strip()
-              + ") but running it behind kube-scheduler is not part of this harness",
-          null);
-    } catch (IOException e) {
-      String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-      // The script's own error line, without the runner's "exit code 1 from bash ..." preamble.
-      String detail =
-          msg.lines()
-              .filter(l -> l.contains("error:"))
-              .reduce((a, b) -> b)
-              .map(l -> l.substring(l.indexOf("error:") + "error:".length()).strip())
-              .orElse(msg.strip());
-      say("HAMi baseline unavailable: %s", detail);
-      return new BenchReport.Baseline(name, false, detail, null);
-    }
-  }
 }

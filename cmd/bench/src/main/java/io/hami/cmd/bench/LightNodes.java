@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -64,6 +65,12 @@ final class LightNodes implements AutoCloseable {
   private final ExecutorService pool;
   private final ScheduledExecutorService timer;
   private final Set<String> names = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Every node this created and has not deleted, registered or not: what {@link #deleteAll} owes.
+   */
+  private final Set<String> created = ConcurrentHashMap.newKeySet();
+
   private final Set<String> served = ConcurrentHashMap.newKeySet();
   private final AtomicLong released = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
@@ -148,37 +155,9 @@ final class LightNodes implements AutoCloseable {
                     Annotations.NODE_HANDSHAKE, handshake()))
             .endMetadata()
             .build();
-    Node created = client.nodes().resource(node).create();
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    created.setStatus(
-        new NodeStatusBuilder()
-            .withCapacity(capacity)
-            .withAllocatable(capacity)
-            .withConditions(
-                new NodeConditionBuilder()
-                    .withType("Ready")
-                    .withStatus("True")
-                    .withReason("KubeletReady")
-                    .withMessage("light node of hami bench cluster")
-                    .withLastHeartbeatTime(now)
-                    .withLastTransitionTime(now)
-                    .build())
-            .withAddresses(
-                new NodeAddressBuilder().withType("InternalIP").withAddress("127.0.0.1").build())
-            .withNewNodeInfo()
-            .withArchitecture("amd64")
-            .withOperatingSystem("linux")
-            .withKubeletVersion("v0.0.0-hami-bench")
-            .withContainerRuntimeVersion("fake://0")
-            .withKernelVersion("")
-            .withOsImage("fake")
-            .withMachineID(name)
-            .withSystemUUID(name)
-            .withBootID(name)
-            .withKubeProxyVersion("")
-            .endNodeInfo()
-            .build());
-    Node withStatus = client.nodes().resource(created).updateStatus();
+    Node made = client.nodes().resource(node).create();
+    created.add(name);
+    Node withStatus = publishStatus(made, status(name, capacity));
     // Admission taints every new node not-ready; the node lifecycle controller would clear it.
     client
         .nodes()
@@ -187,10 +166,70 @@ final class LightNodes implements AutoCloseable {
     names.add(name);
   }
 
+  /** How many times a status update that conflicts is tried again. */
+  static final int STATUS_ATTEMPTS = 8;
+
+  /**
+   * Writes {@code status} to the node. Other components of the HAMi protocol (a device plugin's
+   * register annotations, a scheduler's lock) may change the node between its create and this
+   * update: a conflict (409) re-reads the node and tries again, as a kubelet does.
+   */
+  Node publishStatus(Node node, NodeStatus status) {
+    Node current = node;
+    for (int attempt = 1; ; attempt++) {
+      current.setStatus(status);
+      try {
+        return client.nodes().resource(current).updateStatus();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt >= STATUS_ATTEMPTS) {
+          throw e;
+        }
+        log.debug("node status conflict node={} attempt={}", node.getMetadata().getName(), attempt);
+        Node latest = client.nodes().withName(node.getMetadata().getName()).get();
+        if (latest == null) {
+          throw e;
+        }
+        current = latest;
+      }
+    }
+  }
+
+  private static NodeStatus status(String name, Map<String, Quantity> capacity) {
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    return new NodeStatusBuilder()
+        .withCapacity(capacity)
+        .withAllocatable(capacity)
+        .withConditions(
+            new NodeConditionBuilder()
+                .withType("Ready")
+                .withStatus("True")
+                .withReason("KubeletReady")
+                .withMessage("light node of hami bench cluster")
+                .withLastHeartbeatTime(now)
+                .withLastTransitionTime(now)
+                .build())
+        .withAddresses(
+            new NodeAddressBuilder().withType("InternalIP").withAddress("127.0.0.1").build())
+        .withNewNodeInfo()
+        .withArchitecture("amd64")
+        .withOperatingSystem("linux")
+        .withKubeletVersion("v0.0.0-hami-bench")
+        .withContainerRuntimeVersion("fake://0")
+        .withKernelVersion("")
+        .withOsImage("fake")
+        .withMachineID(name)
+        .withSystemUUID(name)
+        .withBootID(name)
+        .withKubeProxyVersion("")
+        .endNodeInfo()
+        .build();
+  }
+
   /** Deletes a node and, as the pod garbage collector would, the pods bound to it. */
   void delete(String name) {
     names.remove(name);
     client.nodes().withName(name).delete();
+    created.remove(name);
     for (Pod p : Objects.requireNonNull(informer, "not started").getStore().list()) {
       if (name.equals(p.getSpec().getNodeName())) {
         client
@@ -288,16 +327,26 @@ final class LightNodes implements AutoCloseable {
     }
   }
 
-  /** Deletes every node this made (the pods are deleted by the caller). */
+  /**
+   * Deletes every node this created, registered or not (the pods are deleted by the caller). Call
+   * it after {@link #close}, so that no registration still in flight creates one afterwards.
+   * Idempotent; a node already gone counts as deleted.
+   */
   void deleteAll() {
-    for (String name : List.copyOf(names)) {
+    for (String name : List.copyOf(created)) {
       names.remove(name);
       try {
         client.nodes().withName(name).delete();
+        created.remove(name);
       } catch (KubernetesClientException e) {
         log.warn("could not delete node {}: {}", name, e.getMessage());
       }
     }
+  }
+
+  /** Nodes created and not yet deleted (for tests). */
+  Set<String> created() {
+    return Set.copyOf(created);
   }
 
   /** Node names now registered. */
@@ -320,5 +369,13 @@ final class LightNodes implements AutoCloseable {
       informer.close();
     }
     pool.shutdownNow();
+    try {
+      // A registration in flight finishes its create, so deleteAll sees the node.
+      if (!pool.awaitTermination(30, TimeUnit.SECONDS)) {
+        log.warn("light node threads still running after 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -42,6 +42,10 @@ final class Instructions {
   /** One sample file: its name, its kinds and the first line of its leading comment. */
   record Sample(String file, List<String> kinds, String summary) {}
 
+  /**
+   * The text. {@code schedulerName} is the one the webhook gives GPU pods; {@code schedulerRunning}
+   * is false with {@code --without-scheduler}.
+   */
   static String render(
       String server,
       Path kubeconfig,
@@ -49,6 +53,7 @@ final class Instructions {
       @Nullable Path logFile,
       PlaygroundSpec spec,
       String schedulerName,
+      boolean schedulerRunning,
       Path samplesDir) {
     List<Sample> samples = samples(samplesDir);
     StringBuilder b = new StringBuilder();
@@ -68,10 +73,18 @@ final class Instructions {
         .append(spec.splitCount())
         .append(" vGPUs each)")
         .append(nl);
-    b.append("  scheduler   ")
-        .append(schedulerName)
-        .append(" (the webhook sends every GPU pod to it)")
-        .append(nl);
+    if (schedulerRunning) {
+      b.append("  scheduler   ")
+          .append(schedulerName)
+          .append(" (the webhook sends every GPU pod to it)")
+          .append(nl);
+    } else {
+      b.append("  scheduler   none (--without-scheduler): GPU pods stay Pending until you run a")
+          .append(" scheduler named ")
+          .append(schedulerName)
+          .append(" against this kubeconfig")
+          .append(nl);
+    }
     b.append("  work dir    ").append(workDir).append(nl);
     if (logFile != null) {
       b.append("  logs        ").append(logFile).append(nl);

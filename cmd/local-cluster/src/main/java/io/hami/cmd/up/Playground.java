@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A local cluster to try the system on: a real etcd and kube-apiserver, the hami-scheduler with the
- * shipped profile, the admission webhook registered through the shipped
+ * shipped profile (unless started without it), the admission webhook registered through the shipped
  * MutatingWebhookConfiguration (pointed at its loopback address), and fake GPU nodes, each with a
  * node agent over fake GPUs and a fake kubelet that allocates devices and reports pods Running.
  *
@@ -83,6 +83,7 @@ public final class Playground implements AutoCloseable {
   private @Nullable KubernetesClient client;
   private @Nullable WebhookServer webhook;
   private String schedulerName = WebhookConfig.DEFAULT_SCHEDULER_NAME;
+  private boolean schedulerRunning;
   private boolean closed;
 
   private Playground(PlaygroundSpec spec, HamiHome home) {
@@ -98,9 +99,21 @@ public final class Playground implements AutoCloseable {
    */
   public static Playground start(PlaygroundSpec spec, HamiHome home, Consumer<String> progress)
       throws Exception {
+    return start(spec, home, true, progress);
+  }
+
+  /**
+   * Like {@link #start(PlaygroundSpec, HamiHome, Consumer)}; without {@code withScheduler}
+   * everything but the hami-scheduler starts, so that another scheduler (HAMi's, kube-scheduler
+   * with an extender) can be run against the node agents under the profile's scheduler name, which
+   * the webhook still gives GPU pods.
+   */
+  public static Playground start(
+      PlaygroundSpec spec, HamiHome home, boolean withScheduler, Consumer<String> progress)
+      throws Exception {
     Playground p = new Playground(requireNonNull(spec), requireNonNull(home));
     try {
-      p.startAll(progress);
+      p.startAll(withScheduler, progress);
       return p;
     } catch (Exception | Error e) {
       // Cleaning up must not be cut short by the interrupt that may have caused the failure.
@@ -113,7 +126,7 @@ public final class Playground implements AutoCloseable {
     }
   }
 
-  private void startAll(Consumer<String> progress) throws Exception {
+  private void startAll(boolean withScheduler, Consumer<String> progress) throws Exception {
     Runtime.getRuntime().addShutdownHook(exitHook);
     progress.accept(
         "kube-apiserver and etcd: finding the binaries (built once into ~/.cache/hami;"
@@ -141,12 +154,20 @@ public final class Playground implements AutoCloseable {
     DefaultServiceAccounts.ensure(c, "default");
     push("service accounts", DefaultServiceAccounts.start(c));
 
-    startScheduler(c);
-    progress.accept(
-        "scheduler: "
-            + schedulerName
-            + " running with "
-            + home.root().relativize(home.schedulerConfig()));
+    if (withScheduler) {
+      startScheduler(c);
+      progress.accept(
+          "scheduler: "
+              + schedulerName
+              + " running with "
+              + home.root().relativize(home.schedulerConfig()));
+    } else {
+      schedulerName = schedulerConfig(PluginRegistry.create()).profiles().get(0).schedulerName();
+      progress.accept(
+          "scheduler: not started (--without-scheduler); GPU pods wait for a scheduler named "
+              + schedulerName);
+    }
+    schedulerRunning = withScheduler;
     startWebhook(cp, c);
     progress.accept(
         "webhook: serving at https://127.0.0.1:"
@@ -182,13 +203,17 @@ public final class Playground implements AutoCloseable {
 
   private void startScheduler(KubernetesClient c) throws Exception {
     Registry registry = PluginRegistry.create();
-    SchedulerConfiguration cfg = new ConfigLoader(registry).load(home.schedulerConfig());
+    SchedulerConfiguration cfg = schedulerConfig(registry);
     schedulerName = cfg.profiles().get(0).schedulerName();
     SchedulerService service =
         new SchedulerService(
             c, cfg, registry, new SchedulerService.Options(false, "hami-up", null, 50, 100, 4));
     push("scheduler", service);
     service.start(COMPONENT_TIMEOUT);
+  }
+
+  private SchedulerConfiguration schedulerConfig(Registry registry) {
+    return new ConfigLoader(registry).load(home.schedulerConfig());
   }
 
   private void startWebhook(ControlPlane cp, KubernetesClient c) throws Exception {
@@ -387,6 +412,11 @@ public final class Playground implements AutoCloseable {
   /** The schedulerName the webhook gives GPU pods. */
   public String schedulerName() {
     return schedulerName;
+  }
+
+  /** Whether the hami-scheduler runs here (false with {@code --without-scheduler}). */
+  public boolean schedulerRunning() {
+    return schedulerRunning;
   }
 
   /** Stops the nodes, webhook, scheduler and control plane, and removes the work directory. */

@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Start a local playground: a real etcd and kube-apiserver, fake GPU nodes (node agent over"
-          + " fake GPUs, fake kubelet), the hami-scheduler and the admission webhook, in this process.",
+          + " fake GPUs, fake kubelet), the hami-scheduler (unless --without-scheduler) and the"
+          + " admission webhook, in this process.",
       "Prints the kubeconfig and commands to try the samples; runs until Ctrl-C or SIGTERM, then"
           + " stops everything and removes its files."
     })
@@ -67,6 +68,14 @@ public final class UpCommand implements Callable<Integer> {
       defaultValue = "10",
       description = "vGPUs per GPU: how many containers may share one (default: ${DEFAULT-VALUE}).")
   int splitCount = 10;
+
+  @Option(
+      names = "--without-scheduler",
+      description =
+          "Start everything but the hami-scheduler, to try another scheduler (HAMi's, kube-scheduler"
+              + " with an extender) against the node agents: the webhook still gives GPU pods the"
+              + " profile's schedulerName, and they stay Pending until a scheduler of that name runs.")
+  boolean withoutScheduler;
 
   @Option(
       names = "--work-dir",
@@ -114,6 +123,7 @@ public final class UpCommand implements Callable<Integer> {
           Playground.start(
               playground,
               home,
+              !withoutScheduler,
               line -> {
                 out.println("hami up: " + line);
                 out.flush();
@@ -143,6 +153,7 @@ public final class UpCommand implements Callable<Integer> {
               logs,
               playground,
               p.schedulerName(),
+              p.schedulerRunning(),
               home.samples()));
       out.flush();
       stop.await();

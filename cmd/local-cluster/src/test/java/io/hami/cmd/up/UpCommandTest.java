@@ -38,6 +38,7 @@ class UpCommandTest {
         .contains("--gpus-per-node")
         .contains("--gpu-memory")
         .contains("--split-count")
+        .contains("--without-scheduler")
         .contains("--work-dir");
   }
 
@@ -182,6 +183,7 @@ class UpCommandTest {
             spec.workDir().resolve("hami-up.log"),
             spec,
             "hami-scheduler",
+            true,
             samples);
 
     assertThat(text)
@@ -194,6 +196,43 @@ class UpCommandTest {
         .contains("gpu-slice.yaml             A slice of one GPU: 4096 MiB of memory.\n")
         .contains("inference-deployment.yaml  Replicas. [a Deployment: it makes no pods here")
         .contains("Ctrl-C");
+  }
+
+  @Test
+  void instructions_withoutScheduler_sayThatGpuPodsWaitForOne() throws IOException {
+    Path samples = Files.createDirectories(dir.resolve("samples"));
+    Files.writeString(samples.resolve("gpu-slice.yaml"), "# A slice.\napiVersion: v1\nkind: Pod\n");
+    PlaygroundSpec spec = new PlaygroundSpec(1, 2, 16384, "Tesla T4", 10, dir.resolve("w"));
+
+    String text =
+        Instructions.render(
+            "https://127.0.0.1:6443",
+            dir.resolve("admin.kubeconfig"),
+            spec.workDir(),
+            null,
+            spec,
+            "hami-scheduler",
+            false,
+            samples);
+
+    assertThat(text)
+        .contains(
+            "scheduler   none (--without-scheduler): GPU pods stay Pending until you run a"
+                + " scheduler named hami-scheduler against this kubeconfig")
+        .doesNotContain("the webhook sends every GPU pod to it");
+  }
+
+  @Test
+  void withoutScheduler_isAFlag_andBadValuesAreStillRefused() {
+    assertThat(run("up", "--without-scheduler", "--nodes", "0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--nodes: 0 is not in 1..64");
+    CommandLine cl = hami();
+    cl.parseArgs("up", "--without-scheduler");
+    UpCommand up = cl.getSubcommands().get("up").getCommand();
+    assertThat(up.withoutScheduler).isTrue();
+    cl = hami();
+    cl.parseArgs("up");
+    assertThat(((UpCommand) cl.getSubcommands().get("up").getCommand()).withoutScheduler).isFalse();
   }
 
   @Test

@@ -70,10 +70,12 @@ public interface FrameworkHandle {
 
   /**
    * Binds {@code pod} to {@code nodeName} the way the scheduler was set up to: {@code pods/binding}
-   * against a cluster, the store of an in-memory one. Called on a binding thread; may block.
-   * Returns success or an error status. The default binds nothing and says so.
+   * against a cluster, the store of an in-memory one, with {@code metadata} merged onto the pod in
+   * the same write (as the API server does with a Binding's annotations and labels). Called on a
+   * binding thread; may block. Returns success or an error status. The default binds nothing and
+   * says so.
    */
-  default Status bind(Pod pod, String nodeName) {
+  default Status bind(Pod pod, String nodeName, BindingMetadata metadata) {
     return Status.error("this handle has no binder");
   }
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.hami.framework.api.BindingMetadata;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.api.ObjectKind;
 import io.hami.framework.api.Parallelizer;
@@ -428,7 +429,7 @@ public final class InMemoryCluster implements AutoCloseable {
 
   // ---- the in-memory API server
 
-  private Status bind(Pod pod, String nodeName) {
+  private Status bind(Pod pod, String nodeName, BindingMetadata metadata) {
     String key = key(pod);
     Pod current = pods.get(key);
     if (current == null || !current.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
@@ -444,6 +445,22 @@ public final class InMemoryCluster implements AutoCloseable {
     Pod bound = newVersion(current);
     bound.setSpec(ShallowCopy.of(current.getSpec()));
     bound.getSpec().setNodeName(nodeName);
+    if (!metadata.annotations().isEmpty()) {
+      Map<String, String> annos =
+          current.getMetadata().getAnnotations() == null
+              ? new LinkedHashMap<>()
+              : new LinkedHashMap<>(current.getMetadata().getAnnotations());
+      annos.putAll(metadata.annotations());
+      bound.getMetadata().setAnnotations(annos);
+    }
+    if (!metadata.labels().isEmpty()) {
+      Map<String, String> labels =
+          current.getMetadata().getLabels() == null
+              ? new LinkedHashMap<>()
+              : new LinkedHashMap<>(current.getMetadata().getLabels());
+      labels.putAll(metadata.labels());
+      bound.getMetadata().setLabels(labels);
+    }
     setCondition(bound, "True", null, null);
     storePod(key, bound);
     scheduler.eventHandler().onPodUpdate(current, bound);

@@ -4,10 +4,14 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.hami.framework.api.BindingMetadata;
 import io.hami.framework.api.Status;
 import io.hami.kube.Bindings;
 
-/** Posts {@code pods/binding}: the API server sets {@code spec.nodeName} atomically. */
+/**
+ * Posts {@code pods/binding}: the API server sets {@code spec.nodeName} and merges the Binding's
+ * annotations (and labels, from 1.35) onto the pod in one write.
+ */
 final class ApiBinder implements Binder {
   private final KubernetesClient client;
   private final ApiRequestObserver observer;
@@ -20,9 +24,9 @@ final class ApiBinder implements Binder {
   }
 
   @Override
-  public Status bind(Pod pod, String nodeName) {
+  public Status bind(Pod pod, String nodeName, BindingMetadata metadata) {
     String ns = pod.getMetadata().getNamespace();
-    Binding binding = Bindings.of(pod, nodeName);
+    Binding binding = Bindings.of(pod, nodeName, metadata.annotations(), metadata.labels());
     try {
       limiter.acquire();
     } catch (InterruptedException e) {

@@ -1,25 +1,55 @@
 package io.hami.framework.runtime;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.framework.api.EventRecorder;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts core/v1 Events on its own executor. Events are best effort: when the queue is full or the
- * rate limit would block for long, they are dropped rather than slowing the scheduler.
+ * Posts core/v1 Events on its own executor, aggregated as kube-scheduler's event broadcaster does
+ * ({@code k8s.io/client-go/tools/events}): Events that differ only in their note (same object,
+ * type, reason and action) form a series. The first is created; the second patches its {@code
+ * count} at once; later ones only count, and {@link #flush} (every 30 s) writes each changed count
+ * and forgets series quiet for {@link #FINISH_AFTER}. A pod that fails the same way every attempt
+ * thus costs one Event create and a patch per flush, not a write per attempt.
+ *
+ * <p>Events are best effort: when the queue is full or the rate limit would block for long, they
+ * are dropped rather than slowing the scheduler.
+ *
+ * <p>Concurrency: {@link #record} may be called from any thread; the series cache is guarded by
+ * this recorder's lock, and writes run on the executor.
  */
 public final class ApiEventRecorder implements EventRecorder {
+  /** A series with no new occurrence for this long is finished and forgotten. */
+  static final Duration FINISH_AFTER = Duration.ofMinutes(6);
+
+  /** How often {@link #flush} should run. */
+  public static final Duration FLUSH_EVERY = Duration.ofSeconds(30);
+
+  /** The most series remembered; the oldest is written out and forgotten beyond it. */
+  static final int MAX_SERIES = 4096;
+
   private static final Logger log = LoggerFactory.getLogger(ApiEventRecorder.class);
 
   private final KubernetesClient client;
@@ -29,6 +59,9 @@ public final class ApiEventRecorder implements EventRecorder {
   private final ApiRequestObserver observer;
   private final String component;
   private final AtomicLong seq = new AtomicLong();
+
+  @GuardedBy("this")
+  private final LinkedHashMap<SeriesKey, Series> series = new LinkedHashMap<>(256, 0.75f, true);
 
   public ApiEventRecorder(
       KubernetesClient client,
@@ -45,62 +78,205 @@ public final class ApiEventRecorder implements EventRecorder {
     this.component = component;
   }
 
+  /** What makes two Events one series: everything but the note and the times. */
+  private record SeriesKey(
+      String namespace,
+      String kind,
+      String name,
+      @Nullable String uid,
+      String type,
+      String reason,
+      String action) {}
+
+  /** A created Event and its occurrences since. */
+  private static final class Series {
+    final String namespace;
+    final String name;
+    int count = 1;
+    int written = 1;
+    Instant last;
+
+    Series(String namespace, String name, Instant last) {
+      this.namespace = namespace;
+      this.name = name;
+      this.last = last;
+    }
+  }
+
+  /** A count to write: the Event's name, namespace, count and last occurrence. */
+  private record CountWrite(String namespace, String name, int count, Instant last) {}
+
   @Override
   public void record(HasMetadata regarding, Type type, String reason, String action, String note) {
-    String ns =
-        regarding.getMetadata().getNamespace() == null
-            ? "default"
-            : regarding.getMetadata().getNamespace();
-    String now = clock.instant().toString();
-    Event e =
-        new EventBuilder()
-            .withNewMetadata()
-            .withNamespace(ns)
-            .withName(
-                regarding.getMetadata().getName()
-                    + "."
-                    + Long.toHexString(clock.millis())
-                    + Long.toHexString(seq.incrementAndGet()))
-            .endMetadata()
-            .withNewInvolvedObject()
-            .withApiVersion(regarding.getApiVersion())
-            .withKind(regarding.getKind())
-            .withName(regarding.getMetadata().getName())
-            .withNamespace(regarding.getMetadata().getNamespace())
-            .withUid(regarding.getMetadata().getUid())
-            .endInvolvedObject()
-            .withType(type.value())
-            .withReason(reason)
-            .withAction(action)
-            .withMessage(note)
-            .withFirstTimestamp(now)
-            .withLastTimestamp(now)
-            .withCount(1)
-            .withReportingComponent(component)
-            .withNewSource()
-            .withComponent(component)
-            .endSource()
-            .build();
+    Event event = newEvent(regarding, type, reason, action, note);
+    Instant now = clock.instant();
+    SeriesKey key =
+        new SeriesKey(
+            event.getMetadata().getNamespace(),
+            String.valueOf(regarding.getKind()),
+            String.valueOf(regarding.getMetadata().getName()),
+            regarding.getMetadata().getUid(),
+            type.value(),
+            reason,
+            action);
+    List<CountWrite> counts = new ArrayList<>(1);
+    boolean created = false;
+    synchronized (this) {
+      Series s = series.get(key);
+      if (s != null && !now.isAfter(s.last.plus(FINISH_AFTER))) {
+        s.count++;
+        s.last = now;
+        if (s.written == 1) {
+          // The second occurrence turns the Event into a series at once, as the broadcaster does.
+          s.written = s.count;
+          counts.add(new CountWrite(s.namespace, s.name, s.count, now));
+        }
+      } else {
+        series.put(key, new Series(key.namespace(), event.getMetadata().getName(), now));
+        created = true;
+        CountWrite evicted = evictEldest();
+        if (evicted != null) {
+          counts.add(evicted);
+        }
+      }
+    }
+    if (created) {
+      submit(() -> create(event), reason);
+    }
+    for (CountWrite c : counts) {
+      submit(() -> patchCount(c), reason);
+    }
+  }
+
+  /**
+   * Writes the count of every series that grew since its last write, and forgets series finished
+   * (quiet for {@link #FINISH_AFTER}). Call it every {@link #FLUSH_EVERY}; safe from any thread.
+   */
+  public void flush() {
+    Instant now = clock.instant();
+    List<CountWrite> writes = new ArrayList<>();
+    synchronized (this) {
+      for (Iterator<Series> it = series.values().iterator(); it.hasNext(); ) {
+        Series s = it.next();
+        if (s.count != s.written) {
+          s.written = s.count;
+          writes.add(new CountWrite(s.namespace, s.name, s.count, s.last));
+        }
+        if (now.isAfter(s.last.plus(FINISH_AFTER))) {
+          it.remove();
+        }
+      }
+    }
+    for (CountWrite w : writes) {
+      submit(() -> patchCount(w), "series");
+    }
+  }
+
+  /** The number of series remembered (for tests). */
+  synchronized int seriesCount() {
+    return series.size();
+  }
+
+  @GuardedBy("this")
+  private @Nullable CountWrite evictEldest() {
+    if (series.size() <= MAX_SERIES) {
+      return null;
+    }
+    Iterator<Series> it = series.values().iterator();
+    Series eldest = it.next();
+    it.remove();
+    return eldest.count == eldest.written
+        ? null
+        : new CountWrite(eldest.namespace, eldest.name, eldest.count, eldest.last);
+  }
+
+  private void submit(Runnable write, String reason) {
     try {
       executor.execute(
           () -> {
             try {
               limiter.acquire();
-              client.v1().events().inNamespace(ns).resource(e).create();
-              observer.request("create", "events", "ok");
-            } catch (KubernetesClientException ex) {
-              observer.request("create", "events", String.valueOf(ex.getCode()));
-              log.debug("event not recorded: {}", ex.getMessage());
+              write.run();
             } catch (InterruptedException ex) {
               Thread.currentThread().interrupt();
-            } catch (RuntimeException ex) {
-              // A closed client (the scheduler stopping): the Event is lost, the thread lives on.
-              observer.request("create", "events", "error");
-              log.debug("event not recorded: {}", ex.toString());
             }
           });
     } catch (RejectedExecutionException ex) {
       log.debug("event queue full; dropping event reason={}", reason);
+    }
+  }
+
+  private Event newEvent(
+      HasMetadata regarding, Type type, String reason, String action, String note) {
+    String ns =
+        regarding.getMetadata().getNamespace() == null
+            ? "default"
+            : regarding.getMetadata().getNamespace();
+    String now = clock.instant().toString();
+    return new EventBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(
+            regarding.getMetadata().getName()
+                + "."
+                + Long.toHexString(clock.millis())
+                + Long.toHexString(seq.incrementAndGet()))
+        .endMetadata()
+        .withNewInvolvedObject()
+        .withApiVersion(regarding.getApiVersion())
+        .withKind(regarding.getKind())
+        .withName(regarding.getMetadata().getName())
+        .withNamespace(regarding.getMetadata().getNamespace())
+        .withUid(regarding.getMetadata().getUid())
+        .endInvolvedObject()
+        .withType(type.value())
+        .withReason(reason)
+        .withAction(action)
+        .withMessage(note)
+        .withFirstTimestamp(now)
+        .withLastTimestamp(now)
+        .withCount(1)
+        .withReportingComponent(component)
+        .withNewSource()
+        .withComponent(component)
+        .endSource()
+        .build();
+  }
+
+  private void create(Event e) {
+    write(
+        "create",
+        () ->
+            client.v1().events().inNamespace(e.getMetadata().getNamespace()).resource(e).create());
+  }
+
+  private void patchCount(CountWrite w) {
+    Map<String, Object> patch = new LinkedHashMap<>();
+    patch.put("count", w.count());
+    patch.put("lastTimestamp", w.last().toString());
+    String json = client.getKubernetesSerialization().asJson(patch);
+    write(
+        "patch",
+        () ->
+            client
+                .v1()
+                .events()
+                .inNamespace(w.namespace())
+                .withName(w.name())
+                .patch(PatchContext.of(PatchType.JSON_MERGE), json));
+  }
+
+  private void write(String verb, Runnable call) {
+    try {
+      call.run();
+      observer.request(verb, "events", "ok");
+    } catch (KubernetesClientException ex) {
+      observer.request(verb, "events", String.valueOf(ex.getCode()));
+      log.debug("event not recorded: {}", ex.getMessage());
+    } catch (RuntimeException ex) {
+      // A closed client (the scheduler stopping): the Event is lost, the thread lives on.
+      observer.request(verb, "events", "error");
+      log.debug("event not recorded: {}", ex.toString());
     }
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.AttemptObserver;
+import io.hami.framework.api.BindingMetadata;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EventRecorder;
@@ -87,8 +88,8 @@ public final class DefaultFrameworkHandle implements FrameworkHandle {
   }
 
   @Override
-  public Status bind(Pod pod, String nodeName) {
-    return scheduler.binder().bind(pod, nodeName);
+  public Status bind(Pod pod, String nodeName, BindingMetadata metadata) {
+    return scheduler.binder().bind(pod, nodeName, metadata);
   }
 
   @Override

@@ -28,7 +28,7 @@ public final class SchedulerBuilder {
   PrometheusRegistry metricsRegistry = new PrometheusRegistry();
   Parallelizer parallelizer = Parallelizer.sequential();
   @Nullable KubernetesClient client;
-  Binder binder = (pod, node) -> Status.error("no binder configured");
+  Binder binder = (pod, node, metadata) -> Status.error("no binder configured");
   @Nullable ObjectWriter objectWriter;
   @Nullable PodEvictor evictor;
   StatusWriter statusWriter = (pod, reason, message) -> {};

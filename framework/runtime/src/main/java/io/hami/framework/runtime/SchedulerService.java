@@ -88,6 +88,7 @@ public final class SchedulerService implements AutoCloseable {
   private final ExecutorService writerPool;
   private final ExecutorService eventPool;
   private final ScheduledExecutorService timer;
+  private final ApiEventRecorder events;
   private final CompletableFuture<Integer> terminated = new CompletableFuture<>();
   private final AtomicLong nodeAdds = new AtomicLong();
   private final AtomicLong podAdds = new AtomicLong();
@@ -127,6 +128,8 @@ public final class SchedulerService implements AutoCloseable {
     DefaultParallelizer parallelizer = new DefaultParallelizer(config.parallelism());
     ApiStatusWriter statusWriter =
         new ApiStatusWriter(client, writerPool, clock, limiter, observer);
+    this.events =
+        new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler");
     this.scheduler =
         Scheduler.builder(config, plugins)
             .clock(clock)
@@ -136,8 +139,7 @@ public final class SchedulerService implements AutoCloseable {
             .binder(Binder.apiBinder(client, observer, limiter))
             .evictor(PodEvictor.api(client, observer, limiter, clock))
             .statusWriter(statusWriter)
-            .eventRecorder(
-                new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler"))
+            .eventRecorder(events)
             .bindingExecutor(bindingPool)
             // Running and one queued per binding thread: the scheduling thread stays close to
             // what binding can absorb (see BindingCycle.awaitRoom).
@@ -234,6 +236,8 @@ public final class SchedulerService implements AutoCloseable {
     startInformers(syncTimeout);
     synced = true;
     timer.scheduleWithFixedDelay(this::tickSafely, 1, 1, TimeUnit.SECONDS);
+    long flush = ApiEventRecorder.FLUSH_EVERY.toMillis();
+    timer.scheduleWithFixedDelay(events::flush, flush, flush, TimeUnit.MILLISECONDS);
     if (options.leaderElect()) {
       campaign();
     } else {
@@ -521,6 +525,7 @@ public final class SchedulerService implements AutoCloseable {
     timer.shutdownNow();
     bindingPool.shutdown();
     writerPool.shutdown();
+    events.flush(); // the counts of open series
     eventPool.shutdown();
     try {
       bindingPool.awaitTermination(5, TimeUnit.SECONDS);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.BindingMetadata;
 import io.hami.framework.api.Status;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
@@ -33,7 +34,7 @@ class BindingBackpressureTest {
         Scheduler.builder(cfg, BuiltInPlugins.registry())
             .bindingExecutor(bindings::add)
             .binder(
-                (Pod pod, String node) -> {
+                (Pod pod, String node, BindingMetadata metadata) -> {
                   bound.add(pod.getMetadata().getName());
                   return Status.success();
                 })

@@ -17,6 +17,7 @@ import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
+import io.hami.kube.Bindings;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.time.Duration;
@@ -43,14 +44,15 @@ class SchedulerServiceIT {
         .withName(b.getMetadata().getName())
         .edit(
             p -> {
-              p.getSpec().setNodeName(b.getTarget().getName());
+              Bindings.applyTo(p, b);
               return p;
             });
   }
 
   @BeforeEach
   void setUp() {
-    // The CRUD mock stores Bindings but does not apply them; do what the API server does.
+    // The CRUD mock stores Bindings but does not apply them; do what the API server does (node
+    // name, annotations and labels).
     bindingWatch =
         client
             .bindings()

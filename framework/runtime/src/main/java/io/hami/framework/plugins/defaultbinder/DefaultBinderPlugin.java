@@ -2,6 +2,7 @@ package io.hami.framework.plugins.defaultbinder;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.BindPlugin;
+import io.hami.framework.api.BindingMetadata;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.Plugin;
@@ -11,7 +12,8 @@ import io.hami.framework.bind.Binder;
 
 /**
  * Binds through the scheduler's {@link Binder} ({@link FrameworkHandle#bind}): {@code pods/binding}
- * against a cluster, or the in-memory cluster's store.
+ * against a cluster, or the in-memory cluster's store, carrying the {@link BindingMetadata} that
+ * PreBind plugins left in the cycle state.
  */
 public final class DefaultBinderPlugin implements BindPlugin {
   public static final String NAME = "DefaultBinder";
@@ -37,6 +39,6 @@ public final class DefaultBinderPlugin implements BindPlugin {
 
   @Override
   public Status bind(CycleState state, Pod pod, String nodeName) {
-    return binder.bind(pod, nodeName);
+    return binder.bind(pod, nodeName, BindingMetadata.of(state));
   }
 }

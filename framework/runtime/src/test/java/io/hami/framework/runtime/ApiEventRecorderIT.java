@@ -1,0 +1,130 @@
+package io.hami.framework.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.common.util.concurrent.MoreExecutors;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.hami.framework.api.EventRecorder;
+import io.hami.framework.bind.ApiRateLimiter;
+import io.hami.framework.testing.FakeClock;
+import io.hami.framework.testing.MakePod;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Event series against fabric8's CRUD mock server, as kube-scheduler's broadcaster forms them. */
+@EnableKubernetesMockClient(crud = true)
+final class ApiEventRecorderIT {
+
+  KubernetesClient client;
+
+  private final FakeClock clock = new FakeClock(Instant.parse("2026-08-21T08:00:00Z"));
+  private final List<String> writes = new ArrayList<>();
+  private final Pod pod = MakePod.named("p").uid("u1").obj();
+
+  @AfterEach
+  void tearDown() {
+    client.v1().events().inAnyNamespace().delete();
+  }
+
+  private ApiEventRecorder recorder() {
+    return new ApiEventRecorder(
+        client,
+        MoreExecutors.newDirectExecutorService(),
+        clock,
+        ApiRateLimiter.unlimited(),
+        (verb, resource, outcome) -> writes.add(verb + " " + resource + " " + outcome),
+        "hami-scheduler");
+  }
+
+  private List<Event> events() {
+    List<Event> out =
+        new ArrayList<>(client.v1().events().inNamespace("default").list().getItems());
+    out.sort(Comparator.comparing(e -> e.getMetadata().getName()));
+    return out;
+  }
+
+  private void failed(EventRecorder r, String note) {
+    r.record(pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", note);
+  }
+
+  @Test
+  void repeatsOfOneEvent_formASeriesWrittenAtTheSecondAndAtEachFlush() {
+    ApiEventRecorder r = recorder();
+    failed(r, "0/3 nodes are available: 3 Insufficient cpu.");
+    assertThat(writes).containsExactly("create events ok");
+    assertThat(events()).singleElement().satisfies(e -> assertThat(e.getCount()).isEqualTo(1));
+
+    clock.advance(Duration.ofSeconds(1));
+    failed(r, "0/3 nodes are available: 3 Insufficient memory.");
+    assertThat(writes).containsExactly("create events ok", "patch events ok");
+    assertThat(events()).singleElement().satisfies(e -> assertThat(e.getCount()).isEqualTo(2));
+
+    for (int i = 0; i < 5; i++) {
+      clock.advance(Duration.ofSeconds(1));
+      failed(r, "0/3 nodes are available: 3 Insufficient cpu.");
+    }
+    assertThat(writes).as("later repeats only count").hasSize(2);
+    r.flush();
+    assertThat(writes).hasSize(3);
+    Event e = events().get(0);
+    assertThat(e.getCount()).isEqualTo(7);
+    assertThat(e.getLastTimestamp()).isEqualTo(clock.instant().toString());
+    // The note stays the first one's, as in a kube-scheduler event series.
+    assertThat(e.getMessage()).isEqualTo("0/3 nodes are available: 3 Insufficient cpu.");
+
+    r.flush();
+    assertThat(writes).as("nothing new to write").hasSize(3);
+  }
+
+  @Test
+  void differentReasonsOrObjects_areSeparateEvents() {
+    ApiEventRecorder r = recorder();
+    failed(r, "no fit");
+    r.record(pod, EventRecorder.Type.NORMAL, "Scheduled", "Binding", "Successfully assigned");
+    r.record(
+        MakePod.named("q").uid("u2").obj(),
+        EventRecorder.Type.WARNING,
+        "FailedScheduling",
+        "Scheduling",
+        "no fit");
+    assertThat(writes).containsExactly("create events ok", "create events ok", "create events ok");
+    assertThat(events()).hasSize(3);
+  }
+
+  @Test
+  void aSeriesQuietForSixMinutes_isFinished_andTheNextOccurrenceIsANewEvent() {
+    ApiEventRecorder r = recorder();
+    failed(r, "no fit");
+    failed(r, "no fit");
+    failed(r, "no fit");
+    clock.advance(ApiEventRecorder.FINISH_AFTER.plusSeconds(1));
+    r.flush();
+    assertThat(writes).as("the final count is written").hasSize(3);
+    assertThat(r.seriesCount()).isZero();
+    failed(r, "no fit");
+    assertThat(events()).hasSize(2);
+  }
+
+  @Test
+  void aSingleEventPerPod_isOneWrite() {
+    ApiEventRecorder r = recorder();
+    for (int i = 0; i < 20; i++) {
+      r.record(
+          MakePod.named("p" + i).uid("u" + i).obj(),
+          EventRecorder.Type.NORMAL,
+          "Scheduled",
+          "Binding",
+          "Successfully assigned default/p" + i + " to n1");
+    }
+    r.flush();
+    assertThat(writes).hasSize(20).containsOnly("create events ok");
+  }
+}
