@@ -60,7 +60,7 @@ class WaitingPodDeletionTest {
                     + "      enabled:\n      - name: Holding\n",
                 "test");
     Binder binder =
-        (pod, node) -> {
+        (pod, node, metadata) -> {
           bound.add(pod.getMetadata().getName());
           return Status.success();
         };
