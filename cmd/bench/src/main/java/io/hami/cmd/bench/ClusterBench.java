@@ -306,16 +306,23 @@ final class ClusterBench {
           .create();
     }
     if (admin.serviceAccounts().inNamespace(NAMESPACE).withName("default").get() == null) {
-      admin
-          .serviceAccounts()
-          .inNamespace(NAMESPACE)
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName("default")
-                  .endMetadata()
-                  .build())
-          .create();
+      try {
+        admin
+            .serviceAccounts()
+            .inNamespace(NAMESPACE)
+            .resource(
+                new ServiceAccountBuilder()
+                    .withNewMetadata()
+                    .withName("default")
+                    .endMetadata()
+                    .build())
+            .create();
+      } catch (KubernetesClientException e) {
+        // A controller manager creates it too; whoever comes second finds it there.
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
     }
     deletePods(admin);
   }

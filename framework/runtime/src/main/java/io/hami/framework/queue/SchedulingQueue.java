@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -23,9 +22,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -79,36 +76,23 @@ public final class SchedulingQueue {
   @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> inFlight = new HashMap<>();
 
-  // In event order, so trimming drops a prefix: binding pods stay in flight for long, and the
-  // events they pin must not be rescanned on every attempt.
   @GuardedBy("lock")
-  private final ArrayDeque<InFlightEvent> inFlightEvents = new ArrayDeque<>();
+  private final InFlightEvents inFlightEvents = new InFlightEvents();
 
-  /**
-   * Pods found gone from the API server (a write answered 404) before their delete event came, by
-   * uid, in the order they were dropped. The informer may still deliver older updates of such a
-   * pod; they must not bring it back.
-   */
   @GuardedBy("lock")
-  private final LinkedHashMap<String, Instant> gone = new LinkedHashMap<>();
+  private final GonePods gone = new GonePods();
 
   /** How long a pod found gone stays refused; far longer than any informer lag. */
-  static final Duration GONE_TTL = Duration.ofMinutes(10);
+  static final Duration GONE_TTL = GonePods.TTL;
 
   @GuardedBy("lock")
   private long seq;
-
-  @GuardedBy("lock")
-  private long eventSeq;
 
   @GuardedBy("lock")
   private long schedulingCycle;
 
   @GuardedBy("lock")
   private boolean closed;
-
-  private record InFlightEvent(
-      long seq, ClusterEvent event, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {}
 
   /**
    * @param sort the QueueSort order
@@ -204,7 +188,7 @@ public final class SchedulingQueue {
       return;
     }
     Pod oldPod = info.pod();
-    boolean relevant = isRelevantUpdate(oldPod, newPod, info.ownAnnotations());
+    boolean relevant = PodUpdates.isRelevant(oldPod, newPod, info.ownAnnotations());
     if (active.remove(info)) {
       info.setPod(newPod);
       active.add(info);
@@ -220,39 +204,6 @@ public final class SchedulingQueue {
       info.unschedulablePlugins().clear();
       moveOut(info);
     }
-  }
-
-  /** Whether the update can change the scheduling result: spec, labels or annotations. */
-  static boolean isRelevantUpdate(Pod a, Pod b) {
-    return isRelevantUpdate(a, b, Set.of());
-  }
-
-  /**
-   * Whether the update can change the scheduling result: spec, labels or annotations other than
-   * {@code own}, the ones the scheduler itself writes on the pod when an attempt fails. Their echo
-   * from the informer is the scheduler's own write, not news about the pod: were it to count, every
-   * failure whose message changed would retry the pod at once (kube-scheduler, which writes only
-   * the pod's status, ignores status changes for the same reason).
-   */
-  static boolean isRelevantUpdate(Pod a, Pod b, Set<String> own) {
-    return !Objects.equals(a.getSpec(), b.getSpec())
-        || !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())
-        || !Objects.equals(
-            withoutKeys(a.getMetadata().getAnnotations(), own),
-            withoutKeys(b.getMetadata().getAnnotations(), own));
-  }
-
-  private static Map<String, String> withoutKeys(
-      @Nullable Map<String, String> m, Set<String> keys) {
-    if (m == null || m.isEmpty()) {
-      return Map.of();
-    }
-    if (keys.isEmpty()) {
-      return m;
-    }
-    Map<String, String> out = new HashMap<>(m);
-    out.keySet().removeAll(keys);
-    return out;
   }
 
   /** Removes a pod from every sub-queue; a pod being scheduled is not requeued afterwards. */
@@ -280,12 +231,7 @@ public final class SchedulingQueue {
   public void deleteGone(Pod pod) {
     lock.lock();
     try {
-      Instant now = clock.instant();
-      var it = gone.entrySet().iterator();
-      while (it.hasNext() && it.next().getValue().plus(GONE_TTL).isBefore(now)) {
-        it.remove();
-      }
-      gone.put(pod.getMetadata().getUid(), now);
+      gone.add(pod.getMetadata().getUid(), clock.instant());
     } finally {
       lock.unlock();
     }
@@ -294,11 +240,7 @@ public final class SchedulingQueue {
 
   @GuardedBy("lock")
   private boolean isGone(String uid) {
-    if (gone.isEmpty()) {
-      return false;
-    }
-    Instant at = gone.get(uid);
-    return at != null && !at.plus(GONE_TTL).isBefore(clock.instant());
+    return gone.contains(uid, clock.instant());
   }
 
   /** Returns whether the pod is in any sub-queue or being scheduled. */
@@ -375,7 +317,7 @@ public final class SchedulingQueue {
     byUid.remove(info.uid());
     inFlight.put(info.uid(), info);
     info.incrementAttempts();
-    info.popEventSeq = eventSeq;
+    info.popEventSeq = inFlightEvents.seq();
     schedulingCycle++;
     info.lastFailureCycle = schedulingCycle;
     return info;
@@ -446,27 +388,12 @@ public final class SchedulingQueue {
 
   @GuardedBy("lock")
   private boolean sawMatchingEventInFlight(QueuedPodInfo info) {
-    for (InFlightEvent e : inFlightEvents) {
-      if (e.seq > info.popEventSeq && hints.worthRequeuing(info, e.event, e.oldObj, e.newObj)) {
-        return true;
-      }
-    }
-    return false;
+    return inFlightEvents.sawMatching(info, hints);
   }
 
   @GuardedBy("lock")
   private void trimInFlightEvents() {
-    if (inFlight.isEmpty()) {
-      inFlightEvents.clear();
-      return;
-    }
-    long oldest = Long.MAX_VALUE;
-    for (QueuedPodInfo i : inFlight.values()) {
-      oldest = Math.min(oldest, i.popEventSeq);
-    }
-    while (!inFlightEvents.isEmpty() && inFlightEvents.peekFirst().seq <= oldest) {
-      inFlightEvents.pollFirst();
-    }
+    inFlightEvents.trim(inFlight.values());
   }
 
   /**
@@ -477,10 +404,7 @@ public final class SchedulingQueue {
       ClusterEvent event, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
     lock.lock();
     try {
-      eventSeq++;
-      if (!inFlight.isEmpty()) {
-        inFlightEvents.add(new InFlightEvent(eventSeq, event, oldObj, newObj));
-      }
+      inFlightEvents.add(event, oldObj, newObj, !inFlight.isEmpty());
       if (unschedulable.isEmpty()) {
         return;
       }
