@@ -157,10 +157,14 @@ final class Gangs {
     dropIfEmpty(key, g);
   }
 
-  /** A member other than {@code uid} that blocks the group, as {@code namespace/name}; or null. */
+  /**
+   * A member other than {@code uid} that blocks the group, as {@code namespace/name}; or null. A
+   * member that blocks the group itself is never held back by another: trying it is how the group
+   * unblocks, and two blockers waiting for each other would wait forever.
+   */
   synchronized @Nullable String blocker(String key, String uid) {
     Group g = groups.get(key);
-    if (g == null) {
+    if (g == null || g.blocked.containsKey(uid)) {
       return null;
     }
     for (Map.Entry<String, String> e : g.blocked.entrySet()) {
