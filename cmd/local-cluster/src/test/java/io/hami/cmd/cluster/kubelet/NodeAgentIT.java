@@ -273,12 +273,16 @@ class NodeAgentIT {
     Path dir = hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_main");
     assertThat(main.getMountsList())
         .containsExactly(
+            mount(vgpu, dir.toString(), true),
             mount(vgpu + "/libvgpu.so", vgpu + "/libvgpu.so", true),
-            mount(vgpu, dir.toString(), false),
+            mount(vgpu + "/cache-1.cache", dir + "/cache-1.cache", false),
+            mount("/etc/vgpu/limits", dir + "/limits", true),
             mount("/tmp/vgpulock", "/tmp/vgpulock", false),
             mount("/etc/ld.so.preload", vgpu + "/ld.so.preload", true));
     assertThat(main.getDevicesList()).isEmpty();
     assertThat(Files.isDirectory(dir)).isTrue();
+    assertThat(Files.readString(dir.resolve("limits")))
+        .contains("memory_limit_0=3145728000\n", "sm_limit=50\n", "priority=1\n");
 
     Pod after = pod("p1");
     assertThat(after.getMetadata().getAnnotations())
@@ -339,7 +343,7 @@ class NodeAgentIT {
             mount(
                 hook.resolve("vgpu").toString(),
                 hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_train").toString(),
-                false));
+                true));
     assertThat(pod("p2").getMetadata().getAnnotations())
         .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";;;")
         .containsEntry(Annotations.BIND_PHASE, "success");
