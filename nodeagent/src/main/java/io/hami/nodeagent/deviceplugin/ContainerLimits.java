@@ -26,9 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What libvgpu enforces in one container, written by the agent at Allocate into a file the
- * container can only read (the limits file of the node data plane's contract, §1). Every key of the
- * file wins over the matching environment variable, so a tenant cannot lift a limit by its own
- * environment.
+ * container can only read ({@value #CONTAINER_PATH}). Every key of the file wins over the matching
+ * environment variable in libvgpu, so a tenant cannot lift a limit by its own environment.
  *
  * @param memoryLimitBytes per container CUDA ordinal, bytes; 0 = unlimited
  * @param smLimits per container CUDA ordinal, percent; 0 or 100 = unlimited

@@ -23,8 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The env, mounts and files one container gets (spec §7.5 step 4 and §7.6; the node data plane's
- * contract §1 and §2 for the limits file and the usage region).
+ * The env, mounts and files one container gets (spec §7.5 step 4 and §7.6), with the limits file
+ * and the usage region libvgpu reads (README, "What the node agent gives each container").
  */
 final class ContainerResponses {
   private static final Logger log = LoggerFactory.getLogger(ContainerResponses.class);
@@ -73,20 +73,20 @@ final class ContainerResponses {
       r.putEnvs("CUDA_DEVICE_MEMORY_LIMIT_" + i, devices.get(i).usedmem() + "m");
     }
     r.putEnvs("CUDA_DEVICE_SM_LIMIT", Integer.toString(devices.get(0).usedcores()));
+    if (ContainerResources.of(container).has(ContainerLimits.PRIORITY_RESOURCE)) {
+      r.putEnvs(ENV_PRIORITY, Integer.toString(limits.priority()));
+    }
     String vgpu = config.hookPath().resolve("vgpu").toString();
     String region = cacheName + ".cache";
     r.putEnvs("CUDA_DEVICE_MEMORY_SHARED_CACHE", vgpu + "/" + region);
-    if (limits.oversubscribe()) {
+    if (config.memoryScaling() > 1) {
       r.putEnvs("CUDA_OVERSUBSCRIBE", "true");
     }
     if (config.libCudaLogLevel() != null) {
       r.putEnvs("LIBCUDA_LOG_LEVEL", config.libCudaLogLevel());
     }
     if (config.disableCoreLimit()) {
-      r.putEnvs(ContainerLimits.ENV_CORE_POLICY, "disable");
-    }
-    if (ContainerResources.of(container).has(ContainerLimits.PRIORITY_RESOURCE)) {
-      r.putEnvs(ENV_PRIORITY, Integer.toString(limits.priority()));
+      r.putEnvs("GPU_CORE_UTILIZATION_POLICY", "disable");
     }
 
     Path containerDir =

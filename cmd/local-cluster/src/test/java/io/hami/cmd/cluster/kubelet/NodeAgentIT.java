@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -290,6 +291,53 @@ class NodeAgentIT {
         .containsEntry(Annotations.VGPU_DEVICES_ALLOCATED, GPU0 + ",NVIDIA,3000,50:;")
         .containsEntry(Annotations.BIND_PHASE, "success");
     assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
+  }
+
+  @Test
+  void priorityLimit_reachesTheLimitsFileAndTheEnv() throws Exception {
+    Pod pod =
+        create(
+            withPriority(
+                MakeBoundPod.bound("prio", NODE, GPU0 + ",NVIDIA,1024,20:;")
+                    .container("c", 1)
+                    .build(),
+                "0"));
+    lock("default", "prio");
+
+    ContainerAllocateResponse c = kubelet.allocatePod(RESOURCE, pod).get("c");
+
+    assertThat(c.getEnvsMap()).containsEntry("CUDA_TASK_PRIORITY", "0");
+    Path limits = hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_c/limits");
+    assertThat(Files.readString(limits))
+        .contains("memory_limit_0=1073741824\n", "sm_limit=20\n", "priority=0\n");
+  }
+
+  @Test
+  void malformedPriority_failsTheAllocationNamingTheValue() {
+    Pod pod =
+        create(
+            withPriority(
+                MakeBoundPod.bound("bad", NODE, GPU0 + ",NVIDIA,1024,20:;")
+                    .container("c", 1)
+                    .build(),
+                "2"));
+    lock("default", "bad");
+
+    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, pod))
+        .isInstanceOf(StatusRuntimeException.class)
+        .hasMessageContaining("container c: nvidia.com/priority=2 must be 0 (high) or 1 (low)");
+    assertThat(pod("bad").getMetadata().getAnnotations())
+        .containsEntry(Annotations.BIND_PHASE, "failed");
+  }
+
+  private static Pod withPriority(Pod pod, String priority) {
+    pod.getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getLimits()
+        .put("nvidia.com/priority", new Quantity(priority));
+    return pod;
   }
 
   @Test
