@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.model.pod.ContainerDevice;
+import io.hami.model.resource.ContainerResources;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.Mount;
@@ -21,12 +22,19 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The env and mounts one container gets (spec §7.5 step 4 and §7.6). */
+/**
+ * The env, mounts and files one container gets (spec §7.5 step 4 and §7.6), with the limits file
+ * and the usage region libvgpu reads (README, "What the node agent gives each container").
+ */
 final class ContainerResponses {
   private static final Logger log = LoggerFactory.getLogger(ContainerResponses.class);
 
   static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
   static final String DISABLE_CONTROL = "CUDA_DISABLE_CONTROL";
+  static final String ENV_PRIORITY = "CUDA_TASK_PRIORITY";
+
+  /** The interception library, in {@code <hookPath>/vgpu} on the host and in the container. */
+  static final String LIBRARY = "libvgpu.so";
 
   private ContainerResponses() {}
 
@@ -40,6 +48,13 @@ final class ContainerResponses {
         .build();
   }
 
+  /**
+   * The env and mounts of a container on shared GPUs. Before answering, the container directory
+   * {@code <hookPath>/vgpu/containers/<podUID>_<container>} is made afresh with the limits file
+   * (0444), the empty usage region (0666) and a mount point for the library; the directory is
+   * mounted read-only at {@code <hookPath>/vgpu}, then the region read-write and the limits
+   * read-only on top, so nothing in it can be created, removed or replaced from inside.
+   */
   static ContainerAllocateResponse build(
       NodeAgentConfig config,
       Pod pod,
@@ -47,6 +62,7 @@ final class ContainerResponses {
       List<ContainerDevice> devices,
       String cacheName)
       throws AllocationException {
+    ContainerLimits limits = ContainerLimits.of(config, pod, container, devices);
     Set<String> uuids = new LinkedHashSet<>();
     for (ContainerDevice d : devices) {
       uuids.add(d.uuid());
@@ -57,8 +73,12 @@ final class ContainerResponses {
       r.putEnvs("CUDA_DEVICE_MEMORY_LIMIT_" + i, devices.get(i).usedmem() + "m");
     }
     r.putEnvs("CUDA_DEVICE_SM_LIMIT", Integer.toString(devices.get(0).usedcores()));
+    if (ContainerResources.of(container).has(ContainerLimits.PRIORITY_RESOURCE)) {
+      r.putEnvs(ENV_PRIORITY, Integer.toString(limits.priority()));
+    }
     String vgpu = config.hookPath().resolve("vgpu").toString();
-    r.putEnvs("CUDA_DEVICE_MEMORY_SHARED_CACHE", vgpu + "/" + cacheName + ".cache");
+    String region = cacheName + ".cache";
+    r.putEnvs("CUDA_DEVICE_MEMORY_SHARED_CACHE", vgpu + "/" + region);
     if (config.memoryScaling() > 1) {
       r.putEnvs("CUDA_OVERSUBSCRIBE", "true");
     }
@@ -76,8 +96,23 @@ final class ContainerResponses {
             .resolve("containers")
             .resolve(pod.getMetadata().getUid() + "_" + container.getName());
     recreate(containerDir);
-    r.addMounts(mount(vgpu + "/libvgpu.so", vgpu + "/libvgpu.so", true));
-    r.addMounts(mount(vgpu, containerDir.toString(), false));
+    try {
+      limits.write(containerDir);
+      createFile(containerDir.resolve(region), "rw-rw-rw-");
+      // The read-only directory cannot take a mount point, so the library's is made here.
+      createFile(containerDir.resolve(LIBRARY), "r--r--r--");
+    } catch (IOException e) {
+      throw new AllocationException(
+          "cannot write the limits and region of " + containerDir + ": " + e, e);
+    }
+    r.addMounts(mount(vgpu, containerDir.toString(), true));
+    r.addMounts(mount(vgpu + "/" + LIBRARY, vgpu + "/" + LIBRARY, true));
+    r.addMounts(mount(vgpu + "/" + region, containerDir.resolve(region).toString(), false));
+    r.addMounts(
+        mount(
+            ContainerLimits.CONTAINER_PATH,
+            containerDir.resolve(ContainerLimits.FILE_NAME).toString(),
+            true));
     r.addMounts(mount("/tmp/vgpulock", "/tmp/vgpulock", false));
     if (!controlDisabled(config, pod, container)) {
       r.addMounts(mount("/etc/ld.so.preload", vgpu + "/ld.so.preload", true));
@@ -87,6 +122,12 @@ final class ContainerResponses {
       r.addMounts(mount("/usr/bin/vgpuvalidator", vgpu + "/vgpuvalidator", true));
     }
     return r.build();
+  }
+
+  /** An empty file with exactly {@code mode}, whatever the agent's umask. */
+  private static void createFile(Path file, String mode) throws IOException {
+    Files.createFile(file);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(mode));
   }
 
   /**
@@ -130,7 +171,10 @@ final class ContainerResponses {
         .build();
   }
 
-  /** A fresh per-container directory, writable by any user in the container. */
+  /**
+   * A fresh per-container directory, owned by the agent and writable by it alone (the container
+   * sees it read-only).
+   */
   private static void recreate(Path dir) throws AllocationException {
     try {
       if (Files.exists(dir)) {
@@ -152,7 +196,7 @@ final class ContainerResponses {
             });
       }
       Files.createDirectories(dir);
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     } catch (IOException e) {
       throw new AllocationException("cannot create the container directory " + dir + ": " + e, e);
     }

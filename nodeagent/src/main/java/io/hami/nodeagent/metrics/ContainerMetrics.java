@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -33,6 +35,8 @@ public final class ContainerMetrics {
   private final Path containersDir;
   private final Supplier<List<Pod>> pods;
   private final Clock clock;
+  // Region files already warned about; entries of removed containers are dropped each scan.
+  private final Set<Path> warned = ConcurrentHashMap.newKeySet();
   // Every gauge of one scrape reads the same regions.
   private final Supplier<List<Sample>> scrape =
       Suppliers.memoizeWithExpiration(this::samples, 1, TimeUnit.SECONDS);
@@ -129,6 +133,20 @@ public final class ContainerMetrics {
         .register(registry);
   }
 
+  /**
+   * Logs a region that cannot be read: once per file at WARN (a scrape runs every few seconds), at
+   * DEBUG while its library has not set it up yet.
+   */
+  private void skipped(Path cache, SharedRegion.RegionException e) {
+    if (e.uninitialised()) {
+      log.debug("skipping region: {}", e.getMessage());
+    } else if (warned.add(cache)) {
+      log.warn("skipping region, further failures of this file at DEBUG: {}", e.getMessage());
+    } else {
+      log.debug("skipping region: {}", e.getMessage());
+    }
+  }
+
   /** Every readable region of a container whose pod is on this node. */
   public List<Sample> samples() {
     List<Sample> out = new ArrayList<>();
@@ -162,7 +180,7 @@ public final class ContainerMetrics {
                       name.substring(sep + 1),
                       SharedRegion.read(cache)));
             } catch (SharedRegion.RegionException e) {
-              log.debug("skipping region: {}", e.getMessage());
+              skipped(cache, e);
             }
           }
         }
@@ -170,6 +188,7 @@ public final class ContainerMetrics {
     } catch (IOException e) {
       log.warn("cannot scan {}: {}", containersDir, e.toString());
     }
+    warned.removeIf(p -> !Files.exists(p));
     return out;
   }
 }

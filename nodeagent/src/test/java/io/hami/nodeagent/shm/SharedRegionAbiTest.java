@@ -86,6 +86,8 @@ class SharedRegionAbiTest {
         r->region_size = sizeof(vgpu_region);
         r->device_count = 2;
         r->priority = 1;
+        r->utilization_switch = 1;
+        r->recent_kernel = -1;
         r->last_kernel_time = 1705054796;
         for (int i = 0; i < 2; i++) {
           vgpu_device_record *d = &r->devices[i];
@@ -139,8 +141,12 @@ class SharedRegionAbiTest {
     assertThat(java).containsExactlyInAnyOrderEntriesOf(c);
 
     SharedRegion.Snapshot s = SharedRegion.read(region);
+    assertThat(s.layout()).isEqualTo(RegionLayout.LIBVGPU);
+    assertThat(s.versionMajor()).isEqualTo(1);
     assertThat(s.versionMinor()).isEqualTo(3);
     assertThat(s.priority()).isEqualTo(1);
+    assertThat(s.utilizationSwitch()).isEqualTo(1);
+    assertThat(s.recentKernel()).isEqualTo(-1);
     assertThat(s.lastKernelTime()).isEqualTo(1705054796L);
     assertThat(s.devices())
         .containsExactly(
@@ -172,17 +178,45 @@ class SharedRegionAbiTest {
 
   @Test
   void refusesWhatIsNotALayoutOneRegion() throws Exception {
-    Path small = tmp.resolve("small.cache");
-    Files.write(small, new byte[100]);
-    assertThatThrownBy(() -> SharedRegion.read(small)).hasMessageContaining("100 bytes");
+    Path ours = tmp.resolve("short.cache");
+    ByteBuffer head = ByteBuffer.allocate(100).order(ByteOrder.LITTLE_ENDIAN);
+    head.putInt(SharedRegionLayout.H_MAGIC, SharedRegionLayout.MAGIC)
+        .putShort(SharedRegionLayout.H_VERSION_MAJOR, (short) 1);
+    Files.write(ours, head.array());
+    assertThatThrownBy(() -> SharedRegion.read(ours))
+        .hasMessage(ours + ": 100 bytes, a libvgpu region 1.0 has 532480");
 
     ByteBuffer b =
-        ByteBuffer.allocate(SharedRegionLayout.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-    assertThatThrownBy(() -> SharedRegion.parse("zero", b))
-        .hasMessageContaining("not a libvgpu region");
+        ByteBuffer.allocate((int) SharedRegionLayout.REGION_SIZE).order(ByteOrder.LITTLE_ENDIAN);
     b.putInt(SharedRegionLayout.H_MAGIC, SharedRegionLayout.MAGIC)
-        .putShort(SharedRegionLayout.H_VERSION_MAJOR, (short) 2);
-    assertThatThrownBy(() -> SharedRegion.parse("v2", b)).hasMessageContaining("region layout 2.x");
+        .putShort(SharedRegionLayout.H_VERSION_MAJOR, (short) 2)
+        .putShort(SharedRegionLayout.H_VERSION_MINOR, (short) 1);
+    assertThatThrownBy(() -> SharedRegion.parse("v2", b))
+        .isInstanceOfSatisfying(
+            SharedRegion.RegionException.class, e -> assertThat(e.uninitialised()).isFalse())
+        .hasMessage(
+            "v2: libvgpu region layout 2.1 (magic 0x55504756, 532480 bytes), this agent reads 1.x");
+
+    b.putInt(SharedRegionLayout.H_MAGIC, 0xdeadbeef);
+    assertThatThrownBy(() -> SharedRegion.parse("odd", b))
+        .hasMessage(
+            "odd: unknown region layout (magic 0xdeadbeef, version words 65538.0, 532480 bytes)");
+  }
+
+  /** The agent creates regions empty; until the library sets one up it is skipped quietly. */
+  @Test
+  void emptyOrUnsetRegion_isUninitialised() throws Exception {
+    Path empty = tmp.resolve("empty.cache");
+    Files.write(empty, new byte[0]);
+    Path zeros = tmp.resolve("zeros.cache");
+    Files.write(zeros, new byte[4096]);
+
+    for (Path p : List.of(empty, zeros)) {
+      assertThatThrownBy(() -> SharedRegion.read(p))
+          .isInstanceOfSatisfying(
+              SharedRegion.RegionException.class, e -> assertThat(e.uninitialised()).isTrue())
+          .hasMessageContaining("not set up yet");
+    }
   }
 
   private static List<String> run(String... cmd) throws IOException, InterruptedException {

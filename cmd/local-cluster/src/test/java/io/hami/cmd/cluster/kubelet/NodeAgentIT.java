@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -273,12 +274,16 @@ class NodeAgentIT {
     Path dir = hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_main");
     assertThat(main.getMountsList())
         .containsExactly(
+            mount(vgpu, dir.toString(), true),
             mount(vgpu + "/libvgpu.so", vgpu + "/libvgpu.so", true),
-            mount(vgpu, dir.toString(), false),
+            mount(vgpu + "/cache-1.cache", dir + "/cache-1.cache", false),
+            mount("/etc/vgpu/limits", dir + "/limits", true),
             mount("/tmp/vgpulock", "/tmp/vgpulock", false),
             mount("/etc/ld.so.preload", vgpu + "/ld.so.preload", true));
     assertThat(main.getDevicesList()).isEmpty();
     assertThat(Files.isDirectory(dir)).isTrue();
+    assertThat(Files.readString(dir.resolve("limits")))
+        .contains("memory_limit_0=3145728000\n", "sm_limit=50\n", "priority=1\n");
 
     Pod after = pod("p1");
     assertThat(after.getMetadata().getAnnotations())
@@ -286,6 +291,53 @@ class NodeAgentIT {
         .containsEntry(Annotations.VGPU_DEVICES_ALLOCATED, GPU0 + ",NVIDIA,3000,50:;")
         .containsEntry(Annotations.BIND_PHASE, "success");
     assertThat(nodeAnnotation(Annotations.MUTEX_LOCK)).isNull();
+  }
+
+  @Test
+  void priorityLimit_reachesTheLimitsFileAndTheEnv() throws Exception {
+    Pod pod =
+        create(
+            withPriority(
+                MakeBoundPod.bound("prio", NODE, GPU0 + ",NVIDIA,1024,20:;")
+                    .container("c", 1)
+                    .build(),
+                "0"));
+    lock("default", "prio");
+
+    ContainerAllocateResponse c = kubelet.allocatePod(RESOURCE, pod).get("c");
+
+    assertThat(c.getEnvsMap()).containsEntry("CUDA_TASK_PRIORITY", "0");
+    Path limits = hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_c/limits");
+    assertThat(Files.readString(limits))
+        .contains("memory_limit_0=1073741824\n", "sm_limit=20\n", "priority=0\n");
+  }
+
+  @Test
+  void malformedPriority_failsTheAllocationNamingTheValue() {
+    Pod pod =
+        create(
+            withPriority(
+                MakeBoundPod.bound("bad", NODE, GPU0 + ",NVIDIA,1024,20:;")
+                    .container("c", 1)
+                    .build(),
+                "2"));
+    lock("default", "bad");
+
+    assertThatThrownBy(() -> kubelet.allocatePod(RESOURCE, pod))
+        .isInstanceOf(StatusRuntimeException.class)
+        .hasMessageContaining("container c: nvidia.com/priority=2 must be 0 (high) or 1 (low)");
+    assertThat(pod("bad").getMetadata().getAnnotations())
+        .containsEntry(Annotations.BIND_PHASE, "failed");
+  }
+
+  private static Pod withPriority(Pod pod, String priority) {
+    pod.getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getLimits()
+        .put("nvidia.com/priority", new Quantity(priority));
+    return pod;
   }
 
   @Test
@@ -339,7 +391,7 @@ class NodeAgentIT {
             mount(
                 hook.resolve("vgpu").toString(),
                 hook.resolve("vgpu/containers/" + pod.getMetadata().getUid() + "_train").toString(),
-                false));
+                true));
     assertThat(pod("p2").getMetadata().getAnnotations())
         .containsEntry(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";;;")
         .containsEntry(Annotations.BIND_PHASE, "success");
