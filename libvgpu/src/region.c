@@ -173,14 +173,34 @@ static int reclaim_locked(void);
 
 /* Bounded: a lock word a tenant scribbled over must not hang the application; the caller then
  * treats the region as unusable for this call (allocations on limited devices are refused). */
-int vgpu_lock_region(void) {
-    if (!vgpu_rgn) return -1;
+static int lock_bounded(pthread_mutex_t *m) {
+    int rc = pthread_mutex_trylock(m);
+    if (rc != EBUSY) return rc;
     struct timespec until;
+#if defined(__SANITIZE_THREAD__)
+    /* ThreadSanitizer's timedlock does not know EOWNERDEAD as acquired: poll with trylock */
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    uint64_t deadline = (uint64_t)until.tv_sec * 1000000000ull + (uint64_t)until.tv_nsec + 2000000000ull;
+    for (unsigned spins = 0;; spins++) {
+        rc = pthread_mutex_trylock(m);
+        if (rc != EBUSY) return rc;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        if ((uint64_t)until.tv_sec * 1000000000ull + (uint64_t)until.tv_nsec > deadline) return ETIMEDOUT;
+        struct timespec nap = {0, spins < 100 ? 1000 : 100000};
+        nanosleep(&nap, NULL);
+    }
+#else
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2;
-    int rc;
-    do rc = pthread_mutex_timedlock(region_mutex(), &until);
+    do rc = pthread_mutex_timedlock(m, &until);
     while (rc == EINTR);
+    return rc;
+#endif
+}
+
+int vgpu_lock_region(void) {
+    if (!vgpu_rgn) return -1;
+    int rc = lock_bounded(region_mutex());
     if (rc == EOWNERDEAD) {
         VLOG(VGPU_LOG_WARN, "previous holder of the region lock died; recovering");
         pthread_mutex_consistent(region_mutex());
@@ -273,6 +293,14 @@ static vgpu_slot *claim_locked(pid_t pid, uint64_t start) {
         if (p == 0 && !free_slot) free_slot = s;
     }
     if (!free_slot) return NULL;
+    /* a slot freed from outside (the monitor writes only pid = 0) may keep old counters */
+    for (int i = 0; i < VGPU_MAX_DEVICES; i++) {
+        __atomic_store_n(&free_slot->used[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&free_slot->context[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&free_slot->sm_util[i], 0, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&free_slot->host_pid, 0, __ATOMIC_RELAXED);
+    rederive_locked();
     free_slot->start_time = start;
     free_slot->generation++;
     __atomic_store_n(&free_slot->status, VGPU_SLOT_RUNNING, __ATOMIC_RELAXED);

@@ -1333,7 +1333,7 @@ static void case_accounting_sigkill(void) {
     const int min_kills = sanitizer() ? 100 : 300;
     while ((__atomic_load_n(&sh->cycles, __ATOMIC_ACQUIRE) < target || kills < min_kills) &&
            now_ns() - t0 < 60000000000ull) {
-        struct timespec ts = {0, (long)(rand_r(&seed) % 200) * 1000L};
+        struct timespec ts = {0, (long)(rand_r(&seed) % (sanitizer() ? 2000 : 200)) * 1000L};
         nanosleep(&ts, NULL);
         int w = (int)(rand_r(&seed) % SK_WORKERS);
         kill(pids[w], SIGKILL);
