@@ -238,11 +238,29 @@ static void note_kernel_time(void) {
     }
 }
 
+/* The monitor's gates, for every launch whatever the limits (as HAMi-core): recent_kernel < 0
+ * (a higher-priority container is busy) or this process's slot suspended. Notes the launch's time
+ * for the monitor's activity check on the way. Returns 1 when a gate is closed. */
+static inline int gates_closed(void) {
+    vgpu_region *r = vgpu_rgn;
+    if (!r) return 0;
+    note_kernel_time();
+    if (__atomic_load_n(&r->recent_kernel, __ATOMIC_RELAXED) < 0) return 1;
+    vgpu_slot *s = vgpu_my_slot_cached();
+    return s && __atomic_load_n(&s->status, __ATOMIC_RELAXED) == VGPU_SLOT_SUSPENDED;
+}
+
+static void wait_gates(void) {
+    while (vgpu_rgn && __atomic_load_n(&vgpu_rgn->recent_kernel, __ATOMIC_RELAXED) < 0) sleep_ns(100000000);
+    vgpu_wait_if_suspended();
+}
+
 /* Blocks while the monitor says so, then takes the launch's tokens. Returns the pending sample
  * slot to fill, or NULL. */
 static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     int al = atomic_load_explicit(&any_limit, memory_order_acquire);
     if (al == 0) al = compute_any_limit();
+    if (gates_closed()) wait_gates();
     if (al == 2) return NULL;
     CUdevice dev = 0;
     int rec = vgpu_current_record(&dev);
@@ -250,8 +268,6 @@ static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     vgpu_device_record *d = &vgpu_rgn->devices[rec];
     if (!limit_active(rec)) return NULL;
     vgpu_watcher_maybe_start();
-    while (__atomic_load_n(&vgpu_rgn->recent_kernel, __ATOMIC_RELAXED) < 0) sleep_ns(100000000);
-    vgpu_wait_if_suspended();
     if (thr && thr->pend_len > 0 && (++thr->poll_tick & 3) == 0) poll_pending();
     uint64_t waves = (blocks + (uint64_t)device_sms(rec, dev) - 1) / (uint64_t)device_sms(rec, dev);
     if (waves == 0) waves = 1;
@@ -262,7 +278,6 @@ static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     acquire(d, rec, cost);
     __atomic_add_fetch(&d->launches, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&d->busy_ns, (uint64_t)cost, __ATOMIC_RELAXED);
-    note_kernel_time();
     uint64_t n = st ? atomic_fetch_add_explicit(&st->count, 1, memory_order_relaxed) : 1;
     if (!st || !(n < 4 || (n & 15) == 0) || !ts_get() || thr->pend_len >= PEND_MAX) return NULL;
     CUcontext cur = NULL;
@@ -320,7 +335,7 @@ static inline CUresult launch_kernel(vgpu_real *real, vgpu_real *rec_real, CUfun
                                      void **params, void **extra) {
     launch_fn fn = (launch_fn)vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (__builtin_expect(atomic_load_explicit(&any_limit, memory_order_relaxed) == 2, 1))
+    if (__builtin_expect(atomic_load_explicit(&any_limit, memory_order_relaxed) == 2, 1) && !gates_closed())
         return fn(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
     pending *p = launch_gate((uintptr_t)f, (uint64_t)gx * gy * gz);
     if (p && !sample_begin(p, rec_real, s)) p = NULL;
@@ -346,7 +361,8 @@ static CUresult launch_ex(vgpu_real *real, vgpu_real *rec_real, const CUlaunchCo
                           void **params, void **extra) {
     launch_ex_fn fn = (launch_ex_fn)vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 || !c) return fn(c, f, params, extra);
+    if (!c || (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 && !gates_closed()))
+        return fn(c, f, params, extra);
     pending *p = launch_gate((uintptr_t)f, (uint64_t)c->gridDimX * c->gridDimY * c->gridDimZ);
     if (p && !sample_begin(p, rec_real, c->hStream)) p = NULL;
     CUresult rc = fn(c, f, params, extra);
@@ -369,7 +385,7 @@ static CUresult launch_coop(vgpu_real *real, vgpu_real *rec_real, CUfunction f, 
                             void **params) {
     launch_coop_fn fn = (launch_coop_fn)vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2)
+    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 && !gates_closed())
         return fn(f, gx, gy, gz, bx, by, bz, shm, s, params);
     pending *p = launch_gate((uintptr_t)f, (uint64_t)gx * gy * gz);
     if (p && !sample_begin(p, rec_real, s)) p = NULL;
@@ -394,7 +410,7 @@ VGPU_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, u
 static CUresult graph_launch(vgpu_real *real, vgpu_real *rec_real, CUgraphExec g, CUstream s) {
     CUresult (*fn)(CUgraphExec, CUstream) = (CUresult (*)(CUgraphExec, CUstream))vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2) return fn(g, s);
+    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 && !gates_closed()) return fn(g, s);
     pending *p = launch_gate((uintptr_t)g, 1);
     if (p) p->waves = 1;
     if (p && !sample_begin(p, rec_real, s)) p = NULL;

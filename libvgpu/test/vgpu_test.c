@@ -1515,6 +1515,50 @@ static void case_sm_region_tamper(void) {
     CHECK(f < 0.65, "region writes lifted the compute limit: busy %.3f", f);
 }
 
+typedef struct gate_launch {
+    rt *r;
+    atomic_int done;
+} gate_launch;
+
+static void *gate_launch_main(void *arg) {
+    gate_launch *g = arg;
+    CUcontext ctx;
+    CHECK(g->r->retain(&ctx, 0) == CUDA_SUCCESS && g->r->set_current(ctx) == CUDA_SUCCESS, "context");
+    CHECK(g->r->launch((CUfunction)0x10, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS, "launch");
+    atomic_store(&g->done, 1);
+    return NULL;
+}
+
+/* A launch held by a closed gate is released within `ms` of opening it, and not before. */
+static void gate_holds(rt *r, int32_t *field, int32_t closed, int32_t open_value) {
+    gate_launch gl = {r, 0};
+    __atomic_store_n(field, closed, __ATOMIC_RELEASE);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, gate_launch_main, &gl) == 0, "thread");
+    sleep_ms(300);
+    CHECK(!atomic_load(&gl.done), "a launch passed a closed gate (field value %d)", closed);
+    __atomic_store_n(field, open_value, __ATOMIC_RELEASE);
+    uint64_t until = now_ns() + 2000000000ull;
+    while (!atomic_load(&gl.done) && now_ns() < until) sleep_ms(5);
+    CHECK(atomic_load(&gl.done), "the launch stayed blocked after the gate opened");
+    pthread_join(t, NULL);
+}
+
+/* The monitor's gates hold for a container without any SM limit, as in HAMi-core. */
+static void case_gates_without_limit(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    uint64_t before = (uint64_t)time(NULL);
+    CHECK(r.launch((CUfunction)0x10, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS, "launch");
+    CHECK(g->last_kernel_time + 2 >= before, "last_kernel_time not kept without a limit: %llu",
+          (unsigned long long)g->last_kernel_time);
+    gate_holds(&r, &g->recent_kernel, -1, 0);
+    vgpu_slot *mine = slot_of_pid(g, getpid());
+    CHECK(mine, "slot");
+    gate_holds(&r, (int32_t *)&mine->status, VGPU_SLOT_SUSPENDED, VGPU_SLOT_RUNNING);
+}
+
 /* ---- runner ---- */
 
 typedef struct test_case {
@@ -1562,6 +1606,7 @@ static const test_case cases[] = {
     {"context_cost", case_context_cost,
      {"CUDA_DEVICE_MEMORY_LIMIT=1g", "FAKE_CTX_BYTES=67108864", "FAKE_CTX_OTHER_BYTES=536870912",
       "LIBVGPU_HOSTPID_BROKER=1", NULL}},
+    {"gates_without_limit", case_gates_without_limit, {NULL}},
     {"sm_region_tamper", case_sm_region_tamper,
      {"CUDA_DEVICE_SM_LIMIT=0", "GPU_CORE_UTILIZATION_POLICY=disable", "FAKE_KERNEL_NS=1000000", NULL}},
 };
