@@ -174,7 +174,7 @@ int vgpu_limits_parse(const char *text, size_t len, vgpu_limits *out, vgpu_limit
             rc = -1;
         } else if (a > 0) {
             out->unknown_keys++;
-            VLOG(VGPU_LOG_INFO, "limits file line %d: unknown key \"%.40s\" ignored", line_no, key);
+            VLOG(VGPU_LOG_WARN, "limits file line %d: unknown key \"%.40s\" ignored", line_no, key);
         } else if (n_seen < 32) {
             snprintf(seen[n_seen++], sizeof seen[0], "%s", key);
         }

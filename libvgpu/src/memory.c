@@ -544,7 +544,8 @@ static int nvml_own_used(int rec, unsigned long long *used) {
         REAL(r_nvmlDeviceGetHandleByUUID, nvmlReturn_t (*)(const char *, nvmlDevice_t *));
     nvmlDevice_t h;
     if (!run || !byuuid || byuuid(vgpu_rgn->devices[rec].uuid, &h) != NVML_SUCCESS) return -1;
-    nvmlProcessInfo_t infos[64];
+    /* room for twice the entries asked for, in case a driver's entry is larger than ours */
+    nvmlProcessInfo_t infos[128];
     unsigned n = 64;
     if (run(h, &n, infos) != NVML_SUCCESS) return -1;
     for (unsigned i = 0; i < n && i < 64; i++)

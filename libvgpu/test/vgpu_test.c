@@ -1,5 +1,6 @@
 /*
- * The libvgpu CPU suite: the 17 cases of the design study (§7.4) against the fake driver.
+ * The libvgpu CPU suite: the 17 cases of the design study (§7.4), then the attacks on the limits
+ * and the accounting (agent-owned limits file, region hardening), against the fake driver.
  * Every case runs in a fresh process (the library reads its env once), with its own cache file
  * and fake-driver state. Usage: vgpu_test [case-name...]
  */
