@@ -130,8 +130,8 @@ vgpu_slot *vgpu_my_slot(void);      /* claims a slot for this pid on first use; 
 /* Same without a getpid() call, for status checks on hot paths: a child made by raw clone()
  * may see its parent's slot here. */
 vgpu_slot *vgpu_my_slot_cached(void);
-int vgpu_reclaim_dead(void);        /* returns the number of slots reclaimed */
-int vgpu_reclaim_locked(void);      /* same, lock held; then re-derives every device total */
+int vgpu_reclaim_locked(void);      /* reclaims dead processes' slots, lock held, then re-derives
+                                     * every device total; returns the number reclaimed */
 /* Lock held: this process's slot, claimed again when someone cleared or took it (a tenant wiping
  * the region); *fresh = 1 when just claimed, so the caller re-charges its process-local totals. */
 vgpu_slot *vgpu_own_slot_locked(int *fresh);

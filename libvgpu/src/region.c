@@ -272,14 +272,6 @@ static int reclaim_locked(void) {
     return n;
 }
 
-int vgpu_reclaim_dead(void) {
-    if (!vgpu_region_ready() || region_private) return 0;
-    if (vgpu_lock_region() != 0) return 0;
-    int n = vgpu_reclaim_locked();
-    vgpu_unlock_region();
-    return n;
-}
-
 static vgpu_slot *claim_locked(pid_t pid, uint64_t start) {
     vgpu_slot *free_slot = NULL;
     for (int k = 0; k < VGPU_MAX_SLOTS; k++) {
