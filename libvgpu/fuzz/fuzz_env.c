@@ -1,5 +1,5 @@
 /*
- * Fuzz target for the env parsers. With libFuzzer (clang -fsanitize=fuzzer -DVGPU_LIBFUZZER) it is
+ * Fuzz target for the env parsers and the limits-file parser. With libFuzzer (clang -fsanitize=fuzzer -DVGPU_LIBFUZZER) it is
  * a regular LLVMFuzzerTestOneInput; otherwise main() feeds it bounded random and mutated inputs
  * for --seconds N (default 10) and checks the parsers' invariants.
  */
@@ -17,8 +17,27 @@ static void fail(const char *what, const char *input) {
     abort();
 }
 
+/* The whole input as a limits file: accepted or refused with a line inside it, never more. */
+static void limits_file(const uint8_t *data, size_t size) {
+    vgpu_limits l;
+    vgpu_limits_error e;
+    int lines = 1;
+    for (size_t i = 0; i < size; i++) lines += data[i] == '\n';
+    char shown[80];
+    snprintf(shown, sizeof shown, "%.*s", (int)(size < 64 ? size : 64), (const char *)data);
+    if (vgpu_limits_parse((const char *)data, size, &l, &e) == 0) {
+        if (l.mem_set >> VGPU_MAX_DEVICES || l.sm_set >> VGPU_MAX_DEVICES) fail("device index out of range", shown);
+        for (int i = 0; i < VGPU_MAX_DEVICES; i++)
+            if (l.sm_limit[i] > 100) fail("sm limit out of range", shown);
+        if (l.sm_global > 100 || l.core_policy > VGPU_POLICY_DISABLE) fail("sm or policy out of range", shown);
+    } else if (e.line < 0 || e.line > lines || !e.reason[0]) {
+        fail("error outside the file or without a reason", shown);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    limits_file(data, size);
     char buf[128];
     if (size >= sizeof buf) size = sizeof buf - 1;
     memcpy(buf, data, size);
@@ -45,19 +64,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 #ifndef VGPU_LIBFUZZER
 static const char *const seeds[] = {"1g", "1024m", "0x10", "010g", "16777215t", "18446744073709551615",
-                                    "30%", "force", "true", " 7 ", "1GiB", "-3", "99999999999999999999k"};
+                                    "30%", "force", "true", " 7 ", "1GiB", "-3", "99999999999999999999k",
+                                    "version=1\nmemory_limit_0=1g # c\nsm_limit=30\n",
+                                    "memory_limit_15=2g\nsm_limit_3=70%\ncore_policy=force\npriority=0\n",
+                                    "oversubscribe=true\r\nmemory_limit_1=0\n\n#x\nfoo=bar\n"};
 
 int main(int argc, char **argv) {
     double seconds = 10;
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
     vgpu_log_level = 0;
-    const char alphabet[] = "0123456789kKmMgGtTiIbBxX -+.%\t";
+    const char alphabet[] = "0123456789kKmMgGtTiIbBxX -+.%\t=\n#_";
     unsigned seed = (unsigned)time(NULL);
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     unsigned long n = 0;
-    uint8_t buf[64];
+    uint8_t buf[128];
     for (;; n++) {
         if ((n & 1023) == 0) {
             clock_gettime(CLOCK_MONOTONIC, &t);

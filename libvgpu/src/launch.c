@@ -49,15 +49,16 @@ static int compute_any_limit(void) {
     int v = 2;
     if (vgpu_rgn && vgpu_cfg.core_policy != VGPU_POLICY_DISABLE)
         for (int i = 0; i < VGPU_MAX_DEVICES; i++) {
-            uint32_t l = vgpu_rgn->devices[i].sm_limit;
+            uint32_t l = vgpu_cfg.sm_limit[i];
             if (l > 0 && l < 100) v = 1;
         }
     atomic_store_explicit(&any_limit, v, memory_order_release);
     return v;
 }
 
-static int limit_active(const vgpu_device_record *d) {
-    uint32_t l = d->sm_limit;
+/* The limit is this process's (vgpu_sm_limit_of), never the region's copy. */
+static int limit_active(int rec) {
+    uint32_t l = vgpu_sm_limit_of(rec);
     if (l == 0 || l >= 100) return 0;
     if (vgpu_cfg.core_policy == VGPU_POLICY_FORCE) return 1;
     return __atomic_load_n(&vgpu_rgn->utilization_switch, __ATOMIC_RELAXED) != 0;
@@ -169,7 +170,15 @@ static void poll_pending(void) {
 
 /* ---- the pool ---- */
 
-static void refill(vgpu_device_record *d, uint64_t now) {
+/* The region's pool fields are writable by the tenant: the rate and the pool are bounded by what
+ * this process's own limit allows (the controller's range, at most twice the limit). */
+#define POOL_CAPACITY_NS 20000000
+static uint64_t rate_bound(int rec) {
+    uint64_t l = vgpu_sm_limit_of(rec);
+    return l && l < 50 ? l * 20000u : 1000000u;
+}
+
+static void refill(vgpu_device_record *d, int rec, uint64_t now) {
     uint64_t last = __atomic_load_n(&d->refill_ns, __ATOMIC_ACQUIRE);
     if (now < last + 20000) return;
     if (!__atomic_compare_exchange_n(&d->refill_ns, &last, now, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
@@ -177,23 +186,30 @@ static void refill(vgpu_device_record *d, uint64_t now) {
     uint64_t dt = now - last;
     if (dt > 1000000000ull) dt = 1000000000ull;
     uint64_t rate = __atomic_load_n(&d->rate_ppm, __ATOMIC_RELAXED);
+    if (rate > rate_bound(rec)) rate = rate_bound(rec);
     int64_t cap = (int64_t)__atomic_load_n(&d->pool_capacity, __ATOMIC_RELAXED);
+    if (cap <= 0 || cap > POOL_CAPACITY_NS) cap = POOL_CAPACITY_NS;
     int64_t t = __atomic_add_fetch(&d->tokens, (int64_t)(dt * rate / 1000000ull), __ATOMIC_ACQ_REL);
     while (t > cap && !__atomic_compare_exchange_n(&d->tokens, &t, cap, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     }
 }
 
-static void acquire(vgpu_device_record *d, int64_t cost) {
+static void acquire(vgpu_device_record *d, int rec, int64_t cost) {
     uint64_t waited = 0;
     for (;;) {
         uint64_t now = now_ns();
-        refill(d, now);
+        refill(d, rec, now);
         int64_t t = __atomic_load_n(&d->tokens, __ATOMIC_ACQUIRE);
+        if (t > POOL_CAPACITY_NS) { /* more than a full pool: written from outside */
+            __atomic_compare_exchange_n(&d->tokens, &t, POOL_CAPACITY_NS, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            continue;
+        }
         if (t > 0) {
             __atomic_sub_fetch(&d->tokens, cost, __ATOMIC_ACQ_REL);
             break;
         }
         uint64_t rate = __atomic_load_n(&d->rate_ppm, __ATOMIC_RELAXED);
+        if (rate > rate_bound(rec)) rate = rate_bound(rec);
         if (rate == 0) rate = 1;
         uint64_t wait = (uint64_t)(-t + 1) * 1000000ull / rate;
         if (wait < 20000) wait = 20000;
@@ -222,20 +238,36 @@ static void note_kernel_time(void) {
     }
 }
 
+/* The monitor's gates, for every launch whatever the limits (as HAMi-core): recent_kernel < 0
+ * (a higher-priority container is busy) or this process's slot suspended. Notes the launch's time
+ * for the monitor's activity check on the way. Returns 1 when a gate is closed. */
+static inline int gates_closed(void) {
+    vgpu_region *r = vgpu_rgn;
+    if (!r) return 0;
+    note_kernel_time();
+    if (__atomic_load_n(&r->recent_kernel, __ATOMIC_RELAXED) < 0) return 1;
+    vgpu_slot *s = vgpu_my_slot_cached();
+    return s && __atomic_load_n(&s->status, __ATOMIC_RELAXED) == VGPU_SLOT_SUSPENDED;
+}
+
+static void wait_gates(void) {
+    while (vgpu_rgn && __atomic_load_n(&vgpu_rgn->recent_kernel, __ATOMIC_RELAXED) < 0) sleep_ns(100000000);
+    vgpu_wait_if_suspended();
+}
+
 /* Blocks while the monitor says so, then takes the launch's tokens. Returns the pending sample
  * slot to fill, or NULL. */
 static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     int al = atomic_load_explicit(&any_limit, memory_order_acquire);
     if (al == 0) al = compute_any_limit();
+    if (gates_closed()) wait_gates();
     if (al == 2) return NULL;
     CUdevice dev = 0;
     int rec = vgpu_current_record(&dev);
     if (rec < 0) return NULL;
     vgpu_device_record *d = &vgpu_rgn->devices[rec];
-    if (!limit_active(d)) return NULL;
+    if (!limit_active(rec)) return NULL;
     vgpu_watcher_maybe_start();
-    while (__atomic_load_n(&vgpu_rgn->recent_kernel, __ATOMIC_RELAXED) < 0) sleep_ns(100000000);
-    vgpu_wait_if_suspended();
     if (thr && thr->pend_len > 0 && (++thr->poll_tick & 3) == 0) poll_pending();
     uint64_t waves = (blocks + (uint64_t)device_sms(rec, dev) - 1) / (uint64_t)device_sms(rec, dev);
     if (waves == 0) waves = 1;
@@ -243,10 +275,9 @@ static pending *launch_gate(uintptr_t fn, uint64_t blocks) {
     uint64_t per_wave = st ? atomic_load_explicit(&st->ema_ns, memory_order_relaxed) : 0;
     if (per_wave == 0) per_wave = atomic_load_explicit(&default_ns, memory_order_relaxed);
     int64_t cost = (int64_t)(per_wave * waves);
-    acquire(d, cost);
+    acquire(d, rec, cost);
     __atomic_add_fetch(&d->launches, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&d->busy_ns, (uint64_t)cost, __ATOMIC_RELAXED);
-    note_kernel_time();
     uint64_t n = st ? atomic_fetch_add_explicit(&st->count, 1, memory_order_relaxed) : 1;
     if (!st || !(n < 4 || (n & 15) == 0) || !ts_get() || thr->pend_len >= PEND_MAX) return NULL;
     CUcontext cur = NULL;
@@ -304,7 +335,7 @@ static inline CUresult launch_kernel(vgpu_real *real, vgpu_real *rec_real, CUfun
                                      void **params, void **extra) {
     launch_fn fn = (launch_fn)vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (__builtin_expect(atomic_load_explicit(&any_limit, memory_order_relaxed) == 2, 1))
+    if (__builtin_expect(atomic_load_explicit(&any_limit, memory_order_relaxed) == 2, 1) && !gates_closed())
         return fn(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
     pending *p = launch_gate((uintptr_t)f, (uint64_t)gx * gy * gz);
     if (p && !sample_begin(p, rec_real, s)) p = NULL;
@@ -330,7 +361,8 @@ static CUresult launch_ex(vgpu_real *real, vgpu_real *rec_real, const CUlaunchCo
                           void **params, void **extra) {
     launch_ex_fn fn = (launch_ex_fn)vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 || !c) return fn(c, f, params, extra);
+    if (!c || (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 && !gates_closed()))
+        return fn(c, f, params, extra);
     pending *p = launch_gate((uintptr_t)f, (uint64_t)c->gridDimX * c->gridDimY * c->gridDimZ);
     if (p && !sample_begin(p, rec_real, c->hStream)) p = NULL;
     CUresult rc = fn(c, f, params, extra);
@@ -353,7 +385,7 @@ static CUresult launch_coop(vgpu_real *real, vgpu_real *rec_real, CUfunction f, 
                             void **params) {
     launch_coop_fn fn = (launch_coop_fn)vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2)
+    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 && !gates_closed())
         return fn(f, gx, gy, gz, bx, by, bz, shm, s, params);
     pending *p = launch_gate((uintptr_t)f, (uint64_t)gx * gy * gz);
     if (p && !sample_begin(p, rec_real, s)) p = NULL;
@@ -378,7 +410,7 @@ VGPU_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, u
 static CUresult graph_launch(vgpu_real *real, vgpu_real *rec_real, CUgraphExec g, CUstream s) {
     CUresult (*fn)(CUgraphExec, CUstream) = (CUresult (*)(CUgraphExec, CUstream))vgpu_real_get(real);
     if (!fn) return CUDA_ERROR_NOT_INITIALIZED;
-    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2) return fn(g, s);
+    if (atomic_load_explicit(&any_limit, memory_order_relaxed) == 2 && !gates_closed()) return fn(g, s);
     pending *p = launch_gate((uintptr_t)g, 1);
     if (p) p->waves = 1;
     if (p && !sample_begin(p, rec_real, s)) p = NULL;
@@ -472,7 +504,7 @@ static void *watcher(void *arg) {
         uint64_t now = now_ns();
         for (int rec = 0; rec < VGPU_MAX_DEVICES; rec++) {
             vgpu_device_record *d = &vgpu_rgn->devices[rec];
-            if (!limit_active(d)) continue;
+            if (!limit_active(rec)) continue;
             /* one controller step per period per container, whichever process gets there first */
             uint64_t *ctl = &d->ctl_ns;
             uint64_t last = __atomic_load_n(ctl, __ATOMIC_ACQUIRE);
@@ -481,7 +513,7 @@ static void *watcher(void *arg) {
             int u = container_util(rec, &since[rec]);
             if (u < 0) continue;
             __atomic_store_n(&d->sm_util, (uint32_t)u, __ATOMIC_RELAXED);
-            int64_t limit = d->sm_limit;
+            int64_t limit = vgpu_sm_limit_of(rec);
             int64_t rate = (int64_t)__atomic_load_n(&d->rate_ppm, __ATOMIC_RELAXED);
             /* step in ppm of the pool's full refill rate: gain 0.25 per percent point of error.
              * The correction is bounded to [limit/4, 2 x limit]: it trims estimation errors, it

@@ -9,7 +9,7 @@ static int virtualise(nvmlDevice_t dev, unsigned long long *total, unsigned long
     int rec = vgpu_record_for_nvml(dev);
     if (rec < 0 || !vgpu_rgn) return 0;
     vgpu_device_record *d = &vgpu_rgn->devices[rec];
-    uint64_t limit = __atomic_load_n(&d->mem_limit, __ATOMIC_RELAXED);
+    uint64_t limit = vgpu_mem_limit_of(rec);
     if (!limit) return 0;
     uint64_t u = __atomic_load_n(&d->mem_used, __ATOMIC_ACQUIRE);
     uint64_t t = limit < *total ? limit : *total;

@@ -42,6 +42,14 @@ typedef struct nvmlProcessUtilizationSample {
     unsigned int decUtil;
 } nvmlProcessUtilizationSample_t;
 
+/* nvmlProcessInfo_v2_t, returned by nvmlDeviceGetComputeRunningProcesses_v2 and _v3 */
+typedef struct nvmlProcessInfo {
+    unsigned int pid;
+    unsigned long long usedGpuMemory; /* bytes; NVML_VALUE_NOT_AVAILABLE (~0ull) when unknown */
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 
 #endif

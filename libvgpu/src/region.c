@@ -30,10 +30,11 @@ static int region_private;
 
 static vgpu_slot *my_slot;
 static pid_t my_slot_pid;
+static uint32_t my_slot_gen;
 
 static pthread_mutex_t *region_mutex(void) { return (pthread_mutex_t *)(void *)vgpu_rgn->lock; }
 
-int vgpu_fail_closed(void) { return region_private && vgpu_cfg.fail_closed; }
+int vgpu_fail_closed(void) { return vgpu_cfg.limits_invalid || (region_private && vgpu_cfg.fail_closed); }
 
 static void init_region(vgpu_region *r, const vgpu_config *cfg) {
     memset(r, 0, sizeof *r);
@@ -68,18 +69,33 @@ static void init_region(vgpu_region *r, const vgpu_config *cfg) {
     __atomic_store_n(&r->magic, VGPU_REGION_MAGIC, __ATOMIC_RELEASE);
 }
 
-static void check_limits(const vgpu_region *r, const vgpu_config *cfg) {
+static uint64_t smaller_limit(uint64_t a, uint64_t b) { return !a ? b : !b ? a : a < b ? a : b; }
+static uint32_t sm_or_zero(uint32_t v) { return v >= 100 ? 0 : v; }
+
+/* An existing region's limits are never trusted over this process's: the file's keys apply as
+ * read. A limit the file does not set comes from the environment, which the region's creator may
+ * have had and this process may not (a tenant starting a process with a bigger or no limit), so
+ * there the smaller non-zero of the two applies: a tenant who edits the region can only lower
+ * its own limit that way. */
+static void merge_limits(const vgpu_region *r, vgpu_config *cfg) {
+    int differ = 0;
     for (int i = 0; i < VGPU_MAX_DEVICES; i++) {
-        if (r->devices[i].mem_limit != cfg->mem_limit[i] || r->devices[i].sm_limit != cfg->sm_limit[i]) {
-            VLOG(VGPU_LOG_WARN, "limits in %s differ from this process's env (device %d: %llu B / %u%% "
-                 "there); the region's values apply", cfg->cache_path, i,
-                 (unsigned long long)r->devices[i].mem_limit, r->devices[i].sm_limit);
-            return;
-        }
+        uint64_t rm = __atomic_load_n(&r->devices[i].mem_limit, __ATOMIC_RELAXED);
+        uint32_t rs = sm_or_zero(__atomic_load_n(&r->devices[i].sm_limit, __ATOMIC_RELAXED));
+        if (rm != cfg->mem_limit[i] || rs != sm_or_zero(cfg->sm_limit[i])) differ = 1;
+        if (!(cfg->file_mem_mask & (1u << i))) cfg->mem_limit[i] = smaller_limit(cfg->mem_limit[i], rm);
+        if (!(cfg->file_sm_mask & (1u << i)))
+            cfg->sm_limit[i] = (uint32_t)smaller_limit(sm_or_zero(cfg->sm_limit[i]), rs);
     }
+    if (differ)
+        VLOG(VGPU_LOG_WARN, "limits in %s differ from this process's; enforcing %s (device 0: %llu B, %u%%)",
+             cfg->cache_path,
+             cfg->limits_from_file ? "the limits file's, and the smaller of env and region for keys it does not set"
+                                   : "the smaller of env and region",
+             (unsigned long long)cfg->mem_limit[0], cfg->sm_limit[0]);
 }
 
-static vgpu_region *map_file(const vgpu_config *cfg, const char **why) {
+static vgpu_region *map_file(vgpu_config *cfg, const char **why) {
     int fd = open(cfg->cache_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) { *why = strerror(errno); return NULL; }
     while (flock(fd, LOCK_EX) != 0) {
@@ -99,15 +115,21 @@ static vgpu_region *map_file(const vgpu_config *cfg, const char **why) {
     void *p = mmap(NULL, VGPU_REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) { *why = strerror(errno); goto out; }
     r = p;
-    if (__atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) != VGPU_REGION_MAGIC) {
+    uint32_t magic = __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE);
+    if (magic == 0) {
+        /* new, or its creator died before writing the magic (written last) */
         init_region(r, cfg);
         VLOG(VGPU_LOG_INFO, "created shared region %s", cfg->cache_path);
+    } else if (magic != VGPU_REGION_MAGIC) {
+        munmap(p, VGPU_REGION_SIZE);
+        r = NULL;
+        *why = "existing file has a foreign magic (another layout)";
     } else if (r->version_major != VGPU_REGION_VERSION_MAJOR || r->region_size != VGPU_REGION_SIZE) {
         munmap(p, VGPU_REGION_SIZE);
         r = NULL;
         *why = "existing region has another major version";
     } else {
-        check_limits(r, cfg);
+        merge_limits(r, cfg);
     }
 out:
     flock(fd, LOCK_UN);
@@ -121,6 +143,7 @@ void vgpu_init(void) {
     if (!atomic_load_explicit(&init_done, memory_order_relaxed)) {
         vgpu_config cfg;
         vgpu_config_from_env(&cfg);
+        vgpu_limits_load(&cfg);
         const char *why = "unknown";
         vgpu_region *r = map_file(&cfg, &why);
         if (!r) {
@@ -131,8 +154,10 @@ void vgpu_init(void) {
                 region_private = 1;
             }
             VLOG(VGPU_LOG_ERROR, "cannot use shared region %s (%s): %s", cfg.cache_path, why,
-                 cfg.fail_closed ? "fail-closed, device allocations are refused"
-                                 : "fail-open, limits apply to this process only");
+                 cfg.limits_invalid ? "the limits file is invalid too, device allocations are refused"
+                 : cfg.fail_closed  ? "fail-closed, device allocations are refused"
+                 : cfg.limits_from_file ? "the limits file's limits apply to this process only"
+                                        : "fail-open, limits apply to this process only");
         }
         vgpu_cfg = cfg;
         vgpu_rgn = r;
@@ -143,12 +168,43 @@ void vgpu_init(void) {
 
 int vgpu_region_ready(void) { return atomic_load_explicit(&init_done, memory_order_acquire) && vgpu_rgn; }
 
+static void rederive_locked(void);
+static int reclaim_locked(void);
+
+/* Bounded: a lock word a tenant scribbled over must not hang the application; the caller then
+ * treats the region as unusable for this call (allocations on limited devices are refused). */
+static int lock_bounded(pthread_mutex_t *m) {
+    int rc = pthread_mutex_trylock(m);
+    if (rc != EBUSY) return rc;
+    struct timespec until;
+#if defined(__SANITIZE_THREAD__)
+    /* ThreadSanitizer's timedlock does not know EOWNERDEAD as acquired: poll with trylock */
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    uint64_t deadline = (uint64_t)until.tv_sec * 1000000000ull + (uint64_t)until.tv_nsec + 2000000000ull;
+    for (unsigned spins = 0;; spins++) {
+        rc = pthread_mutex_trylock(m);
+        if (rc != EBUSY) return rc;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        if ((uint64_t)until.tv_sec * 1000000000ull + (uint64_t)until.tv_nsec > deadline) return ETIMEDOUT;
+        struct timespec nap = {0, spins < 100 ? 1000 : 100000};
+        nanosleep(&nap, NULL);
+    }
+#else
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    do rc = pthread_mutex_timedlock(m, &until);
+    while (rc == EINTR);
+    return rc;
+#endif
+}
+
 int vgpu_lock_region(void) {
     if (!vgpu_rgn) return -1;
-    int rc = pthread_mutex_lock(region_mutex());
+    int rc = lock_bounded(region_mutex());
     if (rc == EOWNERDEAD) {
         VLOG(VGPU_LOG_WARN, "previous holder of the region lock died; recovering");
         pthread_mutex_consistent(region_mutex());
+        rederive_locked(); /* it may have died between a slot and a device total */
         rc = 0;
     }
     if (rc) VLOG(VGPU_LOG_ERROR, "region lock failed: %s", strerror(rc));
@@ -157,35 +213,10 @@ int vgpu_lock_region(void) {
 
 void vgpu_unlock_region(void) { pthread_mutex_unlock(region_mutex()); }
 
-uint64_t vgpu_proc_start_time(pid_t pid) {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    if (!p || p[1] != ' ') return 0;
-    p += 2;
-    if (*p == 'Z' || *p == 'X' || *p == 'x') return 0; /* exited, not yet reaped */
-    for (int field = 3; field < 22; field++) {
-        p = strchr(p, ' ');
-        if (!p) return 0;
-        p++;
-    }
-    return strtoull(p, NULL, 10);
-}
-
 int vgpu_slot_alive(const vgpu_slot *s) {
     pid_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
     if (pid <= 0) return 0;
-    uint64_t st = vgpu_proc_start_time(pid);
-    if (st) return s->start_time == 0 || st == s->start_time; /* 0: claimed without /proc */
-    if (access("/proc/self/stat", R_OK) == 0) return 0;     /* gone, or a zombie */
-    /* no /proc here: a signal probe cannot tell pid reuse, but never reclaims a live process */
-    return kill(pid, 0) == 0 || errno == EPERM;
+    return vgpu_proc_alive(pid, __atomic_load_n(&s->start_time, __ATOMIC_RELAXED)) == VGPU_PROC_ALIVE;
 }
 
 static void sub_saturating(uint64_t *v, uint64_t d) {
@@ -208,6 +239,23 @@ static void release_slot_locked(vgpu_slot *s) {
     __atomic_store_n(&s->pid, 0, __ATOMIC_RELEASE);
 }
 
+/* Device totals from the slots: exact whenever every writer holds the lock, which they do. */
+static void rederive_locked(void) {
+    uint64_t sum[VGPU_MAX_DEVICES] = {0};
+    for (int k = 0; k < VGPU_MAX_SLOTS; k++) {
+        vgpu_slot *s = &vgpu_rgn->slots[k];
+        if (__atomic_load_n(&s->pid, __ATOMIC_ACQUIRE) == 0) continue;
+        for (int i = 0; i < VGPU_MAX_DEVICES; i++) sum[i] += __atomic_load_n(&s->used[i], __ATOMIC_RELAXED);
+    }
+    for (int i = 0; i < VGPU_MAX_DEVICES; i++) __atomic_store_n(&vgpu_rgn->devices[i].mem_used, sum[i], __ATOMIC_RELEASE);
+}
+
+int vgpu_reclaim_locked(void) {
+    int n = reclaim_locked();
+    rederive_locked();
+    return n;
+}
+
 static int reclaim_locked(void) {
     int n = 0;
     pid_t self = getpid();
@@ -224,14 +272,6 @@ static int reclaim_locked(void) {
     return n;
 }
 
-int vgpu_reclaim_dead(void) {
-    if (!vgpu_region_ready() || region_private) return 0;
-    if (vgpu_lock_region() != 0) return 0;
-    int n = reclaim_locked();
-    vgpu_unlock_region();
-    return n;
-}
-
 static vgpu_slot *claim_locked(pid_t pid, uint64_t start) {
     vgpu_slot *free_slot = NULL;
     for (int k = 0; k < VGPU_MAX_SLOTS; k++) {
@@ -245,6 +285,14 @@ static vgpu_slot *claim_locked(pid_t pid, uint64_t start) {
         if (p == 0 && !free_slot) free_slot = s;
     }
     if (!free_slot) return NULL;
+    /* a slot freed from outside (the monitor writes only pid = 0) may keep old counters */
+    for (int i = 0; i < VGPU_MAX_DEVICES; i++) {
+        __atomic_store_n(&free_slot->used[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&free_slot->context[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&free_slot->sm_util[i], 0, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&free_slot->host_pid, 0, __ATOMIC_RELAXED);
+    rederive_locked();
     free_slot->start_time = start;
     free_slot->generation++;
     __atomic_store_n(&free_slot->status, VGPU_SLOT_RUNNING, __ATOMIC_RELAXED);
@@ -274,11 +322,32 @@ vgpu_slot *vgpu_my_slot(void) {
             if (!s && reclaim_locked() > 0) s = claim_locked(pid, start);
             vgpu_unlock_region();
         }
-        if (!s) VLOG(VGPU_LOG_ERROR, "no free slot in the shared region; this process is not accounted");
+        if (!s) VLOG(VGPU_LOG_ERROR, "no free slot in the shared region; allocations on limited devices are refused");
+        my_slot_gen = s ? s->generation : 0;
         __atomic_store_n(&my_slot, s, __ATOMIC_RELEASE);
         __atomic_store_n(&my_slot_pid, pid, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&vgpu_init_lock);
+    return s;
+}
+
+vgpu_slot *vgpu_own_slot_locked(int *fresh) {
+    pid_t pid = getpid();
+    vgpu_slot *s = __atomic_load_n(&my_slot, __ATOMIC_ACQUIRE);
+    *fresh = 0;
+    if (s && my_slot_pid == pid && __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE) == pid && s->generation == my_slot_gen)
+        return s;
+    if (s && my_slot_pid == pid)
+        VLOG(VGPU_LOG_WARN, "this process's slot in %s was cleared or taken by someone else; claiming another",
+             vgpu_cfg.cache_path);
+    uint64_t start = vgpu_proc_start_time(pid);
+    s = claim_locked(pid, start);
+    if (!s && reclaim_locked() > 0) s = claim_locked(pid, start);
+    if (!s) VLOG(VGPU_LOG_ERROR, "no free slot in the shared region; allocations on limited devices are refused");
+    my_slot_gen = s ? s->generation : 0;
+    __atomic_store_n(&my_slot, s, __ATOMIC_RELEASE);
+    __atomic_store_n(&my_slot_pid, pid, __ATOMIC_RELEASE);
+    *fresh = s != NULL;
     return s;
 }
 
@@ -316,6 +385,47 @@ static int bind_uuid(const char *uuid, int hint) {
     return found;
 }
 
+/* Process-local limits per record, taken from the CUDA ordinal that this process bound to it: a
+ * tenant who rearranges the records' UUIDs cannot move a device under another index's limit. */
+static _Atomic uint64_t rec_mem[VGPU_MAX_DEVICES];
+static _Atomic uint32_t rec_sm[VGPU_MAX_DEVICES];
+static atomic_int rec_bound[VGPU_MAX_DEVICES];
+
+static uint64_t smallest_nonzero(const uint64_t *v, int n) {
+    uint64_t m = 0;
+    for (int i = 0; i < n; i++) m = smaller_limit(m, v[i]);
+    return m;
+}
+
+static void bind_limits(int rec, CUdevice dev) {
+    uint64_t mem;
+    uint32_t sm;
+    if (dev >= 0 && dev < VGPU_MAX_DEVICES) {
+        mem = vgpu_cfg.mem_limit[dev];
+        sm = sm_or_zero(vgpu_cfg.sm_limit[dev]);
+    } else { /* beyond the env and file indices: the strictest limit of any index */
+        mem = smallest_nonzero(vgpu_cfg.mem_limit, VGPU_MAX_DEVICES);
+        sm = 0;
+        for (int i = 0; i < VGPU_MAX_DEVICES; i++) sm = (uint32_t)smaller_limit(sm, sm_or_zero(vgpu_cfg.sm_limit[i]));
+    }
+    if (atomic_exchange(&rec_bound[rec], 1)) { /* two ordinals on one record: the smaller limits */
+        mem = smaller_limit(mem, atomic_load(&rec_mem[rec]));
+        sm = (uint32_t)smaller_limit(sm, atomic_load(&rec_sm[rec]));
+    }
+    atomic_store(&rec_mem[rec], mem);
+    atomic_store(&rec_sm[rec], sm);
+}
+
+uint64_t vgpu_mem_limit_of(int rec) {
+    if (rec < 0 || rec >= VGPU_MAX_DEVICES) return 0;
+    return atomic_load(&rec_bound[rec]) ? atomic_load(&rec_mem[rec]) : vgpu_cfg.mem_limit[rec];
+}
+
+uint32_t vgpu_sm_limit_of(int rec) {
+    if (rec < 0 || rec >= VGPU_MAX_DEVICES) return 0;
+    return atomic_load(&rec_bound[rec]) ? atomic_load(&rec_sm[rec]) : sm_or_zero(vgpu_cfg.sm_limit[rec]);
+}
+
 static vgpu_real r_cuDeviceGetUuid_v2 = {"cuDeviceGetUuid_v2", NULL, 0};
 static vgpu_real r_cuDeviceGetUuid = {"cuDeviceGetUuid", NULL, 0};
 static vgpu_real r_cuDeviceTotalMem_v2 = {"cuDeviceTotalMem_v2", NULL, 0};
@@ -339,6 +449,7 @@ int vgpu_record_for_cuda_dev(CUdevice dev) {
                  b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
     }
     int rec = bind_uuid(uuid, dev);
+    if (rec >= 0) bind_limits(rec, dev);
     if (rec >= 0) {
         size_t total = 0;
         CUresult (*tm)(size_t *, CUdevice) = REAL(r_cuDeviceTotalMem_v2, CUresult (*)(size_t *, CUdevice));

@@ -1,5 +1,6 @@
 /*
- * The libvgpu CPU suite: the 17 cases of the design study (§7.4) against the fake driver.
+ * The libvgpu CPU suite: the 17 cases of the design study (§7.4), then the attacks on the limits
+ * and the accounting (agent-owned limits file, region hardening), against the fake driver.
  * Every case runs in a fresh process (the library reads its env once), with its own cache file
  * and fake-driver state. Usage: vgpu_test [case-name...]
  */
@@ -10,6 +11,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <arpa/inet.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1016,6 +1018,548 @@ static void case_broker(void) {
     r.sync();
 }
 
+/* ==== agent-owned limits, region hardening and exact accounting ====
+ * Each attack below is a tenant trying to lift its memory limit; each must still end in
+ * CUDA_ERROR_OUT_OF_MEMORY at the limits file's value. */
+
+static void write_text(const char *path, const char *text, mode_t mode) {
+    unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    CHECK(fd >= 0, "create %s", path);
+    size_t n = strlen(text);
+    CHECK(write(fd, text, n) == (ssize_t)n, "write %s", path);
+    CHECK(fchmod(fd, mode) == 0, "chmod %s", path);
+    close(fd);
+}
+
+/* Writes the container's limits file and points this process (and its workers) at it. */
+static const char *use_limits(const char *text, mode_t mode) {
+    static char path[700];
+    snprintf(path, sizeof path, "%s/limits", tmpdir);
+    write_text(path, text, mode);
+    setenv("LIBVGPU_LIMITS_FILE", path, 1);
+    return path;
+}
+
+/* 256 MiB allocations until the first refusal: exit status = successes (OOM), 200 another
+ * error, 201 never refused. */
+static int worker_oom_count(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    CUdeviceptr p;
+    for (int i = 0; i < 64; i++) {
+        CUresult rc = r.alloc(&p, 256 * MiB);
+        if (rc == CUDA_ERROR_OUT_OF_MEMORY) return i;
+        if (rc != CUDA_SUCCESS) return 200;
+    }
+    return 201;
+}
+
+/* 0 when a 1 MiB allocation is refused with error 2 before reaching the driver. */
+static int worker_refused(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    CUdeviceptr p;
+    uint64_t before = r.calls("cuMemAlloc_v2");
+    if (r.alloc(&p, MiB) != CUDA_ERROR_OUT_OF_MEMORY) return 1;
+    return r.calls("cuMemAlloc_v2") == before ? 0 : 2;
+}
+
+static void case_limits_parse(void) {
+    vgpu_log_level = 0;
+    vgpu_limits l;
+    vgpu_limits_error e;
+    const char *good = "# written by the hami node agent at Allocate; mounted read-only\n\nversion=1\n"
+                       "memory_limit_0=1073741824      # bytes\nmemory_limit_1 = 2g\r\nsm_limit=30\nsm_limit_1=70%\n"
+                       "core_policy=force\npriority=0\noversubscribe=false\nfuture_key=whatever\nmemory_limit_99=1\n";
+    CHECK(vgpu_limits_parse(good, strlen(good), &l, &e) == 0, "good file refused: line %d %s", e.line, e.reason);
+    CHECK(l.version == 1 && l.mem_set == 3 && l.mem_limit[0] == GiB && l.mem_limit[1] == 2 * GiB, "memory keys");
+    CHECK(l.sm_global_set && l.sm_global == 30 && l.sm_set == 2 && l.sm_limit[1] == 70, "sm keys");
+    CHECK(l.core_policy_set && l.core_policy == VGPU_POLICY_FORCE && l.priority_set && l.priority == 0 &&
+              l.oversubscribe_set && l.oversubscribe == 0 && l.unknown_keys == 2, "policy, priority, unknown keys");
+    vgpu_config c;
+    memset(&c, 0, sizeof c);
+    c.mem_limit[2] = 5 * GiB; /* env for a device the file does not name */
+    c.sm_limit[3] = 90;
+    c.core_policy = VGPU_POLICY_DISABLE;
+    vgpu_limits_apply(&c, &l);
+    CHECK(c.mem_limit[0] == GiB && c.mem_limit[1] == 2 * GiB && c.mem_limit[2] == 5 * GiB, "memory: file wins, env falls back");
+    CHECK(c.sm_limit[0] == 30 && c.sm_limit[1] == 70 && c.sm_limit[3] == 30 && c.core_policy == VGPU_POLICY_FORCE &&
+              c.file_mem_mask == 3, "sm: the file's global covers every device");
+    static const struct {
+        const char *text;
+        int line;
+        const char *key;
+    } bad[] = {
+        {"version=1\nmemory_limit_0=lots\n", 2, "memory_limit_0"},
+        {"memory_limit_0=-1\n", 1, "memory_limit_0"},
+        {"memory_limit_0=\n", 1, "memory_limit_0"},
+        {"memory_limit_0=0x40000000\n", 1, "memory_limit_0"},
+        {"sm_limit=101\n", 1, "sm_limit"},
+        {"\n\n# c\nsm_limit_0=x\n", 4, "sm_limit_0"},
+        {"core_policy=always\n", 1, "core_policy"},
+        {"priority=high\n", 1, "priority"},
+        {"oversubscribe=maybe\n", 1, "oversubscribe"},
+        {"version=one\n", 1, "version"},
+        {"memory_limit_0=1g\nmemory_limit_0=2g\n", 2, "memory_limit_0"},
+        {"memory_limit_0 1g\n", 1, ""},
+        {"Memory_Limit_0=1g\n", 1, "Memory_Limit_0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(vgpu_limits_parse(bad[i].text, strlen(bad[i].text), &l, &e) != 0, "accepted: %s", bad[i].text);
+        CHECK(e.line == bad[i].line && !strcmp(e.key, bad[i].key), "\"%s\": line %d key %s", bad[i].text, e.line, e.key);
+    }
+    CHECK(vgpu_limits_parse("memory_limit_0=1g\0x", 19, &l, &e) != 0, "NUL byte accepted");
+
+    /* the path rule: the fixed path whenever it exists, the env's only when it does not */
+    char fixed[700], env_file[700], under_file[760];
+    snprintf(fixed, sizeof fixed, "%s/fixed-limits", tmpdir);
+    snprintf(env_file, sizeof env_file, "%s/env-limits", tmpdir);
+    snprintf(under_file, sizeof under_file, "%s/x", env_file);
+    write_text(env_file, "memory_limit_0=1g\n", 0444);
+    CHECK(vgpu_limits_choose(fixed, env_file) == env_file, "fixed path absent: the env's file");
+    write_text(fixed, "memory_limit_0=1g\n", 0444);
+    CHECK(vgpu_limits_choose(fixed, env_file) == fixed, "fixed path present: it wins");
+    CHECK(vgpu_limits_choose(fixed, NULL) == fixed, "fixed path without env");
+    unlink(fixed);
+    CHECK(vgpu_limits_choose(fixed, NULL) == NULL, "no file at all: env");
+    CHECK(vgpu_limits_choose(under_file, NULL) == NULL, "ENOTDIR is absent");
+    CHECK(mkdir(fixed, 0755) == 0 && vgpu_limits_choose(fixed, env_file) == fixed, "a directory there still exists");
+
+    /* liveness: only positive evidence of death reclaims */
+    static const struct {
+        int open_errno;
+        char state;
+        uint64_t start, want;
+        int kill_errno, alive;
+    } v[] = {
+        {0, 'S', 100, 100, 0, 1},      {0, 'R', 100, 0, 0, 1},         {0, 'Z', 100, 100, 0, 0},
+        {0, 'S', 100, 200, 0, 0},      {EACCES, 0, 0, 100, 0, 1},      {EPERM, 0, 0, 100, 0, 1},
+        {ENOENT, 0, 0, 100, ESRCH, 0}, {ENOENT, 0, 0, 100, EPERM, 1}, {ENOENT, 0, 0, 100, 0, 1},
+        {ESRCH, 0, 0, 100, ESRCH, 0},  {EIO, 0, 0, 100, ESRCH, 1},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        CHECK(vgpu_proc_verdict(v[i].open_errno, v[i].state, v[i].start, v[i].want, v[i].kill_errno) == v[i].alive,
+              "verdict %zu: /proc errno %d, state %c, kill errno %d", i, v[i].open_errno, v[i].state ? v[i].state : '-',
+              v[i].kill_errno);
+    uint64_t mine = proc_start_time(getpid());
+    CHECK(vgpu_proc_alive(getpid(), mine) == VGPU_PROC_ALIVE && vgpu_proc_alive(getpid(), mine + 1) == VGPU_PROC_DEAD,
+          "own process: alive, or dead under another start time");
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, NULL, 0);
+    CHECK(vgpu_proc_alive(child, 0) == VGPU_PROC_DEAD, "a reaped child is dead");
+}
+
+static void case_limits_file_wins(void) {
+    use_limits("version=1\nmemory_limit_0=1g\n", 0444);
+    rt r;
+    rt_open(&r, 12080, 0);
+    CUdeviceptr p[5];
+    for (int i = 0; i < 4; i++) CHECK(r.alloc(&p[i], 256 * MiB) == CUDA_SUCCESS, "alloc %d", i);
+    CHECK(r.alloc(&p[4], 256 * MiB) == CUDA_ERROR_OUT_OF_MEMORY, "env CUDA_DEVICE_MEMORY_LIMIT_0=0 lifted the file's limit");
+    size_t f, t;
+    CHECK(r.mem_info(&f, &t) == CUDA_SUCCESS && t == GiB && f == 0, "cuMemGetInfo %zu / %zu", f, t);
+    vgpu_region *g = map_region();
+    CHECK(g->devices[0].mem_limit == GiB, "the region's informational copy is the file's: %llu",
+          (unsigned long long)g->devices[0].mem_limit);
+    CHECK(r.free_(p[0]) == CUDA_SUCCESS && r.free_(p[1]) == CUDA_SUCCESS, "free");
+    const char *bigger[] = {"CUDA_DEVICE_MEMORY_LIMIT_0=8g", "CUDA_DEVICE_MEMORY_LIMIT=8g", NULL};
+    CHECK(run_worker("oom_count", bigger) == 2, "a new process with a bigger env limit, 512 MiB left");
+    const char *zero[] = {"CUDA_DEVICE_MEMORY_LIMIT_0=0", "CUDA_DEVICE_MEMORY_LIMIT=0", NULL};
+    CHECK(run_worker("oom_count", zero) == 2, "a new process with env limit 0, 512 MiB left");
+    CHECK(r.free_(p[2]) == CUDA_SUCCESS && r.free_(p[3]) == CUDA_SUCCESS, "free");
+    CHECK(run_worker("oom_count", bigger) == 4, "alone with a bigger env limit");
+    CHECK(g->devices[0].mem_used == 0, "usage left %llu", (unsigned long long)g->devices[0].mem_used);
+}
+
+static void case_limits_file_invalid(void) {
+    char log[700], log_env[720], dir[700], dir_env[720], missing_env[720];
+    snprintf(log, sizeof log, "%s/invalid.log", tmpdir);
+    snprintf(log_env, sizeof log_env, "LIBVGPU_LOG_FILE=%s", log);
+    const char *path = use_limits("version=1\nmemory_limit_0=lots\n", 0444);
+    const char *w[] = {log_env, "LIBCUDA_LOG_LEVEL=1", NULL};
+    CHECK(run_worker("refused", w) == 0, "an invalid limits file must refuse, not fall back to env (no limit)");
+    char needle[800];
+    snprintf(needle, sizeof needle, "limits file %s line 2: memory_limit_0=\"lots\"", path);
+    CHECK(count_lines(log, needle) >= 1, "no log line naming file, line and value (%s)", needle);
+    snprintf(dir, sizeof dir, "%s/limits-dir", tmpdir);
+    CHECK(mkdir(dir, 0755) == 0, "mkdir");
+    snprintf(dir_env, sizeof dir_env, "LIBVGPU_LIMITS_FILE=%s", dir);
+    const char *unreadable[] = {dir_env, log_env, "LIBCUDA_LOG_LEVEL=1", NULL};
+    CHECK(run_worker("refused", unreadable) == 0, "an unreadable limits file must refuse");
+    CHECK(count_lines(log, "cannot be read") >= 1, "no log line for the unreadable file");
+    snprintf(missing_env, sizeof missing_env, "LIBVGPU_LIMITS_FILE=%s/none", tmpdir);
+    const char *missing[] = {missing_env, "CUDA_DEVICE_MEMORY_LIMIT=1g", NULL};
+    CHECK(run_worker("oom_count", missing) == 4, "no file: the env applies");
+}
+
+static void case_region_attacks(void) {
+    const char *cache = getenv("CUDA_DEVICE_MEMORY_SHARED_CACHE");
+    use_limits("version=1\nmemory_limit_0=1g\n", 0444);
+    /* a region made beforehand by a process without limits */
+    const char *nolimits[] = {"LIBVGPU_LIMITS_FILE=", NULL};
+    CHECK(run_worker("oom_count", nolimits) == 201, "a process without file or env limit was refused");
+    CHECK(run_worker("oom_count", NULL) == 4, "pre-created region without limits");
+    /* the region deleted, then a restart */
+    CHECK(unlink(cache) == 0, "unlink");
+    CHECK(run_worker("oom_count", NULL) == 4, "region deleted and recreated");
+    /* a foreign layout at the path: this process's limits still apply, per process */
+    static const uint32_t foreign = 0xdeadbeef;
+    int fd = open(cache, O_RDWR | O_CREAT | O_TRUNC, 0666);
+    CHECK(fd >= 0 && ftruncate(fd, VGPU_REGION_SIZE) == 0 && pwrite(fd, &foreign, 4, 0) == 4, "foreign magic");
+    CHECK(run_worker("oom_count", NULL) == 4, "region with a foreign magic");
+    const char *closed[] = {"LIBVGPU_FAIL_POLICY=closed", NULL};
+    CHECK(run_worker("oom_count", closed) == 0, "foreign magic, fail-closed");
+    CHECK(ftruncate(fd, 0) == 0 && ftruncate(fd, 2008952) == 0, "HAMi-core's size");
+    CHECK(run_worker("oom_count", NULL) == 4, "region of a foreign size");
+    close(fd);
+    /* no file: the smaller of env and an existing region's limit */
+    unlink(cache);
+    const char *creator[] = {"LIBVGPU_LIMITS_FILE=", "CUDA_DEVICE_MEMORY_LIMIT_0=1g", NULL};
+    const char *lifter[] = {"LIBVGPU_LIMITS_FILE=", "CUDA_DEVICE_MEMORY_LIMIT=0", "CUDA_DEVICE_MEMORY_LIMIT_0=0", NULL};
+    CHECK(run_worker("oom_count", creator) == 4 && run_worker("oom_count", lifter) == 4, "no file: env 0 lifted the region's 1g");
+
+    /* the tenant rewrites the region's limits under a running process */
+    unlink(cache);
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    for (int i = 0; i < VGPU_MAX_DEVICES; i++) __atomic_store_n(&g->devices[i].mem_limit, 0, __ATOMIC_RELEASE);
+    CUdeviceptr p[5];
+    for (int i = 0; i < 4; i++) CHECK(r.alloc(&p[i], 256 * MiB) == CUDA_SUCCESS, "alloc %d", i);
+    CHECK(r.alloc(&p[4], 256 * MiB) == CUDA_ERROR_OUT_OF_MEMORY, "limit zeroed in the region lifted it");
+    /* ... and zeroes the usage: this process alone still holds its limit */
+    __atomic_store_n(&g->devices[0].mem_used, 0, __ATOMIC_RELEASE);
+    slot_of_pid(g, getpid())->used[0] = 0;
+    CHECK(r.alloc(&p[4], 256 * MiB) == CUDA_ERROR_OUT_OF_MEMORY, "usage zeroed in the region lifted the limit");
+    CHECK(r.free_(p[3]) == CUDA_SUCCESS, "free");
+    CHECK(g->devices[0].mem_used == 768 * MiB && slot_of_pid(g, getpid())->used[0] == 768 * MiB,
+          "usage not restored from process memory: %llu", (unsigned long long)g->devices[0].mem_used);
+    CHECK(r.alloc(&p[3], 256 * MiB) == CUDA_SUCCESS, "realloc");
+    /* truncation while this process holds 1 GiB (it does not touch the mapping meanwhile) */
+    fd = open(cache, O_RDWR);
+    CHECK(fd >= 0 && ftruncate(fd, 0) == 0, "truncate");
+    close(fd);
+    CHECK(run_worker("oom_count", NULL) == 4, "a new process after truncation");
+    /* the holder's next call finds its slot gone and charges its allocations again */
+    CHECK(r.free_(p[3]) == CUDA_SUCCESS, "free");
+    vgpu_slot *mine = slot_of_pid(g, getpid());
+    CHECK(mine && mine->used[0] == 768 * MiB && g->devices[0].mem_used == 768 * MiB,
+          "after the wipe: slot %llu, total %llu", mine ? (unsigned long long)mine->used[0] : 0ull,
+          (unsigned long long)g->devices[0].mem_used);
+    CHECK(run_worker("oom_count", NULL) == 1, "container total after the holder re-charged");
+    for (int i = 0; i < 3; i++) r.free_(p[i]);
+}
+
+static void case_limits_rewritten(void) {
+    const char *path = use_limits("version=1\nmemory_limit_0=1g\n", 0644);
+    rt r;
+    rt_open(&r, 12080, 0);
+    CUdeviceptr p[5];
+    CHECK(r.alloc(&p[0], 256 * MiB) == CUDA_SUCCESS, "alloc");
+    write_text(path, "version=1\nmemory_limit_0=100g\n", 0644);
+    for (int i = 1; i < 4; i++) CHECK(r.alloc(&p[i], 256 * MiB) == CUDA_SUCCESS, "alloc %d", i);
+    CHECK(r.alloc(&p[4], 256 * MiB) == CUDA_ERROR_OUT_OF_MEMORY, "a running process re-read its limits file");
+    /* a new process reads the file as it is now: only the read-only mount keeps it the agent's */
+    CHECK(run_worker("oom_count", NULL) == 201, "a new process did not read the rewritten file");
+    if (system("unshare -Urm true >/dev/null 2>&1") != 0) {
+        printf("    read-only bind mount not checked: unshare -Urm is not available here\n");
+        return;
+    }
+    write_text(path, "version=1\nmemory_limit_0=1g\n", 0644);
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd,
+             "unshare -Urm sh -c 'mount --bind %s %s && mount -o remount,bind,ro %s && "
+             "! (echo memory_limit_0=0 > %s) 2>/dev/null && ! rm -f %s 2>/dev/null'",
+             path, path, path, path, path);
+    CHECK(system(cmd) == 0, "a read-only bind-mounted limits file could be rewritten or removed");
+    CHECK(count_lines(path, "memory_limit_0=1g") == 1, "file changed under the read-only mount");
+    printf("    read-only bind mount: rewrite and removal refused (EROFS/EBUSY)\n");
+}
+
+/* 8 processes allocate and free at random; SIGKILLs land at random points (inside the driver,
+ * between the charge and the table, holding the region lock); killed workers are replaced. */
+#define SK_WORKERS 8
+typedef struct sk_shared {
+    int stop;
+    int done[SK_WORKERS];
+    uint64_t live[SK_WORKERS];
+    uint64_t cycles;
+} sk_shared;
+
+static void sk_worker(rt *r, sk_shared *sh, int idx) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a failed case */
+    unsigned seed = (unsigned)getpid() * 2654435761u;
+    CUdeviceptr held[8];
+    uint64_t size[8], live = 0;
+    int n = 0;
+    while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
+        if (n == 8 || (n > 0 && rand_r(&seed) % 2)) {
+            int k = (int)(rand_r(&seed) % (unsigned)n);
+            if (r->free_(held[k]) != CUDA_SUCCESS) _exit(3);
+            live -= size[k];
+            held[k] = held[--n];
+            size[k] = size[n];
+        } else {
+            uint64_t b = (1 + rand_r(&seed) % 16) * MiB;
+            CUresult rc = r->alloc(&held[n], b);
+            if (rc != CUDA_SUCCESS) _exit(4);
+            size[n++] = b;
+            live += b;
+        }
+        __atomic_store_n(&sh->live[idx], live, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&sh->cycles, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&sh->done[idx], 1, __ATOMIC_RELEASE);
+    for (;;) pause();
+}
+
+static void case_accounting_sigkill(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    sk_shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(sh != MAP_FAILED, "mmap");
+    pid_t pids[SK_WORKERS];
+    for (int w = 0; w < SK_WORKERS; w++) {
+        pids[w] = fork();
+        CHECK(pids[w] >= 0, "fork");
+        if (pids[w] == 0) sk_worker(&r, sh, w);
+    }
+    const uint64_t target = sanitizer() ? 2000 : 8000;
+    unsigned seed = 12345;
+    int kills = 0;
+    uint64_t t0 = now_ns();
+    const int min_kills = sanitizer() ? 100 : 300;
+    while ((__atomic_load_n(&sh->cycles, __ATOMIC_ACQUIRE) < target || kills < min_kills) &&
+           now_ns() - t0 < 60000000000ull) {
+        struct timespec ts = {0, (long)(rand_r(&seed) % (sanitizer() ? 2000 : 200)) * 1000L};
+        nanosleep(&ts, NULL);
+        int w = (int)(rand_r(&seed) % SK_WORKERS);
+        kill(pids[w], SIGKILL);
+        waitpid(pids[w], NULL, 0);
+        kills++;
+        sh->live[w] = 0;
+        pids[w] = fork();
+        CHECK(pids[w] >= 0, "fork");
+        if (pids[w] == 0) sk_worker(&r, sh, w);
+    }
+    uint64_t cycles = __atomic_load_n(&sh->cycles, __ATOMIC_ACQUIRE);
+    CHECK(cycles >= target, "only %llu cycles in 60 s", (unsigned long long)cycles);
+    __atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
+    for (int w = 0; w < SK_WORKERS; w++) {
+        uint64_t until = now_ns() + 10000000000ull;
+        while (!__atomic_load_n(&sh->done[w], __ATOMIC_ACQUIRE) && now_ns() < until) {
+            int st;
+            CHECK(waitpid(pids[w], &st, WNOHANG) == 0, "worker %d exited with %d", w, st);
+            sleep_ms(1);
+        }
+        CHECK(sh->done[w], "worker %d did not stop", w);
+    }
+    uint64_t ms = (now_ns() - t0) / 1000000;
+    /* reclaim: an allocation that fits this process but not beside the others' charges */
+    vgpu_slot *mine = slot_of_pid(g, getpid());
+    uint64_t own = mine ? mine->used[0] : 0;
+    CUdeviceptr big;
+    CUresult rc = r.alloc(&big, 2 * GiB - own);
+    uint64_t expect = own, slots_used = 0;
+    int live_slots = 0, live_slots_expected = 1;
+    for (int w = 0; w < SK_WORKERS; w++) {
+        vgpu_slot *s = slot_of_pid(g, pids[w]);
+        CHECK(s || sh->live[w] == 0, "worker %d has no slot", w);
+        if (!s) continue; /* stopped before its first allocation */
+        live_slots_expected++;
+        CHECK(s->used[0] == sh->live[w] + s->context[0], "worker %d: slot %llu, live %llu", w,
+              (unsigned long long)s->used[0], (unsigned long long)sh->live[w]);
+        expect += sh->live[w] + s->context[0];
+    }
+    for (int k = 0; k < VGPU_MAX_SLOTS; k++)
+        if (g->slots[k].pid) {
+            live_slots++;
+            slots_used += g->slots[k].used[0];
+        }
+    if (rc == CUDA_SUCCESS) {
+        expect += 2 * GiB - own;
+        CHECK(expect == 2 * GiB, "accepted %llu B beside %llu B of live allocations",
+              (unsigned long long)(2 * GiB - own), (unsigned long long)(expect - 2 * GiB + own));
+    }
+    printf("    %llu alloc/free cycles in %d processes, %d SIGKILLs, %llu ms; after reclaim: total %llu B, "
+           "live allocations %llu B, %d slots\n",
+           (unsigned long long)cycles, SK_WORKERS, kills, (unsigned long long)ms,
+           (unsigned long long)g->devices[0].mem_used, (unsigned long long)expect, live_slots);
+    CHECK(g->devices[0].mem_used == expect && slots_used == expect, "device total %llu, slots %llu, live %llu",
+          (unsigned long long)g->devices[0].mem_used, (unsigned long long)slots_used, (unsigned long long)expect);
+    CHECK(live_slots == live_slots_expected, "%d slots left for %d processes", live_slots, live_slots_expected);
+    for (int w = 0; w < SK_WORKERS; w++) {
+        kill(pids[w], SIGKILL);
+        waitpid(pids[w], NULL, 0);
+    }
+    if (rc == CUDA_SUCCESS) r.free_(big);
+}
+
+static int worker_track_full(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    CUdeviceptr p;
+    int n = 0;
+    CUresult rc = CUDA_SUCCESS;
+    while (n < 20000 && (rc = r.alloc(&p, MiB)) == CUDA_SUCCESS) n++;
+    if (rc != CUDA_ERROR_OUT_OF_MEMORY || n < 1000 || n >= 20000) return 1;
+    /* the refused allocation reached the driver, was freed again and charged nowhere */
+    if (r.calls("cuMemAlloc_v2") != (uint64_t)n + 1 || r.calls("cuMemFree_v2") != 1) return 2;
+    if (r.used(0) != (uint64_t)n * MiB || g->devices[0].mem_used != (uint64_t)n * MiB) return 3;
+    vgpu_slot *s = slot_of_pid(g, getpid());
+    return s && s->used[0] == (uint64_t)n * MiB ? 0 : 4;
+}
+
+static void case_track_full(void) {
+    if (sanitizer()) {
+        printf("    skipped under a sanitizer (calloc is replaced by a preload)\n");
+        return;
+    }
+    static char preload[800];
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s/libfailcalloc.so", getenv("VGPU_TESTLIB"));
+    const char *w[] = {preload, "FAILCALLOC_ABOVE=100000", NULL};
+    CHECK(run_worker("track_full", w) == 0, "an untrackable allocation was kept or charged");
+}
+
+static void case_no_slot(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    CUdeviceptr p;
+    CHECK(r.alloc(&p, 64 * MiB) == CUDA_SUCCESS, "alloc");
+    /* every free slot taken by a live process (the suite's runner) */
+    int runner = (int)getppid(), forged = 0;
+    uint64_t start = proc_start_time(runner);
+    for (int k = 0; k < VGPU_MAX_SLOTS; k++)
+        if (g->slots[k].pid == 0) {
+            g->slots[k].start_time = start;
+            g->slots[k].status = VGPU_SLOT_RUNNING;
+            __atomic_store_n(&g->slots[k].pid, runner, __ATOMIC_RELEASE);
+            forged++;
+        }
+    char log[700], log_env[720];
+    snprintf(log, sizeof log, "%s/noslot.log", tmpdir);
+    snprintf(log_env, sizeof log_env, "LIBVGPU_LOG_FILE=%s", log);
+    const char *w[] = {log_env, "LIBCUDA_LOG_LEVEL=1", NULL};
+    CHECK(run_worker("refused", w) == 0, "a process without a slot was allowed to allocate");
+    CHECK(count_lines(log, "no slot") >= 1, "no log line for the refusal");
+    for (int k = 0; k < VGPU_MAX_SLOTS; k++)
+        if (g->slots[k].pid == runner) __atomic_store_n(&g->slots[k].pid, 0, __ATOMIC_RELEASE);
+    CHECK(g->devices[0].mem_used == 64 * MiB, "total changed: %llu", (unsigned long long)g->devices[0].mem_used);
+    printf("    %d slots taken; the slotless process was refused before the driver\n", forged);
+    r.free_(p);
+}
+
+/* A broker answering one request with the peer's pid plus `offset`. */
+static pid_t spawn_broker(const char *path, uint32_t offset) {
+    int ready[2];
+    CHECK(pipe(ready) == 0, "pipe");
+    pid_t broker = fork();
+    if (broker == 0) {
+        int s = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+        if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 4) != 0) _exit(1);
+        if (write(ready[1], "r", 1) != 1) _exit(1);
+        int c = accept(s, NULL, NULL);
+        unsigned char req[8];
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (c < 0 || read(c, req, 8) != 8 || getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) _exit(2);
+        uint32_t hp = htonl((uint32_t)cred.pid + offset);
+        unsigned char rep[12] = {'H', 'P', 'I', 'D', 0, 1, 0, 0};
+        memcpy(rep + 8, &hp, 4);
+        _exit(write(c, rep, 12) == 12 ? 0 : 4);
+    }
+    char ch;
+    CHECK(read(ready[0], &ch, 1) == 1, "broker not ready");
+    close(ready[0]);
+    close(ready[1]);
+    return broker;
+}
+
+static void case_context_cost(void) {
+    static char path[100];
+    snprintf(path, sizeof path, "%.80s/ctx-broker.sock", tmpdir);
+    pid_t broker = spawn_broker(path, 100000);
+    setenv("LIBVGPU_HOSTPID_SOCKET", path, 1);
+    rt r;
+    rt_open(&r, 12080, 0);
+    int st;
+    CHECK(waitpid(broker, &st, 0) == broker && WIFEXITED(st) && WEXITSTATUS(st) == 0, "broker");
+    vgpu_region *g = map_region();
+    vgpu_slot *mine = slot_of_pid(g, getpid());
+    CHECK(mine && mine->host_pid == getpid() + 100000, "host pid not taken from the broker");
+    CHECK(r.used(0) == 576 * MiB, "fake: context 64 MiB plus another tenant's 512 MiB, %llu", (unsigned long long)r.used(0));
+    CHECK(mine->context[0] == 64 * MiB && mine->used[0] == 64 * MiB && g->devices[0].mem_used == 64 * MiB,
+          "context charged %llu B (the device's change was 576 MiB)", (unsigned long long)mine->context[0]);
+    size_t f, t;
+    CHECK(r.mem_info(&f, &t) == CUDA_SUCCESS && t == GiB && f == GiB - 64 * MiB, "free %zu", f);
+}
+
+static void case_sm_region_tamper(void) {
+    use_limits("version=1\nsm_limit=30\ncore_policy=force\n", 0444);
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    __atomic_store_n(&g->devices[0].sm_limit, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&g->devices[0].rate_ppm, 1000000, __ATOMIC_RELEASE);
+    __atomic_store_n(&g->devices[0].pool_capacity, 1ull << 60, __ATOMIC_RELEASE);
+    __atomic_store_n(&g->devices[0].tokens, INT64_MAX / 2, __ATOMIC_RELEASE);
+    __atomic_store_n(&g->utilization_switch, 0, __ATOMIC_RELEASE);
+    double f = drive(&r, l_kernel, (void *)r.launch, 1500, 1000);
+    printf("    limit 30 from the file, region's copy zeroed and pool filled: busy fraction %.3f\n", f);
+    CHECK(f < 0.65, "region writes lifted the compute limit: busy %.3f", f);
+}
+
+typedef struct gate_launch {
+    rt *r;
+    atomic_int done;
+} gate_launch;
+
+static void *gate_launch_main(void *arg) {
+    gate_launch *g = arg;
+    CUcontext ctx;
+    CHECK(g->r->retain(&ctx, 0) == CUDA_SUCCESS && g->r->set_current(ctx) == CUDA_SUCCESS, "context");
+    CHECK(g->r->launch((CUfunction)0x10, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS, "launch");
+    atomic_store(&g->done, 1);
+    return NULL;
+}
+
+/* A launch held by a closed gate is released within `ms` of opening it, and not before. */
+static void gate_holds(rt *r, int32_t *field, int32_t closed, int32_t open_value) {
+    gate_launch gl = {r, 0};
+    __atomic_store_n(field, closed, __ATOMIC_RELEASE);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, gate_launch_main, &gl) == 0, "thread");
+    sleep_ms(300);
+    CHECK(!atomic_load(&gl.done), "a launch passed a closed gate (field value %d)", closed);
+    __atomic_store_n(field, open_value, __ATOMIC_RELEASE);
+    uint64_t until = now_ns() + 2000000000ull;
+    while (!atomic_load(&gl.done) && now_ns() < until) sleep_ms(5);
+    CHECK(atomic_load(&gl.done), "the launch stayed blocked after the gate opened");
+    pthread_join(t, NULL);
+}
+
+/* The monitor's gates hold for a container without any SM limit, as in HAMi-core. */
+static void case_gates_without_limit(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    uint64_t before = (uint64_t)time(NULL);
+    CHECK(r.launch((CUfunction)0x10, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS, "launch");
+    CHECK(g->last_kernel_time + 2 >= before, "last_kernel_time not kept without a limit: %llu",
+          (unsigned long long)g->last_kernel_time);
+    gate_holds(&r, &g->recent_kernel, -1, 0);
+    vgpu_slot *mine = slot_of_pid(g, getpid());
+    CHECK(mine, "slot");
+    gate_holds(&r, (int32_t *)&mine->status, VGPU_SLOT_SUSPENDED, VGPU_SLOT_RUNNING);
+}
+
 /* ---- runner ---- */
 
 typedef struct test_case {
@@ -1050,6 +1594,22 @@ static const test_case cases[] = {
     {"hostpid_broker", case_broker,
      {"CUDA_DEVICE_SM_LIMIT=30", "GPU_CORE_UTILIZATION_POLICY=force", "FAKE_KERNEL_NS=1000000",
       "LIBVGPU_HOSTPID_BROKER=1", NULL}},
+    /* agent-owned limits, region hardening, exact accounting */
+    {"limits_file_parse", case_limits_parse, {NULL}},
+    {"limits_file_wins", case_limits_file_wins,
+     {"CUDA_DEVICE_MEMORY_LIMIT=100g", "CUDA_DEVICE_MEMORY_LIMIT_0=0", NULL}},
+    {"limits_file_invalid", case_limits_file_invalid, {NULL}},
+    {"region_attacks", case_region_attacks, {"CUDA_DEVICE_MEMORY_LIMIT_0=0", NULL}},
+    {"limits_file_rewritten", case_limits_rewritten, {NULL}},
+    {"accounting_sigkill", case_accounting_sigkill, {"CUDA_DEVICE_MEMORY_LIMIT=2g", "FAKE_MEM_BYTES=1099511627776", NULL}},
+    {"track_table_full", case_track_full, {NULL}},
+    {"no_slot", case_no_slot, {"CUDA_DEVICE_MEMORY_LIMIT=1g", NULL}},
+    {"context_cost", case_context_cost,
+     {"CUDA_DEVICE_MEMORY_LIMIT=1g", "FAKE_CTX_BYTES=67108864", "FAKE_CTX_OTHER_BYTES=536870912",
+      "LIBVGPU_HOSTPID_BROKER=1", NULL}},
+    {"gates_without_limit", case_gates_without_limit, {NULL}},
+    {"sm_region_tamper", case_sm_region_tamper,
+     {"CUDA_DEVICE_SM_LIMIT=0", "GPU_CORE_UTILIZATION_POLICY=disable", "FAKE_KERNEL_NS=1000000", NULL}},
 };
 
 static const struct {
@@ -1058,6 +1618,7 @@ static const struct {
 } workers[] = {
     {"nocuda", worker_nocuda},         {"unthrottled", worker_unthrottled}, {"switch_off", worker_switch_off},
     {"failopen", worker_failopen},     {"failclosed", worker_failclosed},
+    {"oom_count", worker_oom_count},   {"refused", worker_refused},         {"track_full", worker_track_full},
 };
 
 static int run_case(const test_case *c, int index) {

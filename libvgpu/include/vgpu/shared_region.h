@@ -35,10 +35,10 @@
  *   DEVICE RECORDS (256 + 256*i, i = 0..15), keyed by UUID; index i is the container's CUDA
  *   ordinal that first claimed it, which is also the i of CUDA_DEVICE_MEMORY_LIMIT_<i>
  *     +0     96  uuid                char  NUL-terminated ("GPU-..."), empty until first use
- *    +96      8  mem_limit           u64  bytes; 0 = unlimited
- *   +104      8  mem_used            u64  container total in bytes (reserved + committed)
+ *    +96      8  mem_limit           u64  bytes; 0 = unlimited (informational: the creator's limit)
+ *   +104      8  mem_used            u64  container total in bytes = sum of used[] over slots with pid != 0
  *   +112      8  mem_total           u64  physical total in bytes, 0 until known
- *   +120      4  sm_limit            u32  percent 1..100; 0 or 100 = unlimited
+ *   +120      4  sm_limit            u32  percent 1..100; 0 or 100 = unlimited (informational)
  *   +124      4  sm_util             u32  container utilization in percent, last control period
  *   +128      8  tokens              i64  shared launch-token pool, ns of GPU time (may be < 0)
  *   +136      8  refill_ns           u64  CLOCK_MONOTONIC ns of the last refill
@@ -64,9 +64,28 @@
  *   +288     64  sm_util[16]         u32  this process's utilization in percent (host_pid known)
  *   +352    160  reserved (zero)
  *
- * Writers: mem_used, used[] and the token fields change by atomic read-modify-write without the
- * lock; slot claim and release, and reclaim of dead processes, happen under the lock. The sum of
- * used[i] over live slots equals mem_used[i] except for reservations in flight.
+ * Limits: every process enforces the limits it read at start (the agent's limits file, else its
+ * environment, lowered to an existing region's copy for keys the file does not set) from its own
+ * memory. mem_limit, sm_limit, core_policy, priority and flags here are informational copies made
+ * by the region's creator; nothing read from the region can raise a process's limit.
+ *
+ * Accounting: a process's used[] is a copy of its own process-local total. mem_used changes only
+ * under the lock and in the same critical section as the slot (allocation: limit check on
+ * mem_used, then slot and total; free: slot and total), so under the lock the sum of used[i]
+ * over slots with pid != 0 equals mem_used[i] exactly. A holder killed inside the critical section
+ * is seen by the next holder (robust mutex, EOWNERDEAD), which re-derives every mem_used from the
+ * slots; so do the reclaim of dead processes and every slot claim. Readers wanting an exact figure
+ * without the lock sum used[] over slots with pid != 0. Token fields change by atomic
+ * read-modify-write without the lock.
+ *
+ * Reclaim: a slot's process is dead only when /proc/<pid> is absent and kill(pid, 0) says ESRCH,
+ * when it is a zombie, or when /proc/<pid>/stat's start time differs from start_time (pid
+ * reused); an unreadable /proc (EACCES, hidepid) means alive. libvgpu reclaims under the lock. The
+ * monitor, which cannot take the lock, may reclaim a slot whose process it knows dead by the same
+ * rule (host side: host_pid) only by a compare-and-swap of pid from the dead pid to 0, touching
+ * nothing else; libvgpu clears a free slot's counters when it claims it and re-derives mem_used.
+ * A process that finds its own slot cleared or taken claims another and charges its process-local
+ * totals to it again.
  */
 #ifndef VGPU_SHARED_REGION_H
 #define VGPU_SHARED_REGION_H

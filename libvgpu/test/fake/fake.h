@@ -11,6 +11,7 @@ typedef struct fake_pid_entry {
     int32_t pid;
     int32_t pad;
     uint64_t busy_ns;
+    uint64_t mem[FAKE_MAX_DEV]; /* device memory of this pid, reported by the fake NVML */
 } fake_pid_entry;
 
 typedef struct fake_state {

@@ -7,6 +7,8 @@
  *   FAKE_KERNEL_NS    simulated duration of one wave of a kernel (0 = launches cost nothing)
  *   FAKE_QUEUE_NS     launch queue depth in ns of work before a launch blocks (20 ms)
  *   FAKE_CTX_BYTES    memory a new context takes (0)
+ *   FAKE_CTX_OTHER_BYTES  memory another tenant takes on the device while a context is created (0),
+ *                     so that the change of the device's NVML `used` is not this process's
  *   FAKE_DRIVER_VERSION  (13000)
  * Linked with -Bsymbolic: the function addresses it hands out are its own, never an interposer's.
  * Device memory is limited device-wide across processes by the state file, so tests can tell a
@@ -209,6 +211,15 @@ static uint64_t my_used[FAKE_MAX_DEV];
 
 static int valid_dev(CUdevice d) { return d >= 0 && d < n_gpus; }
 
+static int pid_index(int pid);
+
+static void pid_mem(int dev, uint64_t bytes, int add) {
+    int i = pid_index(getpid());
+    if (i < 0) return;
+    uint64_t *m = &st->pids[i].mem[dev];
+    *m = add ? *m + bytes : *m > bytes ? *m - bytes : 0;
+}
+
 static int charge(int dev, uint64_t bytes) {
     lock();
     if (st->used[dev] + bytes > mem_bytes) {
@@ -216,6 +227,7 @@ static int charge(int dev, uint64_t bytes) {
         return -1;
     }
     st->used[dev] += bytes;
+    pid_mem(dev, bytes, 1);
     unlock();
     __atomic_add_fetch(&my_used[dev], bytes, __ATOMIC_RELAXED);
     return 0;
@@ -224,6 +236,7 @@ static int charge(int dev, uint64_t bytes) {
 static void uncharge(int dev, uint64_t bytes) {
     lock();
     st->used[dev] = st->used[dev] > bytes ? st->used[dev] - bytes : 0;
+    pid_mem(dev, bytes, 0);
     unlock();
     __atomic_sub_fetch(&my_used[dev], bytes, __ATOMIC_RELAXED);
 }
@@ -236,7 +249,13 @@ __attribute__((destructor)) static void fake_exit(void) {
 
 static void charge_ctx(int dev) {
     uint64_t bit = 1ull << dev;
-    if (ctx_bytes && !(__atomic_fetch_or(&ctx_charged, bit, __ATOMIC_RELAXED) & bit)) charge(dev, ctx_bytes);
+    if (ctx_bytes && !(__atomic_fetch_or(&ctx_charged, bit, __ATOMIC_RELAXED) & bit)) {
+        charge(dev, ctx_bytes);
+        uint64_t other = env_u64("FAKE_CTX_OTHER_BYTES", 0);
+        lock();
+        st->used[dev] += other; /* someone else's, never released */
+        unlock();
+    }
 }
 
 #define NEED_INIT() do { if (!initialized) return CUDA_ERROR_NOT_INITIALIZED; } while (0)

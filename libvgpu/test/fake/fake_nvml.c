@@ -155,13 +155,33 @@ API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtil
     return NVML_SUCCESS;
 }
 
-/* no per-process memory is simulated */
-API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned *n, void *infos) {
-    (void)infos;
+/* per-process memory from the fake driver's per-pid charges, host pids = pid + offset */
+static nvmlReturn_t running(nvmlDevice_t d, unsigned *n, nvmlProcessInfo_t *infos) {
     if (!inited) return NVML_ERROR_UNINITIALIZED;
     if (!d || !n) return NVML_ERROR_INVALID_ARGUMENT;
-    *n = 0;
+    const char *o = getenv("FAKE_HOST_PID_OFFSET");
+    int off = o ? atoi(o) : 100000;
+    fake_state *st = fake_state_get();
+    unsigned k = 0;
+    for (int i = 0; i < FAKE_MAX_PIDS; i++) {
+        int pid = __atomic_load_n(&st->pids[i].pid, __ATOMIC_RELAXED);
+        uint64_t m = __atomic_load_n(&st->pids[i].mem[d->index], __ATOMIC_RELAXED);
+        if (!pid || !m) continue;
+        if (infos && k < *n) infos[k] = (nvmlProcessInfo_t){(unsigned)(pid + off), m, 0xffffffffu, 0xffffffffu};
+        k++;
+    }
+    if (!infos || k > *n) {
+        *n = k;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    *n = k;
     return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned *n, nvmlProcessInfo_t *infos) {
+    return running(d, n, infos);
+}
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *n, nvmlProcessInfo_t *infos) {
+    return running(d, n, infos);
 }
 
 /* device utilisation since the previous call of this process, from the busy clock */
