@@ -1,0 +1,356 @@
+package io.hami.nodeagent.monitor;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.util.concurrent.AbstractScheduledService;
+import io.hami.nodeagent.nvml.GpuInfo;
+import io.hami.nodeagent.nvml.Nvml;
+import io.hami.nodeagent.nvml.NvmlException;
+import io.hami.nodeagent.nvml.ProcessUtilization;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The utilisation monitor (HAMi's vGPU monitor feedback, spec §5.4, contract §3): every period it
+ * reads each container's region under {@code <hook>/vgpu/containers/*}{@code /*.cache} and writes
+ * back what libvgpu acts on.
+ *
+ * <ul>
+ *   <li>{@code utilization_switch}: 0 when no other container in use shares any of the container's
+ *       GPUs (libvgpu then lifts the SM limit under policy {@code default}; {@code force} keeps it,
+ *       {@code disable} never limits), 1 when one does.
+ *   <li>{@code recent_kernel}: -1 while a container of strictly higher priority (smaller number)
+ *       sharing one of its GPUs is active, which holds back the container's new launches; 0 again
+ *       at the first period after that stops, so a blocked container resumes within two periods.
+ * </ul>
+ *
+ * <p>A container is in use while one of its processes holds a slot (and, when a pod list is given,
+ * its pod is on the node); it is active when its latest launch is within the activity window (the
+ * period, at least 2 s as the region keeps whole seconds) or NVML reports one of its host pids busy
+ * since the previous period. Dead processes' slots are left to libvgpu, which reclaims them under
+ * the region's lock; the monitor never takes that lock.
+ *
+ * <p>Concurrency: periods run one at a time on the injected executor and own all mutable state;
+ * {@link #statuses()} publishes an immutable list through a volatile field.
+ */
+public final class Monitor extends AbstractScheduledService {
+  private static final Logger log = LoggerFactory.getLogger(Monitor.class);
+  private static final Duration MIN_ACTIVE_WINDOW = Duration.ofSeconds(2);
+
+  private final Path containersDir;
+  private final Duration period;
+  private final Nvml nvml;
+  private final @Nullable Supplier<Set<String>> livePods;
+  private final Clock clock;
+  private final ScheduledExecutorService executor;
+
+  // Owned by the period's thread.
+  private @Nullable Map<String, Integer> gpuIndex;
+  private boolean nvmlSamples = true;
+  private @Nullable Instant lastPeriod;
+  private final Map<Path, Double> blockedSeconds = new HashMap<>();
+  private final Set<Path> blockedNow = new HashSet<>();
+
+  private volatile ImmutableList<ContainerStatus> statuses = ImmutableList.of();
+
+  /**
+   * @param hookPath where libvgpu lives on the host; regions are under {@code <hookPath>/vgpu}
+   * @param period how often to run
+   * @param nvml per-process utilisation (optional: without it activity is the launch time alone)
+   * @param livePods the UIDs of the pods on this node, or null to trust every region; a failing
+   *     supplier trusts every region for that period
+   * @param clock wall time, compared with the regions' launch times (epoch seconds)
+   * @param executor runs the periods
+   */
+  public Monitor(
+      Path hookPath,
+      Duration period,
+      Nvml nvml,
+      @Nullable Supplier<Set<String>> livePods,
+      Clock clock,
+      ScheduledExecutorService executor) {
+    this.containersDir = hookPath.resolve("vgpu").resolve("containers");
+    this.period = requireNonNull(period, "period");
+    this.nvml = requireNonNull(nvml, "nvml");
+    this.livePods = livePods;
+    this.clock = requireNonNull(clock, "clock");
+    this.executor = requireNonNull(executor, "executor");
+  }
+
+  /** The decisions of the latest period, one per region of our layout. */
+  public ImmutableList<ContainerStatus> statuses() {
+    return statuses;
+  }
+
+  @Override
+  protected void runOneIteration() {
+    try {
+      runOnce();
+    } catch (RuntimeException e) {
+      // One bad period must not end the service: the next one starts over from the files.
+      log.warn("monitor period failed, retrying in {}", period, e);
+    }
+  }
+
+  /** One period: read every region, decide, write the feedback. Returns the decisions. */
+  ImmutableList<ContainerStatus> runOnce() {
+    Instant now = clock.instant();
+    List<Tracked> regions = scan();
+    Set<String> live = regions.isEmpty() ? null : livePodUids();
+    for (Tracked t : regions) {
+      t.inUse = (live == null || live.contains(t.podUid)) && t.slots > 0;
+    }
+    Set<Integer> busy = busyHostPids(regions, now);
+    long windowMs = Math.max(period.toMillis(), MIN_ACTIVE_WINDOW.toMillis());
+    for (Tracked t : regions) {
+      boolean recent =
+          t.lastKernelTime > 0 && now.toEpochMilli() - t.lastKernelTime * 1000 < windowMs;
+      t.active = t.inUse && (recent || t.hostPids.stream().anyMatch(busy::contains));
+    }
+    Map<String, List<Tracked>> byGpu = new HashMap<>();
+    for (Tracked t : regions) {
+      if (t.inUse) {
+        for (String u : t.uuids) {
+          byGpu.computeIfAbsent(u, k -> new ArrayList<>()).add(t);
+        }
+      }
+    }
+    double elapsed =
+        lastPeriod == null ? 0 : Math.max(0, Duration.between(lastPeriod, now).toNanos() / 1e9);
+    lastPeriod = now;
+    Map<Path, Double> seconds = new HashMap<>();
+    Set<Path> blocked = new HashSet<>();
+    ImmutableList.Builder<ContainerStatus> out = ImmutableList.builder();
+    for (Tracked t : regions) {
+      boolean shared = false;
+      boolean held = false;
+      for (String u : t.uuids) {
+        for (Tracked o : byGpu.getOrDefault(u, List.of())) {
+          if (o != t) {
+            shared = true;
+            held |= o.active && o.priority < t.priority;
+          }
+        }
+      }
+      int sw = shared ? 1 : 0;
+      double total =
+          blockedSeconds.getOrDefault(t.file, 0.0) + (blockedNow.contains(t.file) ? elapsed : 0);
+      try {
+        if (t.region.writeUtilizationSwitch(sw)) {
+          log.info(
+              "utilization switch {} pod={} container={} ({})",
+              sw,
+              t.podUid,
+              t.container,
+              shared ? "GPU shared" : "alone on its GPUs");
+        }
+        if (held) {
+          if (t.region.writeRecentKernel(-1)) {
+            log.info(
+                "holding back launches pod={} container={} priority={}: a higher-priority"
+                    + " container on its GPU is active",
+                t.podUid,
+                t.container,
+                t.priority);
+          }
+        } else if (t.region.recentKernel() < 0) {
+          t.region.writeRecentKernel(0);
+          log.info("resuming launches pod={} container={}", t.podUid, t.container);
+        }
+      } catch (InternalError e) {
+        // Truncated under the mapping by the container: skip it until it is whole again.
+        log.warn("region {} became unreadable: {}", t.file, e.toString());
+        continue;
+      }
+      if (held) {
+        blocked.add(t.file);
+      }
+      seconds.put(t.file, total);
+      out.add(
+          new ContainerStatus(
+              t.podUid, t.container, t.priority, t.uuids, t.inUse, t.active, sw, held, total));
+    }
+    blockedSeconds.clear();
+    blockedSeconds.putAll(seconds);
+    blockedNow.clear();
+    blockedNow.addAll(blocked);
+    ImmutableList<ContainerStatus> result = out.build();
+    statuses = result;
+    return result;
+  }
+
+  private @Nullable Set<String> livePodUids() {
+    if (livePods == null) {
+      return null;
+    }
+    try {
+      return livePods.get();
+    } catch (RuntimeException e) {
+      log.warn("cannot list the node's pods; every region counts this period: {}", e.toString());
+      return null;
+    }
+  }
+
+  /** Every region of our layout, read once; anything else is skipped quietly. */
+  private List<Tracked> scan() {
+    List<Tracked> out = new ArrayList<>();
+    if (!Files.isDirectory(containersDir)) {
+      return out;
+    }
+    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(containersDir)) {
+      for (Path dir : dirs) {
+        String name = dir.getFileName().toString();
+        int sep = name.indexOf('_');
+        if (sep <= 0 || sep == name.length() - 1 || !Files.isDirectory(dir)) {
+          continue;
+        }
+        try (DirectoryStream<Path> caches = Files.newDirectoryStream(dir, "*.cache")) {
+          for (Path cache : caches) {
+            read(cache, name.substring(0, sep), name.substring(sep + 1)).ifPresent(out::add);
+          }
+        } catch (IOException e) {
+          log.debug("cannot list {}: {}", dir, e.toString());
+        }
+      }
+    } catch (IOException e) {
+      log.warn("cannot scan {}: {}", containersDir, e.toString());
+    }
+    return out;
+  }
+
+  private static Optional<Tracked> read(Path cache, String podUid, String container) {
+    try {
+      Optional<RegionFeedback> r = RegionFeedback.open(cache);
+      if (r.isEmpty()) {
+        log.debug("skipping {}: not an initialised libvgpu 1.x region", cache);
+        return Optional.empty();
+      }
+      return Optional.of(new Tracked(r.get(), podUid, container));
+    } catch (IOException | RuntimeException | InternalError e) {
+      log.debug("skipping {}: {}", cache, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  /** Host pids NVML saw running kernels since the previous period, on the GPUs in use. */
+  private Set<Integer> busyHostPids(List<Tracked> regions, Instant now) {
+    Set<Integer> busy = new HashSet<>();
+    Set<String> gpus = new HashSet<>();
+    for (Tracked t : regions) {
+      if (t.inUse && !t.hostPids.isEmpty()) {
+        gpus.addAll(t.uuids);
+      }
+    }
+    if (!nvmlSamples || gpus.isEmpty()) {
+      return busy;
+    }
+    long since = (now.toEpochMilli() - Math.max(period.toMillis(), 1000)) * 1000;
+    Map<String, Integer> index = gpuIndex();
+    for (String uuid : gpus) {
+      Integer i = index.get(uuid);
+      if (i == null) {
+        continue;
+      }
+      try {
+        for (ProcessUtilization p : nvml.processUtilization(i, since)) {
+          if (p.smUtil() > 0) {
+            busy.add(p.pid());
+          }
+        }
+      } catch (NvmlException e) {
+        if (e.code() == NvmlException.NOT_SUPPORTED
+            || e.code() == NvmlException.FUNCTION_NOT_FOUND) {
+          nvmlSamples = false;
+          log.info(
+              "no per-process utilisation from NVML ({}); activity is the launch time alone",
+              e.getMessage());
+          return busy;
+        }
+        log.debug("process utilisation of GPU {}: {}", uuid, e.getMessage());
+      }
+    }
+    return busy;
+  }
+
+  private Map<String, Integer> gpuIndex() {
+    if (gpuIndex == null) {
+      Map<String, Integer> m = new HashMap<>();
+      try {
+        for (GpuInfo g : nvml.devices()) {
+          m.put(g.uuid(), g.index());
+        }
+      } catch (NvmlException e) {
+        log.warn("cannot list GPUs for process utilisation: {}", e.getMessage());
+      }
+      gpuIndex = ImmutableMap.copyOf(m);
+    }
+    return gpuIndex;
+  }
+
+  @Override
+  protected Scheduler scheduler() {
+    return Scheduler.newFixedDelaySchedule(0, period.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  protected ScheduledExecutorService executor() {
+    return executor;
+  }
+
+  @Override
+  protected String serviceName() {
+    return "Monitor";
+  }
+
+  /** One region read in this period, with the monitor's findings. */
+  private static final class Tracked {
+    final RegionFeedback region;
+    final Path file;
+    final String podUid;
+    final String container;
+    final int priority;
+    final long lastKernelTime;
+    final ImmutableList<String> uuids;
+    final Set<Integer> hostPids = new HashSet<>();
+    final int slots;
+    boolean inUse;
+    boolean active;
+
+    Tracked(RegionFeedback region, String podUid, String container) {
+      this.region = region;
+      this.file = region.file();
+      this.podUid = podUid;
+      this.container = container;
+      this.priority = region.priority();
+      this.lastKernelTime = region.lastKernelTime();
+      this.uuids = region.uuids();
+      ImmutableList<RegionFeedback.Slot> claimed = region.slots();
+      for (RegionFeedback.Slot s : claimed) {
+        if (s.hostPid() > 0) {
+          hostPids.add(s.hostPid());
+        }
+      }
+      this.slots = claimed.size();
+    }
+  }
+}
