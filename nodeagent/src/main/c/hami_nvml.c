@@ -825,14 +825,15 @@ static jlongArray JNICALL nativeProcessUtilization(JNIEnv *env, jclass clazz, jl
   for (int attempt = 0; attempt < 4; attempt++) {
     nvmlReturn_t rc =
         nvml.deviceGetProcessUtilization(dev, samples, &count, (unsigned long long) sinceMicros);
-    if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && samples == NULL)) {
+    if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && samples == NULL)
+        || (rc == NVML_ERROR_INSUFFICIENT_SIZE && count == 0)) {
       count = 0;
       break;
     }
     if (rc == NVML_SUCCESS) {
       break;
     }
-    if (rc != NVML_ERROR_INSUFFICIENT_SIZE || count == 0 || attempt == 3) {
+    if (rc != NVML_ERROR_INSUFFICIENT_SIZE || attempt == 3) {
       check(env, rc, "nvmlDeviceGetProcessUtilization");
       goto error;
     }
