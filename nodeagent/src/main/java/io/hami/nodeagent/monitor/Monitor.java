@@ -12,7 +12,9 @@ import io.hami.nodeagent.nvml.ProcessUtilization;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -214,6 +216,8 @@ public final class Monitor extends AbstractScheduledService {
   /** Every region of our layout, read once; anything else is skipped quietly. */
   private List<Tracked> scan() {
     List<Tracked> out = new ArrayList<>();
+    // One file reached twice (a hard link) would count as two containers sharing its GPUs.
+    Set<Object> seen = new HashSet<>();
     if (!Files.isDirectory(containersDir)) {
       return out;
     }
@@ -226,6 +230,11 @@ public final class Monitor extends AbstractScheduledService {
         }
         try (DirectoryStream<Path> caches = Files.newDirectoryStream(dir, "*.cache")) {
           for (Path cache : caches) {
+            Object key = fileKey(cache);
+            if (key != null && !seen.add(key)) {
+              log.debug("skipping {}: a second name of a region already read", cache);
+              continue;
+            }
             read(cache, name.substring(0, sep), name.substring(sep + 1)).ifPresent(out::add);
           }
         } catch (IOException e) {
@@ -236,6 +245,15 @@ public final class Monitor extends AbstractScheduledService {
       log.warn("cannot scan {}: {}", containersDir, e.toString());
     }
     return out;
+  }
+
+  private static @Nullable Object fileKey(Path file) {
+    try {
+      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .fileKey();
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   private static Optional<Tracked> read(Path cache, String podUid, String container) {

@@ -28,6 +28,8 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
@@ -60,8 +62,13 @@ final class RegionFeedback {
    * unreadable file), which the monitor leaves alone.
    */
   static Optional<RegionFeedback> open(Path file) throws IOException {
+    // Only the regular file itself: a link a tenant planted would point the writes elsewhere.
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.empty();
+    }
     try (FileChannel ch =
-        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        FileChannel.open(
+            file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       if (ch.size() < REGION_SIZE) {
         return Optional.empty();
       }

@@ -269,6 +269,19 @@ class MonitorTest {
   }
 
   @Test
+  void linksToARegionAreNotReadAsMoreContainers() throws IOException {
+    Path a = RegionFile.of("u1", "a").gpus(GPU0).process(7, 0).write(hook);
+    Path other = Files.createDirectories(hook.resolve("vgpu/containers/u2_b"));
+    Files.createSymbolicLink(other.resolve("sym.cache"), a);
+    Files.createLink(other.resolve("hard.cache"), a);
+
+    List<ContainerStatus> s = monitor(null).runOnce();
+
+    assertThat(s).hasSize(1);
+    assertThat(utilizationSwitch(a)).as("alone, not shared with its own links").isZero();
+  }
+
+  @Test
   void noRegionsDirectoryIsNotAnError() {
     assertThat(monitor(null).runOnce()).isEmpty();
   }
