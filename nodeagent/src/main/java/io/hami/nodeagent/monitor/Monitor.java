@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,9 @@ import org.slf4j.LoggerFactory;
  *       sharing one of its GPUs is active, which holds back the container's new launches; 0 again
  *       at the first period after that stops, so a blocked container resumes within two periods.
  * </ul>
+ *
+ * <p>A container's priority is the one in the limits file the agent wrote at Allocate; only a
+ * container without one (allocated by an agent that wrote none) is taken at its region's word.
  *
  * <p>A container is in use while one of its processes holds a slot (and, when a pod list is given,
  * its pod is on the node); it is active when its latest launch is within the activity window (the
@@ -228,6 +232,7 @@ public final class Monitor extends AbstractScheduledService {
         if (sep <= 0 || sep == name.length() - 1 || !Files.isDirectory(dir)) {
           continue;
         }
+        OptionalInt granted = AgentLimits.priority(dir);
         try (DirectoryStream<Path> caches = Files.newDirectoryStream(dir, "*.cache")) {
           for (Path cache : caches) {
             Object key = fileKey(cache);
@@ -235,7 +240,8 @@ public final class Monitor extends AbstractScheduledService {
               log.debug("skipping {}: a second name of a region already read", cache);
               continue;
             }
-            read(cache, name.substring(0, sep), name.substring(sep + 1)).ifPresent(out::add);
+            read(cache, name.substring(0, sep), name.substring(sep + 1), granted)
+                .ifPresent(out::add);
           }
         } catch (IOException e) {
           log.debug("cannot list {}: {}", dir, e.toString());
@@ -256,14 +262,15 @@ public final class Monitor extends AbstractScheduledService {
     }
   }
 
-  private static Optional<Tracked> read(Path cache, String podUid, String container) {
+  private static Optional<Tracked> read(
+      Path cache, String podUid, String container, OptionalInt granted) {
     try {
       Optional<RegionFeedback> r = RegionFeedback.open(cache);
       if (r.isEmpty()) {
         log.debug("skipping {}: not an initialised libvgpu 1.x region", cache);
         return Optional.empty();
       }
-      return Optional.of(new Tracked(r.get(), podUid, container));
+      return Optional.of(new Tracked(r.get(), podUid, container, granted));
     } catch (IOException | RuntimeException | InternalError e) {
       log.debug("skipping {}: {}", cache, e.toString());
       return Optional.empty();
@@ -354,12 +361,13 @@ public final class Monitor extends AbstractScheduledService {
     boolean inUse;
     boolean active;
 
-    Tracked(RegionFeedback region, String podUid, String container) {
+    Tracked(RegionFeedback region, String podUid, String container, OptionalInt granted) {
       this.region = region;
       this.file = region.file();
       this.podUid = podUid;
       this.container = container;
-      this.priority = region.priority();
+      // The agent's limits file wins: the region's copy is the container's to rewrite.
+      this.priority = granted.isPresent() ? granted.getAsInt() : region.priority();
       this.lastKernelTime = region.lastKernelTime();
       this.uuids = region.uuids();
       ImmutableList<RegionFeedback.Slot> claimed = region.slots();

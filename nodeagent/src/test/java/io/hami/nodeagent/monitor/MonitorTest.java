@@ -282,6 +282,43 @@ class MonitorTest {
   }
 
   @Test
+  void theAgentsLimitsFileSetsThePriorityNotTheRegion() throws IOException {
+    // The low-priority container rewrote its region's priority to -5 to hold the other back.
+    RegionFile liar = RegionFile.of("u1", "liar").gpus(GPU0).priority(-5).process(7, 0);
+    Path l = liar.lastKernel(NOW).write(hook);
+    Files.writeString(
+        liar.dir(hook).resolve("limits"),
+        "# written by the hami node agent at Allocate\nversion=1\npriority=1   # low\n");
+    RegionFile online = RegionFile.of("u2", "online").gpus(GPU0).priority(0).process(7, 0);
+    Path o = online.lastKernel(NOW).write(hook);
+    Files.writeString(online.dir(hook).resolve("limits"), "version=1\npriority=0\n");
+
+    monitor(null).runOnce();
+
+    assertThat(recentKernel(o)).as("online not held").isZero();
+    assertThat(recentKernel(l)).as("liar held").isEqualTo(-1);
+  }
+
+  @Test
+  void anUnreadablePriorityIsTheLowest() throws IOException {
+    RegionFile bad = RegionFile.of("u1", "bad").gpus(GPU0).priority(0).process(7, 0);
+    Path b = bad.lastKernel(NOW).write(hook);
+    Files.writeString(bad.dir(hook).resolve("limits"), "version=1\npriority=high\n");
+    Path other =
+        RegionFile.of("u2", "other")
+            .gpus(GPU0)
+            .priority(1)
+            .process(7, 0)
+            .lastKernel(NOW)
+            .write(hook);
+
+    monitor(null).runOnce();
+
+    assertThat(recentKernel(other)).isZero();
+    assertThat(recentKernel(b)).isEqualTo(-1);
+  }
+
+  @Test
   void noRegionsDirectoryIsNotAnError() {
     assertThat(monitor(null).runOnce()).isEmpty();
   }
