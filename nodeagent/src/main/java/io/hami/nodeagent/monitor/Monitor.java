@@ -9,6 +9,7 @@ import io.hami.nodeagent.nvml.GpuInfo;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
 import io.hami.nodeagent.nvml.ProcessUtilization;
+import io.hami.nodeagent.shm.SharedRegionLayout;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -76,6 +77,7 @@ public final class Monitor extends AbstractScheduledService {
   private @Nullable Instant lastPeriod;
   private final Map<Path, Double> blockedSeconds = new HashMap<>();
   private final Set<Path> blockedNow = new HashSet<>();
+  private final Map<Path, Mapped> mapped = new HashMap<>();
 
   private volatile ImmutableList<ContainerStatus> statuses = ImmutableList.of();
 
@@ -217,62 +219,84 @@ public final class Monitor extends AbstractScheduledService {
     }
   }
 
-  /** Every region of our layout, read once; anything else is skipped quietly. */
+  /**
+   * Every region of our layout, read once; anything else is skipped quietly. A region's mapping is
+   * kept from one period to the next while its file stays the same, so that the number of live
+   * mappings follows the number of containers rather than how long the collector waits to unmap.
+   */
   private List<Tracked> scan() {
     List<Tracked> out = new ArrayList<>();
+    Map<Path, Mapped> current = new HashMap<>();
     // One file reached twice (a hard link) would count as two containers sharing its GPUs.
     Set<Object> seen = new HashSet<>();
-    if (!Files.isDirectory(containersDir)) {
-      return out;
-    }
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(containersDir)) {
-      for (Path dir : dirs) {
-        String name = dir.getFileName().toString();
-        int sep = name.indexOf('_');
-        if (sep <= 0 || sep == name.length() - 1 || !Files.isDirectory(dir)) {
-          continue;
-        }
-        OptionalInt granted = AgentLimits.priority(dir);
-        try (DirectoryStream<Path> caches = Files.newDirectoryStream(dir, "*.cache")) {
-          for (Path cache : caches) {
-            Object key = fileKey(cache);
-            if (key != null && !seen.add(key)) {
-              log.debug("skipping {}: a second name of a region already read", cache);
-              continue;
-            }
-            read(cache, name.substring(0, sep), name.substring(sep + 1), granted)
-                .ifPresent(out::add);
+    if (Files.isDirectory(containersDir)) {
+      try (DirectoryStream<Path> dirs = Files.newDirectoryStream(containersDir)) {
+        for (Path dir : dirs) {
+          String name = dir.getFileName().toString();
+          int sep = name.indexOf('_');
+          if (sep <= 0
+              || sep == name.length() - 1
+              || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            continue;
           }
-        } catch (IOException e) {
-          log.debug("cannot list {}: {}", dir, e.toString());
+          OptionalInt granted = AgentLimits.priority(dir);
+          try (DirectoryStream<Path> caches = Files.newDirectoryStream(dir, "*.cache")) {
+            for (Path cache : caches) {
+              RegionFeedback region = region(cache, seen, current);
+              if (region != null) {
+                read(region, name.substring(0, sep), name.substring(sep + 1), granted)
+                    .ifPresent(out::add);
+              }
+            }
+          } catch (IOException e) {
+            log.debug("cannot list {}: {}", dir, e.toString());
+          }
         }
+      } catch (IOException e) {
+        log.warn("cannot scan {}: {}", containersDir, e.toString());
       }
-    } catch (IOException e) {
-      log.warn("cannot scan {}: {}", containersDir, e.toString());
     }
+    mapped.clear();
+    mapped.putAll(current);
     return out;
   }
 
-  private static @Nullable Object fileKey(Path file) {
+  /** The mapped region at {@code cache}, reused from the last period when it is the same file. */
+  private @Nullable RegionFeedback region(Path cache, Set<Object> seen, Map<Path, Mapped> current) {
     try {
-      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-          .fileKey();
-    } catch (IOException e) {
+      BasicFileAttributes attrs =
+          Files.readAttributes(cache, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      Object key = attrs.fileKey();
+      if (!attrs.isRegularFile() || attrs.size() < SharedRegionLayout.REGION_SIZE) {
+        return null;
+      }
+      if (key != null && !seen.add(key)) {
+        log.debug("skipping {}: a second name of a region already read", cache);
+        return null;
+      }
+      Mapped last = mapped.get(cache);
+      RegionFeedback region =
+          last != null && key != null && key.equals(last.key()) && last.region().stillValid()
+              ? last.region()
+              : RegionFeedback.open(cache).orElse(null);
+      if (region == null) {
+        log.debug("skipping {}: not an initialised libvgpu 1.x region", cache);
+        return null;
+      }
+      current.put(cache, new Mapped(key, region));
+      return region;
+    } catch (IOException | RuntimeException | InternalError e) {
+      log.debug("skipping {}: {}", cache, e.toString());
       return null;
     }
   }
 
   private static Optional<Tracked> read(
-      Path cache, String podUid, String container, OptionalInt granted) {
+      RegionFeedback region, String podUid, String container, OptionalInt granted) {
     try {
-      Optional<RegionFeedback> r = RegionFeedback.open(cache);
-      if (r.isEmpty()) {
-        log.debug("skipping {}: not an initialised libvgpu 1.x region", cache);
-        return Optional.empty();
-      }
-      return Optional.of(new Tracked(r.get(), podUid, container, granted));
-    } catch (IOException | RuntimeException | InternalError e) {
-      log.debug("skipping {}: {}", cache, e.toString());
+      return Optional.of(new Tracked(region, podUid, container, granted));
+    } catch (RuntimeException | InternalError e) {
+      log.debug("skipping {}: {}", region.file(), e.toString());
       return Optional.empty();
     }
   }
@@ -346,6 +370,9 @@ public final class Monitor extends AbstractScheduledService {
   protected String serviceName() {
     return "Monitor";
   }
+
+  /** A region mapped in an earlier period, with the identity of its file then. */
+  private record Mapped(@Nullable Object key, RegionFeedback region) {}
 
   /** One region read in this period, with the monitor's findings. */
   private static final class Tracked {

@@ -83,6 +83,13 @@ final class RegionFeedback {
     }
   }
 
+  /** Whether the mapping still holds a region of our layout (the container may rewrite it). */
+  boolean stillValid() {
+    return map.getInt(H_MAGIC) == MAGIC
+        && Short.toUnsignedInt(map.getShort(H_VERSION_MAJOR)) == VERSION_MAJOR
+        && map.getLong(H_REGION_SIZE) >= REGION_SIZE;
+  }
+
   Path file() {
     return file;
   }

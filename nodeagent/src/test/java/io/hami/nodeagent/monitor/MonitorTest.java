@@ -319,6 +319,28 @@ class MonitorTest {
   }
 
   @Test
+  void aRegionRecreatedUnderItsNameIsReadAfresh() throws IOException {
+    Path a = RegionFile.of("u1", "a").gpus(GPU0).process(7, 0).write(hook);
+    Monitor m = monitor(null);
+    assertThat(m.runOnce())
+        .singleElement()
+        .extracting(ContainerStatus::uuids)
+        .isEqualTo(List.of(GPU0));
+
+    // A new file (another inode) under the same name, as after a container restart.
+    Path fresh = RegionFile.of("tmp", "x").gpus(GPU1).process(7, 0).write(hook);
+    Files.move(fresh, a, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    assertThat(m.runOnce())
+        .singleElement()
+        .extracting(ContainerStatus::uuids)
+        .isEqualTo(List.of(GPU1));
+
+    // Truncated to nothing (a fresh pre-created file): skipped, no error.
+    Files.write(a, new byte[0]);
+    assertThat(m.runOnce()).isEmpty();
+  }
+
+  @Test
   void noRegionsDirectoryIsNotAnError() {
     assertThat(monitor(null).runOnce()).isEmpty();
   }
