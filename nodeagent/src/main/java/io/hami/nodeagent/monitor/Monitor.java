@@ -74,6 +74,7 @@ public final class Monitor extends AbstractScheduledService {
   // Owned by the period's thread.
   private @Nullable Map<String, Integer> gpuIndex;
   private boolean nvmlSamples = true;
+  private final Set<Integer> unsupported = new HashSet<>();
   private @Nullable Instant lastPeriod;
   private final Map<Path, Double> blockedSeconds = new HashMap<>();
   private final Set<Path> blockedNow = new HashSet<>();
@@ -317,7 +318,7 @@ public final class Monitor extends AbstractScheduledService {
     Map<String, Integer> index = gpuIndex();
     for (String uuid : gpus) {
       Integer i = index.get(uuid);
-      if (i == null) {
+      if (i == null || unsupported.contains(i)) {
         continue;
       }
       try {
@@ -327,13 +328,21 @@ public final class Monitor extends AbstractScheduledService {
           }
         }
       } catch (NvmlException e) {
-        if (e.code() == NvmlException.NOT_SUPPORTED
-            || e.code() == NvmlException.FUNCTION_NOT_FOUND) {
+        if (e.code() == NvmlException.FUNCTION_NOT_FOUND) {
           nvmlSamples = false;
           log.info(
               "no per-process utilisation from NVML ({}); activity is the launch time alone",
               e.getMessage());
           return busy;
+        }
+        if (e.code() == NvmlException.NOT_SUPPORTED) {
+          // One GPU may not tell (MIG mode, old architecture) while others do.
+          unsupported.add(i);
+          log.info(
+              "no per-process utilisation on GPU {} ({}); its activity is the launch time alone",
+              uuid,
+              e.getMessage());
+          continue;
         }
         log.debug("process utilisation of GPU {}: {}", uuid, e.getMessage());
       }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hami.nodeagent.nvml.FakeNvml;
 import io.hami.nodeagent.nvml.GpuInfo;
+import io.hami.nodeagent.nvml.Nvml;
+import io.hami.nodeagent.nvml.NvmlException;
 import io.hami.nodeagent.nvml.ProcessUtilization;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -338,6 +340,65 @@ class MonitorTest {
     // Truncated to nothing (a fresh pre-created file): skipped, no error.
     Files.write(a, new byte[0]);
     assertThat(m.runOnce()).isEmpty();
+  }
+
+  @Test
+  void aGpuWithoutProcessSamplesDoesNotTurnThemOffForTheOthers() {
+    Nvml partial =
+        new Nvml() {
+          @Override
+          public String describe() {
+            return "partial";
+          }
+
+          @Override
+          public List<GpuInfo> devices() {
+            return nvml.devices();
+          }
+
+          @Override
+          public io.hami.nodeagent.nvml.PcieLink pcieLink(int a, int b) {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public int nvLinks(int from, int to) {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public io.hami.nodeagent.nvml.XidWatch watchXids() {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public List<ProcessUtilization> processUtilization(int index, long since)
+              throws NvmlException {
+            if (index == 0) {
+              throw new NvmlException(NvmlException.NOT_SUPPORTED, "MIG mode");
+            }
+            return List.of(busy(4242));
+          }
+
+          @Override
+          public void close() {}
+        };
+    RegionFile.of("u0", "x").gpus(GPU0).priority(0).process(7, 99).lastKernel(NOW - 60).write(hook);
+    RegionFile.of("u1", "high")
+        .gpus(GPU1)
+        .priority(0)
+        .process(7, 4242)
+        .lastKernel(NOW - 60)
+        .write(hook);
+    Path low =
+        RegionFile.of("u2", "low").gpus(GPU1).priority(1).process(7, 0).lastKernel(NOW).write(hook);
+    Monitor m = new Monitor(hook, PERIOD, partial, null, clock, executor);
+
+    m.runOnce();
+    clock.advance(PERIOD);
+    m.runOnce();
+
+    assertThat(recentKernel(low)).isEqualTo(-1);
   }
 
   @Test
