@@ -1568,6 +1568,9 @@ typedef struct test_case {
     const char *env[8];
 } test_case;
 
+static void case_force_ignores_switch(void); /* monitor feedback block at the end */
+static void case_priority_gate(void);
+
 static const test_case cases[] = {
     {"env_parsing", case_env, {NULL}},
     {"alloc_limit", case_alloc_limit, {"CUDA_DEVICE_MEMORY_LIMIT=1g", NULL}},
@@ -1582,6 +1585,9 @@ static const test_case cases[] = {
     {"dlsym_hygiene", case_dlsym, {"CUDA_DEVICE_MEMORY_LIMIT=1g", NULL}},
     {"launch_throttle", case_throttle,
      {"CUDA_DEVICE_SM_LIMIT=30", "GPU_CORE_UTILIZATION_POLICY=force", "FAKE_KERNEL_NS=1000000", NULL}},
+    {"force_ignores_switch", case_force_ignores_switch,
+     {"CUDA_DEVICE_SM_LIMIT=30", "GPU_CORE_UTILIZATION_POLICY=force", "FAKE_KERNEL_NS=1000000", NULL}},
+    {"priority_gate", case_priority_gate, {"CUDA_DEVICE_SM_LIMIT=30", "FAKE_KERNEL_NS=1000000", NULL}},
     {"thread_safety", case_threads, {"CUDA_DEVICE_MEMORY_LIMIT=4g", NULL}},
     {"fork_safety", case_fork, {"CUDA_DEVICE_MEMORY_LIMIT=4g", NULL}},
     {"clone_child", case_clone, {"CUDA_DEVICE_MEMORY_LIMIT=1g", NULL}},
@@ -1697,4 +1703,64 @@ int main(int argc, char **argv) {
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
+}
+
+/* ==== monitor feedback (node agent monitor; appended block) ====
+ * The node agent's monitor writes utilization_switch and recent_kernel into the region; these
+ * cases pin what the library does with them: force keeps the SM limit when the monitor switches
+ * it off, and a negative recent_kernel holds new launches back until it is non-negative again. */
+
+static void case_force_ignores_switch(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    __atomic_store_n(&g->utilization_switch, 0, __ATOMIC_RELEASE);
+    /* Under force the limit stays: launches are measured and the busy fraction stays capped. */
+    uint64_t rec0 = r.calls("cuEventRecord");
+    double f = drive(&r, l_kernel, (void *)r.launch, 1500, 1000);
+    uint64_t measured = r.calls("cuEventRecord") - rec0;
+    printf("    force, switch 0: %llu launches measured, busy fraction %.3f\n", (unsigned long long)measured, f);
+    CHECK(measured > 0, "force with utilization_switch=0: launches not measured (limit lifted)");
+    CHECK(f < 0.55, "force with utilization_switch=0: busy %.3f at limit 30", f);
+}
+
+typedef struct gated_launch {
+    rt *r;
+    CUcontext ctx;
+    atomic_int done;
+    CUresult rc;
+} gated_launch;
+
+static void *gated_launch_main(void *arg) {
+    gated_launch *l = arg;
+    l->r->set_current(l->ctx);
+    l->rc = l_kernel(l->r, (void *)l->r->launch);
+    atomic_store(&l->done, 1);
+    return NULL;
+}
+
+static void case_priority_gate(void) {
+    rt r;
+    rt_open(&r, 12080, 0);
+    vgpu_region *g = map_region();
+    CUcontext ctx;
+    CHECK(r.retain(&ctx, 0) == CUDA_SUCCESS, "ctx");
+    r.set_current(ctx);
+    CHECK(l_kernel(&r, (void *)r.launch) == CUDA_SUCCESS, "first launch");
+    /* A higher-priority container became active: the monitor holds this one back. */
+    __atomic_store_n(&g->recent_kernel, -1, __ATOMIC_RELEASE);
+    gated_launch l = {.r = &r, .ctx = ctx};
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, gated_launch_main, &l) == 0, "thread");
+    sleep_ms(600);
+    CHECK(!atomic_load(&l.done), "launch went through while recent_kernel < 0");
+    /* The higher-priority container stopped: the launch proceeds. */
+    uint64_t t0 = now_ns();
+    __atomic_store_n(&g->recent_kernel, 0, __ATOMIC_RELEASE);
+    while (!atomic_load(&l.done) && now_ns() - t0 < 3000000000ull) sleep_ms(5);
+    uint64_t waited = (now_ns() - t0) / 1000000;
+    CHECK(atomic_load(&l.done), "launch still held %llu ms after recent_kernel became 0", (unsigned long long)waited);
+    pthread_join(t, NULL);
+    CHECK(l.rc == CUDA_SUCCESS, "held launch failed: %d", (int)l.rc);
+    printf("    held launch resumed %llu ms after recent_kernel became 0\n", (unsigned long long)waited);
 }

@@ -9,6 +9,7 @@
 #include <jni.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -31,6 +32,7 @@ typedef void *nvmlComputeInstance_t;
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_NOT_FOUND 6
 #define NVML_ERROR_FUNCTION_NOT_FOUND 13
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_GPU_INSTANCE_PROFILE_COUNT 17
 #define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 9
 #define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0
@@ -59,6 +61,15 @@ typedef struct {
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
 } nvmlEventData_t;
+
+typedef struct {
+  unsigned int pid;
+  unsigned long long timeStamp;
+  unsigned int smUtil;
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
 
 /* MIG (nvml.h, API version 11+). */
 typedef struct {
@@ -138,6 +149,9 @@ static struct {
   nvmlReturn_t (*deviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
   nvmlReturn_t (*eventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
   nvmlReturn_t (*eventSetFree)(nvmlEventSet_t);
+  /* Optional, NULL on drivers without it (the monitor then goes without NVML samples). */
+  nvmlReturn_t (*deviceGetProcessUtilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t *,
+                                              unsigned int *, unsigned long long);
   /* MIG: optional, NULL on drivers without them (only MIG calls fail then). */
   nvmlReturn_t (*deviceGetGpuInstanceProfileInfo)(nvmlDevice_t, unsigned int,
                                                   nvmlGpuInstanceProfileInfo_t *);
@@ -263,6 +277,7 @@ static jstring JNICALL nativeLoad(JNIEnv *env, jclass clazz, jstring jpath) {
   BIND(deviceRegisterEvents, "nvmlDeviceRegisterEvents");
   BIND(eventSetWait, "nvmlEventSetWait_v2");
   BIND(eventSetFree, "nvmlEventSetFree");
+  BIND_OPTIONAL(deviceGetProcessUtilization, "nvmlDeviceGetProcessUtilization");
   BIND_OPTIONAL(deviceGetGpuInstanceProfileInfo, "nvmlDeviceGetGpuInstanceProfileInfo");
   BIND_OPTIONAL(deviceGetGpuInstancePossiblePlacements,
                 "nvmlDeviceGetGpuInstancePossiblePlacements_v2");
@@ -790,6 +805,70 @@ static void JNICALL nativeMigDestroy(JNIEnv *env, jclass clazz, jlong handle, ji
   check(env, nvml.gpuInstanceDestroy(gi), "nvmlGpuInstanceDestroy");
 }
 
+/* Samples newer than sinceMicros as {pid, timestamp, sm %, mem %} per sample; empty when none. */
+static jlongArray JNICALL nativeProcessUtilization(JNIEnv *env, jclass clazz, jlong handle,
+                                                   jlong sinceMicros) {
+  (void) clazz;
+  nvmlDevice_t dev = (nvmlDevice_t) (intptr_t) handle;
+  nvmlProcessUtilizationSample_t *samples = NULL;
+  jlong *flat = NULL;
+  jlongArray out = NULL;
+  unsigned int count = 0;
+  if (!loaded(env, "nvmlDeviceGetProcessUtilization")) {
+    return NULL;
+  }
+  if (nvml.deviceGetProcessUtilization == NULL) {
+    throwNvml(env, NVML_ERROR_FUNCTION_NOT_FOUND, "nvmlDeviceGetProcessUtilization");
+    return NULL;
+  }
+  /* The first call sizes the buffer; processes may start between the calls, so retry a few. */
+  for (int attempt = 0; attempt < 4; attempt++) {
+    nvmlReturn_t rc =
+        nvml.deviceGetProcessUtilization(dev, samples, &count, (unsigned long long) sinceMicros);
+    if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && samples == NULL)
+        || (rc == NVML_ERROR_INSUFFICIENT_SIZE && count == 0)) {
+      count = 0;
+      break;
+    }
+    if (rc == NVML_SUCCESS) {
+      break;
+    }
+    if (rc != NVML_ERROR_INSUFFICIENT_SIZE || attempt == 3) {
+      check(env, rc, "nvmlDeviceGetProcessUtilization");
+      goto error;
+    }
+    count += 8;
+    free(samples);
+    samples = calloc(count, sizeof(*samples));
+    if (samples == NULL) {
+      throwNvml(env, SHIM_JAVA_ERROR, "nvmlDeviceGetProcessUtilization: out of memory");
+      goto error;
+    }
+  }
+  out = (*env)->NewLongArray(env, (jsize) (count * 4));
+  if (out == NULL || count == 0) {
+    goto error;
+  }
+  flat = calloc((size_t) count * 4, sizeof(jlong));
+  if (flat == NULL) {
+    out = NULL;
+    throwNvml(env, SHIM_JAVA_ERROR, "nvmlDeviceGetProcessUtilization: out of memory");
+    goto error;
+  }
+  for (unsigned int i = 0; i < count; i++) {
+    flat[i * 4] = (jlong) samples[i].pid;
+    flat[i * 4 + 1] = (jlong) samples[i].timeStamp;
+    flat[i * 4 + 2] = (jlong) samples[i].smUtil;
+    flat[i * 4 + 3] = (jlong) samples[i].memUtil;
+  }
+  (*env)->SetLongArrayRegion(env, out, 0, (jsize) (count * 4), flat);
+
+error:
+  free(flat);
+  free(samples);
+  return out;
+}
+
 static const JNINativeMethod methods[] = {
     {"load", "(Ljava/lang/String;)Ljava/lang/String;", (void *) nativeLoad},
     {"init", "()V", (void *) nativeInit},
@@ -814,6 +893,7 @@ static const JNINativeMethod methods[] = {
     {"migInstances", "(J)[I", (void *) nativeMigInstances},
     {"migUuid", "(JII)Ljava/lang/String;", (void *) nativeMigUuid},
     {"migDestroy", "(JII)V", (void *) nativeMigDestroy},
+    {"processUtilization", "(JJ)[J", (void *) nativeProcessUtilization},
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

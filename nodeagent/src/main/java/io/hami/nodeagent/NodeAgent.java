@@ -1,6 +1,9 @@
 package io.hami.nodeagent;
 
+import static java.util.stream.Collectors.toSet;
+
 import com.google.common.base.Suppliers;
+import com.google.common.collect.ImmutableList;
 import com.google.common.util.concurrent.Service;
 import com.google.common.util.concurrent.ServiceManager;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
@@ -19,6 +22,9 @@ import io.hami.nodeagent.health.HealthMonitor;
 import io.hami.nodeagent.metrics.ContainerMetrics;
 import io.hami.nodeagent.metrics.DeviceMetrics;
 import io.hami.nodeagent.metrics.MetricsServer;
+import io.hami.nodeagent.monitor.HostPidBroker;
+import io.hami.nodeagent.monitor.Monitor;
+import io.hami.nodeagent.monitor.MonitorMetrics;
 import io.hami.nodeagent.nvml.GpuInfo;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
@@ -29,7 +35,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -42,15 +50,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node agent's long-lived parts under one {@link ServiceManager}: the device plugin server, the
- * kubelet watcher, the node registrar, the health monitor, the metrics server and, in MIG mode, the
- * MIG instance reaper.
+ * kubelet watcher, the node registrar, the health monitor, the metrics server, the utilisation
+ * monitor with its host-pid broker (when enabled) and, in MIG mode, the MIG instance reaper.
  */
 public final class NodeAgent {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
 
   private final ServiceManager services;
   private final Supervisor supervisor;
-  private final ScheduledExecutorService executor;
+  private final ImmutableList<ExecutorService> executors;
   private final GpuInventory inventory;
   private final DevicePluginServer pluginServer;
   private final NodeRegistrar registrar;
@@ -59,7 +67,7 @@ public final class NodeAgent {
 
   private NodeAgent(
       ServiceManager services,
-      ScheduledExecutorService executor,
+      List<ExecutorService> executors,
       GpuInventory inventory,
       DevicePluginServer pluginServer,
       NodeRegistrar registrar,
@@ -67,7 +75,7 @@ public final class NodeAgent {
       Nvml nvml) {
     this.services = services;
     this.supervisor = new Supervisor(services);
-    this.executor = executor;
+    this.executors = ImmutableList.copyOf(executors);
     this.inventory = inventory;
     this.pluginServer = pluginServer;
     this.registrar = registrar;
@@ -129,6 +137,7 @@ public final class NodeAgent {
     ScheduledExecutorService executor =
         Executors.newSingleThreadScheduledExecutor(
             new ThreadFactoryBuilder().setNameFormat("node-agent-%d").setDaemon(true).build());
+    List<ExecutorService> executors = new ArrayList<>(List.of(executor));
     Supplier<List<Pod>> pods = () -> tuning.podsOnNode().apply(client, config.nodeName());
     MigInstances mig =
         config.mode() == OperatingMode.MIG ? new MigInstances(nvml, inventory) : null;
@@ -145,6 +154,26 @@ public final class NodeAgent {
       // Instances of pods that are gone are destroyed at the register pace, freeing placements.
       list.add(new MigReaper(mig, pods, config.registerInterval(), executor));
     }
+    Monitor monitor = null;
+    if (config.monitor()) {
+      // Its own thread: a slow API call on the shared one must not delay priority feedback.
+      ScheduledExecutorService monitorThread =
+          Executors.newSingleThreadScheduledExecutor(
+              new ThreadFactoryBuilder().setNameFormat("monitor-%d").setDaemon(true).build());
+      executors.add(monitorThread);
+      Supplier<Set<String>> livePods =
+          Suppliers.memoizeWithExpiration(
+              () -> pods.get().stream().map(p -> p.getMetadata().getUid()).collect(toSet()),
+              30,
+              TimeUnit.SECONDS);
+      monitor =
+          new Monitor(
+              config.hookPath(), config.monitorPeriod(), nvml, livePods, clock, monitorThread);
+      list.add(monitor);
+      if (config.hostPidBroker() != null) {
+        list.add(new HostPidBroker(config.hostPidBroker()));
+      }
+    }
     MetricsServer metrics = null;
     if (metricsAddress != null) {
       PrometheusRegistry registry = new PrometheusRegistry();
@@ -153,11 +182,14 @@ public final class NodeAgent {
           Suppliers.memoizeWithExpiration(pods::get, 2, TimeUnit.SECONDS);
       new DeviceMetrics(config, inventory, scrapePods, registrar::migProfiles).register(registry);
       new ContainerMetrics(config.hookPath(), scrapePods, clock).register(registry);
+      if (monitor != null) {
+        new MonitorMetrics(monitor, scrapePods).register(registry);
+      }
       metrics = new MetricsServer(metricsAddress, registry);
       list.add(metrics);
     }
     ServiceManager manager = new ServiceManager(list);
-    return new NodeAgent(manager, executor, inventory, pluginServer, registrar, metrics, nvml);
+    return new NodeAgent(manager, executors, inventory, pluginServer, registrar, metrics, nvml);
   }
 
   public void start(Duration timeout) throws TimeoutException {
@@ -172,7 +204,7 @@ public final class NodeAgent {
     } catch (TimeoutException e) {
       log.warn("services did not stop within {}: {}", timeout, services.servicesByState());
     }
-    executor.shutdownNow();
+    executors.forEach(ExecutorService::shutdownNow);
     nvml.close();
   }
 

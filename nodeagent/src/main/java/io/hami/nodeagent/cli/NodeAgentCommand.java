@@ -139,6 +139,31 @@ public final class NodeAgentCommand implements Callable<Integer> {
       description = "Publish hami.io/node-nvidia-score (default: env ENABLE_TOPOLOGY_SCORE).")
   @Nullable String topologyScore;
 
+  @Option(
+      names = "--monitor",
+      arity = "0..1",
+      fallbackValue = "true",
+      defaultValue = "${env:HAMI_MONITOR:-true}",
+      description =
+          "Run the utilisation monitor: lifts the SM limit of a container alone on its GPUs and"
+              + " holds back lower-priority work (default: ${DEFAULT-VALUE}).")
+  @Nullable String monitor;
+
+  @Option(
+      names = "--monitor-period",
+      defaultValue = "5s",
+      description =
+          "How often the monitor reads every container's region (default: ${DEFAULT-VALUE}).")
+  @Nullable String monitorPeriod;
+
+  @Option(
+      names = "--hostpid-broker-socket",
+      defaultValue = "/tmp/vgpulock/hostpid/broker.sock",
+      description =
+          "Unix socket answering containers their host pid while the monitor runs, empty to"
+              + " disable (default: ${DEFAULT-VALUE}).")
+  @Nullable String hostPidBroker;
+
   @Option(names = "--lib-cuda-log-level", description = "LIBCUDA_LOG_LEVEL for containers (0-4).")
   @Nullable String libCudaLogLevel;
 
@@ -231,6 +256,14 @@ public final class NodeAgentCommand implements Callable<Integer> {
     if (rei != null) {
       b.registerErrorInterval(rei);
     }
+    Boolean mon = Flags.bool("--monitor", monitor, errors);
+    b.monitor(mon == null || mon);
+    Duration mp = Flags.duration("--monitor-period", monitorPeriod, errors);
+    if (mp != null) {
+      b.monitorPeriod(mp);
+    }
+    b.hostPidBroker(
+        hostPidBroker == null || hostPidBroker.isBlank() ? null : Path.of(hostPidBroker.trim()));
     Boolean topo = Flags.bool("--topology-score", topologyScore, errors);
     b.topologyScore(topo != null && topo);
     b.libCudaLogLevel(libCudaLogLevel != null ? libCudaLogLevel : file.libCudaLogLevel());

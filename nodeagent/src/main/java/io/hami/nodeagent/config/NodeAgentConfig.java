@@ -1,5 +1,7 @@
 package io.hami.nodeagent.config;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import io.hami.model.config.MigAllowlistEntry;
@@ -36,6 +38,9 @@ import org.jspecify.annotations.Nullable;
  * @param excludedIndices GPUs not to register, by NVML index
  * @param health XID health checking
  * @param migProfileAllowlist in MIG mode, the profiles registered per GPU model (empty: all)
+ * @param monitor run the utilisation monitor (feedback to libvgpu: SM-limit switch, priorities)
+ * @param monitorPeriod how often the monitor reads every region and writes its feedback
+ * @param hostPidBroker the host-pid broker's Unix socket, or null for no broker
  */
 public record NodeAgentConfig(
     String nodeName,
@@ -59,10 +64,22 @@ public record NodeAgentConfig(
     ImmutableSet<String> excludedUuids,
     ImmutableSet<Integer> excludedIndices,
     HealthCheckPolicy health,
-    ImmutableList<MigAllowlistEntry> migProfileAllowlist) {
+    ImmutableList<MigAllowlistEntry> migProfileAllowlist,
+    boolean monitor,
+    Duration monitorPeriod,
+    @Nullable Path hostPidBroker) {
 
   public static final Path DEFAULT_DEVICE_DIR = Path.of("/var/lib/kubelet/device-plugins");
   public static final String DEFAULT_RESOURCE = "nvidia.com/gpu";
+  public static final Duration DEFAULT_MONITOR_PERIOD = Duration.ofSeconds(5);
+
+  /** Where libvgpu looks for the host-pid broker, inside containers and (same path) on the host. */
+  public static final Path DEFAULT_HOSTPID_BROKER = Path.of("/tmp/vgpulock/hostpid/broker.sock");
+
+  /** The monitor period's bounds: shorter burns CPU on every region, longer starves priorities. */
+  static final Duration MIN_MONITOR_PERIOD = Duration.ofMillis(100);
+
+  static final Duration MAX_MONITOR_PERIOD = Duration.ofMinutes(10);
 
   /** The config's problems, each naming the field and value; empty when valid. */
   public ImmutableList<String> problems() {
@@ -93,6 +110,17 @@ public record NodeAgentConfig(
     }
     if (registerErrorInterval.isNegative() || registerErrorInterval.isZero()) {
       p.add("register error interval: " + registerErrorInterval + " must be > 0");
+    }
+    if (monitorPeriod.compareTo(MIN_MONITOR_PERIOD) < 0
+        || monitorPeriod.compareTo(MAX_MONITOR_PERIOD) > 0) {
+      p.add(
+          "monitor period: " + monitorPeriod + " is not between 100ms and 10m (--monitor-period)");
+    }
+    if (hostPidBroker != null && hostPidBroker.toString().getBytes(UTF_8).length > 107) {
+      p.add(
+          "host-pid broker socket: '"
+              + hostPidBroker
+              + "' is longer than a Unix socket path may be (107 bytes)");
     }
     if (libCudaLogLevel != null && !libCudaLogLevel.matches("[0-4]")) {
       p.add("libcuda log level: '" + libCudaLogLevel + "' is not 0..4");
@@ -132,6 +160,9 @@ public record NodeAgentConfig(
     b.excludedIndices = excludedIndices;
     b.health = health;
     b.migProfileAllowlist = migProfileAllowlist;
+    b.monitor = monitor;
+    b.monitorPeriod = monitorPeriod;
+    b.hostPidBroker = hostPidBroker;
     return b;
   }
 
@@ -159,6 +190,10 @@ public record NodeAgentConfig(
     private ImmutableSet<Integer> excludedIndices = ImmutableSet.of();
     private HealthCheckPolicy health = HealthCheckPolicy.defaults();
     private ImmutableList<MigAllowlistEntry> migProfileAllowlist = ImmutableList.of();
+    private boolean monitor = true;
+    private Duration monitorPeriod = DEFAULT_MONITOR_PERIOD;
+    // Off unless asked for: several agents in one process (tests, hami up) cannot share one path.
+    private @Nullable Path hostPidBroker;
 
     private Builder(String nodeName) {
       this.nodeName = nodeName;
@@ -274,6 +309,21 @@ public record NodeAgentConfig(
       return this;
     }
 
+    public Builder monitor(boolean v) {
+      monitor = v;
+      return this;
+    }
+
+    public Builder monitorPeriod(Duration v) {
+      monitorPeriod = v;
+      return this;
+    }
+
+    public Builder hostPidBroker(@Nullable Path v) {
+      hostPidBroker = v;
+      return this;
+    }
+
     public NodeAgentConfig build() {
       return new NodeAgentConfig(
           nodeName,
@@ -297,7 +347,10 @@ public record NodeAgentConfig(
           excludedUuids,
           excludedIndices,
           health,
-          migProfileAllowlist);
+          migProfileAllowlist,
+          monitor,
+          monitorPeriod,
+          hostPidBroker);
     }
   }
 }

@@ -88,6 +88,10 @@ final class ContainerResponses {
     if (config.disableCoreLimit()) {
       r.putEnvs("GPU_CORE_UTILIZATION_POLICY", "disable");
     }
+    if (config.monitor() && config.hostPidBroker() != null) {
+      // libvgpu asks the agent's broker for its host pid (the socket is under /tmp/vgpulock).
+      r.putEnvs("LIBVGPU_HOSTPID_BROKER", "1");
+    }
 
     Path containerDir =
         config

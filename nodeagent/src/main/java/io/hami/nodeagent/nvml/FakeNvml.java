@@ -6,7 +6,9 @@ import io.hami.model.device.MigPlacement;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -54,6 +56,9 @@ public final class FakeNvml implements Nvml {
   @GuardedBy("this")
   private long created;
 
+  @GuardedBy("this")
+  private final Map<Integer, List<ProcessUtilization>> utilization = new HashMap<>();
+
   public FakeNvml(List<GpuInfo> devices) {
     this.devices = ImmutableList.copyOf(devices);
     this.nvlinks = new int[devices.size()][devices.size()];
@@ -79,6 +84,25 @@ public final class FakeNvml implements Nvml {
   public FakeNvml withOneWayNvLinks(int from, int to, int count) {
     nvlinks[from][to] = count;
     return this;
+  }
+
+  /**
+   * Scripts the per-process utilisation samples GPU {@code index} reports from now on (replacing
+   * earlier ones); {@link #processUtilization} returns those newer than its {@code since}.
+   */
+  public synchronized void setProcessUtilization(int index, List<ProcessUtilization> samples) {
+    utilization.put(checkIndex(index), List.copyOf(samples));
+  }
+
+  @Override
+  public synchronized List<ProcessUtilization> processUtilization(int index, long sinceMicros) {
+    List<ProcessUtilization> out = new ArrayList<>();
+    for (ProcessUtilization p : utilization.getOrDefault(checkIndex(index), List.of())) {
+      if (p.timestampMicros() > sinceMicros) {
+        out.add(p);
+      }
+    }
+    return ImmutableList.copyOf(out);
   }
 
   public void injectXid(int deviceIndex, long xid) {

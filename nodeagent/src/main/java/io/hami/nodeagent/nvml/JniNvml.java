@@ -189,6 +189,18 @@ public final class JniNvml implements Nvml {
     NvmlNatives.migDestroy(handle(index), gpuInstanceId, computeInstanceId);
   }
 
+  @Override
+  public List<ProcessUtilization> processUtilization(int index, long sinceMicros)
+      throws NvmlException {
+    long[] flat = NvmlNatives.processUtilization(handle(index), sinceMicros);
+    List<ProcessUtilization> out = new ArrayList<>(flat.length / 4);
+    for (int i = 0; i + 3 < flat.length; i += 4) {
+      out.add(
+          new ProcessUtilization((int) flat[i], flat[i + 1], (int) flat[i + 2], (int) flat[i + 3]));
+    }
+    return ImmutableList.copyOf(out);
+  }
+
   private static void destroyQuietly(long h, int gi, int ci) {
     try {
       NvmlNatives.migDestroy(h, gi, ci);

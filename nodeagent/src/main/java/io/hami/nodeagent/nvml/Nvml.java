@@ -58,6 +58,18 @@ public interface Nvml extends AutoCloseable {
         NvmlException.FUNCTION_NOT_FOUND, "MIG instances are not supported by " + describe());
   }
 
+  /**
+   * The per-process utilisation samples of GPU {@code index} newer than {@code sinceMicros} (CPU
+   * time, microseconds since the epoch; 0 for every buffered sample); empty when no process ran.
+   * Fails with {@link NvmlException#NOT_SUPPORTED} or {@link NvmlException#FUNCTION_NOT_FOUND}
+   * where the GPU or driver cannot tell.
+   */
+  default List<ProcessUtilization> processUtilization(int index, long sinceMicros)
+      throws NvmlException {
+    throw new NvmlException(
+        NvmlException.NOT_SUPPORTED, "per-process utilisation is not supported by " + describe());
+  }
+
   @Override
   void close();
 }

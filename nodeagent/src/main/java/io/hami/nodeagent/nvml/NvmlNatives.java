@@ -75,4 +75,10 @@ final class NvmlNatives {
   /** Destroys a compute instance (unless -1), then its GPU instance. */
   static native void migDestroy(long handle, int gpuInstanceId, int computeInstanceId)
       throws NvmlException;
+
+  /**
+   * {@code nvmlDeviceGetProcessUtilization} since {@code sinceMicros}, flattened as {pid,
+   * timestamp, SM %, memory %} per sample; empty when there is no sample.
+   */
+  static native long[] processUtilization(long handle, long sinceMicros) throws NvmlException;
 }
