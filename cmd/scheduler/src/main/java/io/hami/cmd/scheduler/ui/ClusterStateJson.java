@@ -10,6 +10,7 @@ import io.hami.cmd.scheduler.ui.ClusterState.ProfilePolicy;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,13 +35,18 @@ final class ClusterStateJson {
   private ClusterStateJson() {}
 
   static String encode(ClusterState s) {
-    StringBuilder b = new StringBuilder(256 + s.nodes().size() * 1024);
+    return encode(s, ClusterStateJson::node);
+  }
+
+  /** Encodes {@code s}, taking each node's JSON object from {@code nodeJson} (which may cache). */
+  static String encode(ClusterState s, Function<NodeView, String> nodeJson) {
+    StringBuilder b = new StringBuilder(256 + s.nodes().size() * 2048);
     b.append("{\"nodes\":[");
     for (int i = 0; i < s.nodes().size(); i++) {
       if (i > 0) {
         b.append(',');
       }
-      node(b, s.nodes().get(i));
+      b.append(nodeJson.apply(s.nodes().get(i)));
     }
     b.append("],\"pending\":[");
     for (int i = 0; i < s.pending().size(); i++) {
@@ -57,6 +63,13 @@ final class ClusterStateJson {
       policy(b, s.policies().get(i));
     }
     return b.append("]}").toString();
+  }
+
+  /** One node's JSON object. */
+  static String node(NodeView n) {
+    StringBuilder b = new StringBuilder(256 + n.gpus().size() * 256);
+    node(b, n);
+    return b.toString();
   }
 
   private static void node(StringBuilder b, NodeView n) {
