@@ -2,6 +2,7 @@ package io.hami.cmd.scheduler.ui;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.cmd.scheduler.ui.ClusterState.NodeView;
@@ -51,8 +52,8 @@ final class ClusterViewSource {
   static final Duration MIN_INTERVAL = Duration.ofMillis(500);
 
   /** The plugins whose arguments make the placement policy, in the order shown. */
-  static final List<String> POLICY_PLUGINS =
-      List.of("vgpu", "placement", "fgd", "numa", "topology", "nodelock");
+  static final ImmutableList<String> POLICY_PLUGINS =
+      ImmutableList.of("vgpu", "placement", "fgd", "numa", "topology", "nodelock");
 
   /** A rendered body: JSON, its gzip form, and an entity tag naming its content. */
   record Rendered(byte[] json, byte[] gzip, String etag, Instant time) {}
