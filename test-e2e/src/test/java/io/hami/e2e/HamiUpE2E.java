@@ -21,6 +21,10 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,6 +88,12 @@ class HamiUpE2E {
       }
       return pids;
     }
+  }
+
+  private static String get(HttpClient http, String url) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   private static boolean alive(long pid) {
@@ -269,6 +279,18 @@ class HamiUpE2E {
         assertThat(pod.getSpec().getSchedulerName()).isEqualTo("hami-scheduler");
         assertThat(pod.getSpec().getNodeName()).isEqualTo("gpu-node-1");
       }
+      // The cluster view's address, printed with the rest, serves the pod just placed.
+      Optional<String> viewLine =
+          List.copyOf(output).stream().filter(l -> l.startsWith("  cluster view ")).findFirst();
+      assertThat(viewLine).isPresent();
+      String viewUrl = viewLine.get().substring("  cluster view ".length()).split(" ")[0];
+      assertThat(viewUrl).startsWith("http://127.0.0.1:").endsWith("/ui/");
+      HttpClient http = HttpClient.newHttpClient();
+      assertThat(get(http, viewUrl)).contains("<title>HAMi cluster view</title>");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> assertThat(get(http, viewUrl + "api/cluster")).contains("default/whole-gpu"));
       assertThat(List.copyOf(output).subList(ready, output.size()))
           .as("the terminal after start-up: component logs go to the log file")
           .noneMatch(l -> l.contains(" INFO "));

@@ -2,20 +2,32 @@ package io.hami.e2e.scenarios;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.cmd.scheduler.PluginRegistry;
+import io.hami.cmd.scheduler.ui.ClusterView;
+import io.hami.cmd.scheduler.ui.ViewAccess;
 import io.hami.e2e.ControlPlaneExtension;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulerService;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 
-/** The hami-scheduler as {@code hami scheduler} wires it, with the shipped profile, in-process. */
+/**
+ * The hami-scheduler as {@code hami scheduler} wires it, with the shipped profile, in-process; its
+ * metrics, health and cluster view on a free loopback port.
+ */
 public final class Scheduler implements AutoCloseable {
   private final SchedulerService service;
 
   private Scheduler(SchedulerService service) {
     this.service = service;
+  }
+
+  /** The cluster view's page, served on a loopback port as {@code hami up} serves it. */
+  public String viewUrl() {
+    return "http://127.0.0.1:" + service.httpPort().orElseThrow() + ClusterView.PATH;
   }
 
   /** The shipped profile, {@code config/scheduler/scheduler-config.yaml}. */
@@ -40,9 +52,11 @@ public final class Scheduler implements AutoCloseable {
       throws Exception {
     Registry registry = PluginRegistry.create();
     SchedulerConfiguration cfg = new ConfigLoader(registry).load(config);
+    InetSocketAddress http = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     SchedulerService service =
         new SchedulerService(
-            client, cfg, registry, new SchedulerService.Options(false, identity, null, 50, 100, 4));
+            client, cfg, registry, new SchedulerService.Options(false, identity, http, 50, 100, 4));
+    ClusterView.install(service, registry, ViewAccess.LOCALHOST);
     try {
       service.start(Duration.ofSeconds(60));
     } catch (Exception e) {

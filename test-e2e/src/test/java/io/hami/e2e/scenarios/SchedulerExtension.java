@@ -5,12 +5,16 @@ import io.hami.e2e.ControlPlaneExtension;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Runs the hami-scheduler with the shipped profile, on its own client to the shared control plane,
- * for the whole test class. Register it after {@link ControlPlaneExtension}.
+ * for the whole test class. Register it after {@link ControlPlaneExtension}. Tests may take the
+ * running {@link Scheduler} as a parameter.
  */
-final class SchedulerExtension implements BeforeAllCallback, AfterAllCallback {
+final class SchedulerExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
   private static final ExtensionContext.Namespace STORE =
       ExtensionContext.Namespace.create(SchedulerExtension.class);
 
@@ -25,6 +29,20 @@ final class SchedulerExtension implements BeforeAllCallback, AfterAllCallback {
       client.close();
       throw e;
     }
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == Scheduler.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    Running r = context.getStore(STORE).get(Running.class, Running.class);
+    if (r == null) {
+      throw new ParameterResolutionException("no scheduler runs for " + parameter.getParameter());
+    }
+    return r.scheduler();
   }
 
   @Override

@@ -44,7 +44,8 @@ final class Instructions {
 
   /**
    * The text. {@code schedulerName} is the one the webhook gives GPU pods; {@code schedulerRunning}
-   * is false with {@code --without-scheduler}.
+   * is false with {@code --without-scheduler}; {@code clusterViewUrl} is the scheduler's cluster
+   * view, null without it.
    */
   static String render(
       String server,
@@ -54,6 +55,7 @@ final class Instructions {
       PlaygroundSpec spec,
       String schedulerName,
       boolean schedulerRunning,
+      @Nullable String clusterViewUrl,
       Path samplesDir) {
     List<Sample> samples = samples(samplesDir);
     StringBuilder b = new StringBuilder();
@@ -83,6 +85,12 @@ final class Instructions {
           .append(" scheduler named ")
           .append(schedulerName)
           .append(" against this kubeconfig")
+          .append(nl);
+    }
+    if (clusterViewUrl != null) {
+      b.append("  cluster view ")
+          .append(clusterViewUrl)
+          .append(" (GPUs, their pods, pending pods and why)")
           .append(nl);
     }
     b.append("  work dir    ").append(workDir).append(nl);

@@ -15,6 +15,8 @@ import io.hami.cmd.cluster.ControlPlaneOptions;
 import io.hami.cmd.cluster.GpuNode;
 import io.hami.cmd.cluster.Pki;
 import io.hami.cmd.scheduler.PluginRegistry;
+import io.hami.cmd.scheduler.ui.ClusterView;
+import io.hami.cmd.scheduler.ui.ViewAccess;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Registry;
@@ -40,6 +42,7 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -84,6 +87,7 @@ public final class Playground implements AutoCloseable {
   private @Nullable WebhookServer webhook;
   private String schedulerName = WebhookConfig.DEFAULT_SCHEDULER_NAME;
   private boolean schedulerRunning;
+  private @Nullable String clusterViewUrl;
   private boolean closed;
 
   private Playground(PlaygroundSpec spec, HamiHome home) {
@@ -205,11 +209,22 @@ public final class Playground implements AutoCloseable {
     Registry registry = PluginRegistry.create();
     SchedulerConfiguration cfg = schedulerConfig(registry);
     schedulerName = cfg.profiles().get(0).schedulerName();
+    // Metrics, health and the cluster view on a free loopback port: several playgrounds (and the
+    // end-to-end tests) may run side by side.
+    InetSocketAddress http = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     SchedulerService service =
         new SchedulerService(
-            c, cfg, registry, new SchedulerService.Options(false, "hami-up", null, 50, 100, 4));
+            c, cfg, registry, new SchedulerService.Options(false, "hami-up", http, 50, 100, 4));
+    ClusterView.install(service, registry, ViewAccess.LOCALHOST);
     push("scheduler", service);
     service.start(COMPONENT_TIMEOUT);
+    int port = service.httpPort().orElseThrow();
+    clusterViewUrl =
+        "http://"
+            + InetAddress.getLoopbackAddress().getHostAddress()
+            + ":"
+            + port
+            + ClusterView.PATH;
   }
 
   private SchedulerConfiguration schedulerConfig(Registry registry) {
@@ -412,6 +427,11 @@ public final class Playground implements AutoCloseable {
   /** The schedulerName the webhook gives GPU pods. */
   public String schedulerName() {
     return schedulerName;
+  }
+
+  /** The cluster view's address; empty without the scheduler. */
+  public Optional<String> clusterViewUrl() {
+    return Optional.ofNullable(clusterViewUrl);
   }
 
   /** Whether the hami-scheduler runs here (false with {@code --without-scheduler}). */

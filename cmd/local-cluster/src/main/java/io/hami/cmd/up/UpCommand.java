@@ -154,6 +154,7 @@ public final class UpCommand implements Callable<Integer> {
               playground,
               p.schedulerName(),
               p.schedulerRunning(),
+              p.clusterViewUrl().orElse(null),
               home.samples()));
       out.flush();
       stop.await();

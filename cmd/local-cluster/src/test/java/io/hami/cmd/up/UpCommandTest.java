@@ -184,6 +184,7 @@ class UpCommandTest {
             spec,
             "hami-scheduler",
             true,
+            "http://127.0.0.1:41234/ui/",
             samples);
 
     assertThat(text)
@@ -191,6 +192,7 @@ class UpCommandTest {
         .contains("export KUBECONFIG=" + kubeconfig)
         .contains("kubectl apply -f " + samples.resolve("gpu-slice.yaml"))
         .contains("kubectl get pods -o wide")
+        .contains("cluster view http://127.0.0.1:41234/ui/")
         .contains("logs        " + spec.workDir().resolve("hami-up.log"))
         .contains("gpu-node-1, gpu-node-2: 4 x Tesla T4 (16384 MiB, 10 vGPUs each)")
         .contains("gpu-slice.yaml             A slice of one GPU: 4096 MiB of memory.\n")
@@ -213,13 +215,15 @@ class UpCommandTest {
             spec,
             "hami-scheduler",
             false,
+            null,
             samples);
 
     assertThat(text)
         .contains(
             "scheduler   none (--without-scheduler): GPU pods stay Pending until you run a"
                 + " scheduler named hami-scheduler against this kubeconfig")
-        .doesNotContain("the webhook sends every GPU pod to it");
+        .doesNotContain("the webhook sends every GPU pod to it")
+        .doesNotContain("cluster view");
   }
 
   @Test

@@ -1,6 +1,8 @@
 package io.hami.cmd.scheduler;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.hami.cmd.scheduler.ui.ClusterView;
+import io.hami.cmd.scheduler.ui.ViewAccess;
 import io.hami.cmd.webhook.WebhookOptions;
 import io.hami.framework.config.ConfigException;
 import io.hami.framework.config.ConfigLoader;
@@ -81,8 +83,19 @@ public final class SchedulerCommand implements Callable<Integer> {
       names = "--metrics-bind-address",
       defaultValue = "0.0.0.0:10351",
       description =
-          "host:port for /metrics, /healthz and /readyz; empty to disable (default: ${DEFAULT-VALUE}).")
+          "host:port for /metrics, /healthz, /readyz and the cluster view (/ui); empty to disable"
+              + " (default: ${DEFAULT-VALUE}).")
   String metricsAddress = "";
+
+  @Option(
+      names = "--cluster-view",
+      defaultValue = "localhost",
+      paramLabel = "localhost|any|off",
+      description =
+          "Who may read the cluster view under /ui on the metrics port: localhost (loopback"
+              + " clients only), any, or off. The port has no TLS or authentication, so expose"
+              + " it only behind a proxy that adds them (default: ${DEFAULT-VALUE}).")
+  String clusterView = "localhost";
 
   @Option(
       names = "--kube-qps",
@@ -134,6 +147,12 @@ public final class SchedulerCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       errors.add("--metrics-bind-address: " + e.getMessage());
     }
+    ViewAccess viewAccess = ViewAccess.LOCALHOST;
+    try {
+      viewAccess = ViewAccess.parse(clusterView);
+    } catch (IllegalArgumentException e) {
+      errors.add("--cluster-view: " + e.getMessage());
+    }
     String clusterProblem = cluster.problem();
     if (clusterProblem != null) {
       errors.add(clusterProblem);
@@ -166,6 +185,7 @@ public final class SchedulerCommand implements Callable<Integer> {
                 new SchedulerService.Options(
                     leaderElect, id, metrics, kubeQps, kubeBurst, bindingThreads))) {
       requests.register(service.metricsRegistry());
+      ClusterView.install(service, registry, viewAccess);
       String schedulerName = cfg.profiles().get(0).schedulerName();
       Optional<WebhookServer> hosted = webhook.build(devices, schedulerName, client, errors);
       if (!errors.isEmpty()) {

@@ -54,9 +54,12 @@ class SchedulerCommandTest {
             "--metrics-bind-address",
             "nope",
             "--binding-threads",
-            "0");
+            "0",
+            "--cluster-view",
+            "public");
     assertThat(r.code()).isEqualTo(SchedulerCommand.EXIT_CONFIG);
     assertThat(r.err())
+        .contains("--cluster-view: invalid value \"public\": want localhost, any or off")
         .contains("--kube-qps")
         .contains("--kube-burst")
         .contains("--metrics-bind-address")

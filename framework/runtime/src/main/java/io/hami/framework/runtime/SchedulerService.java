@@ -1,5 +1,6 @@
 package io.hami.framework.runtime;
 
+import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -29,9 +30,12 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -99,7 +103,8 @@ public final class SchedulerService implements AutoCloseable {
   private @Nullable SharedIndexInformer<Pod> podInformer;
   private final List<SharedIndexInformer<?>> objectInformers = new CopyOnWriteArrayList<>();
   private volatile @Nullable Thread loop;
-  private @Nullable HTTPServer http;
+  private volatile @Nullable HTTPServer http;
+  private final Map<String, HttpHandler> routes = new ConcurrentHashMap<>();
   private @Nullable CompletableFuture<?> election;
 
   /**
@@ -184,6 +189,48 @@ public final class SchedulerService implements AutoCloseable {
     return registry;
   }
 
+  /**
+   * Serves the requests whose path is {@code prefix} or lies under it with {@code handler}, on the
+   * metrics port (nothing is served without a metrics address). Call before {@link #start}. The
+   * handler runs on the HTTP server's threads, concurrently with scheduling: it must read only
+   * state that is safe to read from another thread.
+   *
+   * @param prefix a path such as {@code /ui}; not {@code /metrics}, {@code /healthz} or {@code
+   *     /readyz}
+   */
+  public void route(String prefix, HttpHandler handler) {
+    Objects.requireNonNull(handler, "handler");
+    if (!prefix.startsWith("/") || prefix.endsWith("/") || prefix.length() < 2) {
+      throw new IllegalArgumentException("route prefix must look like /name, was " + prefix);
+    }
+    if (List.of("/metrics", "/healthz", "/readyz").contains(prefix)) {
+      throw new IllegalArgumentException("route prefix " + prefix + " is served by the service");
+    }
+    if (http != null) {
+      throw new IllegalStateException("route " + prefix + " added after the server started");
+    }
+    if (routes.putIfAbsent(prefix, handler) != null) {
+      throw new IllegalStateException("route " + prefix + " is already served");
+    }
+  }
+
+  /** The port the metrics server listens on, or empty before start or without a metrics address. */
+  public OptionalInt httpPort() {
+    HTTPServer h = http;
+    return h == null ? OptionalInt.empty() : OptionalInt.of(h.getPort());
+  }
+
+  /** The handler of the route {@code path} falls under, or null. */
+  private @Nullable HttpHandler routeOf(String path) {
+    for (Map.Entry<String, HttpHandler> r : routes.entrySet()) {
+      String prefix = r.getKey();
+      if (path.equals(prefix) || path.startsWith(prefix + "/")) {
+        return r.getValue();
+      }
+    }
+    return null;
+  }
+
   /** Whether the informers synced and the service has not failed or stopped (readiness). */
   public boolean isReady() {
     return synced && !failed && !terminated.isDone();
@@ -245,7 +292,7 @@ public final class SchedulerService implements AutoCloseable {
     }
   }
 
-  /** Serves {@code /metrics}, {@code /healthz} and {@code /readyz}. */
+  /** Serves {@code /metrics}, {@code /healthz}, {@code /readyz} and the added routes. */
   private void serveMetrics(InetSocketAddress a) throws IOException {
     JvmMetrics.builder().register(registry);
     http =
@@ -256,6 +303,11 @@ public final class SchedulerService implements AutoCloseable {
             .defaultHandler(
                 exchange -> {
                   String path = exchange.getRequestURI().getPath();
+                  HttpHandler routed = routeOf(path);
+                  if (routed != null) {
+                    routed.handle(exchange);
+                    return;
+                  }
                   int code;
                   String body;
                   if ("/healthz".equals(path)) {

@@ -1,6 +1,8 @@
 package io.hami.framework.runtime;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Binding;
@@ -20,6 +22,12 @@ import io.hami.framework.testing.MakePod;
 import io.hami.kube.Bindings;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -100,6 +108,53 @@ class SchedulerServiceIT {
 
   private static Pod get(String name) {
     return client.pods().inNamespace("default").withName(name).get();
+  }
+
+  @Test
+  void addedRoutes_areServedBesideHealth_andCannotShadowIt() throws Exception {
+    service =
+        new SchedulerService(
+            client,
+            SchedulerConfiguration.defaults().withParallelism(2),
+            BuiltInPlugins.registry(),
+            new SchedulerService.Options(
+                false,
+                "route-test",
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                50,
+                100,
+                2));
+    service.route(
+        "/hello",
+        exchange -> {
+          byte[] body = ("hi " + exchange.getRequestURI().getPath()).getBytes(UTF_8);
+          exchange.sendResponseHeaders(200, body.length);
+          try (var os = exchange.getResponseBody()) {
+            os.write(body);
+          }
+        });
+    assertThatThrownBy(() -> service.route("/healthz", exchange -> {}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("/healthz");
+    assertThatThrownBy(() -> service.route("/hello", exchange -> {}))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(service.httpPort()).isEmpty();
+    service.start(Duration.ofSeconds(30));
+
+    String base = "http://127.0.0.1:" + service.httpPort().orElseThrow();
+    HttpClient http = HttpClient.newHttpClient();
+    assertThat(fetch(http, base + "/hello/there")).isEqualTo("200 hi /hello/there");
+    assertThat(fetch(http, base + "/healthz")).isEqualTo("200 ok");
+    assertThat(fetch(http, base + "/hellothere")).isEqualTo("404 not found");
+    assertThatThrownBy(() -> service.route("/late", exchange -> {}))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  private static String fetch(HttpClient http, String url) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    return r.statusCode() + " " + r.body();
   }
 
   @Test
