@@ -2,7 +2,7 @@
  * GPU checks of libvgpu (design study §7.5), driven by run.sh. Uses only the driver API found the
  * way cudart finds it (dlopen + cuGetProcAddress_v2) and a PTX kernel JIT-compiled by the driver,
  * so no CUDA toolkit is needed. Prints key=value lines.
- *   gpu_check facts | mem | sm SECONDS | overhead | hold MIB | try MIB | cuda13
+ *   gpu_check facts | mem | sm SECONDS | overhead | hold MIB | try MIB | cuda13 | rate SECONDS [BUCKET_MS]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -215,6 +215,27 @@ static void *sampler(void *arg) {
     return NULL;
 }
 
+/* Sets *iters for about 1 ms per fma_loop kernel of `grid` blocks, unless VGPU_CHECK_ITERS gives it
+ * (throttled runs must reuse the unlimited run's kernel so that throughputs compare). params[1]
+ * points at *iters. */
+static void calibrate(CUfunction f, unsigned grid, void **params, unsigned *iters) {
+    launch_fn launch = (launch_fn)sym("cuLaunchKernel");
+    CUresult (*sync)(void) = (CUresult (*)(void))sym("cuCtxSynchronize");
+    const char *given = getenv("VGPU_CHECK_ITERS");
+    if (given && atoi(given) > 0) {
+        *iters = (unsigned)atoi(given);
+        return;
+    }
+    for (int pass = 0; pass < 3; pass++) {
+        uint64_t t0 = now_ns();
+        for (int i = 0; i < 8; i++) launch(f, grid, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+        sync();
+        double per = (double)(now_ns() - t0) / 8.0;
+        *iters = (unsigned)((double)*iters * 1e6 / (per > 1000 ? per : 1000));
+        if (*iters < 100) *iters = 100;
+    }
+}
+
 static int sm(double secs) {
     launch_fn launch = (launch_fn)sym("cuLaunchKernel");
     CUresult (*sync)(void) = (CUresult (*)(void))sym("cuCtxSynchronize");
@@ -234,18 +255,7 @@ static int sm(double secs) {
     }
     unsigned grid = 4u * (unsigned)sms, iters = 10000;
     void *params[] = {&out, &iters};
-    /* calibrate to about 1 ms per kernel, unless given (throttled runs must reuse the unlimited
-     * run's kernel so that throughputs compare) */
-    const char *given = getenv("VGPU_CHECK_ITERS");
-    if (given && atoi(given) > 0) iters = (unsigned)atoi(given);
-    for (int pass = 0; pass < 3 && !(given && atoi(given) > 0); pass++) {
-        uint64_t t0 = now_ns();
-        for (int i = 0; i < 8; i++) launch(f, grid, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
-        sync();
-        double per = (double)(now_ns() - t0) / 8.0;
-        iters = (unsigned)((double)iters * 1e6 / (per > 1000 ? per : 1000));
-        if (iters < 100) iters = 100;
-    }
+    calibrate(f, grid, params, &iters);
     uint64_t start = now_ns();
     window_start = start + 5000000000ull;
     uint64_t end = start + (uint64_t)(secs * 1e9);
@@ -286,6 +296,54 @@ static int overhead(void) {
     }
     double per_alloc = (double)(now_ns() - t0) / 1e4;
     printf("launch_ns=%.1f\nalloc_free_ns=%.1f\n", per_launch, per_alloc);
+    return 0;
+}
+
+static uint64_t epoch_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000ull + (uint64_t)ts.tv_nsec / 1000000ull;
+}
+
+/* G9: the same FMA kernels as sm, counted per time bucket of wall-clock (epoch) time so that the
+ * script can compare phases with the times at which it wrote the region. Prints started_ms as soon
+ * as the launch loop begins (flushed), then, at the end, counts=c0,c1,... where c_i is the number
+ * of kernels completed in [started_ms + i*bucket_ms, started_ms + (i+1)*bucket_ms). Kernels are
+ * synchronised in batches of 4, so a held launch is counted when it has run. */
+static int rate(double secs, unsigned bucket_ms) {
+    launch_fn launch = (launch_fn)sym("cuLaunchKernel");
+    CUresult (*sync)(void) = (CUresult (*)(void))sym("cuCtxSynchronize");
+    CUresult (*alloc)(CUdeviceptr *, size_t) = (CUresult (*)(CUdeviceptr *, size_t))sym("cuMemAlloc");
+    CUfunction f = load("fma_loop");
+    CUdeviceptr out;
+    if (alloc(&out, 4096)) die("alloc", -1);
+    if (secs <= 0 || secs > 600 || bucket_ms == 0) die("rate arguments", -1);
+    unsigned grid = 4u * (unsigned)sms, iters = 10000;
+    void *params[] = {&out, &iters};
+    calibrate(f, grid, params, &iters);
+    size_t n = (size_t)(secs * 1000.0 / bucket_ms) + 1;
+    long *counts = calloc(n, sizeof *counts);
+    if (!counts) die("calloc", -1);
+    uint64_t start = epoch_ms(), end = start + (uint64_t)(secs * 1000.0);
+    printf("iters=%u\nbucket_ms=%u\nstarted_ms=%llu\n", iters, bucket_ms, (unsigned long long)start);
+    fflush(stdout);
+    long kernels = 0;
+    uint64_t t;
+    while ((t = epoch_ms()) < end) {
+        for (int i = 0; i < 4; i++) {
+            int rc = launch(f, grid, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+            if (rc) die("cuLaunchKernel", rc);
+        }
+        sync();
+        t = epoch_ms();
+        size_t b = (size_t)((t - start) / bucket_ms);
+        counts[b < n ? b : n - 1] += 4;
+        kernels += 4;
+    }
+    printf("kernels=%ld\ncounts=", kernels);
+    for (size_t i = 0; i < n; i++) printf(i ? ",%ld" : "%ld", counts[i]);
+    printf("\n");
+    free(counts);
     return 0;
 }
 
@@ -346,5 +404,6 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "hold") && argc > 2) return hold((size_t)atol(argv[2]));
     if (!strcmp(argv[1], "try") && argc > 2) return try_alloc((size_t)atol(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
     if (!strcmp(argv[1], "cuda13")) return cuda13();
+    if (!strcmp(argv[1], "rate") && argc > 2) return rate(atof(argv[2]), argc > 3 ? (unsigned)atoi(argv[3]) : 100);
     return 2;
 }
