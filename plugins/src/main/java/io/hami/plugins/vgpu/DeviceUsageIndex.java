@@ -293,27 +293,37 @@ public final class DeviceUsageIndex {
   }
 
   /**
-   * {@link #node(String)} for a node of the snapshot, without a lookup by name once it is known.
+   * The view of a node of the snapshot, pinned on its NodeInfo: the first read of a NodeInfo keeps
+   * the view current then, and every later read of the same NodeInfo gets that view. So Filter,
+   * Score and the {@link FreeShareIndex} of one cycle see one view of each node, whatever the
+   * informer or a binding changes meanwhile; every change of a view gives the node a new NodeInfo
+   * (see {@link #wire}), so the next cycle sees the change. A NodeInfo made outside the scheduler
+   * cache (generation 0: tests and tools) is never replaced, so it always reads the current view.
    */
   public NodeDevices node(NodeInfo node) {
-    NodeState s = entry(node);
-    return s != null ? s.view : node(node.name());
+    if (node.generation() == 0) {
+      return node(node.name());
+    }
+    Pinned p = node.local(PINNED);
+    if (p != null && p.index() == this) {
+      return p.view();
+    }
+    return pin(node);
   }
 
-  // A node's entry is never removed from the index, so the NodeInfo may keep it.
-  private static final NodeLocal<NodeState> ENTRY = NodeLocal.create("vgpu: device usage entry");
-
-  private @Nullable NodeState entry(NodeInfo node) {
-    NodeState s = node.local(ENTRY);
-    if (s != null && s.index() == this) {
-      return s;
-    }
-    s = nodes.get(node.name());
-    if (s != null) {
-      node.setLocal(ENTRY, s);
-    }
-    return s;
+  /**
+   * Pins the node's current view on {@code node} (replacing what was pinned), for a cycle that just
+   * changed the node's devices itself and must see its own change.
+   */
+  NodeDevices pin(NodeInfo node) {
+    NodeDevices view = node(node.name());
+    node.setLocal(PINNED, new Pinned(this, view));
+    return view;
   }
+
+  private record Pinned(DeviceUsageIndex index, NodeDevices view) {}
+
+  private static final NodeLocal<Pinned> PINNED = NodeLocal.create("vgpu: pinned device view");
 
   /** What a namespace's pods hold, for quotas (protocol §6.8); kept with every pod change. */
   public NamespaceUsage namespace(String name) {
