@@ -159,10 +159,6 @@ public final class DeviceUsageIndex {
 
     volatile NodeDevices view;
 
-    DeviceUsageIndex index() {
-      return DeviceUsageIndex.this;
-    }
-
     NodeState(String name) {
       this.name = name;
       this.view = new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
@@ -316,12 +312,37 @@ public final class DeviceUsageIndex {
    * changed the node's devices itself and must see its own change.
    */
   NodeDevices pin(NodeInfo node) {
-    NodeDevices view = node(node.name());
-    node.setLocal(PINNED, new Pinned(this, view));
-    return view;
+    return pinned(node).view();
   }
 
-  private record Pinned(DeviceUsageIndex index, NodeDevices view) {}
+  private Pinned pinned(NodeInfo node) {
+    Pinned p = new Pinned(this, node(node.name()));
+    node.setLocal(PINNED, p);
+    return p;
+  }
+
+  /**
+   * The node score before placement ({@link NodeDevices#nodeScore}) of the view {@link
+   * #node(NodeInfo)} gives, read without reaching the view: Score reads it for thousands of nodes
+   * per pod.
+   */
+  public float nodeScore(NodeInfo node) {
+    if (node.generation() == 0) {
+      return node(node.name()).nodeScore();
+    }
+    Pinned p = node.local(PINNED);
+    if (p == null || p.index() != this) {
+      p = pinned(node);
+    }
+    return p.nodeScore();
+  }
+
+  /** A view pinned on a NodeInfo, with its node score kept beside it. */
+  private record Pinned(DeviceUsageIndex index, NodeDevices view, float nodeScore) {
+    Pinned(DeviceUsageIndex index, NodeDevices view) {
+      this(index, view, view.nodeScore());
+    }
+  }
 
   private static final NodeLocal<Pinned> PINNED = NodeLocal.create("vgpu: pinned device view");
 

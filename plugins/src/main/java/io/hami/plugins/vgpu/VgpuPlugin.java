@@ -500,9 +500,8 @@ public final class VgpuPlugin
 
   /** The node's HAMi score as this cycle sees it: with the preemption dry run's changes, if any. */
   private float hamiNodeScore(PodDeviceRequests r, NodeInfo node) {
-    NodeDevices view = index.node(node);
     UsageOverlay overlay = r.overlay();
-    return (overlay == null ? view : overlay.apply(view)).nodeScore();
+    return overlay == null ? index.nodeScore(node) : overlay.apply(index.node(node)).nodeScore();
   }
 
   // Reserve
