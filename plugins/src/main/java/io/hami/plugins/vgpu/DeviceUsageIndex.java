@@ -159,10 +159,6 @@ public final class DeviceUsageIndex {
 
     volatile NodeDevices view;
 
-    DeviceUsageIndex index() {
-      return DeviceUsageIndex.this;
-    }
-
     NodeState(String name) {
       this.name = name;
       this.view = new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
@@ -293,27 +289,62 @@ public final class DeviceUsageIndex {
   }
 
   /**
-   * {@link #node(String)} for a node of the snapshot, without a lookup by name once it is known.
+   * The view of a node of the snapshot, pinned on its NodeInfo: the first read of a NodeInfo keeps
+   * the view current then, and every later read of the same NodeInfo gets that view. So Filter,
+   * Score and the {@link FreeShareIndex} of one cycle see one view of each node, whatever the
+   * informer or a binding changes meanwhile; every change of a view gives the node a new NodeInfo
+   * (see {@link #wire}), so the next cycle sees the change. A NodeInfo made outside the scheduler
+   * cache (generation 0: tests and tools) is never replaced, so it always reads the current view.
    */
   public NodeDevices node(NodeInfo node) {
-    NodeState s = entry(node);
-    return s != null ? s.view : node(node.name());
+    if (node.generation() == 0) {
+      return node(node.name());
+    }
+    Pinned p = node.local(PINNED);
+    if (p != null && p.index() == this) {
+      return p.view();
+    }
+    return pin(node);
   }
 
-  // A node's entry is never removed from the index, so the NodeInfo may keep it.
-  private static final NodeLocal<NodeState> ENTRY = NodeLocal.create("vgpu: device usage entry");
-
-  private @Nullable NodeState entry(NodeInfo node) {
-    NodeState s = node.local(ENTRY);
-    if (s != null && s.index() == this) {
-      return s;
-    }
-    s = nodes.get(node.name());
-    if (s != null) {
-      node.setLocal(ENTRY, s);
-    }
-    return s;
+  /**
+   * Pins the node's current view on {@code node} (replacing what was pinned), for a cycle that just
+   * changed the node's devices itself and must see its own change.
+   */
+  NodeDevices pin(NodeInfo node) {
+    return pinned(node).view();
   }
+
+  private Pinned pinned(NodeInfo node) {
+    Pinned p = new Pinned(this, node(node.name()));
+    node.setLocal(PINNED, p);
+    return p;
+  }
+
+  /**
+   * The node score before placement ({@link NodeDevices#nodeScore}) of the view {@link
+   * #node(NodeInfo)} gives, read without reaching the view: Score reads it for thousands of nodes
+   * per pod.
+   */
+  public float nodeScore(NodeInfo node) {
+    if (node.generation() == 0) {
+      return node(node.name()).nodeScore();
+    }
+    Pinned p = node.local(PINNED);
+    if (p == null || p.index() != this) {
+      p = pinned(node);
+    }
+    return p.nodeScore();
+  }
+
+  /** A view pinned on a NodeInfo, with its node score kept beside it. */
+  private record Pinned(DeviceUsageIndex index, NodeDevices view, float nodeScore) {
+    Pinned(DeviceUsageIndex index, NodeDevices view) {
+      this(index, view, view.nodeScore());
+    }
+  }
+
+  private static final NodeLocal<Pinned> PINNED = NodeLocal.create("vgpu: pinned device view");
 
   /** What a namespace's pods hold, for quotas (protocol §6.8); kept with every pod change. */
   public NamespaceUsage namespace(String name) {

@@ -38,6 +38,9 @@ import java.util.Locale;
  * @param cambricon also place Cambricon MLU requests ({@code cambricon.com/vmlu})
  * @param iluvatar also place the Iluvatar chips of the device config ({@code --enable-iluvatar})
  * @param ascend also place the Ascend chips of the device config ({@code --enable-ascend})
+ * @param freeShareIndex let PreFilter name the nodes whose largest free GPU share cannot hold the
+ *     pod, so that Filter does not run on them (a {@link FreeShareIndex}); placements and messages
+ *     are the same either way, so turning it off only serves to compare
  */
 public record VgpuArgs(
     String nodeSchedulerPolicy,
@@ -56,7 +59,8 @@ public record VgpuArgs(
     String deviceConfigFile,
     boolean cambricon,
     boolean iluvatar,
-    boolean ascend)
+    boolean ascend,
+    boolean freeShareIndex)
     implements PluginArgs {
 
   public static final VgpuArgs DEFAULTS =
@@ -77,7 +81,8 @@ public record VgpuArgs(
           "",
           true,
           false,
-          false);
+          false,
+          true);
 
   private static final ImmutableSet<String> GPU_POLICY_ITEMS =
       ImmutableSet.of("binpack", "spread", "topology-aware", "mutex", "numa");
@@ -139,7 +144,31 @@ public record VgpuArgs(
         deviceConfigFile,
         cambricon,
         iluvatar,
-        ascend);
+        ascend,
+        freeShareIndex);
+  }
+
+  /** These arguments with the free share index on or off. */
+  public VgpuArgs withFreeShareIndex(boolean on) {
+    return new VgpuArgs(
+        nodeSchedulerPolicy,
+        gpuSchedulerPolicy,
+        scoreByVendor,
+        exclusiveWholeCards,
+        resourceCountName,
+        resourceMemoryName,
+        resourceMemoryPercentageName,
+        resourceCoreName,
+        memoryFactor,
+        defaultMemory,
+        defaultCores,
+        hygon,
+        handshakePeriodSeconds,
+        deviceConfigFile,
+        cambricon,
+        iluvatar,
+        ascend,
+        on);
   }
 
   /** The device config these arguments name (validated), or the chart defaults. */

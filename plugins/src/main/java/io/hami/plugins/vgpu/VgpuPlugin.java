@@ -12,6 +12,7 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.ExactScorePlugin;
+import io.hami.framework.api.ExcludedNodes;
 import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
@@ -46,6 +47,8 @@ import org.slf4j.LoggerFactory;
  *       pod's placement annotations; the result is public under {@link #REQUESTS}. Its AddPod and
  *       RemovePod record, in a {@link UsageOverlay} of the state, the devices of the pods a
  *       preemption dry run adds or removes, so that Filter sees the GPU shares a victim frees.
+ *   <li>PreFilter also names, through a {@link FreeShareIndex}, the nodes whose largest free share
+ *       cannot hold the pod's GPU shape, so that the runtime does not run Filter on them.
  *   <li>Filter runs the per-device fit of §6.6 against the node's {@link NodeDevices} and rejects
  *       with HAMi's reason codes ({@code CardInsufficientMemory}, ...), which the framework counts
  *       across nodes in the pod's message.
@@ -99,6 +102,7 @@ public final class VgpuPlugin
   private final BindingWriter writer;
   private final VgpuRequeue requeue;
   private final LongAdder[] fitFailures;
+  private final @Nullable FreeShareIndex freeShares;
 
   /** What {@link #create} started for this plugin, stopped by {@link #close}. */
   @GuardedBy("owned")
@@ -122,6 +126,7 @@ public final class VgpuPlugin
     this.quotas = new NamespaceQuotaChecks(quotas, index, vendors);
     this.writer = new BindingWriter(handle, vendors);
     this.requeue = new VgpuRequeue(index.vendors());
+    this.freeShares = args.freeShareIndex() ? new FreeShareIndex(index::node) : null;
     FitReason[] all = FitReason.values();
     String[] codes = new String[all.length];
     // In declaration order, the order of FitReasons' presence bits.
@@ -274,13 +279,26 @@ public final class VgpuPlugin
     if (r == null) {
       return PreFilterResult.skip();
     }
-    // A pod scheduled again gives up what an earlier attempt accounted for it.
+    // A pod scheduled again gives up what an earlier attempt accounted for it; the cycle sees the
+    // node without it (its NodeInfo in the snapshot is already replaced for the next cycle).
     String uid = pod.getMetadata().getUid();
-    if (uid != null && index.nodeOf(uid) != null && !bound(pod)) {
+    String held = uid == null ? null : index.nodeOf(uid);
+    if (held != null && !bound(pod)) {
       index.release(uid);
+      NodeInfo node = snapshot.get(held);
+      if (node != null) {
+        index.pin(node);
+        if (freeShares != null) {
+          freeShares.reread(node);
+        }
+      }
     }
     state.write(REQUESTS, r);
-    return PreFilterResult.allNodes();
+    if (freeShares == null) {
+      return PreFilterResult.allNodes();
+    }
+    ExcludedNodes excluded = freeShares.refresh(snapshot, r.requests());
+    return excluded == null ? PreFilterResult.allNodes() : PreFilterResult.excluding(excluded);
   }
 
   private static boolean bound(Pod pod) {
@@ -482,9 +500,8 @@ public final class VgpuPlugin
 
   /** The node's HAMi score as this cycle sees it: with the preemption dry run's changes, if any. */
   private float hamiNodeScore(PodDeviceRequests r, NodeInfo node) {
-    NodeDevices view = index.node(node);
     UsageOverlay overlay = r.overlay();
-    return (overlay == null ? view : overlay.apply(view)).nodeScore();
+    return overlay == null ? index.nodeScore(node) : overlay.apply(index.node(node)).nodeScore();
   }
 
   // Reserve

@@ -56,7 +56,8 @@ final class NamespaceQuotasIT {
         "",
         true,
         false,
-        false);
+        false,
+        true);
   }
 
   @BeforeEach

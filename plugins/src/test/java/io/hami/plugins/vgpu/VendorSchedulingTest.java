@@ -91,6 +91,7 @@ final class VendorSchedulingTest {
         config.toString(),
         true,
         true,
+        true,
         true);
   }
 

@@ -11,14 +11,24 @@ import org.jspecify.annotations.Nullable;
  *
  * @param status success, skip, a rejection of the pod on every node, or an error
  * @param nodeNames the candidate nodes, or null for all nodes
+ * @param excluded the nodes of the snapshot this plugin's Filter certainly rejects, or null (see
+ *     {@link ExcludedNodes}); only with success
  */
-public record PreFilterResult(Status status, @Nullable Set<String> nodeNames) {
+public record PreFilterResult(
+    Status status, @Nullable Set<String> nodeNames, @Nullable ExcludedNodes excluded) {
   private static final PreFilterResult ALL = new PreFilterResult(Status.success(), null);
   private static final PreFilterResult SKIP = new PreFilterResult(Status.skip(), null);
 
   public PreFilterResult {
     requireNonNull(status, "status");
     nodeNames = nodeNames == null ? null : Set.copyOf(nodeNames);
+    if (excluded != null && !status.isSuccess()) {
+      throw new IllegalArgumentException("excluded nodes need a success status, was " + status);
+    }
+  }
+
+  public PreFilterResult(Status status, @Nullable Set<String> nodeNames) {
+    this(status, nodeNames, null);
   }
 
   /** Success, all nodes remain candidates. */
@@ -29,6 +39,14 @@ public record PreFilterResult(Status status, @Nullable Set<String> nodeNames) {
   /** Success, only {@code names} remain candidates. */
   public static PreFilterResult onlyNodes(Set<String> names) {
     return new PreFilterResult(Status.success(), names);
+  }
+
+  /**
+   * Success, all nodes remain candidates, and the runtime need not run Filter on the nodes {@code
+   * excluded} reports: this plugin's Filter certainly rejects them.
+   */
+  public static PreFilterResult excluding(ExcludedNodes excluded) {
+    return new PreFilterResult(Status.success(), null, requireNonNull(excluded, "excluded"));
   }
 
   /** Skip this plugin's Filter for the pod (it has nothing to check). */

@@ -25,6 +25,25 @@ public interface Snapshot {
     return nodes().size();
   }
 
+  /**
+   * A number that grows each time the snapshot is brought up to date with changes; -1 for a
+   * snapshot that never changes or does not track them.
+   */
+  default long generation() {
+    return -1;
+  }
+
+  /**
+   * The positions of {@link #nodes()} whose NodeInfo was replaced since this snapshot had {@code
+   * generation} (in no particular order, possibly repeated), or null when they are not known: the
+   * node list itself changed since, or that generation is too old, or the snapshot does not track
+   * changes. A caller keeping state by position then compares every position. See {@link
+   * SnapshotCursor}.
+   */
+  default int @Nullable [] replacedSince(long generation) {
+    return null;
+  }
+
   /** Returns an immutable snapshot of the given nodes, in iteration order. */
   static Snapshot of(Collection<NodeInfo> nodes) {
     ImmutableList<NodeInfo> list = ImmutableList.copyOf(nodes);

@@ -22,6 +22,16 @@ public final class CacheSnapshot implements Snapshot {
   private final List<NodeInfo> view = Collections.unmodifiableList(nodes);
   long generation = -1;
   long membershipVersion = -1;
+
+  /** How many replaced positions the log keeps before it drops its older half. */
+  static final int LOG_CAPACITY = 1 << 14;
+
+  // The positions replaced by each update, with the generation the update brought the snapshot
+  // to, in update order; complete for every generation at or after logFrom.
+  private int[] logPositions = new int[64];
+  private long[] logGenerations = new long[64];
+  private int logSize;
+  private long logFrom = Long.MAX_VALUE;
   int lastUpdateCopied;
   int @Nullable [] nameRanks;
 
@@ -63,8 +73,52 @@ public final class CacheSnapshot implements Snapshot {
   }
 
   /** The highest node generation this snapshot reflects. */
+  @Override
   public long generation() {
     return generation;
+  }
+
+  @Override
+  public int @Nullable [] replacedSince(long since) {
+    if (since < logFrom || since > generation) {
+      return null;
+    }
+    // The first entry past `since`: generations grow along the log.
+    int lo = 0;
+    int hi = logSize;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (logGenerations[mid] <= since) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return Arrays.copyOfRange(logPositions, lo, logSize);
+  }
+
+  /** Records that the update to {@code newGeneration} replaced the NodeInfo at {@code position}. */
+  void logReplaced(int position, long newGeneration) {
+    if (logSize == LOG_CAPACITY) {
+      int half = LOG_CAPACITY / 2;
+      logFrom = Math.max(logFrom, logGenerations[half - 1]);
+      System.arraycopy(logPositions, half, logPositions, 0, logSize - half);
+      System.arraycopy(logGenerations, half, logGenerations, 0, logSize - half);
+      logSize -= half;
+    }
+    if (logSize == logPositions.length) {
+      logPositions = Arrays.copyOf(logPositions, logSize * 2);
+      logGenerations = Arrays.copyOf(logGenerations, logSize * 2);
+    }
+    logPositions[logSize] = position;
+    logGenerations[logSize] = newGeneration;
+    logSize++;
+  }
+
+  /** Forgets every replaced position: the node list was rebuilt at {@code newGeneration}. */
+  void resetLog(long newGeneration) {
+    logSize = 0;
+    logFrom = newGeneration;
   }
 
   /** How many NodeInfos the last update replaced (for tests and diagnostics). */

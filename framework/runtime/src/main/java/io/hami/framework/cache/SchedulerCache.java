@@ -267,6 +267,7 @@ public final class SchedulerCache {
           membership = true;
         } else {
           snapshot.nodes.set(i, info);
+          snapshot.logReplaced(i, generation);
         }
       }
     }
@@ -281,6 +282,7 @@ public final class SchedulerCache {
       }
       snapshot.membershipVersion = membershipVersion;
       snapshot.nameRanks = null;
+      snapshot.resetLog(generation);
     }
     snapshot.generation = generation;
     snapshot.lastUpdateCopied = copied;

@@ -7,6 +7,7 @@ import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
 import io.hami.framework.api.ExactScorePlugin;
+import io.hami.framework.api.ExcludedNodes;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
@@ -264,8 +265,14 @@ public final class FrameworkRuntime {
   /** The outcome of PreFilter: status, candidate node names (null: all), skipped filters. */
   // skipFilter is indexed by filter position in the per-node loop; a List would box each read.
   @SuppressWarnings("ArrayRecordComponent")
+  /**
+   * @param excluded the snapshot positions some plugin's Filter certainly rejects, or null
+   */
   public record PreFilterOutcome(
-      Status status, @Nullable Set<String> nodeNames, boolean[] skipFilter) {}
+      Status status,
+      @Nullable Set<String> nodeNames,
+      boolean[] skipFilter,
+      @Nullable ExcludedNodes excluded) {}
 
   /** The Filter plugins PreFilter skipped, for the runners PostFilter calls through the handle. */
   // Indexed by filter position, as in the per-node loop.
@@ -285,6 +292,7 @@ public final class FrameworkRuntime {
     long start = System.nanoTime();
     boolean[] skip = new boolean[filter.length];
     Set<String> nodes = null;
+    ExcludedNodes excluded = null;
     Status result = Status.success();
     for (PreFilterPlugin p : preFilter) {
       long t0 = sample ? System.nanoTime() : 0;
@@ -310,6 +318,10 @@ public final class FrameworkRuntime {
         result = s;
         break;
       }
+      ExcludedNodes e = r.excluded();
+      if (e != null) {
+        excluded = excluded == null ? e : excluded.or(e);
+      }
       if (r.nodeNames() != null) {
         if (nodes == null) {
           nodes = new HashSet<>(r.nodeNames());
@@ -321,7 +333,7 @@ public final class FrameworkRuntime {
     metrics.extensionPoint(
         "PreFilter", result.code().name(), profileName, System.nanoTime() - start);
     state.write(FILTER_SKIPS, new FilterSkips(skip));
-    return new PreFilterOutcome(result, nodes, skip);
+    return new PreFilterOutcome(result, nodes, skip, result.isSuccess() ? excluded : null);
   }
 
   /**

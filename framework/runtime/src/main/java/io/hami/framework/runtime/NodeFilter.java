@@ -1,6 +1,7 @@
 package io.hami.framework.runtime;
 
 import io.hami.framework.api.Code;
+import io.hami.framework.api.ExcludedNodes;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
@@ -22,6 +23,12 @@ import org.jspecify.annotations.Nullable;
 final class NodeFilter {
   static final int MIN_FEASIBLE_NODES_TO_FIND = 100;
   private static final int MIN_FEASIBLE_NODES_PERCENTAGE = 5;
+
+  /**
+   * Marks, while the search runs, a candidate a PreFilter plugin excluded; replaced by the Filter
+   * plugins' own verdict when the pod's message needs it.
+   */
+  private static final Status EXCLUDED = Status.unschedulable("excluded by PreFilter");
 
   private final Parallelizer parallelizer;
   private final Nominator nominator;
@@ -73,10 +80,18 @@ final class NodeFilter {
    * Filters {@code candidates} for the cycle's pod.
    *
    * @param skip Filter plugins PreFilter told to skip
+   * @param excluded candidates (by position) PreFilter found that Filter certainly rejects: they
+   *     count as processed and rejected without running Filter, so the search visits and finds
+   *     exactly the nodes it would without them; null for none
    * @param rotate whether the candidates are the snapshot's whole node list: only then does the
    *     start rotate and are kept verdicts reused (they are kept by position in that list)
    */
-  Result filter(PodCycle c, boolean[] skip, List<NodeInfo> candidates, boolean rotate) {
+  Result filter(
+      PodCycle c,
+      boolean[] skip,
+      List<NodeInfo> candidates,
+      @Nullable ExcludedNodes excluded,
+      boolean rotate) {
     FrameworkRuntime fwk = c.fwk();
     int total = candidates.size();
     long start = System.nanoTime();
@@ -107,9 +122,12 @@ final class NodeFilter {
       }
       r.processed = r.found;
     } else if (parallelizer.parallelism() == 1 || total < 2 * MIN_FEASIBLE_NODES_TO_FIND) {
-      filterInOrder(fwk, in, r, startIdx, numToFind);
+      filterInOrder(fwk, in, r, excluded, startIdx, numToFind);
     } else {
-      filterInParallel(fwk, in, r, startIdx, numToFind);
+      filterInParallel(fwk, in, r, excluded, startIdx, numToFind);
+    }
+    if (excluded != null && r.found == 0 && r.error == null) {
+      explainExcluded(fwk, in, r);
     }
     if (rotate && total > 0) {
       nextStartNodeIndex = (startIdx + r.processed) % total;
@@ -122,12 +140,43 @@ final class NodeFilter {
     Arrays.fill(r.statuses, 0, r.total, null);
   }
 
+  /**
+   * No candidate fits: runs Filter on the excluded ones, so that the pod's message, its diagnosis
+   * and PostFilter see each node's own reasons, as without the exclusion. A node that passes after
+   * all (an exclusion that was not exact) is taken as feasible.
+   */
+  private static void explainExcluded(FrameworkRuntime fwk, FilterInput in, Result r) {
+    for (int idx = 0; idx < r.total; idx++) {
+      if (r.statuses[idx] != EXCLUDED) {
+        continue;
+      }
+      Status s = fwk.runFilter(in, r.candidates.get(idx), idx);
+      if (s.isSuccess()) {
+        r.statuses[idx] = null;
+        if (r.found < r.feasible.length) {
+          r.feasible[r.found++] = idx;
+        }
+      } else {
+        r.statuses[idx] = s;
+      }
+    }
+  }
+
   private static void filterInOrder(
-      FrameworkRuntime fwk, FilterInput in, Result r, int startIdx, int numToFind) {
+      FrameworkRuntime fwk,
+      FilterInput in,
+      Result r,
+      @Nullable ExcludedNodes excluded,
+      int startIdx,
+      int numToFind) {
     int total = r.total;
     for (int i = 0; i < total && r.found < numToFind; i++) {
       int idx = (startIdx + i) % total;
       r.processed++;
+      if (excluded != null && excluded.excluded(idx)) {
+        r.statuses[idx] = EXCLUDED;
+        continue;
+      }
       Status s = fwk.runFilter(in, r.candidates.get(idx), idx);
       if (s.isSuccess()) {
         r.feasible[r.found++] = idx;
@@ -142,7 +191,12 @@ final class NodeFilter {
   }
 
   private void filterInParallel(
-      FrameworkRuntime fwk, FilterInput in, Result r, int startIdx, int numToFind) {
+      FrameworkRuntime fwk,
+      FilterInput in,
+      Result r,
+      @Nullable ExcludedNodes excluded,
+      int startIdx,
+      int numToFind) {
     int total = r.total;
     AtomicInteger foundCounter = new AtomicInteger();
     AtomicInteger processedCounter = new AtomicInteger();
@@ -155,6 +209,10 @@ final class NodeFilter {
           }
           int idx = (startIdx + i) % total;
           processedCounter.incrementAndGet();
+          if (excluded != null && excluded.excluded(idx)) {
+            r.statuses[idx] = EXCLUDED;
+            return;
+          }
           Status s = fwk.runFilter(in, r.candidates.get(idx), idx);
           if (s.isSuccess()) {
             int k = foundCounter.getAndIncrement();

@@ -182,7 +182,14 @@ final class SchedulingCycle {
     }
     Set<String> allowed = pre.nodeNames();
     List<NodeInfo> candidates = allowed == null ? all : only(all, allowed);
-    NodeFilter.Result r = filter.filter(c, pre.skipFilter(), candidates, allowed == null);
+    // Exclusions are by snapshot position: they apply only when the candidates are all nodes.
+    NodeFilter.Result r =
+        filter.filter(
+            c,
+            pre.skipFilter(),
+            candidates,
+            allowed == null ? pre.excluded() : null,
+            allowed == null);
     a.evaluated = r.processed;
     try {
       return afterFilter(c, a, r, allowed == null ? 0 : numAll - r.total);

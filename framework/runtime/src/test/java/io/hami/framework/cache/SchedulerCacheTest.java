@@ -117,6 +117,49 @@ class SchedulerCacheTest {
   }
 
   @Test
+  void snapshot_tellsThePositionsReplacedSinceAGeneration_untilTheNodeListChanges() {
+    for (int i = 0; i < 5; i++) {
+      cache.addNode(MakeNode.named("n" + i).capacity("4", "8Gi", 110).obj());
+    }
+    CacheSnapshot s = new CacheSnapshot();
+    assertThat(s.replacedSince(-1)).isNull();
+    cache.updateSnapshot(s);
+    long g0 = s.generation();
+    assertThat(s.replacedSince(g0)).isEmpty();
+    assertThat(s.replacedSince(g0 - 1)).as("before the node list was built").isNull();
+
+    cache.addPod(bound(MakePod.named("a").cpu("1").obj(), "n3"));
+    cache.updateSnapshot(s);
+    long g1 = s.generation();
+    cache.addPod(bound(MakePod.named("b").cpu("1").obj(), "n1"));
+    cache.updateSnapshot(s);
+    assertThat(s.replacedSince(g0)).containsExactlyInAnyOrder(3, 1);
+    assertThat(s.replacedSince(g1)).containsExactly(1);
+    assertThat(s.replacedSince(s.generation())).isEmpty();
+    assertThat(s.replacedSince(s.generation() + 1)).as("a generation still to come").isNull();
+
+    cache.addNode(MakeNode.named("n5").obj());
+    cache.updateSnapshot(s);
+    assertThat(s.replacedSince(g1)).as("the node list changed").isNull();
+    assertThat(s.replacedSince(s.generation())).isEmpty();
+  }
+
+  @Test
+  void snapshotLog_dropsItsOlderHalfWhenFull_andThenAnswersOnlyForRecentGenerations() {
+    cache.addNode(MakeNode.named("n0").capacity("4", "8Gi", 110).obj());
+    cache.addNode(MakeNode.named("n1").capacity("4", "8Gi", 110).obj());
+    CacheSnapshot s = new CacheSnapshot();
+    cache.updateSnapshot(s);
+    long start = s.generation();
+    for (int i = 0; i < CacheSnapshot.LOG_CAPACITY + 10; i++) {
+      cache.touchNode("n" + (i % 2));
+      cache.updateSnapshot(s);
+    }
+    assertThat(s.replacedSince(start)).isNull();
+    assertThat(s.replacedSince(s.generation() - 3)).hasSize(3);
+  }
+
+  @Test
   void snapshot_rebuildsMembershipOnNodeAddAndRemove_keepingOrder() {
     cache.addNode(MakeNode.named("a").obj());
     cache.addNode(MakeNode.named("b").obj());

@@ -20,10 +20,8 @@ import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  * 100]}.
  *
  * <p>A node's images, normalised, are kept on its NodeInfo (a {@link NodeLocal} slot), and how many
- * nodes hold each of the pod's images is counted once per cycle in PreScore.
+ * nodes hold each of the pod's images is kept across cycles by an {@link ImageSummary}, which
+ * re-reads only the nodes whose NodeInfo changed.
  */
 public final class ImageLocalityPlugin implements PreScorePlugin, ScorePlugin {
   public static final String NAME = "ImageLocality";
@@ -55,6 +54,7 @@ public final class ImageLocalityPlugin implements PreScorePlugin, ScorePlugin {
       implements StateData {}
 
   private final FrameworkHandle handle;
+  private final ImageSummary summary = new ImageSummary();
 
   ImageLocalityPlugin(FrameworkHandle handle) {
     this.handle = handle;
@@ -84,21 +84,10 @@ public final class ImageLocalityPlugin implements PreScorePlugin, ScorePlugin {
     return Status.success();
   }
 
-  private static PodImages podImages(Pod pod, Snapshot snapshot) {
+  private PodImages podImages(Pod pod, Snapshot snapshot) {
     List<String> images = containerImages(pod);
-    Set<String> distinct = new LinkedHashSet<>(images);
-    Map<String, Integer> numNodes = new HashMap<>();
-    for (NodeInfo n : snapshot.nodes()) {
-      Map<String, Long> onNode = images(n);
-      if (onNode.isEmpty()) {
-        continue;
-      }
-      for (String image : distinct) {
-        if (onNode.containsKey(image)) {
-          numNodes.merge(image, 1, Integer::sum);
-        }
-      }
-    }
+    summary.refresh(snapshot);
+    Map<String, Integer> numNodes = summary.holders(images);
     return new PodImages(images, Map.copyOf(numNodes), snapshot.size());
   }
 

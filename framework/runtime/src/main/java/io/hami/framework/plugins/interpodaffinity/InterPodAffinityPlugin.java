@@ -189,7 +189,7 @@ public final class InterPodAffinityPlugin
       }
     }
     List<NodeInfo> nodes = snapshot.nodes();
-    summary.refresh(nodes);
+    summary.refresh(snapshot);
     if (!terms.hasRequired() && !summary.anyRequiredAntiAffinity()) {
       return PreFilterResult.skip();
     }
@@ -329,11 +329,12 @@ public final class InterPodAffinityPlugin
       terms = PodAffinities.of(pod, new ArrayList<>());
     }
     boolean own = terms.hasPreferred();
-    List<NodeInfo> nodes = handle.snapshot().nodes();
+    Snapshot snapshot = handle.snapshot();
+    List<NodeInfo> nodes = snapshot.nodes();
     if (!own && args.ignorePreferredTermsOfExistingPods()) {
       return Status.skip();
     }
-    summary.refresh(nodes);
+    summary.refresh(snapshot);
     if (!own && !summary.anyAffinity()) {
       return Status.skip();
     }
