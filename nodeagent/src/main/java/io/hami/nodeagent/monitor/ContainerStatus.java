@@ -14,6 +14,7 @@ import com.google.common.collect.ImmutableList;
  * @param utilizationSwitch the switch written: 1 limit compute (shared), 0 do not (alone)
  * @param blocked whether new launches are held back for a higher-priority container
  * @param blockedSeconds total time the monitor held the container blocked
+ * @param slotsReclaimed slots of dead processes the monitor freed in this region, in total
  */
 public record ContainerStatus(
     String podUid,
@@ -24,4 +25,5 @@ public record ContainerStatus(
     boolean active,
     int utilizationSwitch,
     boolean blocked,
-    double blockedSeconds) {}
+    double blockedSeconds,
+    long slotsReclaimed) {}

@@ -54,8 +54,14 @@ import org.slf4j.LoggerFactory;
  * <p>A container is in use while one of its processes holds a slot (and, when a pod list is given,
  * its pod is on the node); it is active when its latest launch is within the activity window (the
  * period, at least 2 s as the region keeps whole seconds) or NVML reports one of its host pids busy
- * since the previous period. Dead processes' slots are left to libvgpu, which reclaims them under
- * the region's lock; the monitor never takes that lock.
+ * since the previous period.
+ *
+ * <p>Before reading a region the monitor reclaims the slots of processes it knows dead on the host
+ * (by the slot's host pid: gone, a zombie, or the pid reused by a process started at another time;
+ * an unreadable {@code /proc} entry and an unknown host pid prove nothing), so that their memory
+ * stops counting and they neither hold the region in use nor keep it sharing a GPU. It cannot take
+ * the region's lock, so it only swaps the slot's pid from the dead pid to 0, as libvgpu's {@code
+ * shared_region.h} ("Reclaim:") allows; libvgpu re-derives its totals.
  *
  * <p>Concurrency: periods run one at a time on the injected executor and own all mutable state;
  * {@link #statuses()} publishes an immutable list through a volatile field.
@@ -70,6 +76,7 @@ public final class Monitor extends AbstractScheduledService {
   private final @Nullable Supplier<Set<String>> livePods;
   private final Clock clock;
   private final ScheduledExecutorService executor;
+  private final ProcessTable processes;
 
   // Owned by the period's thread.
   private @Nullable Map<String, Integer> gpuIndex;
@@ -79,6 +86,7 @@ public final class Monitor extends AbstractScheduledService {
   private final Map<Path, Double> blockedSeconds = new HashMap<>();
   private final Set<Path> blockedNow = new HashSet<>();
   private final Map<Path, Mapped> mapped = new HashMap<>();
+  private final Map<Path, Long> reclaimed = new HashMap<>();
 
   private volatile ImmutableList<ContainerStatus> statuses = ImmutableList.of();
 
@@ -98,6 +106,19 @@ public final class Monitor extends AbstractScheduledService {
       @Nullable Supplier<Set<String>> livePods,
       Clock clock,
       ScheduledExecutorService executor) {
+    this(hookPath, period, nvml, livePods, clock, executor, ProcessTable.host());
+  }
+
+  /** As above, with the process table that decides which slots' processes are dead. */
+  Monitor(
+      Path hookPath,
+      Duration period,
+      Nvml nvml,
+      @Nullable Supplier<Set<String>> livePods,
+      Clock clock,
+      ScheduledExecutorService executor,
+      ProcessTable processes) {
+    this.processes = requireNonNull(processes, "processes");
     this.containersDir = hookPath.resolve("vgpu").resolve("containers");
     this.period = requireNonNull(period, "period");
     this.nvml = requireNonNull(nvml, "nvml");
@@ -148,6 +169,7 @@ public final class Monitor extends AbstractScheduledService {
         lastPeriod == null ? 0 : Math.max(0, Duration.between(lastPeriod, now).toNanos() / 1e9);
     lastPeriod = now;
     Map<Path, Double> seconds = new HashMap<>();
+    Map<Path, Long> reclaimedNow = new HashMap<>();
     Set<Path> blocked = new HashSet<>();
     ImmutableList.Builder<ContainerStatus> out = ImmutableList.builder();
     for (Tracked t : regions) {
@@ -195,12 +217,25 @@ public final class Monitor extends AbstractScheduledService {
         blocked.add(t.file);
       }
       seconds.put(t.file, total);
+      long slotsReclaimed = reclaimed.getOrDefault(t.file, 0L) + t.reclaimed;
+      reclaimedNow.put(t.file, slotsReclaimed);
       out.add(
           new ContainerStatus(
-              t.podUid, t.container, t.priority, t.uuids, t.inUse, t.active, sw, held, total));
+              t.podUid,
+              t.container,
+              t.priority,
+              t.uuids,
+              t.inUse,
+              t.active,
+              sw,
+              held,
+              total,
+              slotsReclaimed));
     }
     blockedSeconds.clear();
     blockedSeconds.putAll(seconds);
+    reclaimed.clear();
+    reclaimed.putAll(reclaimedNow);
     blockedNow.clear();
     blockedNow.addAll(blocked);
     ImmutableList<ContainerStatus> result = out.build();
@@ -292,14 +327,54 @@ public final class Monitor extends AbstractScheduledService {
     }
   }
 
-  private static Optional<Tracked> read(
+  private Optional<Tracked> read(
       RegionFeedback region, String podUid, String container, OptionalInt granted) {
     try {
-      return Optional.of(new Tracked(region, podUid, container, granted));
+      int freed = reclaimDeadSlots(region, podUid, container);
+      Tracked t = new Tracked(region, podUid, container, granted);
+      t.reclaimed = freed;
+      return Optional.of(t);
     } catch (RuntimeException | InternalError e) {
       log.debug("skipping {}: {}", region.file(), e.toString());
       return Optional.empty();
     }
+  }
+
+  /**
+   * Frees the slots of processes known dead on the host; returns how many. A slot whose host pid is
+   * unknown (0) is libvgpu's to judge, from inside the container.
+   */
+  private int reclaimDeadSlots(RegionFeedback region, String podUid, String container) {
+    int freed = 0;
+    for (RegionFeedback.Slot s : region.slots()) {
+      if (s.hostPid() <= 0) {
+        continue;
+      }
+      ProcessTable.Entry e = processes.stat(s.hostPid());
+      if (!ProcessTable.knownDead(e, s.startTime())) {
+        continue;
+      }
+      if (region.reclaim(s)) {
+        freed++;
+        log.info(
+            "reclaimed the slot of a dead process pod={} container={} slot={} pid={} hostPid={}"
+                + " ({})",
+            podUid,
+            container,
+            s.index(),
+            s.pid(),
+            s.hostPid(),
+            ProcessTable.why(e, s.startTime()));
+      } else {
+        log.debug(
+            "slot {} of {} changed while judged, left alone: pid={} hostPid={}",
+            s.index(),
+            region.file(),
+            s.pid(),
+            s.hostPid());
+      }
+    }
+    return freed;
   }
 
   /** Host pids NVML saw running kernels since the previous period, on the GPUs in use. */
@@ -394,6 +469,7 @@ public final class Monitor extends AbstractScheduledService {
     final ImmutableList<String> uuids;
     final Set<Integer> hostPids = new HashSet<>();
     final int slots;
+    int reclaimed;
     boolean inUse;
     boolean active;
 

@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The monitor's decisions as metrics, read from its latest period when scraped: {@code
- * hami_container_utilization_switch}, {@code hami_container_priority_blocked} and {@code
- * hami_container_priority_blocked_seconds_total}. A container whose pod is not (yet) listed is
- * labelled with its pod UID and an empty namespace.
+ * hami_container_utilization_switch}, {@code hami_container_priority_blocked}, {@code
+ * hami_container_priority_blocked_seconds_total} and {@code hami_container_slots_reclaimed_total}.
+ * A container whose pod is not (yet) listed is labelled with its pod UID and an empty namespace.
  */
 public final class MonitorMetrics {
   private static final Logger log = LoggerFactory.getLogger(MonitorMetrics.class);
@@ -69,6 +69,21 @@ public final class MonitorMetrics {
                 String[] l = labels(byUid, s);
                 cb.call(
                     s.blockedSeconds(), l[0], l[1], s.container(), Integer.toString(s.priority()));
+              }
+            })
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("hami_container_slots_reclaimed")
+        .help(
+            "Slots of the container's dead processes the monitor freed, so that their memory"
+                + " stops counting")
+        .labelNames("namespace", "pod", "container")
+        .callback(
+            cb -> {
+              Map<String, Pod> byUid = podsByUid();
+              for (ContainerStatus s : monitor.statuses()) {
+                String[] l = labels(byUid, s);
+                cb.call(s.slotsReclaimed(), l[0], l[1], s.container());
               }
             })
         .register(registry);

@@ -18,12 +18,18 @@ import static io.hami.nodeagent.shm.SharedRegionLayout.MAX_DEVICES;
 import static io.hami.nodeagent.shm.SharedRegionLayout.MAX_SLOTS;
 import static io.hami.nodeagent.shm.SharedRegionLayout.REGION_SIZE;
 import static io.hami.nodeagent.shm.SharedRegionLayout.SLOT_SIZE;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_GENERATION;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_HOST_PID;
 import static io.hami.nodeagent.shm.SharedRegionLayout.S_PID;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_START_TIME;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_STATUS;
 import static io.hami.nodeagent.shm.SharedRegionLayout.UUID_LEN;
 import static io.hami.nodeagent.shm.SharedRegionLayout.VERSION_MAJOR;
 
 import com.google.common.collect.ImmutableList;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -38,15 +44,18 @@ import java.util.Optional;
  * One container's libvgpu region (layout 1.x), mapped read-write for the monitor's feedback. Reads
  * are samples of fields the container's processes change concurrently. Writes touch only the two
  * monitor-writable header fields, {@code utilization_switch} and {@code recent_kernel}, as plain
- * aligned little-endian i32 stores; never the lock, the accounting or the slots.
+ * aligned little-endian i32 stores, and reclaim a dead process's slot by a compare-and-swap of its
+ * {@code pid} to 0 (libvgpu's rule: the monitor cannot take the lock, so it touches nothing else);
+ * never the lock or the accounting.
  *
  * <p>The file is writable by the container, which may truncate it under the mapping: an access past
  * the end then fails with an {@link InternalError} (the JVM's answer to {@code SIGBUS}), which
  * callers treat as a region gone bad for this period.
  */
 final class RegionFeedback {
-  private static final int SLOT_HOST_PID = 4;
-  private static final int SLOT_STATUS = 16;
+  // Aligned i32 access to the mapping, atomic as libvgpu's __atomic builtins on the same word.
+  private static final VarHandle INT =
+      MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final Path file;
   private final MappedByteBuffer map;
@@ -130,17 +139,40 @@ final class RegionFeedback {
     return out.build();
   }
 
-  /** The claimed slots: container pid, host pid (0 unknown) and status. */
+  /** The claimed slots: container pid, host pid (0 unknown), start time, status, generation. */
   ImmutableList<Slot> slots() {
     ImmutableList.Builder<Slot> out = ImmutableList.builder();
     for (int k = 0; k < MAX_SLOTS; k++) {
       int at = HEADER_SIZE + k * SLOT_SIZE;
-      int pid = map.getInt(at + S_PID);
+      int pid = (int) INT.getAcquire(map, at + S_PID);
       if (pid != 0) {
-        out.add(new Slot(k, pid, map.getInt(at + SLOT_HOST_PID), map.getInt(at + SLOT_STATUS)));
+        out.add(
+            new Slot(
+                k,
+                pid,
+                map.getInt(at + S_HOST_PID),
+                map.getLong(at + S_START_TIME),
+                map.getInt(at + S_STATUS),
+                map.getInt(at + S_GENERATION)));
       }
     }
     return out.build();
+  }
+
+  /**
+   * Frees {@code slot}, read earlier and judged dead, by a compare-and-swap of its pid to 0;
+   * nothing else in the slot changes (libvgpu clears a free slot's counters when it claims it).
+   * Returns false, touching nothing, when the slot no longer holds what was judged: another pid,
+   * host pid, start time or claim generation (the slot was freed and claimed again meanwhile).
+   */
+  boolean reclaim(Slot slot) {
+    int at = HEADER_SIZE + slot.index() * SLOT_SIZE;
+    if (map.getInt(at + S_HOST_PID) != slot.hostPid()
+        || map.getLong(at + S_START_TIME) != slot.startTime()
+        || map.getInt(at + S_GENERATION) != slot.generation()) {
+      return false;
+    }
+    return INT.compareAndSet(map, at + S_PID, slot.pid(), 0);
   }
 
   /** Writes {@code utilization_switch} when it differs; returns whether it wrote. */
@@ -171,6 +203,6 @@ final class RegionFeedback {
     return new String(bytes, StandardCharsets.UTF_8);
   }
 
-  /** A claimed slot of one process. */
-  record Slot(int index, int pid, int hostPid, int status) {}
+  /** A claimed slot of one process, as read. */
+  record Slot(int index, int pid, int hostPid, long startTime, int status, int generation) {}
 }

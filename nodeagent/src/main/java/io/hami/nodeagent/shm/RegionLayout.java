@@ -10,16 +10,19 @@ import java.nio.ByteOrder;
  * (1.2, {@link HamiCoreRegionLayout}), so that containers running either library are visible.
  */
 public enum RegionLayout {
-  /** libvgpu's layout 1.x: one header with device records, usage kept per device. */
+  /**
+   * libvgpu's layout 1.x: one header with device records, then the process slots whose {@code
+   * used[]} sum to the memory in use.
+   */
   LIBVGPU {
     @Override
     int bytesToRead(long fileSize) {
-      return SharedRegionLayout.HEADER_SIZE;
+      return (int) SharedRegionLayout.REGION_SIZE;
     }
 
     @Override
     int bytesNeeded() {
-      return SharedRegionLayout.HEADER_SIZE;
+      return (int) SharedRegionLayout.REGION_SIZE;
     }
   },
   /** HAMi-core's 1.2: limits in the header, usage summed over the process slots. */

@@ -127,6 +127,7 @@ public final class SharedRegion {
         Math.min(
             Math.max(b.getInt(SharedRegionLayout.H_DEVICE_COUNT), 0),
             SharedRegionLayout.MAX_DEVICES);
+    long[] used = liveSlotsUsed(b, count);
     ImmutableList.Builder<DeviceUsage> devices = ImmutableList.builder();
     for (int i = 0; i < count; i++) {
       int at = SharedRegionLayout.DEVICE_RECORD_OFFSET + i * SharedRegionLayout.DEVICE_RECORD_SIZE;
@@ -135,7 +136,7 @@ public final class SharedRegion {
               i,
               cString(b, at + SharedRegionLayout.D_UUID, SharedRegionLayout.UUID_LEN),
               b.getLong(at + SharedRegionLayout.D_MEM_LIMIT),
-              b.getLong(at + SharedRegionLayout.D_MEM_USED),
+              used[i],
               b.getLong(at + SharedRegionLayout.D_MEM_PEAK),
               b.getLong(at + SharedRegionLayout.D_MEM_TOTAL),
               b.getInt(at + SharedRegionLayout.D_SM_LIMIT),
@@ -153,6 +154,24 @@ public final class SharedRegion {
         b.getInt(SharedRegionLayout.H_RECENT_KERNEL),
         b.getLong(SharedRegionLayout.H_LAST_KERNEL_TIME),
         devices.build());
+  }
+
+  /**
+   * Memory in use per device record: {@code used[i]} summed over the slots with a pid. The header's
+   * {@code mem_used} is exact only under the region's lock, which a reader does not take; the sum
+   * also stops counting a slot the moment the monitor reclaims it (pid set to 0).
+   */
+  private static long[] liveSlotsUsed(ByteBuffer b, int count) {
+    long[] used = new long[count];
+    for (int k = 0; k < SharedRegionLayout.MAX_SLOTS; k++) {
+      int at = SharedRegionLayout.HEADER_SIZE + k * SharedRegionLayout.SLOT_SIZE;
+      if (b.getInt(at + SharedRegionLayout.S_PID) != 0) {
+        for (int i = 0; i < count; i++) {
+          used[i] += b.getLong(at + SharedRegionLayout.S_USED + i * Long.BYTES);
+        }
+      }
+    }
+    return used;
   }
 
   /** Reads up to {@code len} bytes from offset 0; fewer when the file is shorter. */

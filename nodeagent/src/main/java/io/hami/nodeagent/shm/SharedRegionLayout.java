@@ -52,7 +52,10 @@ public final class SharedRegionLayout {
 
   // Slot, relative to its start.
   public static final int S_PID = 0;
+  public static final int S_HOST_PID = 4;
+  public static final int S_START_TIME = 8;
   public static final int S_STATUS = 16;
+  public static final int S_GENERATION = 20;
   public static final int S_USED = 32;
   public static final int S_CONTEXT = 160;
 }

@@ -68,9 +68,18 @@ class ContainerMetricsTest {
     int d = SharedRegionLayout.DEVICE_RECORD_OFFSET;
     b.put(d, uuid.getBytes(StandardCharsets.UTF_8));
     b.putLong(d + SharedRegionLayout.D_MEM_LIMIT, limit);
-    b.putLong(d + SharedRegionLayout.D_MEM_USED, used);
+    // The header's total is stale without the lock: the live slot's used[0] counts.
+    b.putLong(d + SharedRegionLayout.D_MEM_USED, 1);
     b.putInt(d + SharedRegionLayout.D_SM_UTIL, smUtil);
+    slot(b, 0, 7, used);
     return b.array();
+  }
+
+  /** Writes slot {@code k}: its pid (0 free) and its {@code used[0]}. */
+  static void slot(ByteBuffer b, int k, int pid, long used0) {
+    int at = SharedRegionLayout.HEADER_SIZE + k * SharedRegionLayout.SLOT_SIZE;
+    b.putInt(at + SharedRegionLayout.S_PID, pid);
+    b.putLong(at + SharedRegionLayout.S_USED, used0);
   }
 
   static byte[] hamiCore(String uuid, long limit, long used, int smUtil) {
@@ -132,6 +141,33 @@ class ContainerMetricsTest {
         .containsExactlyInAnyOrder("a GPU-0 3.145728E9", "b GPU-1 2.097152E9");
     assertThat(gauge(registry, "hami_container_device_utilization_ratio"))
         .containsExactlyInAnyOrder("a GPU-0 0.37", "b GPU-1 0.12");
+  }
+
+  @Test
+  void memoryUsedIsTheSumOverLiveSlots_aReclaimedSlotStopsCountingAtOnce() throws Exception {
+    byte[] image = ours("GPU-0", 3000L << 20, 100L << 20, 0);
+    ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+    slot(b, 1, 8, 200L << 20);
+    slot(b, 1023, 9, 300L << 20);
+    slot(b, 2, 0, 5000L << 20); // freed, its counters not yet cleared
+    region("u1_a", "r1.cache", image);
+    ContainerMetrics metrics =
+        new ContainerMetrics(
+            hook, () -> List.of(pod("train", "u1")), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
+
+    assertThat(metrics.samples())
+        .singleElement()
+        .satisfies(
+            s -> assertThat(s.region().devices().get(0).memUsedBytes()).isEqualTo(600L << 20));
+
+    // The monitor reclaims slot 1 by setting its pid to 0 and nothing else.
+    Path file = hook.resolve("vgpu/containers/u1_a/r1.cache");
+    b.putInt(SharedRegionLayout.HEADER_SIZE + SharedRegionLayout.SLOT_SIZE, 0);
+    Files.write(file, image);
+    assertThat(metrics.samples())
+        .singleElement()
+        .satisfies(
+            s -> assertThat(s.region().devices().get(0).memUsedBytes()).isEqualTo(400L << 20));
   }
 
   /** The data points of one gauge as "container uuid value". */

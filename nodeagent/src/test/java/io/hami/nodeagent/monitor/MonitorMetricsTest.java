@@ -85,4 +85,31 @@ class MonitorMetricsTest {
         .contains(
             "hami_container_priority_blocked_seconds_total{container=\"batch\",namespace=\"ns\",pod=\"train\",priority=\"1\"} 5.0");
   }
+
+  @Test
+  void reclaimedSlotsCountPerContainer() throws IOException {
+    RegionFile.of("u1", "train")
+        .gpus(GPU)
+        .process(7, 1001, 50)
+        .process(8, 1002, 50)
+        .process(9, 0)
+        .write(hook);
+    Monitor monitor =
+        new Monitor(
+            hook,
+            Duration.ofSeconds(5),
+            new NullNvml("test"),
+            null,
+            new MutableClock(T0),
+            executor,
+            pid -> new ProcessTable.Absent());
+    PrometheusRegistry registry = new PrometheusRegistry();
+    new MonitorMetrics(monitor, () -> List.of(pod("u1", "job"))).register(registry);
+
+    monitor.runOnce();
+
+    assertThat(text(registry))
+        .contains(
+            "hami_container_slots_reclaimed_total{container=\"train\",namespace=\"ns\",pod=\"job\"} 2.0");
+  }
 }

@@ -9,6 +9,7 @@ import io.hami.nodeagent.nvml.GpuInfo;
 import io.hami.nodeagent.nvml.Nvml;
 import io.hami.nodeagent.nvml.NvmlException;
 import io.hami.nodeagent.nvml.ProcessUtilization;
+import io.hami.nodeagent.shm.SharedRegionLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,8 +54,11 @@ class MonitorTest {
     executor.shutdownNow();
   }
 
+  /** The host's processes: every pid alive unless a test says otherwise. */
+  ProcessTable processes = pid -> new ProcessTable.Running('S', 0);
+
   Monitor monitor(@Nullable Supplier<Set<String>> livePods) {
-    return new Monitor(hook, PERIOD, nvml, livePods, clock, executor);
+    return new Monitor(hook, PERIOD, nvml, livePods, clock, executor, processes);
   }
 
   /** Expected feedback for one region: switch and recent_kernel after one period. */
@@ -392,7 +397,7 @@ class MonitorTest {
         .write(hook);
     Path low =
         RegionFile.of("u2", "low").gpus(GPU1).priority(1).process(7, 0).lastKernel(NOW).write(hook);
-    Monitor m = new Monitor(hook, PERIOD, partial, null, clock, executor);
+    Monitor m = new Monitor(hook, PERIOD, partial, null, clock, executor, processes);
 
     m.runOnce();
     clock.advance(PERIOD);
@@ -413,10 +418,159 @@ class MonitorTest {
     RegionFile.of("u1", "high").gpus(GPU0).priority(0).process(7, 77).lastKernel(NOW).write(hook);
     Monitor m =
         new Monitor(
-            hook, PERIOD, new io.hami.nodeagent.nvml.NullNvml("test"), null, clock, executor);
+            hook,
+            PERIOD,
+            new io.hami.nodeagent.nvml.NullNvml("test"),
+            null,
+            clock,
+            executor,
+            processes);
 
     m.runOnce();
 
     assertThat(recentKernel(low)).isEqualTo(-1);
+  }
+
+  static final int HOST_PID = 1007;
+  static final long STARTED = 123_456;
+
+  /** What the host's process table says of the slot's host pid, and whether the slot is freed. */
+  record ReclaimCase(
+      String name, int hostPid, long slotStart, ProcessTable.Entry entry, boolean freed) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<ReclaimCase> reclaimCases() {
+    return Stream.of(
+        new ReclaimCase("gone: freed", HOST_PID, STARTED, new ProcessTable.Absent(), true),
+        new ReclaimCase(
+            "alive, same start time: untouched",
+            HOST_PID,
+            STARTED,
+            new ProcessTable.Running('S', STARTED),
+            false),
+        new ReclaimCase(
+            "pid reused (start time differs): freed",
+            HOST_PID,
+            STARTED,
+            new ProcessTable.Running('R', STARTED + 1),
+            true),
+        new ReclaimCase(
+            "zombie: freed", HOST_PID, STARTED, new ProcessTable.Running('Z', STARTED), true),
+        new ReclaimCase(
+            "slot without a start time, pid alive: untouched",
+            HOST_PID,
+            0,
+            new ProcessTable.Running('S', STARTED + 1),
+            false),
+        new ReclaimCase(
+            "unreadable /proc entry (EACCES) means alive: untouched",
+            HOST_PID,
+            STARTED,
+            new ProcessTable.Unreadable("permission denied"),
+            false),
+        new ReclaimCase(
+            "host pid unknown (0): never the monitor's to reclaim",
+            0,
+            STARTED,
+            new ProcessTable.Absent(),
+            false));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("reclaimCases")
+  void reclaim(ReclaimCase c) {
+    Path file =
+        RegionFile.of("u1", "a")
+            .gpus(GPU0, GPU1)
+            .process(7, c.hostPid(), c.slotStart())
+            .lastKernel(NOW)
+            .write(hook);
+    byte[] before = RegionFile.slotBytes(file);
+    List<Integer> asked = new ArrayList<>();
+    processes =
+        pid -> {
+          asked.add(pid);
+          return c.entry();
+        };
+
+    ContainerStatus status = monitor(null).runOnce().get(0);
+
+    byte[] want = before.clone();
+    if (c.freed()) {
+      // The slot's pid, and nothing else: libvgpu clears the rest when it claims the slot.
+      ByteBuffer.wrap(want).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0);
+    }
+    assertThat(RegionFile.slotBytes(file)).isEqualTo(want);
+    assertThat(status.slotsReclaimed()).isEqualTo(c.freed() ? 1 : 0);
+    assertThat(status.inUse()).isEqualTo(!c.freed());
+    if (c.hostPid() == 0) {
+      assertThat(asked).isEmpty();
+    }
+  }
+
+  /** The slot changes between the monitor's read and its compare-and-swap: it is left alone. */
+  record RaceCase(String name, int offset, int value) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<RaceCase> raceCases() {
+    return Stream.of(
+        new RaceCase("freed and claimed by another pid", 0, 8),
+        new RaceCase("freed and claimed again by the same container pid", 20, 4),
+        new RaceCase("host pid rewritten by the broker", 4, 2002));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("raceCases")
+  void aSlotChangedBetweenReadAndSwapIsLeftAlone(RaceCase c) {
+    Path file = RegionFile.of("u1", "a").gpus(GPU0).process(7, HOST_PID, STARTED).write(hook);
+    int slot = SharedRegionLayout.HEADER_SIZE;
+    processes =
+        pid -> {
+          RegionFile.writeInt(file, slot + c.offset(), c.value());
+          return new ProcessTable.Absent();
+        };
+    byte[] want = RegionFile.slotBytes(file);
+    ByteBuffer.wrap(want).order(ByteOrder.LITTLE_ENDIAN).putInt(c.offset(), c.value());
+
+    ContainerStatus status = monitor(null).runOnce().get(0);
+
+    assertThat(RegionFile.slotBytes(file)).isEqualTo(want);
+    assertThat(status.slotsReclaimed()).isZero();
+  }
+
+  @Test
+  void reclaimsCountAcrossPeriods_andOnlyTheDeadSlotsStopCounting() {
+    Path file =
+        RegionFile.of("u1", "a")
+            .gpus(GPU0)
+            .process(7, 1001, STARTED)
+            .process(8, 1002, STARTED)
+            .process(9, 1003, STARTED)
+            .write(hook);
+    Set<Integer> dead = new HashSet<>(Set.of(1001));
+    processes =
+        pid ->
+            dead.contains(pid) ? new ProcessTable.Absent() : new ProcessTable.Running('S', STARTED);
+    Monitor m = monitor(null);
+
+    assertThat(m.runOnce().get(0).slotsReclaimed()).isEqualTo(1);
+    dead.add(1003);
+    clock.advance(PERIOD);
+    ContainerStatus s = m.runOnce().get(0);
+
+    assertThat(s.slotsReclaimed()).isEqualTo(2);
+    assertThat(s.inUse()).isTrue();
+    assertThat(RegionFile.readInt(file, SharedRegionLayout.HEADER_SIZE)).isZero();
+    assertThat(
+            RegionFile.readInt(file, SharedRegionLayout.HEADER_SIZE + SharedRegionLayout.SLOT_SIZE))
+        .isEqualTo(8);
   }
 }

@@ -15,6 +15,13 @@ import static io.hami.nodeagent.shm.SharedRegionLayout.H_VERSION_MAJOR;
 import static io.hami.nodeagent.shm.SharedRegionLayout.MAGIC;
 import static io.hami.nodeagent.shm.SharedRegionLayout.REGION_SIZE;
 import static io.hami.nodeagent.shm.SharedRegionLayout.SLOT_SIZE;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_CONTEXT;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_GENERATION;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_HOST_PID;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_PID;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_START_TIME;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_STATUS;
+import static io.hami.nodeagent.shm.SharedRegionLayout.S_USED;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,6 +33,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -36,7 +44,7 @@ final class RegionFile {
   private final String podUid;
   private final String container;
   private final List<String> uuids = new ArrayList<>();
-  private final List<int[]> slots = new ArrayList<>();
+  private final List<long[]> slots = new ArrayList<>();
   private int priority = 1;
   private int policy;
   private long lastKernelTime;
@@ -70,9 +78,14 @@ final class RegionFile {
     return this;
   }
 
-  /** A live process: container pid and host pid (0 unknown). */
+  /** A live process: container pid and host pid (0 unknown), start time unknown. */
   RegionFile process(int pid, int hostPid) {
-    slots.add(new int[] {pid, hostPid});
+    return process(pid, hostPid, 0);
+  }
+
+  /** A process with its start time (clock ticks since boot, 0 unknown). */
+  RegionFile process(int pid, int hostPid, long startTime) {
+    slots.add(new long[] {pid, hostPid, startTime});
     return this;
   }
 
@@ -94,9 +107,17 @@ final class RegionFile {
     }
     for (int k = 0; k < slots.size(); k++) {
       int at = HEADER_SIZE + k * SLOT_SIZE;
-      b.putInt(at, slots.get(k)[0]);
-      b.putInt(at + 4, slots.get(k)[1]);
-      b.putInt(at + 16, 1);
+      long[] s = slots.get(k);
+      b.putInt(at + S_PID, (int) s[0]);
+      b.putInt(at + S_HOST_PID, (int) s[1]);
+      b.putLong(at + S_START_TIME, s[2]);
+      b.putInt(at + S_STATUS, 1);
+      b.putInt(at + S_GENERATION, 3);
+      // Charges, so that a test can see the monitor leaves them alone.
+      for (int i = 0; i < uuids.size(); i++) {
+        b.putLong(at + S_USED + i * 8, (k + 1L) << 20);
+        b.putLong(at + S_CONTEXT + i * 8, 1L << 19);
+      }
     }
     Path file = dir(hook).resolve("c.cache");
     try {
@@ -117,6 +138,24 @@ final class RegionFile {
       ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
       ch.read(b, offset);
       return b.getInt(0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static void writeInt(Path file, int offset, int value) {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value), offset);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The bytes of the file's slots (everything after the header). */
+  static byte[] slotBytes(Path file) {
+    try {
+      byte[] all = Files.readAllBytes(file);
+      return Arrays.copyOfRange(all, HEADER_SIZE, all.length);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -76,7 +76,10 @@ class SharedRegionAbiTest {
         P("D_THROTTLED_NS", offsetof(vgpu_device_record, throttled_ns));
         P("D_MEM_PEAK", offsetof(vgpu_device_record, mem_peak));
         P("S_PID", offsetof(vgpu_slot, pid));
+        P("S_HOST_PID", offsetof(vgpu_slot, host_pid));
+        P("S_START_TIME", offsetof(vgpu_slot, start_time));
         P("S_STATUS", offsetof(vgpu_slot, status));
+        P("S_GENERATION", offsetof(vgpu_slot, generation));
         P("S_USED", offsetof(vgpu_slot, used));
         P("S_CONTEXT", offsetof(vgpu_slot, context));
         vgpu_region *r = calloc(1, sizeof(vgpu_region));
@@ -93,7 +96,7 @@ class SharedRegionAbiTest {
           vgpu_device_record *d = &r->devices[i];
           snprintf(d->uuid, sizeof(d->uuid), "GPU-%d", i);
           d->mem_limit = 3000ull << 20;
-          d->mem_used = (1000ull + i) << 20;
+          d->mem_used = 1; /* stale: a reader without the lock sums the live slots */
           d->mem_total = 15360ull << 20;
           d->sm_limit = 50;
           d->sm_util = 42 + i;
@@ -102,6 +105,13 @@ class SharedRegionAbiTest {
           d->throttled_ns = 1500000000ull;
           d->mem_peak = 2000ull << 20;
         }
+        r->slots[0].pid = 7;
+        r->slots[0].used[0] = 600ull << 20;
+        r->slots[0].used[1] = 601ull << 20;
+        r->slots[3].pid = 9;
+        r->slots[3].used[0] = 400ull << 20;
+        r->slots[3].used[1] = 400ull << 20;
+        r->slots[5].used[0] = 999ull << 20; /* freed: pid 0 */
         FILE *f = fopen(argv[1], "wb");
         if (f == NULL || fwrite(r, sizeof(vgpu_region), 1, f) != 1 || fclose(f) != 0) {
           return 1;
