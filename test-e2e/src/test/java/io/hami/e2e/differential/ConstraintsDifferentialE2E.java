@@ -474,12 +474,15 @@ class ConstraintsDifferentialE2E {
   }
 
   /**
-   * Deletes the copy: its namespaces (the namespace controller removes what is in them; every pod
-   * has a grace period of 0), and its nodes, volumes and classes by their case label.
+   * Deletes the copy: its pods (grace period 0) and namespaces, and its nodes, volumes and classes
+   * by their case label.
    */
   private static void delete(KubernetesClient client, CaseGenerator.Case c) {
     try {
       for (var ns : c.namespaces()) {
+        // Pods go first: a pending pod left to the namespace controller stays in the shared
+        // scheduler's queue (and later tests' views) for as long as that controller takes.
+        client.pods().inNamespace(ns.getMetadata().getName()).withGracePeriod(0).delete();
         client.namespaces().withName(ns.getMetadata().getName()).delete();
       }
       client.nodes().withLabel(CaseGenerator.CASE_LABEL, c.prefix()).delete();

@@ -198,6 +198,9 @@ class ClusterViewE2E {
     }
 
     browser().get(scheduler.viewUrl());
+    // Other classes' pods share this control plane: the filter keeps the page (and the
+    // screenshots) to this test's node and pods.
+    browser().findElement(By.id("filter")).sendKeys(ns.name());
 
     // Each pod on the GPU its grant names, and on no other: 12000 MiB each leave no room to share.
     for (Pod p : placed) {
