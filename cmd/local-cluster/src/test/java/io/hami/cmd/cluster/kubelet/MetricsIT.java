@@ -158,6 +158,10 @@ class MetricsIT {
     b.putLong(d + SharedRegionLayout.D_MEM_LIMIT, limit);
     b.putLong(d + SharedRegionLayout.D_MEM_USED, used);
     b.putInt(d + SharedRegionLayout.D_SM_UTIL, smUtil);
+    // What the agent reports as used is the sum over live slots: one process holds it all.
+    int slot = SharedRegionLayout.HEADER_SIZE;
+    b.putInt(slot + SharedRegionLayout.S_PID, 42);
+    b.putLong(slot + SharedRegionLayout.S_USED, used);
     return b.array();
   }
 }
