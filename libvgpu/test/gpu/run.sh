@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GPU checks of libvgpu (design study §7.5): G1 memory virtualisation, G2 enforcement, G4 sharing
 # across processes, G5 SM limit, G6 overhead, G7 version-keyed lookups, G8 the monitor's
-# utilization switch, G9 the monitor's priority hold; P0 checks the region_poke helper that plays
-# the monitor in G8 and G9. Needs an NVIDIA GPU and driver, not the CUDA toolkit. Takes about 4.5
+# utilization switch, G9 the monitor's priority hold, G10 PyTorch under a limit (when installed);
+# P0 checks the region_poke helper that plays the monitor in G8 and G9. Needs an NVIDIA GPU and driver, not the CUDA toolkit. Takes about 4.5
 # minutes (G5_SECONDS per compute run, default 20; G9_SECONDS, default 16). Writes the results table
 # to $OUT/results.md when OUT is set. Exit status: 0 all passed, 1 a check failed, 2 no GPU here
 # (or a bad argument).
@@ -159,8 +159,8 @@ check_g8() {
 
 # phases FILE T_ON T_OFF: from a rate run's counts, "pre held stop_ms resume_ms post": kernels/s
 # before the hold (from 1 s after the start), during the hold (from 1 s after T_ON), after it (from
-# 2 s after T_OFF, without the last bucket); the end of the last non-empty bucket after T_ON
-# (before T_OFF) less T_ON; the start of the first non-empty bucket ending after T_OFF less T_OFF
+# 2 s after T_OFF, without the last bucket); the end of the last non-empty bucket after T_ON that
+# ends by T_OFF, less T_ON (a bucket holding T_OFF may hold launches after the release); the start of the first non-empty bucket ending after T_OFF less T_OFF
 # (0 when it contains T_OFF, -1 when none)
 phases() {
   awk -F= -v on="$2" -v off="$3" '
@@ -173,7 +173,7 @@ phases() {
       nc = split(c, v, ","); end = s + nc * b; stop = 0; resume = -1
       for (i = 1; i <= nc; i++) {
         t = s + (i - 1) * b
-        if (v[i] > 0 && t + b > on && t < off && t + b - on > stop) stop = t + b - on
+        if (v[i] > 0 && t + b > on && t + b <= off && t + b - on > stop) stop = t + b - on
         if (v[i] > 0 && t + b > off && resume < 0) resume = t > off ? t - off : 0
       }
       printf "%.1f %.1f %d %d %.1f\n", rate(s + 1000, on), rate(on + 1000, off), stop, resume, rate(off + 2000, end)
@@ -211,6 +211,24 @@ check_g9() {
   row "G9 priority hold" "priorities $PH/$PL; low: $LP kernels/s before, $LH held (last launch ${LS} ms after the hold), resumed after ${LR} ms, $LA after; high: $HP, then $HH while the low one is held$note" \
     "priorities 0/1; held <= 2 % of before, last launch <= 1100 ms, resumed <= 2000 ms, after >= 0.5 x before" \
     "$(cond "\"$PH $PL\" == \"0 1\" && ${LP:-0} > 0 && ${LH:--1} >= 0 && ${LH:-1e9} <= 0.02 * ${LP:-0} && ${LS:-1e9} <= 1100 && ${LR:--1} >= 0 && ${LR:-1e9} <= 2000 && ${LA:-0} >= 0.5 * ${LP:-0}")"
+}
+
+# G10: PyTorch (when the machine has it) under a 4 GiB limit, through cudart's cuGetProcAddress
+check_g10() {
+  local py=${PYTHON:-python3}
+  if ! "$py" -c 'import torch' >/dev/null 2>&1; then
+    ROWS+=("| G10 PyTorch | torch not installed | - | SKIPPED |")
+    return
+  fi
+  env CUDA_DEVICE_MEMORY_SHARED_CACHE="$W/g10.cache" CUDA_DEVICE_MEMORY_LIMIT=4g LD_PRELOAD="$LIB" \
+    "$py" test/gpu/torch_check.py >"$W/g10.txt" 2>"$W/g10.err"
+  echo "--- g10: $(tr '\n' ' ' <"$W/g10.txt")" >&2
+  local T F
+  local R
+  T=$(kv g10 total); F=$(kv g10 free); R=$(kv g10 free_after_release)
+  row "G10 PyTorch $(kv g10 torch)" "total $T, free $F; 3 GiB fits $(kv g10 fits_3g); 2 GiB more OOM $(kv g10 oom_2g_more); free after release $R, 3 GiB again $(kv g10 refits_3g); matmul $(kv g10 matmul_ok)" \
+    "total = 4 GiB, 3 GiB fits, OOM error beyond, free back to ±64 MiB, 3 GiB fits again" \
+    "$(cond "\"$T\" == \"$GIB4\" && \"$(kv g10 fits_3g)\" == \"1\" && \"$(kv g10 oom_2g_more)\" == \"1\" && \"$(kv g10 refits_3g)\" == \"1\" && ${R:-0} - ${F:-0} <= 64*$MIB && ${F:-0} - ${R:-0} <= 64*$MIB && \"$(kv g10 matmul_ok)\" == \"1\"")"
 }
 
 finish() {
@@ -328,4 +346,5 @@ row "G7 lookups" "cuCtxCreate@12000 rc $(kv g7 ctx_v2), @13000 rc $(kv g7 ctx_v4
 check_poke
 check_g8
 check_g9
+check_g10
 finish
