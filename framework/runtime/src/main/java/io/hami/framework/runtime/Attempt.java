@@ -28,6 +28,12 @@ final class Attempt {
   /** Nodes Filter ran on. */
   int evaluated;
 
+  /**
+   * The nodes in the attempt's snapshot; -1 to count them when the failure is handled, which only
+   * the scheduling thread may do.
+   */
+  int allNodes = -1;
+
   @Nullable NodeSelection selection;
 
   /**

@@ -154,6 +154,7 @@ final class BindingCycle {
       Attempt a = Attempt.failedAt(nodeName, s, message);
       a.nomination = ""; // as kube-scheduler: a binding failure clears the nomination
       a.rejectedAtPermit = !permitted.isSuccess();
+      a.allNodes = p.allNodes();
       failures.handle(c.info(), a, 0);
       return;
     }

@@ -131,7 +131,7 @@ final class FailureHandler {
       return a.diagnosis;
     }
     String why = a.status.message().isEmpty() ? a.message : a.status.message();
-    int numAll = snapshot.nodes().size();
+    int numAll = a.allNodes >= 0 ? a.allNodes : snapshot.nodes().size();
     return AttemptRecords.failure(
         clock.instant(), reason, a.node, numAll, why, a.node == null ? numAll : 1);
   }

@@ -148,7 +148,7 @@ final class SchedulingCycle {
     long nanos = System.nanoTime() - c.startNanos();
     metrics.attempt("scheduled", fwk.profileName(), nanos);
     observer.scheduled(pod, nodeName, nanos);
-    return new Placement(c, nodeName, w);
+    return new Placement(c, nodeName, w, snapshot.nodes().size());
   }
 
   /** PreFilter, Filter and Score: the node to assume, or why there is none. */

@@ -3,6 +3,7 @@ package io.hami.framework.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.hami.framework.api.BindingMetadata;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.FailedAttempt;
 import io.hami.framework.api.FilterPlugin;
@@ -14,6 +15,7 @@ import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -121,5 +123,58 @@ class FailureHandlerTest {
                 "Unschedulable",
                 "0/0 nodes are available: no nodes available to schedule pods.",
                 Map.of()));
+  }
+
+  @Test
+  void aBindingFailure_isDiagnosedWithTheNodesOfItsOwnCycle_notTheSnapshotsNext() {
+    List<Write> writes = new CopyOnWriteArrayList<>();
+    List<Runnable> bindings = new ArrayList<>();
+    Registry registry = BuiltInPlugins.registry();
+    SchedulerConfiguration cfg =
+        new ConfigLoader(registry)
+            .parse(
+                "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\n"
+                    + "profiles:\n- schedulerName: hami-scheduler\n",
+                "test");
+    Scheduler s =
+        Scheduler.builder(cfg, registry)
+            .bindingExecutor(bindings::add)
+            .binder((Pod pod, String node, BindingMetadata m) -> Status.error("apiserver down"))
+            .statusWriter(
+                new StatusWriter() {
+                  @Override
+                  public void podUnschedulable(Pod pod, String reason, String message) {
+                    podUnschedulable(pod, reason, message, Map.of());
+                  }
+
+                  @Override
+                  public void podUnschedulable(
+                      Pod pod, String reason, String message, Map<String, String> annotations) {
+                    writes.add(new Write(reason, message, annotations));
+                  }
+                })
+            .build();
+    List<FailedAttempt> seen = new CopyOnWriteArrayList<>();
+    s.addAttemptObserver(
+        "hami-scheduler",
+        a -> {
+          seen.add(a);
+          return Map.of();
+        });
+    s.eventHandler().onNodeAdd(MakeNode.named("n1").capacity("8", "16Gi", 110).obj());
+    s.eventHandler().onNodeAdd(MakeNode.named("n2").capacity("8", "16Gi", 110).obj());
+    s.eventHandler().onPodAdd(MakePod.named("p").uid("u1").obj());
+    assertThat(s.scheduleNext()).isTrue();
+    // The scheduling thread moves on to a cluster of three nodes before the binding runs.
+    s.eventHandler().onNodeAdd(MakeNode.named("n3").capacity("8", "16Gi", 110).obj());
+    s.eventHandler().onPodAdd(MakePod.named("q").uid("u2").obj());
+    assertThat(s.scheduleNext()).isTrue();
+
+    bindings.get(0).run();
+
+    assertThat(seen).hasSize(1);
+    assertThat(seen.get(0).diagnosis().nodes()).isEqualTo(2);
+    assertThat(writes).hasSize(1);
+    assertThat(writes.get(0).message()).contains("apiserver down");
   }
 }
