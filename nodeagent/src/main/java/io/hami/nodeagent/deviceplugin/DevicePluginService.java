@@ -1,5 +1,6 @@
 package io.hami.nodeagent.deviceplugin;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -90,6 +91,8 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
   /** One kubelet ListAndWatch stream; sends are serialised on the watch. */
   private final class Watch implements Runnable {
     final ServerCallStreamObserver<ListAndWatchResponse> stream;
+
+    @GuardedBy("this")
     private boolean closed;
 
     Watch(ServerCallStreamObserver<ListAndWatchResponse> stream) {

@@ -1,5 +1,6 @@
 package io.hami.plugins.fgd;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -14,12 +15,22 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RecentShapes {
 
+  @GuardedBy("this")
   private final HamiShape[] ring;
+
   private final int refreshEvery;
   private final double coverage;
+
+  @GuardedBy("this")
   private int next;
+
+  @GuardedBy("this")
   private int size;
+
+  @GuardedBy("this")
   private int sinceRefresh;
+
+  @GuardedBy("this")
   private @Nullable HamiWorkload current;
 
   /**

@@ -1,5 +1,6 @@
 package io.hami.plugins.vgpu;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hami.framework.api.ExcludedNodes;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Snapshot;
@@ -45,15 +46,31 @@ final class FreeShareIndex {
   private static final int ANY = Integer.MAX_VALUE;
 
   private final Function<NodeInfo, NodeDevices> views;
+
+  @GuardedBy("this")
   private final Map<String, Integer> vendorSlots = new HashMap<>();
+
+  @GuardedBy("this")
   private @Nullable NodeInfo[] nodes = new NodeInfo[0];
+
   // Positions read from a NodeInfo made outside the scheduler cache, which is never replaced.
+  @GuardedBy("this")
   private boolean[] live = new boolean[0];
+
+  @GuardedBy("this")
   private int liveCount;
+
+  @GuardedBy("this")
   private final SnapshotCursor cursor = new SnapshotCursor();
+
   // [vendor slot][position]
+  @GuardedBy("this")
   private int[][] usable = new int[0][];
+
+  @GuardedBy("this")
   private int[][] freeMem = new int[0][];
+
+  @GuardedBy("this")
   private int[][] freeCores = new int[0][];
 
   /**
@@ -115,6 +132,7 @@ final class FreeShareIndex {
   }
 
   /** Reads the node at {@code i} if its NodeInfo changed; false when a vendor was added. */
+  @GuardedBy("this")
   private boolean update(int i, NodeInfo node) {
     if (node == nodes[i] && !live[i]) {
       return true;
@@ -131,6 +149,7 @@ final class FreeShareIndex {
     return true;
   }
 
+  @GuardedBy("this")
   private void reset(int n) {
     nodes = new NodeInfo[n];
     live = new boolean[n];
@@ -142,6 +161,7 @@ final class FreeShareIndex {
   }
 
   /** Records a node's view at {@code pos}; false when it names a vendor without a slot yet. */
+  @GuardedBy("this")
   private boolean read(int pos, NodeDevices view) {
     for (int v = 0; v < usable.length; v++) {
       usable[v][pos] = 0;
@@ -178,6 +198,7 @@ final class FreeShareIndex {
   /** One vendor request's least needs: cards, MiB on a card (0 when by percentage), cores. */
   private record Need(int slot, int cards, int memMiB, int cores) {}
 
+  @GuardedBy("this")
   private @Nullable ExcludedNodes excluding(PodRequests requests) {
     List<Need> needs = new ArrayList<>();
     for (List<VendorRequest> container : requests.containers()) {

@@ -1,5 +1,6 @@
 package io.hami.framework.plugins.imagelocality;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.SnapshotCursor;
@@ -18,8 +19,13 @@ import org.jspecify.annotations.Nullable;
  * tests) stay safe.
  */
 final class ImageSummary {
+  @GuardedBy("this")
   private final SnapshotCursor cursor = new SnapshotCursor();
+
+  @GuardedBy("this")
   private @Nullable NodeInfo[] nodes = new NodeInfo[0];
+
+  @GuardedBy("this")
   private final Map<String, Integer> holders = new HashMap<>();
 
   /**
@@ -46,6 +52,7 @@ final class ImageSummary {
     }
   }
 
+  @GuardedBy("this")
   private void update(int i, NodeInfo node) {
     NodeInfo old = nodes[i];
     if (node == old) {
@@ -70,6 +77,7 @@ final class ImageSummary {
     return out;
   }
 
+  @GuardedBy("this")
   private void count(Map<String, Long> images, int sign) {
     for (String image : images.keySet()) {
       holders.merge(image, sign, (a, b) -> a + b == 0 ? null : a + b);

@@ -1,5 +1,6 @@
 package io.hami.framework.plugins.interpodaffinity;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.SnapshotCursor;
@@ -17,11 +18,22 @@ import org.jspecify.annotations.Nullable;
  * <p>Used on the scheduling thread; synchronized so that other callers (tests, tools) stay safe.
  */
 final class ClusterSummary {
+  @GuardedBy("this")
   private final SnapshotCursor cursor = new SnapshotCursor();
+
+  @GuardedBy("this")
   private @Nullable NodeInfo[] nodes = new NodeInfo[0];
+
+  @GuardedBy("this")
   private boolean[] antiAffinity = new boolean[0];
+
+  @GuardedBy("this")
   private boolean[] affinity = new boolean[0];
+
+  @GuardedBy("this")
   private int antiAffinityNodes;
+
+  @GuardedBy("this")
   private int affinityNodes;
 
   /**
@@ -55,6 +67,7 @@ final class ClusterSummary {
     }
   }
 
+  @GuardedBy("this")
   private void update(int i, NodeInfo node) {
     if (node == nodes[i]) {
       return;
