@@ -55,7 +55,9 @@ class RegistrarAndPreferenceIT {
               () -> {
                 Node n = client.nodes().withName("late-node").get();
                 assertThat(n.getMetadata().getAnnotations())
-                    .containsKey(Annotations.NODE_NVIDIA_REGISTER);
+                    .containsKey(Annotations.NODE_NVIDIA_REGISTER)
+                    // Allocate finds its pod without the node lock.
+                    .containsEntry(Annotations.NODE_LOCK_FREE, "true");
               });
     } finally {
       registrar.stopAsync().awaitTerminated();

@@ -78,6 +78,23 @@ final class GpuBindIT {
   }
 
   @Test
+  void lockModeScheduler_onANodeWhoseAgentNeedsNoLock_bindsWithTheBindingAlone() throws Exception {
+    server.setVersionInfo(version("36"));
+    Fixture f = setUp(NodeLockArgs.withMode(NodeLockArgs.MODE_SCHEDULER), true);
+
+    int before = server.getRequestCount();
+    assertThat(f.lock.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(f.vgpu.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(f.binder.bind(f.state, f.pod, "n1").isSuccess()).isTrue();
+    assertThat(writesSince(before)).as("the binding alone").containsExactly("POST");
+    Pod bound = applyBinding();
+    assertThat(client.nodes().withName("n1").get().getMetadata().getAnnotations())
+        .doesNotContainKey(Annotations.MUTEX_LOCK);
+    assertThat(bound.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
+    assertPlacementAnnotations(bound);
+  }
+
+  @Test
   void olderApiServer_getsTheLabelInAPatchOfItsOwn() throws Exception {
     server.setVersionInfo(version("34+"));
     Fixture f = setUp();
@@ -105,18 +122,25 @@ final class GpuBindIT {
       CycleState state) {}
 
   private Fixture setUp() {
+    return setUp(NodeLockArgs.DEFAULTS, false);
+  }
+
+  /**
+   * @param lockFreeAgent whether the node says its agent finds the pod without the node lock
+   */
+  private Fixture setUp(NodeLockArgs lockArgs, boolean lockFreeAgent) {
+    Node gpuNode = MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2)).obj();
+    if (lockFreeAgent) {
+      gpuNode.getMetadata().getAnnotations().put(Annotations.NODE_LOCK_FREE, "true");
+    }
+    Node node = client.nodes().resource(gpuNode).createOr(NonDeletingOperation::update);
     FakeHandle handle = new FakeHandle("hami-scheduler", new FakeClock(NOW)).withClient(client);
     SharedGpuState shared = new SharedGpuState();
     VgpuPlugin vgpu = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, shared);
-    NodeLockPlugin lock = NodeLockPlugin.create(NodeLockArgs.DEFAULTS, handle, shared);
+    NodeLockPlugin lock = NodeLockPlugin.create(lockArgs, handle, shared);
     DefaultBinderPlugin binder =
         new DefaultBinderPlugin(Binder.apiBinder(client, ApiRequestObserver.none()));
 
-    Node node =
-        client
-            .nodes()
-            .resource(MakeGpuNode.named("n1").gpus(FakeGpus.t4s("n1", 2)).obj())
-            .createOr(NonDeletingOperation::update);
     handle.fireNodeAdd(node);
     Pod pod =
         client

@@ -28,6 +28,13 @@ public final class Annotations {
   /** Node lock shared by every vendor: {@code <RFC3339>,<ns>,<pod>}. */
   public static final String MUTEX_LOCK = "hami.io/mutex.lock";
 
+  /**
+   * Written {@code "true"} by this project's node agent: it finds the pod to serve in Allocate
+   * without the node lock, so a scheduler in lock mode {@code scheduler} need not write one here.
+   * Not part of HAMi's protocol; HAMi ignores it.
+   */
+  public static final String NODE_LOCK_FREE = "hami.io/node-lock-free";
+
   /** Cambricon's extra node lock: RFC3339 time only, expires after two minutes. */
   public static final String DSMLU_LOCK = "cambricon.com/dsmlu.lock";
 

@@ -112,6 +112,10 @@ public final class NodeRegistrar extends AbstractScheduledService {
     if (!register.equals(current.get(Annotations.NODE_NVIDIA_REGISTER))) {
       patch.put(Annotations.NODE_NVIDIA_REGISTER, register);
     }
+    // Allocate finds its pod among the node's pods in bind-phase allocating, lock or not.
+    if (!"true".equals(current.get(Annotations.NODE_LOCK_FREE))) {
+      patch.put(Annotations.NODE_LOCK_FREE, "true");
+    }
     if (config.topologyScore()) {
       if (cachedScore == null) {
         // Links do not change while the agent runs; compute them once.

@@ -12,11 +12,33 @@ import java.time.Duration;
  * @param waitTimeoutSeconds how long a pod may wait at Permit for another pod of this scheduler to
  *     release the node before it is sent back to the queue
  * @param patchAttempts attempts of the resourceVersion-guarded lock patch on conflicts
+ * @param mode {@code node} (the default): HAMi's lock annotation on the Node, which every HAMi
+ *     device plugin needs; {@code scheduler}: no lock write, the scheduler alone keeps one pod per
+ *     node between binding and Allocate, for nodes whose agents find that pod without the lock
+ *     (they say so with {@code hami.io/node-lock-free}); nodes without it still get the node lock
  */
-public record NodeLockArgs(long lockTimeoutSeconds, long waitTimeoutSeconds, int patchAttempts)
+public record NodeLockArgs(
+    long lockTimeoutSeconds, long waitTimeoutSeconds, int patchAttempts, String mode)
     implements PluginArgs {
 
-  public static final NodeLockArgs DEFAULTS = new NodeLockArgs(300, 300, 5);
+  /** The lock annotation on the Node (HAMi's protocol). */
+  public static final String MODE_NODE = "node";
+
+  /** The scheduler's own per-node order, no lock write, on nodes whose agents allow it. */
+  public static final String MODE_SCHEDULER = "scheduler";
+
+  public static final NodeLockArgs DEFAULTS = new NodeLockArgs(300, 300, 5, MODE_NODE);
+
+  /** The defaults' timeouts and attempts with {@code mode}. */
+  public static NodeLockArgs withMode(String mode) {
+    return new NodeLockArgs(
+        DEFAULTS.lockTimeoutSeconds, DEFAULTS.waitTimeoutSeconds, DEFAULTS.patchAttempts, mode);
+  }
+
+  /** Whether the scheduler keeps the order without writing locks where the node allows it. */
+  public boolean lockFree() {
+    return MODE_SCHEDULER.equals(mode);
+  }
 
   @Override
   public void validate(FieldErrors errors) {
@@ -28,6 +50,9 @@ public record NodeLockArgs(long lockTimeoutSeconds, long waitTimeoutSeconds, int
     }
     if (patchAttempts < 1 || patchAttempts > 100) {
       errors.invalid("patchAttempts", patchAttempts, "must be between 1 and 100");
+    }
+    if (!MODE_NODE.equals(mode) && !MODE_SCHEDULER.equals(mode)) {
+      errors.invalid("mode", mode, "must be one of node, scheduler");
     }
   }
 

@@ -6,6 +6,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hami.framework.api.ActionType;
 import io.hami.framework.api.ClusterEvent;
@@ -80,6 +81,11 @@ import org.slf4j.LoggerFactory;
  * held by another scheduler sends the pod back to the queue; it is re-activated by the lock's
  * removal event.
  *
+ * <p>In lock mode {@code scheduler} ({@link NodeLockArgs#lockFree}), on nodes whose agent finds
+ * the pod without the lock ({@code hami.io/node-lock-free}), PreBind writes no lock: the order kept
+ * here is the lock, released when the agent reports the pod served or it is gone, or after the lock
+ * timeout; pods found in {@code allocating} phase (bound before a restart) hold their nodes again.
+ *
  * <p>Pods that ask for no device in their app containers are not locked. Without an API client (an
  * in-memory cluster) there is no node agent to release locks, and the plugin lets every pod
  * through.
@@ -113,6 +119,14 @@ public final class NodeLockPlugin
   private static final class Slot {
     @Nullable Claim owner;
     boolean acquired;
+
+    /**
+     * Lock mode {@code scheduler}: the owner holds the node in this scheduler's memory only (no
+     * lock on the Node), since {@link #acquiredAt}.
+     */
+    boolean inMemory;
+
+    @Nullable Instant acquiredAt;
     final ArrayDeque<Claim> waiters = new ArrayDeque<>();
     final Map<String, Pod> blocked = new LinkedHashMap<>();
 
@@ -193,9 +207,43 @@ public final class NodeLockPlugin
                         ZoneId.systemDefault(),
                         args.patchAttempts()))
             .orElse(null);
+    if (args.lockFree()) {
+      handle.client().ifPresent(NodeLockPlugin::refuseLockedNodes);
+    }
     NodeLockPlugin p = new NodeLockPlugin(args, handle, c, shared.metrics(handle));
     handle.addClusterStateListener(p.listener());
     return p;
+  }
+
+  /**
+   * Lock mode {@code scheduler} starts only when every node with registered devices is served by an
+   * agent that needs no lock: a HAMi device plugin finds its pod through the lock.
+   */
+  static void refuseLockedNodes(KubernetesClient client) {
+    List<String> locked = new ArrayList<>();
+    for (Node n : client.nodes().list().getItems()) {
+      Map<String, String> a = n.getMetadata().getAnnotations();
+      if (a == null || lockFree(n)) {
+        continue;
+      }
+      for (String key : a.keySet()) {
+        if (key.startsWith("hami.io/node-") && key.endsWith("-register")) {
+          locked.add(n.getMetadata().getName());
+          break;
+        }
+      }
+    }
+    if (!locked.isEmpty()) {
+      throw new IllegalArgumentException(
+          "nodelock mode: scheduler: "
+              + locked.size()
+              + " node(s) register devices without "
+              + Annotations.NODE_LOCK_FREE
+              + "=\"true\", so their device plugin finds its pod through the node lock: "
+              + String.join(", ", locked.subList(0, Math.min(10, locked.size())))
+              + (locked.size() > 10 ? ", ..." : "")
+              + "; run this project's node agent there, or use mode: node");
+    }
   }
 
   public static PluginRegistration<NodeLockArgs> registration(SharedGpuState shared) {
@@ -316,7 +364,7 @@ public final class NodeLockPlugin
       if (s.owner == null || !s.owner.uid().equals(me.uid())) {
         return;
       }
-      release = s.acquired;
+      release = s.acquired && !s.inMemory;
     }
     if (release && client != null) {
       try {
@@ -350,9 +398,19 @@ public final class NodeLockPlugin
     Claim me = claim(pod);
     synchronized (this) {
       Slot s = slot(nodeName);
+      Instant now = handle.clock().instant();
       boolean lingering =
-          s.ownerDoneAt != null
-              && !handle.clock().instant().isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
+          s.ownerDoneAt != null && !now.isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
+      if (s.owner != null
+          && s.acquired
+          && s.inMemory
+          && s.acquiredAt != null
+          && !now.isBefore(s.acquiredAt.plus(args.lockTimeout()))) {
+        // Its agent never reported it served: as a node lock would, the claim expires.
+        requireNonNull(broken.get(StaleCause.EXPIRED)).inc();
+        log.info("in-scheduler node claim expired node={} holder={}", nodeName, s.owner.name());
+        lingering = true;
+      }
       if (s.owner != null
           && !s.acquired
           && !s.owner.uid().equals(me.uid())
@@ -365,6 +423,7 @@ public final class NodeLockPlugin
       if (s.owner == null || s.owner.uid().equals(me.uid()) || lingering) {
         s.owner = me;
         s.acquired = false;
+        s.inMemory = false;
         s.ownerDoneAt = null;
         return PermitResult.allow();
       }
@@ -472,6 +531,17 @@ public final class NodeLockPlugin
     if (back != null) {
       return back;
     }
+    if (args.lockFree() && lockFree(seen.get(nodeName))) {
+      // The node's agent finds this pod without a lock; the order kept here is the lock.
+      synchronized (this) {
+        Slot s = slot(nodeName);
+        s.owner = me;
+        s.acquired = true;
+        s.inMemory = true;
+        s.acquiredAt = handle.clock().instant();
+      }
+      return Status.success();
+    }
     NodeLockClient.Result r;
     try {
       r = client.acquire(nodeName, me.namespace(), me.name(), seen.get(nodeName));
@@ -483,6 +553,7 @@ public final class NodeLockPlugin
         Slot s = slot(nodeName);
         s.owner = me;
         s.acquired = true;
+        s.inMemory = false;
       }
       if (a.broken() != null) {
         LockDecision.Stale st = a.broken();
@@ -554,9 +625,18 @@ public final class NodeLockPlugin
       }
 
       @Override
+      public void onPodAdd(Pod pod) {
+        if (args.lockFree()) {
+          adoptAllocating(pod);
+        }
+      }
+
+      @Override
       public void onPodUpdate(Pod oldPod, Pod newPod) {
         if (doneWithLock(newPod)) {
           holderDone(newPod, isGone(newPod));
+        } else if (args.lockFree()) {
+          adoptAllocating(newPod);
         }
       }
 
@@ -565,6 +645,49 @@ public final class NodeLockPlugin
         holderDone(pod, true);
       }
     };
+  }
+
+  /** Whether the node's agent finds the pod to serve without the node lock. */
+  static boolean lockFree(@Nullable Node node) {
+    Map<String, String> a = node == null ? null : node.getMetadata().getAnnotations();
+    return a != null && "true".equals(a.get(Annotations.NODE_LOCK_FREE));
+  }
+
+  /**
+   * Lock mode {@code scheduler}: a pod bound and waiting for Allocate on a node nobody holds here
+   * (one bound before this scheduler started, or by the leader before it) holds the node, as its
+   * lock would, until it is served or gone or its bind time is older than the lock timeout.
+   */
+  private void adoptAllocating(Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    if (a == null
+        || node == null
+        || node.isEmpty()
+        || !"allocating".equals(a.get(Annotations.BIND_PHASE))
+        || !node.equals(a.get(Annotations.VGPU_NODE))
+        || PodPhases.isGone(pod)) {
+      return;
+    }
+    Instant bound;
+    try {
+      bound = Instant.ofEpochSecond(Long.parseLong(a.getOrDefault(Annotations.BIND_TIME, "")));
+    } catch (NumberFormatException e) {
+      return;
+    }
+    if (!handle.clock().instant().isBefore(bound.plus(args.lockTimeout()))) {
+      return;
+    }
+    synchronized (this) {
+      Slot s = slot(node);
+      if (s.owner != null) {
+        return;
+      }
+      s.owner = claim(pod);
+      s.acquired = true;
+      s.inMemory = true;
+      s.acquiredAt = bound;
+    }
   }
 
   /** Whether a pod can no longer need a node lock. */
@@ -596,7 +719,7 @@ public final class NodeLockPlugin
       }
       s.observed = value;
       NodeLock lock = value == null ? null : NodeLock.decode(value).toOptional().orElse(null);
-      if (s.owner != null && s.acquired && !s.owner.is(lock)) {
+      if (s.owner != null && s.acquired && !s.inMemory && !s.owner.is(lock)) {
         // The node agent released our holder's lock (or someone replaced it): next pod.
         s.owner = null;
         s.acquired = false;
@@ -644,7 +767,7 @@ public final class NodeLockPlugin
           forget(s, uid);
         }
         if (s.owner != null && s.acquired && s.owner.uid().equals(uid)) {
-          if (!gone && heldBy(s.observed, ns, name)) {
+          if (!gone && !s.inMemory && heldBy(s.observed, ns, name)) {
             if (s.ownerDoneAt == null) {
               s.ownerDoneAt = handle.clock().instant();
             }

@@ -108,7 +108,7 @@ final class NodeLockIT {
   }
 
   /** Reserve, Permit and PreBind as the runtime runs them. */
-  Status bind(NodeLockPlugin p, CycleState s, Pod pod) {
+  static Status bind(NodeLockPlugin p, CycleState s, Pod pod) {
     assertThat(p.reserve(s, pod, "n1").isSuccess()).isTrue();
     PermitResult pr = p.permit(s, pod, "n1");
     assertThat(pr.status().isSuccess()).isTrue();
