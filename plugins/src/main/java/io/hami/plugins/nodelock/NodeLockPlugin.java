@@ -81,8 +81,8 @@ import org.slf4j.LoggerFactory;
  * held by another scheduler sends the pod back to the queue; it is re-activated by the lock's
  * removal event.
  *
- * <p>In lock mode {@code scheduler} ({@link NodeLockArgs#lockFree}), on nodes whose agent finds
- * the pod without the lock ({@code hami.io/node-lock-free}), PreBind writes no lock: the order kept
+ * <p>In lock mode {@code scheduler} ({@link NodeLockArgs#lockFree}), on nodes whose agent finds the
+ * pod without the lock ({@code hami.io/node-lock-free}), PreBind writes no lock: the order kept
  * here is the lock, released when the agent reports the pod served or it is gone, or after the lock
  * timeout; pods found in {@code allocating} phase (bound before a restart) hold their nodes again.
  *
