@@ -6,7 +6,6 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.hami.framework.api.ActionType;
 import io.hami.framework.api.ClusterEvent;
@@ -208,42 +207,11 @@ public final class NodeLockPlugin
                         args.patchAttempts()))
             .orElse(null);
     if (args.lockFree()) {
-      handle.client().ifPresent(NodeLockPlugin::refuseLockedNodes);
+      handle.client().ifPresent(LockFreeNodes::refuseLockedNodes);
     }
     NodeLockPlugin p = new NodeLockPlugin(args, handle, c, shared.metrics(handle));
     handle.addClusterStateListener(p.listener());
     return p;
-  }
-
-  /**
-   * Lock mode {@code scheduler} starts only when every node with registered devices is served by an
-   * agent that needs no lock: a HAMi device plugin finds its pod through the lock.
-   */
-  static void refuseLockedNodes(KubernetesClient client) {
-    List<String> locked = new ArrayList<>();
-    for (Node n : client.nodes().list().getItems()) {
-      Map<String, String> a = n.getMetadata().getAnnotations();
-      if (a == null || lockFree(n)) {
-        continue;
-      }
-      for (String key : a.keySet()) {
-        if (key.startsWith("hami.io/node-") && key.endsWith("-register")) {
-          locked.add(n.getMetadata().getName());
-          break;
-        }
-      }
-    }
-    if (!locked.isEmpty()) {
-      throw new IllegalArgumentException(
-          "nodelock mode: scheduler: "
-              + locked.size()
-              + " node(s) register devices without "
-              + Annotations.NODE_LOCK_FREE
-              + "=\"true\", so their device plugin finds its pod through the node lock: "
-              + String.join(", ", locked.subList(0, Math.min(10, locked.size())))
-              + (locked.size() > 10 ? ", ..." : "")
-              + "; run this project's node agent there, or use mode: node");
-    }
   }
 
   public static PluginRegistration<NodeLockArgs> registration(SharedGpuState shared) {
@@ -531,7 +499,7 @@ public final class NodeLockPlugin
     if (back != null) {
       return back;
     }
-    if (args.lockFree() && lockFree(seen.get(nodeName))) {
+    if (args.lockFree() && LockFreeNodes.lockFree(seen.get(nodeName))) {
       // The node's agent finds this pod without a lock; the order kept here is the lock.
       synchronized (this) {
         Slot s = slot(nodeName);
@@ -647,35 +615,17 @@ public final class NodeLockPlugin
     };
   }
 
-  /** Whether the node's agent finds the pod to serve without the node lock. */
-  static boolean lockFree(@Nullable Node node) {
-    Map<String, String> a = node == null ? null : node.getMetadata().getAnnotations();
-    return a != null && "true".equals(a.get(Annotations.NODE_LOCK_FREE));
-  }
-
   /**
    * Lock mode {@code scheduler}: a pod bound and waiting for Allocate on a node nobody holds here
    * (one bound before this scheduler started, or by the leader before it) holds the node, as its
    * lock would, until it is served or gone or its bind time is older than the lock timeout.
    */
   private void adoptAllocating(Pod pod) {
-    Map<String, String> a = pod.getMetadata().getAnnotations();
+    Instant bound = LockFreeNodes.waitingForAllocateSince(pod);
     String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-    if (a == null
+    if (bound == null
         || node == null
-        || node.isEmpty()
-        || !"allocating".equals(a.get(Annotations.BIND_PHASE))
-        || !node.equals(a.get(Annotations.VGPU_NODE))
-        || PodPhases.isGone(pod)) {
-      return;
-    }
-    Instant bound;
-    try {
-      bound = Instant.ofEpochSecond(Long.parseLong(a.getOrDefault(Annotations.BIND_TIME, "")));
-    } catch (NumberFormatException e) {
-      return;
-    }
-    if (!handle.clock().instant().isBefore(bound.plus(args.lockTimeout()))) {
+        || !handle.clock().instant().isBefore(bound.plus(args.lockTimeout()))) {
       return;
     }
     synchronized (this) {
