@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
 import io.hami.kube.PatchTargets;
+import io.hami.kube.WriteRetry;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.Decoded;
@@ -492,11 +493,29 @@ public final class Allocator {
     }
   }
 
+  /**
+   * Merges {@code annotations} into the pod. A conflict or a busy server is retried within {@link
+   * WriteRetry#DEFAULT}'s bounds, each retry re-reading the pod first: a pod deleted meanwhile ends
+   * the retries with a 404.
+   */
   private void patchPod(Pod pod, Map<String, @Nullable String> annotations) {
-    client
-        .pods()
-        .resource(PatchTargets.pod(pod))
-        .patch(PatchContext.of(PatchType.JSON_MERGE), AnnotationPatch.of(annotations, null));
+    String patch = AnnotationPatch.of(annotations, null);
+    WriteRetry.DEFAULT.run(
+        retry -> {
+          if (retry
+              && client
+                      .pods()
+                      .inNamespace(pod.getMetadata().getNamespace())
+                      .withName(pod.getMetadata().getName())
+                      .get()
+                  == null) {
+            throw new KubernetesClientException("pod " + name(pod) + " is gone", 404, null);
+          }
+          return client
+              .pods()
+              .resource(PatchTargets.pod(pod))
+              .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        });
   }
 
   /**

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
 import io.hami.kube.PatchTargets;
+import io.hami.kube.WriteRetry;
 import io.hami.model.Annotations;
 import io.hami.model.device.MigProfile;
 import io.hami.model.device.NodeDeviceJson;
@@ -100,6 +101,21 @@ public final class NodeRegistrar extends AbstractScheduledService {
       cachedMigProfiles = MigProfiles.discover(config, nvml, gpus);
     }
     String register = NodeDeviceJson.encode(RegisterRecords.build(config, gpus, migProfiles()));
+    String score = null;
+    if (config.topologyScore()) {
+      if (cachedScore == null) {
+        // Links do not change while the agent runs; compute them once.
+        cachedScore = TopologyScore.encode(gpus, TopologyScore.compute(nvml, gpus));
+      }
+      score = cachedScore;
+    }
+    String wantedScore = score;
+    // Each attempt reads the node afresh: a conflict means it changed since the last read.
+    return WriteRetry.DEFAULT.call(retry -> publish(register, wantedScore));
+  }
+
+  /** One attempt of {@link #registerOnce}, which holds the monitor: read the node, patch. */
+  private Outcome publish(String register, @Nullable String score) {
     Node node = client.nodes().withName(config.nodeName()).get();
     if (node == null) {
       throw new IllegalStateException("node " + config.nodeName() + " not found");
@@ -116,14 +132,8 @@ public final class NodeRegistrar extends AbstractScheduledService {
     if (!"true".equals(current.get(Annotations.NODE_LOCK_FREE))) {
       patch.put(Annotations.NODE_LOCK_FREE, "true");
     }
-    if (config.topologyScore()) {
-      if (cachedScore == null) {
-        // Links do not change while the agent runs; compute them once.
-        cachedScore = TopologyScore.encode(gpus, TopologyScore.compute(nvml, gpus));
-      }
-      if (!cachedScore.equals(current.get(Annotations.NODE_NVIDIA_SCORE))) {
-        patch.put(Annotations.NODE_NVIDIA_SCORE, cachedScore);
-      }
+    if (score != null && !score.equals(current.get(Annotations.NODE_NVIDIA_SCORE))) {
+      patch.put(Annotations.NODE_NVIDIA_SCORE, score);
     }
     String handshake = current.get(Annotations.NODE_HANDSHAKE);
     if (config.answerHandshake()

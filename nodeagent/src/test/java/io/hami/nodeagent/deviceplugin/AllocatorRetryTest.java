@@ -11,18 +11,24 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.hami.model.Annotations;
 import io.hami.model.lock.NodeLock;
+import io.hami.model.testing.MakeBoundPod;
 import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.AllocateRequest;
+import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateRequest;
+import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Allocate holds no monitor across API calls, and the lock release retries a bounded number of
@@ -145,5 +151,51 @@ class AllocatorRetryTest {
     assertThat(other.get(5, TimeUnit.SECONDS)).isTrue();
     release.countDown();
     call.get(10, TimeUnit.SECONDS);
+  }
+
+  /** Issue 22: a 409 on a pod patch re-reads the pod and patches again; the pod is served. */
+  @Test
+  void allocate_conflictOnThePodPatch_isRetriedAfterAReRead(@TempDir Path hook) throws Exception {
+    String gpu = "GPU-0";
+    Pod bound = MakeBoundPod.bound("p", NODE, gpu + ",NVIDIA,1000,10:;").container("c", 1).build();
+    Pod served =
+        new PodBuilder(bound)
+            .editMetadata()
+            .addToAnnotations(Annotations.VGPU_DEVICES_TO_ALLOCATE, ";")
+            .endMetadata()
+            .build();
+    String podPath = "/api/v1/namespaces/default/pods/p";
+    server
+        .expect()
+        .get()
+        .withPath(NODE_PATH)
+        .andReturn(200, new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+        .always();
+    server.expect().patch().withPath(podPath).andReturn(409, "").once();
+    server.expect().patch().withPath(podPath).andReturn(200, served).always();
+    server.expect().get().withPath(podPath).andReturn(200, served).always();
+    Allocator a =
+        new Allocator(
+            client,
+            NodeAgentConfig.builder(NODE).hookPath(hook).build(),
+            () -> "x",
+            () -> List.of(bound));
+
+    a.allocate(
+        AllocateRequest.newBuilder()
+            .addContainerRequests(ContainerAllocateRequest.newBuilder().addDevicesIds(gpu + "-0"))
+            .build());
+
+    List<String> requests = new ArrayList<>();
+    for (int i = server.getRequestCount(); i > 0; i--) {
+      RecordedRequest r = server.takeRequest();
+      if (r.getPath().startsWith(podPath)) {
+        String body = r.getUtf8Body();
+        requests.add(r.getMethod() + (body != null && body.contains("success") ? " success" : ""));
+      }
+    }
+    // The devices patch (409), the re-read, the devices patch again, the read of what is left, and
+    // bind-phase success.
+    assertThat(requests).containsExactly("PATCH", "GET", "PATCH", "GET", "PATCH success");
   }
 }

@@ -1,0 +1,526 @@
+package io.hami.model.testing;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A seeded HTTP/1.1 proxy in front of an API server that fails a share of the writes.
+ *
+ * <p>Every write ({@code POST}, {@code PUT}, {@code PATCH}, {@code DELETE}) draws from a seeded
+ * {@link Random}: with probability {@code rate} it gets one of the {@link Fault}s instead of
+ * reaching the server, chosen evenly. Reads pass untouched. Watches (a websocket upgrade or a
+ * {@code watch=true} GET) are spliced byte for byte in both directions for as long as either side
+ * keeps the connection, so informers see the server's stream as it is.
+ *
+ * <p>The seed comes from the system property {@value #SEED_PROPERTY} when set (to replay a run),
+ * otherwise from the clock; {@link #start} prints it. Decisions are drawn in arrival order, so a
+ * replay with concurrent clients injects the same number of faults, not always on the same request.
+ *
+ * <p>Concurrency: one daemon thread accepts; each connection gets a thread of its own (two for a
+ * spliced watch). Non-watch requests are answered with {@code Connection: close}, so a connection
+ * carries one request and the proxy never has to track keep-alive state. The counters are atomic.
+ */
+public final class FaultProxy implements AutoCloseable {
+
+  /** The system property that sets the seed. */
+  public static final String SEED_PROPERTY = "hami.faults.seed";
+
+  /** What a faulted write gets instead of the server's answer. */
+  public enum Fault {
+    /** 409 with a {@code Status} of reason {@code Conflict}, as a stale resourceVersion gets. */
+    CONFLICT,
+    /** 429 with {@code Retry-After: 1}, as API priority and fairness answers. */
+    TOO_MANY_REQUESTS,
+    /** 500 with a {@code Status} of reason {@code InternalError}. */
+    INTERNAL_ERROR,
+    /** No answer: the request is held for the hold time, then the connection is dropped. */
+    TIMEOUT
+  }
+
+  private final InetSocketAddress upstream;
+  private final double rate;
+  private final long seed;
+  private final Duration hold;
+  private final Random random;
+  private final ServerSocket server;
+  private final ExecutorService threads;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Map<Fault, AtomicLong> injected = new EnumMap<>(Fault.class);
+  private final AtomicLong writes = new AtomicLong();
+  private final AtomicLong forwarded = new AtomicLong();
+  private volatile boolean enabled = true;
+
+  private FaultProxy(InetSocketAddress upstream, double rate, long seed, Duration hold)
+      throws IOException {
+    if (!(rate >= 0 && rate <= 1)) {
+      throw new IllegalArgumentException("rate must be in [0, 1], was " + rate);
+    }
+    this.upstream = upstream;
+    this.rate = rate;
+    this.seed = seed;
+    this.hold = hold;
+    this.random = new Random(seed);
+    for (Fault f : Fault.values()) {
+      injected.put(f, new AtomicLong());
+    }
+    this.server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+    this.threads =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "fault-proxy");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Starts a proxy on a free loopback port in front of {@code upstream}.
+   *
+   * @param rate the share of writes to fail, in [0, 1]
+   * @param hold how long a {@link Fault#TIMEOUT} holds the request before dropping it
+   */
+  public static FaultProxy start(InetSocketAddress upstream, double rate, Duration hold) {
+    String property = System.getProperty(SEED_PROPERTY);
+    long seed = property != null ? Long.parseLong(property.trim()) : System.nanoTime();
+    return start(upstream, rate, hold, seed);
+  }
+
+  /** Starts a proxy with an explicit seed (tests of the proxy itself). */
+  public static FaultProxy start(
+      InetSocketAddress upstream, double rate, Duration hold, long seed) {
+    try {
+      FaultProxy p = new FaultProxy(upstream, rate, seed, hold);
+      System.out.printf(
+          "FaultProxy on port %d -> %s: rate=%s seed=%d (-D%s=%d replays it)%n",
+          p.port(), upstream, rate, seed, SEED_PROPERTY, seed);
+      p.threads.execute(p::acceptLoop);
+      return p;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The port the proxy listens on (loopback). */
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** {@code http://127.0.0.1:<port>/}, for a client's master URL. */
+  public String url() {
+    return "http://127.0.0.1:" + port() + "/";
+  }
+
+  /** The seed of this run. */
+  public long seed() {
+    return seed;
+  }
+
+  /** Stops (or resumes) injecting faults; requests in flight keep their decision. */
+  public void enabled(boolean on) {
+    this.enabled = on;
+  }
+
+  /** How many writes got {@code fault}. */
+  public long injected(Fault fault) {
+    AtomicLong n = injected.get(fault);
+    return n == null ? 0 : n.get();
+  }
+
+  /** How many writes got any fault. */
+  public long injected() {
+    return injected.values().stream().mapToLong(AtomicLong::get).sum();
+  }
+
+  /** How many writes arrived (faulted or not). */
+  public long writes() {
+    return writes.get();
+  }
+
+  /** How many requests (reads, writes and watches) reached the server. */
+  public long forwarded() {
+    return forwarded.get();
+  }
+
+  /** A one-line summary for the test's output. */
+  public String summary() {
+    return String.format(
+        Locale.ROOT,
+        "seed=%d writes=%d injected=%d %s forwarded=%d",
+        seed,
+        writes(),
+        injected(),
+        injected,
+        forwarded());
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      closeQuietly(server);
+      threads.shutdownNow();
+      try {
+        threads.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void acceptLoop() {
+    while (!closed.get()) {
+      try {
+        Socket client = server.accept();
+        threads.execute(() -> serve(client));
+      } catch (IOException e) {
+        if (!closed.get()) {
+          System.err.println("FaultProxy accept failed: " + e);
+        }
+      }
+    }
+  }
+
+  private @Nullable Fault draw(String method) {
+    if (!isWrite(method)) {
+      return null;
+    }
+    writes.incrementAndGet();
+    synchronized (random) {
+      if (!enabled || random.nextDouble() >= rate) {
+        return null;
+      }
+      return Fault.values()[random.nextInt(Fault.values().length)];
+    }
+  }
+
+  private static boolean isWrite(String method) {
+    return switch (method) {
+      case "POST", "PUT", "PATCH", "DELETE" -> true;
+      default -> false;
+    };
+  }
+
+  private void serve(Socket client) {
+    Socket up = null;
+    try {
+      InputStream in = client.getInputStream();
+      byte[] head = readHead(in);
+      if (head == null) {
+        return;
+      }
+      Request r = Request.parse(head);
+      Fault fault = draw(r.method);
+      if (r.isWatch()) {
+        up = connect();
+        forwarded.incrementAndGet();
+        up.getOutputStream().write(head);
+        up.getOutputStream().flush();
+        splice(client, up);
+        up = null; // the splice closes both
+        return;
+      }
+      byte[] body = readBody(in, r);
+      if (fault != null) {
+        injected.get(fault).incrementAndGet();
+        answerFault(client, fault, r);
+        return;
+      }
+      up = connect();
+      forwarded.incrementAndGet();
+      OutputStream uo = up.getOutputStream();
+      uo.write(r.withConnectionClose());
+      uo.write(body);
+      uo.flush();
+      InputStream ui = up.getInputStream();
+      byte[] responseHead = readHead(ui);
+      if (responseHead == null) {
+        return; // the server dropped it: so does the proxy
+      }
+      OutputStream co = client.getOutputStream();
+      co.write(withConnectionClose(responseHead));
+      ui.transferTo(co);
+      co.flush();
+    } catch (IOException e) {
+      // A client or server that went away mid-request: drop the connection, as a network would.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (up != null) {
+        closeQuietly(up);
+      }
+      closeQuietly(client); // a spliced watch has closed it already; twice is harmless
+    }
+  }
+
+  private Socket connect() throws IOException {
+    Socket s = new Socket();
+    s.connect(upstream, 5_000);
+    return s;
+  }
+
+  /** Copies both directions until one side ends, then closes both sockets. */
+  private void splice(Socket client, Socket up) {
+    AtomicBoolean done = new AtomicBoolean();
+    Runnable closeBoth =
+        () -> {
+          if (done.compareAndSet(false, true)) {
+            closeQuietly(client);
+            closeQuietly(up);
+          }
+        };
+    threads.execute(
+        () -> {
+          try {
+            pump(up.getInputStream(), client.getOutputStream());
+          } catch (IOException e) {
+            // the connection ended
+          } finally {
+            closeBoth.run();
+          }
+        });
+    try {
+      pump(client.getInputStream(), up.getOutputStream());
+    } catch (IOException e) {
+      // the connection ended
+    } finally {
+      closeBoth.run();
+    }
+  }
+
+  private static void pump(InputStream in, OutputStream out) throws IOException {
+    byte[] buf = new byte[8192];
+    int n;
+    while ((n = in.read(buf)) >= 0) {
+      out.write(buf, 0, n);
+      out.flush();
+    }
+  }
+
+  private void answerFault(Socket client, Fault fault, Request r)
+      throws IOException, InterruptedException {
+    if (fault == Fault.TIMEOUT) {
+      Thread.sleep(hold.toMillis());
+      client.setSoLinger(true, 0); // a reset, not a clean end of the response
+      return;
+    }
+    int code;
+    String reason;
+    String message;
+    String extra = "";
+    switch (fault) {
+      case CONFLICT -> {
+        code = 409;
+        reason = "Conflict";
+        message =
+            "Operation cannot be fulfilled on "
+                + r.resource()
+                + ": the object has been modified; please apply your changes to the latest"
+                + " version and try again";
+      }
+      case TOO_MANY_REQUESTS -> {
+        code = 429;
+        reason = "TooManyRequests";
+        message = "Too many requests, please try again later.";
+        extra = "Retry-After: 1\r\n";
+      }
+      default -> {
+        code = 500;
+        reason = "InternalError";
+        message = "Internal error occurred: injected by FaultProxy";
+      }
+    }
+    String body =
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+            + "\"message\":\""
+            + message.replace("\"", "\\\"")
+            + "\",\"reason\":\""
+            + reason
+            + "\",\"code\":"
+            + code
+            + "}";
+    byte[] bytes = body.getBytes(UTF_8);
+    String headers =
+        "HTTP/1.1 "
+            + code
+            + " "
+            + reason
+            + "\r\nContent-Type: application/json\r\nContent-Length: "
+            + bytes.length
+            + "\r\n"
+            + extra
+            + "Connection: close\r\n\r\n";
+    OutputStream out = client.getOutputStream();
+    out.write(headers.getBytes(ISO_8859_1));
+    out.write(bytes);
+    out.flush();
+  }
+
+  /** The bytes up to and including the blank line, or null at end of stream before any. */
+  private static byte @Nullable [] readHead(InputStream in) throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream(512);
+    int state = 0; // how much of CR LF CR LF has been seen
+    int c;
+    while ((c = in.read()) >= 0) {
+      b.write(c);
+      if (c == '\r' && (state == 0 || state == 2)) {
+        state++;
+      } else if (c == '\n' && (state == 1 || state == 3)) {
+        state++;
+        if (state == 4) {
+          return b.toByteArray();
+        }
+      } else {
+        state = c == '\r' ? 1 : 0;
+      }
+      if (b.size() > 1 << 20) {
+        throw new IOException("request head over 1 MiB");
+      }
+    }
+    return null;
+  }
+
+  private static byte[] readBody(InputStream in, Request r) throws IOException {
+    String length = r.header("content-length");
+    if (length != null) {
+      return in.readNBytes(Integer.parseInt(length.trim()));
+    }
+    String te = r.header("transfer-encoding");
+    if (te == null || !te.toLowerCase(Locale.ROOT).contains("chunked")) {
+      return new byte[0];
+    }
+    // Keep the chunked framing as it is; the server decodes it.
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    while (true) {
+      String sizeLine = readLine(in, b);
+      int semi = sizeLine.indexOf(';');
+      int size = Integer.parseInt((semi >= 0 ? sizeLine.substring(0, semi) : sizeLine).trim(), 16);
+      if (size == 0) {
+        // trailers, then the blank line
+        while (!readLine(in, b).isEmpty()) {}
+        return b.toByteArray();
+      }
+      b.write(in.readNBytes(size));
+      readLine(in, b);
+    }
+  }
+
+  /** Reads one CRLF-ended line, copying its bytes to {@code copy}; returns it without the CRLF. */
+  private static String readLine(InputStream in, ByteArrayOutputStream copy) throws IOException {
+    StringBuilder s = new StringBuilder();
+    int c;
+    while ((c = in.read()) >= 0) {
+      copy.write(c);
+      if (c == '\n') {
+        break;
+      }
+      if (c != '\r') {
+        s.append((char) c);
+      }
+    }
+    if (c < 0) {
+      throw new IOException("end of stream in a chunked body");
+    }
+    return s.toString();
+  }
+
+  /** {@code head} with its hop-by-hop headers replaced by {@code Connection: close}. */
+  private static byte[] withConnectionClose(byte[] head) {
+    String[] lines = new String(head, ISO_8859_1).split("\r\n");
+    StringBuilder s = new StringBuilder(head.length + 20);
+    s.append(lines[0]).append("\r\n");
+    for (int i = 1; i < lines.length; i++) {
+      String l = lines[i].toLowerCase(Locale.ROOT);
+      // An h2c upgrade offer is dropped with them: the server answers in HTTP/1.1.
+      if (!l.isEmpty()
+          && !l.startsWith("connection:")
+          && !l.startsWith("keep-alive:")
+          && !l.startsWith("upgrade:")
+          && !l.startsWith("http2-settings:")) {
+        s.append(lines[i]).append("\r\n");
+      }
+    }
+    s.append("Connection: close\r\n\r\n");
+    return s.toString().getBytes(ISO_8859_1);
+  }
+
+  private static void closeQuietly(java.io.Closeable c) {
+    try {
+      c.close();
+    } catch (IOException | RuntimeException e) {
+      // already gone
+    }
+  }
+
+  /** The request line and headers of one request. */
+  private record Request(String method, String target, List<String> lines, byte[] head) {
+
+    static Request parse(byte[] head) throws IOException {
+      String[] all = new String(head, ISO_8859_1).split("\r\n");
+      String[] first = all[0].split(" ");
+      if (first.length < 3) {
+        throw new IOException("bad request line: " + all[0]);
+      }
+      List<String> lines = new ArrayList<>();
+      for (int i = 1; i < all.length; i++) {
+        if (!all[i].isEmpty()) {
+          lines.add(all[i]);
+        }
+      }
+      return new Request(first[0], first[1], lines, head);
+    }
+
+    @Nullable String header(String name) {
+      String prefix = name.toLowerCase(Locale.ROOT) + ":";
+      for (String l : lines) {
+        if (l.toLowerCase(Locale.ROOT).startsWith(prefix)) {
+          return l.substring(prefix.length()).trim();
+        }
+      }
+      return null;
+    }
+
+    boolean isWatch() {
+      String upgrade = header("upgrade");
+      return upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("websocket")
+          || target.contains("watch=true")
+          || target.contains("watch=1")
+          || target.contains("follow=true");
+    }
+
+    byte[] withConnectionClose() {
+      return FaultProxy.withConnectionClose(head);
+    }
+
+    /** {@code pods "p"} from {@code /api/v1/namespaces/default/pods/p[/binding]}, for messages. */
+    String resource() {
+      String path = target.split("\\?", 2)[0];
+      String[] parts = path.split("/");
+      if (parts.length >= 2) {
+        return parts[parts.length - 2] + " \"" + parts[parts.length - 1] + "\"";
+      }
+      return "\"" + path + "\"";
+    }
+  }
+}
