@@ -23,6 +23,30 @@ public final class EngineCheck {
     return firstDifference(trace, fast, real);
   }
 
+  /** {@link #firstDifference(PreparedTrace, PaperPolicy, long)} for one of HAMi's policies. */
+  public static Optional<String> firstDifference(
+      PreparedTrace trace, HamiPolicy policy, long seed) {
+    RunResult fast = new HamiReplay(trace).run(policy, seed);
+    RunResult real = new FrameworkReplay(trace).run(policy.framework(), seed);
+    return firstDifference(trace, fast, real);
+  }
+
+  /**
+   * The first difference for a policy of either kind by name, or empty when the engines agree.
+   *
+   * @throws IllegalArgumentException when the fast engine does not know the policy
+   */
+  public static Optional<String> firstDifference(PreparedTrace trace, String policy, long seed) {
+    Optional<PaperPolicy> paper = PaperPolicy.byName(policy);
+    if (paper.isPresent()) {
+      return firstDifference(trace, paper.get(), seed);
+    }
+    HamiPolicy hami =
+        HamiPolicy.byName(policy)
+            .orElseThrow(() -> new IllegalArgumentException("unknown policy " + policy));
+    return firstDifference(trace, hami, seed);
+  }
+
   static Optional<String> firstDifference(PreparedTrace trace, RunResult fast, RunResult real) {
     if (!Arrays.equals(fast.podIndex(), real.podIndex())) {
       return Optional.of("the engines submitted pods in different orders");

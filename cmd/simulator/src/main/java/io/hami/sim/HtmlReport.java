@@ -56,12 +56,17 @@ public final class HtmlReport {
                   + " fragmentation (for the trace's typical pods) the least.")
           .put(
               "hami-binpack",
-              "HAMi's binpack: the fullest node and the fullest GPU that fit, as HAMi's scheduler"
-                  + " scores them.")
+              "HAMi's binpack (the vgpu plugin's node and GPU policy binpack): the node whose GPUs"
+                  + " are the most used by HAMi's node score (share slots, cores and memory held),"
+                  + " then on it the most used GPUs that fit. Nodes with equal scores, such as"
+                  + " empty ones, go by the default scores (the most CPU and memory left, then"
+                  + " the best balanced).")
           .put(
               "hami-spread",
-              "HAMi's spread: the emptiest node and the emptiest GPU that fit, as HAMi's scheduler"
-                  + " scores them.")
+              "HAMi's spread (node and GPU policy spread): the node whose GPUs are the least"
+                  + " used by HAMi's node score, then on it the least used GPUs that fit; equal"
+                  + " scores go by the default scores, as for binpack. Spreads load and"
+                  + " interference, at the cost of whole free GPUs.")
           .buildOrThrow();
 
   private HtmlReport() {}
@@ -269,12 +274,6 @@ public final class HtmlReport {
       }
     }
     b.append("</dl>\n");
-    if (!seen.contains("hami-binpack")) {
-      b.append(
-          "<p class=\"note\">HAMi's own binpack and spread policies run through the scheduler"
-              + " itself: <code>./hami simulate --engine framework --policy"
-              + " hami-binpack,hami-spread,fgd</code> (about 20 times slower).</p>\n");
-    }
   }
 
   private static String cell(PolicySummary p, Curves.Metric m, int x) {

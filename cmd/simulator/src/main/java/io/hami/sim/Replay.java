@@ -80,7 +80,7 @@ public final class Replay {
     return Arrays.copyOf(order, size);
   }
 
-  private static void shuffle(int[] a, SplittableRandom rng) {
+  static void shuffle(int[] a, SplittableRandom rng) {
     for (int i = a.length - 1; i > 0; i--) {
       int j = rng.nextInt(i + 1);
       int t = a[i];

@@ -7,7 +7,7 @@ import java.util.function.BiFunction;
  * A policy as the simulator runs it: one replay per trace and seed. {@link #fast} replays on the
  * compact node table, with the same policy code the score plugins run and the same filters, and
  * gives the same placements as {@link #framework} (a test holds them equal) at a fraction of the
- * cost; {@link #framework} drives the real scheduler, and also offers HAMi's own policies.
+ * cost; {@link #framework} drives the real scheduler. HAMi's own policies run on either engine.
  */
 public interface SimPolicy {
 
@@ -20,6 +20,11 @@ public interface SimPolicy {
   static SimPolicy fast(PaperPolicy p) {
     return new Named(
         p.policyName(), p.paperName(), (trace, seed) -> new Replay(trace).run(p, seed));
+  }
+
+  static SimPolicy fast(HamiPolicy p) {
+    return new Named(
+        p.policyName(), p.displayName(), (trace, seed) -> new HamiReplay(trace).run(p, seed));
   }
 
   static SimPolicy framework(FrameworkPolicy p) {

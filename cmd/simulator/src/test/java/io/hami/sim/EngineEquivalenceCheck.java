@@ -13,9 +13,9 @@ import java.util.concurrent.Future;
 
 /**
  * Verifies on a whole bundled trace that the fast replay places every pod exactly as the real
- * scheduler does ({@link EngineCheck}), for each of the paper's policies and the given seeds.
- * Prints one line per (policy, seed) and exits 1 when any differs. {@code hami simulate
- * --check-engines} does the same for any trace.
+ * scheduler does ({@link EngineCheck}), for each of the paper's policies and HAMi's binpack and
+ * spread, and the given seeds. Prints one line per (policy, seed) and exits 1 when any differs.
+ * {@code hami simulate --check-engines} does the same for any trace.
  *
  * <p>Run: {@code java -cp <classpath> io.hami.sim.EngineEquivalenceCheck [trace] [seeds] [threads]}
  * with seeds as {@code 42..51} or {@code 42,43}.
@@ -31,11 +31,18 @@ public final class EngineEquivalenceCheck {
     long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    record Job(PaperPolicy policy, long seed, Future<Optional<String>> diff) {}
+    record Job(String policy, long seed, Future<Optional<String>> diff) {}
     List<Job> jobs = new ArrayList<>();
     try {
       for (long seed : seeds) {
+        List<String> names = new ArrayList<>();
         for (PaperPolicy p : PaperPolicy.values()) {
+          names.add(p.policyName());
+        }
+        for (HamiPolicy p : HamiPolicy.values()) {
+          names.add(p.policyName());
+        }
+        for (String p : names) {
           jobs.add(
               new Job(p, seed, pool.submit(() -> EngineCheck.firstDifference(trace, p, seed))));
         }
@@ -45,9 +52,9 @@ public final class EngineEquivalenceCheck {
         Optional<String> diff = j.diff.get();
         System.out.printf(
             Locale.ROOT,
-            "%s %-10s seed %d: %s%n",
+            "%s %-12s seed %d: %s%n",
             name,
-            j.policy.policyName(),
+            j.policy,
             j.seed,
             diff.orElse("identical"));
         if (diff.isPresent()) {

@@ -12,8 +12,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The fast replay places every pod on the same node and GPUs as the real scheduler (in-memory
  * cluster, placement/fgd score plugins, vgpu's fit and Reserve) for every policy of the paper
  * (Random-fit's draws included: both engines draw from the same stream), on a slice of a trace with
- * model constraints, sharing and multi-GPU pods. {@link EngineEquivalenceCheck} checks whole
- * traces.
+ * model constraints, sharing and multi-GPU pods; and HAMi's binpack and spread likewise (the vgpu
+ * node score, the default scores that break its ties, and vgpu's card order). {@link
+ * EngineEquivalenceCheck} checks whole traces.
  */
 final class FrameworkEquivalenceTest {
 
@@ -40,6 +41,21 @@ final class FrameworkEquivalenceTest {
             .run(FrameworkPolicy.byName(policy.policyName()).orElseThrow(), 7);
     assertThat(real.podIndex()).isEqualTo(fast.podIndex());
     assertThat(real.node()).isEqualTo(fast.node());
+    assertThat(real.gpuMask()).isEqualTo(fast.gpuMask());
+    assertThat(real.fragment()).isEqualTo(fast.fragment());
+    assertThat(fast.failed()).isPositive();
+  }
+
+  static Stream<HamiPolicy> hamiPolicies() {
+    return Stream.of(HamiPolicy.values());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("hamiPolicies")
+  void hamiPolicies_samePlacementsAsTheScheduler(HamiPolicy policy) {
+    RunResult fast = new HamiReplay(slice).run(policy, 7);
+    RunResult real = new FrameworkReplay(slice).run(policy.framework(), 7);
+    assertThat(EngineCheck.firstDifference(slice, fast, real)).isEmpty();
     assertThat(real.gpuMask()).isEqualTo(fast.gpuMask());
     assertThat(real.fragment()).isEqualTo(fast.fragment());
     assertThat(fast.failed()).isPositive();

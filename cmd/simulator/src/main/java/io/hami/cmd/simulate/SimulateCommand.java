@@ -5,6 +5,7 @@ import io.hami.plugins.placement.PaperPolicy;
 import io.hami.sim.BundledTraces;
 import io.hami.sim.EngineCheck;
 import io.hami.sim.FrameworkPolicy;
+import io.hami.sim.HamiPolicy;
 import io.hami.sim.HtmlReport;
 import io.hami.sim.JsonReport;
 import io.hami.sim.KubeObjects;
@@ -47,7 +48,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code hami simulate}: replays cluster traces under placement policies and seeds and prints how
  * much GPU capacity each policy leaves unallocated and fragmented. With no arguments it compares
- * the paper's six policies on the bundled default openb trace.
+ * the paper's six policies and HAMi's binpack and spread on the bundled default openb trace.
  */
 @Command(
     name = "simulate",
@@ -57,7 +58,7 @@ import picocli.CommandLine.Spec;
       "Replay a cluster trace under placement policies and compare how much GPU capacity each"
           + " leaves unallocated and fragmented.",
       "With no arguments: the bundled openb default trace (Alibaba cluster-trace-gpu-v2023), all"
-          + " six policies, seeds 42..51."
+          + " six policies of the FGD paper and HAMi's binpack and spread, seeds 42..51."
     })
 public final class SimulateCommand implements Callable<Integer> {
 
@@ -99,8 +100,8 @@ public final class SimulateCommand implements Callable<Integer> {
       split = ",",
       description =
           "Policies to compare, in table order: random, dotprod, clustering, packing,"
-              + " bestfit, fgd; with --engine framework also hami-binpack, hami-spread."
-              + " Default: the six of the FGD paper.")
+              + " bestfit, fgd (the FGD paper's six), hami-binpack, hami-spread (HAMi's node and"
+              + " GPU policies). Default: all eight.")
   List<String> policies = new ArrayList<>();
 
   /** How replays run. */
@@ -118,8 +119,8 @@ public final class SimulateCommand implements Callable<Integer> {
       description =
           "fast (default): the policies' code on a compact cluster table, which places"
               + " every pod exactly as the scheduler does (verified on whole traces, see"
-              + " --check-engines); framework: the real scheduler in memory (about 20 times slower;"
-              + " also runs HAMi's binpack and spread).")
+              + " --check-engines); framework: the real scheduler in memory (about 20 times"
+              + " slower).")
   Engine engine = Engine.fast;
 
   @Option(
@@ -127,7 +128,7 @@ public final class SimulateCommand implements Callable<Integer> {
       description =
           "Instead of a report, replay each trace, policy and seed with both engines and"
               + " check that the fast engine places every pod on the same node and GPUs as the"
-              + " scheduler (paper policies only; slow: runs the scheduler). Exit code 1 on a difference.")
+              + " scheduler (slow: runs the scheduler). Exit code 1 on a difference.")
   boolean checkEngines;
 
   @Option(
@@ -315,10 +316,6 @@ public final class SimulateCommand implements Callable<Integer> {
       PrintWriter out,
       PrintWriter err)
       throws InterruptedException {
-    List<PaperPolicy> paper = new ArrayList<>();
-    for (String n : names) {
-      paper.add(PaperPolicy.byName(n).orElseThrow());
-    }
     record Check(String trace, String policy, long seed, Future<Optional<String>> diff) {}
     ExecutorService pool =
         Executors.newFixedThreadPool(
@@ -333,13 +330,10 @@ public final class SimulateCommand implements Callable<Integer> {
     try {
       for (PreparedTrace t : prepared) {
         for (long seed : seedList) {
-          for (PaperPolicy p : paper) {
+          for (String p : names) {
             checks.add(
                 new Check(
-                    t.name(),
-                    p.policyName(),
-                    seed,
-                    pool.submit(() -> EngineCheck.firstDifference(t, p, seed))));
+                    t.name(), p, seed, pool.submit(() -> EngineCheck.firstDifference(t, p, seed))));
           }
         }
       }
@@ -353,7 +347,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         out.printf(
             Locale.ROOT,
-            "%-12s %-10s seed %d: %s%n",
+            "%-12s %-12s seed %d: %s%n",
             c.trace,
             c.policy,
             c.seed,
@@ -376,7 +370,7 @@ public final class SimulateCommand implements Callable<Integer> {
     return differ == 0 ? 0 : 1;
   }
 
-  /** The policy names asked for, or the paper's six; each known to the fast engine. */
+  /** The policy names asked for, or all eight; each known to the fast engine. */
   static List<String> policyNames(List<String> names) {
     return parsePolicies(names, Engine.fast).stream().map(SimPolicy::policyName).toList();
   }
@@ -400,27 +394,29 @@ public final class SimulateCommand implements Callable<Integer> {
     List<String> wanted =
         names.stream().map(String::trim).filter(n -> !n.isEmpty()).distinct().toList();
     if (wanted.isEmpty()) {
-      wanted = Arrays.stream(PaperPolicy.values()).map(PaperPolicy::policyName).toList();
+      wanted = Arrays.stream(FrameworkPolicy.values()).map(FrameworkPolicy::policyName).toList();
     }
     List<SimPolicy> out = new ArrayList<>();
     for (String n : wanted) {
       if (engine == Engine.fast) {
-        PaperPolicy p =
-            PaperPolicy.byName(n)
+        Optional<PaperPolicy> paper = PaperPolicy.byName(n);
+        if (paper.isPresent()) {
+          out.add(SimPolicy.fast(paper.get()));
+          continue;
+        }
+        HamiPolicy p =
+            HamiPolicy.byName(n)
                 .orElseThrow(
                     () ->
                         new IllegalArgumentException(
                             "--policy: unknown policy '"
                                 + n
-                                + "' for --engine fast; known: "
+                                + "'; known: "
                                 + String.join(
                                     ", ",
-                                    Arrays.stream(PaperPolicy.values())
-                                        .map(PaperPolicy::policyName)
-                                        .toList())
-                                + (FrameworkPolicy.byName(n).isPresent()
-                                    ? " (" + n + " needs --engine framework)"
-                                    : "")));
+                                    Arrays.stream(FrameworkPolicy.values())
+                                        .map(FrameworkPolicy::policyName)
+                                        .toList())));
         out.add(SimPolicy.fast(p));
       } else {
         FrameworkPolicy p =

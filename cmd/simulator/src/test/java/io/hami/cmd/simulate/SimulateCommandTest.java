@@ -35,7 +35,7 @@ final class SimulateCommandTest {
         run(
             "simulate",
             "--policy",
-            "bestfit,fgd",
+            "bestfit,fgd,hami-binpack",
             "--seeds",
             "42",
             "--threads",
@@ -52,12 +52,14 @@ final class SimulateCommandTest {
         .contains("FGD *")
         .contains("4.84 ±0.00")
         .contains("4.77 (+0.07 ok")
-        .contains("Ran 2 replays");
+        .contains("HAMi binpack")
+        .contains("Ran 3 replays");
     assertThat(r.err()).doesNotContain("replays,"); // no progress bar off a terminal
     String j = Files.readString(json);
     assertThat(j)
         .contains("\"trace\": \"default\"")
         .contains("\"policy\": \"fgd\"")
+        .contains("\"policy\": \"hami-binpack\"")
         .contains("\"unallocatedAt100PerSeed\": [4.84]")
         .contains("\"withinTolerance\": true");
     String h = Files.readString(html);
@@ -74,7 +76,8 @@ final class SimulateCommandTest {
         .contains("the next best, BestFit")
         .contains("<dt>Fragmentation rate %</dt>")
         .contains("<dt>FGD</dt><dd>Fragmentation gradient descent")
-        .contains("hami-binpack,hami-spread")
+        .contains("<dt>HAMi binpack</dt><dd>HAMi's binpack")
+        .doesNotContain("--engine framework")
         .doesNotContain("<script")
         .doesNotContain("<link")
         .doesNotContain("href")
@@ -150,13 +153,14 @@ final class SimulateCommandTest {
             "2");
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     assertThat(r.out())
-        .contains("small        random     seed 1: identical")
-        .contains("small        fgd        seed 2: identical")
-        .contains("12 of 12 replays placed identically by both engines.");
-    Run hami =
-        run("simulate", "--engine", "framework", "--policy", "hami-binpack", "--check-engines");
-    assertThat(hami.code()).isEqualTo(2);
-    assertThat(hami.err()).contains("unknown policy 'hami-binpack'");
+        .contains("small        random       seed 1: identical")
+        .contains("small        fgd          seed 2: identical")
+        .contains("small        hami-binpack seed 1: identical")
+        .contains("small        hami-spread  seed 2: identical")
+        .contains("16 of 16 replays placed identically by both engines.");
+    Run unknown = run("simulate", "--policy", "nope", "--check-engines");
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.err()).contains("unknown policy 'nope'");
   }
 
   @Test
@@ -246,16 +250,29 @@ final class SimulateCommandTest {
     assertThat(SimulateCommand.parseSeeds("42..45")).containsExactly(42L, 43L, 44L, 45L);
     assertThat(SimulateCommand.parseSeeds("7, 3,7")).containsExactly(7L, 3L);
     assertThatThrownBy(() -> SimulateCommand.parseSeeds("a..b")).hasMessageContaining("--seeds");
-    assertThat(SimulateCommand.parsePolicies(List.of(), SimulateCommand.Engine.fast)).hasSize(6);
+    assertThat(SimulateCommand.parsePolicies(List.of(), SimulateCommand.Engine.fast))
+        .extracting(p -> p.policyName())
+        .containsExactly(
+            "random",
+            "dotprod",
+            "clustering",
+            "packing",
+            "bestfit",
+            "fgd",
+            "hami-binpack",
+            "hami-spread");
     assertThat(
             SimulateCommand.parsePolicies(
                 List.of("hami-spread", "fgd"), SimulateCommand.Engine.framework))
         .extracting(p -> p.policyName())
         .containsExactly("hami-spread", "fgd");
+    assertThat(SimulateCommand.parsePolicies(List.of("hami-spread"), SimulateCommand.Engine.fast))
+        .extracting(p -> p.displayName())
+        .containsExactly("HAMi spread");
     assertThatThrownBy(
-            () ->
-                SimulateCommand.parsePolicies(List.of("hami-spread"), SimulateCommand.Engine.fast))
-        .hasMessageContaining("needs --engine framework");
+            () -> SimulateCommand.parsePolicies(List.of("binpack"), SimulateCommand.Engine.fast))
+        .hasMessageContaining("unknown policy 'binpack'")
+        .hasMessageContaining("hami-binpack, hami-spread");
     assertThat(SimulateCommand.traceNames(List.of("all"))).hasSize(5);
   }
 

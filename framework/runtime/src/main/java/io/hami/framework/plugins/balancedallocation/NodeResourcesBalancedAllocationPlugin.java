@@ -124,8 +124,11 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
     return true;
   }
 
-  /** {@code (1 - std deviation) * 100} of the first {@code n} fractions, which sum to total. */
-  static long balancedScore(double[] fractions, int n, double total) {
+  /**
+   * {@code (1 - std deviation) * 100} of the first {@code n} fractions, which sum to total. Public
+   * so that replays outside the scheduler rank nodes alike.
+   */
+  public static long balancedScore(double[] fractions, int n, double total) {
     double std = 0;
     if (n == 2) {
       std = Math.abs((fractions[0] - fractions[1]) / 2);

@@ -248,22 +248,27 @@ public final class NodeResourcesFitPlugin
     long total = 0;
     for (int i = 0; i < scoreResources.length; i++) {
       String r = scoreResources[i];
-      long capacity = alloc.get(r);
-      long requested = used.get(r) + podReq.get(r);
-      long score;
-      if (capacity <= 0 || requested > capacity) {
-        score = mostAllocated ? MAX_NODE_SCORE : 0;
-        if (capacity <= 0) {
-          score = 0;
-        }
-      } else if (mostAllocated) {
-        score = requested * MAX_NODE_SCORE / capacity;
-      } else {
-        score = (capacity - requested) * MAX_NODE_SCORE / capacity;
-      }
+      long score = resourceScore(mostAllocated, alloc.get(r), used.get(r) + podReq.get(r));
       total += score * scoreWeights[i];
     }
     return weightSum == 0 ? 0 : total / weightSum;
+  }
+
+  /**
+   * One resource's score in [0, 100] under LeastAllocated or MostAllocated, as kube-scheduler
+   * computes it with integer division; {@code requested} includes the pod's own (non-zero) request.
+   * Public so that replays outside the scheduler rank nodes alike.
+   */
+  public static long resourceScore(boolean mostAllocated, long capacity, long requested) {
+    if (capacity <= 0) {
+      return 0;
+    }
+    if (requested > capacity) {
+      return mostAllocated ? MAX_NODE_SCORE : 0;
+    }
+    return mostAllocated
+        ? requested * MAX_NODE_SCORE / capacity
+        : (capacity - requested) * MAX_NODE_SCORE / capacity;
   }
 
   @Override
