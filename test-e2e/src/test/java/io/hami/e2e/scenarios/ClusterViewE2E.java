@@ -10,41 +10,31 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.cmd.cluster.GpuNode;
 import io.hami.cmd.cluster.Invariants;
 import io.hami.e2e.ControlPlaneExtension;
+import io.hami.e2e.HeadlessBrowser;
 import io.hami.e2e.TestNamespace;
 import io.hami.model.Annotations;
 import io.hami.nodeagent.nvml.GpuInfo;
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The cluster view in a real browser: headless Debian chromium, driven through chromedriver by
@@ -60,47 +50,18 @@ class ClusterViewE2E {
   private static final String SECRET = "e2e-view-secret-value";
 
   @TempDir static Path dir;
-  private static @Nullable WebDriver browser;
+  private static @Nullable HeadlessBrowser browser;
   private final List<GpuNode> nodes = new ArrayList<>();
 
   @BeforeAll
   static void startBrowser() {
-    Optional<Path> chromium = onPath("chromium", "chromium-browser");
-    Optional<Path> driver = onPath("chromedriver");
-    if (chromium.isEmpty() || driver.isEmpty()) {
-      String missing =
-          (chromium.isEmpty() ? "chromium " : "") + (driver.isEmpty() ? "chromedriver " : "");
-      String why =
-          "the cluster view's browser test needs Debian's chromium and chromium-driver"
-              + " (apt-get install -y chromium chromium-driver); missing: "
-              + missing.strip();
-      if (Boolean.getBoolean("hami.e2e.requireBrowser")) {
-        Assertions.fail(why + " (hami.e2e.requireBrowser is true)");
-      }
-      Assumptions.abort(why);
-    }
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(chromium.get().toFile());
-    options.addArguments(
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--window-size=1400,1000",
-        "--user-data-dir=" + dir.resolve("chromium-profile"));
-    ChromeDriverService service =
-        new ChromeDriverService.Builder()
-            .usingDriverExecutable(driver.get().toFile())
-            .usingAnyFreePort()
-            .build();
-    browser = new ChromeDriver(service, options);
-    browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+    browser = HeadlessBrowser.start(dir, "ClusterViewE2E", "cluster view");
   }
 
   @AfterAll
   static void stopBrowser() {
     if (browser != null) {
-      browser.quit();
+      browser.close();
       browser = null;
     }
   }
@@ -110,39 +71,24 @@ class ClusterViewE2E {
     Teardown.checkInvariantsAndStop(client, ns.name(), nodes);
   }
 
-  private static Optional<Path> onPath(String... names) {
-    String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
-    for (String name : names) {
-      for (String d : path.split(File.pathSeparator)) {
-        Path p = Path.of(d, name);
-        if (Files.isExecutable(p)) {
-          return Optional.of(p);
-        }
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static WebDriver browser() {
-    WebDriver b = browser;
+  private static HeadlessBrowser browserOrFail() {
+    HeadlessBrowser b = browser;
     if (b == null) {
       throw new IllegalStateException("the browser did not start");
     }
     return b;
   }
 
+  private static WebDriver browser() {
+    return browserOrFail().driver();
+  }
+
   private static void screenshot(String name) throws IOException {
-    Path out = ControlPlaneExtension.moduleDir().resolve("target/screenshots");
-    Files.createDirectories(out);
-    File shot = ((TakesScreenshot) browser()).getScreenshotAs(OutputType.FILE);
-    Files.copy(
-        shot.toPath(),
-        out.resolve("ClusterViewE2E-" + name + ".png"),
-        StandardCopyOption.REPLACE_EXISTING);
+    browserOrFail().screenshot(name);
   }
 
   private static List<WebElement> find(String css) {
-    return browser().findElements(By.cssSelector(css));
+    return browserOrFail().find(css);
   }
 
   private static String gpuCell(String node, int index) {
