@@ -39,10 +39,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One cluster benchmark run: nodes (light or with node agents), the scheduler under test in its own
- * process, pods created at the workload's rate while churn and unschedulable pods run beside them,
- * then the same pods again bound by the API ceiling. Measures bind throughput (average and
- * per-second percentiles), create-to-bind latency, the scheduler's requests per pod by verb, its
- * CPU time and heap.
+ * process, pods created at the workload's rate while churn and unschedulable pods run beside them;
+ * then the same pods without GPU requests through ours and through kube-scheduler ({@link
+ * NonGpuRun}), and the GPU pods again bound by the API ceiling, each phase from the same cluster.
+ * Measures bind throughput (average and per-second percentiles), create-to-bind latency, the
+ * binder's requests per pod by verb, its CPU time and heap. A {@code pods.template} workload runs
+ * as a {@link TemplateRun}.
  */
 final class ClusterBench {
   static final String NAMESPACE = "hami-bench";
