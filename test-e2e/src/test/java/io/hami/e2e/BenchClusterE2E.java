@@ -56,9 +56,31 @@ class BenchClusterE2E {
     return JsonMapper.builder().build().readTree(Files.readString(json));
   }
 
+  /**
+   * Basic, scaled down, in its four phases: ours on the GPU pods, ours and kube-scheduler on the
+   * same pods without GPU requests, and the API ceiling. kube-scheduler comes from {@code
+   * KUBE_SCHEDULER} (test-e2e/bin/build-control-plane.sh prints it); without it the other three
+   * phases run.
+   */
   @Test
-  void basic_scaledDown_bindsEveryPodWithTheHappyPathWrites(ControlPlane cp) throws Exception {
-    JsonNode r = run(cp, "config/bench/basic.yaml", "--nodes", "50", "--pods", "300");
+  void basic_scaledDown_bindsEveryPodWithTheHappyPathWrites_inEveryPhase(ControlPlane cp)
+      throws Exception {
+    String kubeScheduler = System.getenv("KUBE_SCHEDULER");
+    boolean kube = kubeScheduler != null && Files.isExecutable(Path.of(kubeScheduler));
+    StringWriter out = new StringWriter();
+    JsonNode r =
+        kube
+            ? run(
+                cp,
+                "config/bench/basic.yaml",
+                out,
+                "--nodes",
+                "50",
+                "--pods",
+                "300",
+                "--kube-scheduler",
+                kubeScheduler)
+            : run(cp, "config/bench/basic.yaml", out, "--nodes", "50", "--pods", "300");
     JsonNode ours = r.path("ours");
     assertThat(ours.path("created").asInt()).isEqualTo(300);
     assertThat(ours.path("bound").asInt()).isEqualTo(300);
@@ -81,6 +103,43 @@ class BenchClusterE2E {
     // The same two writes; a lock patch that loses a race to another worker is retried.
     assertThat(ceiling.path("writesPerPod").asDouble()).isBetween(2.0, 2.5);
     assertThat(r.path("ceilingRatio").asDouble()).isPositive();
+
+    // The same pods without GPU requests: one binding each, no node lock.
+    JsonNode nonGpu = r.path("nonGpu");
+    assertThat(nonGpu.path("name").asString()).isEqualTo("hami-scheduler, no GPUs");
+    assertThat(nonGpu.path("created").asInt()).isEqualTo(300);
+    assertThat(nonGpu.path("bound").asInt()).isEqualTo(300);
+    assertThat(nonGpu.path("requestsPerPod").path("create bindings").asDouble())
+        .isBetween(0.99, 1.01);
+    assertThat(nonGpu.path("bindingWritesPerPod").asDouble()).isBetween(0.99, 1.05);
+    for (String phase : new String[] {"ours", "nonGpu", "ceiling"}) {
+      assertThat(r.path(phase).path("podsPerSecond").asDouble()).as(phase).isPositive();
+    }
+    String md = out.toString();
+    if (kube) {
+      JsonNode k = r.path("kubeScheduler");
+      assertThat(k.path("name").asString()).isEqualTo("kube-scheduler, no GPUs");
+      assertThat(k.path("created").asInt()).isEqualTo(300);
+      assertThat(k.path("bound").asInt()).isEqualTo(300);
+      assertThat(k.path("podsPerSecond").asDouble()).isPositive();
+      assertThat(k.path("requestsPerPod").path("create *").asDouble()).isGreaterThanOrEqualTo(0.9);
+      assertThat(r.path("kubeSchedulerRatio").asDouble()).isPositive();
+      assertThat(r.path("nonGpuRatio").asDouble()).isPositive();
+      // Four rows, each with its ratio to kube-scheduler, and the headline under the table.
+      assertThat(md)
+          .contains("| pods/s (avg) | ÷ kube-scheduler, no GPUs |")
+          .containsPattern("\\| hami-scheduler \\| 300/300 \\| [0-9.]+ \\| [0-9.]+ \\|")
+          .containsPattern("\\| hami-scheduler, no GPUs \\| 300/300 \\| [0-9.]+ \\| [0-9.]+ \\|")
+          .contains("| kube-scheduler, no GPUs | 300/300 |")
+          .containsPattern("\\| kube-scheduler, no GPUs \\| 300/300 \\| [0-9.]+ \\| 1\\.00 \\|")
+          .containsPattern("\\| API ceiling \\| 300/300 \\| [0-9.]+ \\| [0-9.]+ \\|")
+          .contains("GPU path / kube-scheduler without GPUs (avg pods/s): **")
+          .contains("ours / kube-scheduler, both without GPUs (avg pods/s): **");
+    } else {
+      assertThat(r.path("kubeScheduler").isNull() || r.path("kubeScheduler").isMissingNode())
+          .isTrue();
+      assertThat(md).contains("| pods/s (avg) | ÷ API ceiling |");
+    }
 
     assertThat(r.has("hami")).as("no column for a scheduler the harness cannot run").isFalse();
     assertThat(r.path("checks").path("violations")).isEmpty();

@@ -86,6 +86,17 @@ final class BenchPods {
     return b.build();
   }
 
+  /**
+   * The pod of {@code shape} with its GPU requests taken out: the same containers, with no resource
+   * requests or limits, for the phases that measure scheduling without GPUs.
+   */
+  static Pod withoutGpus(
+      String namespace, String name, String group, Workload.Shape shape, String schedulerName) {
+    Pod pod = pod(namespace, name, group, shape, schedulerName);
+    pod.getSpec().getContainers().forEach(c -> c.setResources(null));
+    return pod;
+  }
+
   /** A shape no node can take: more memory per GPU than any GPU has. */
   static Workload.Shape unschedulableShape(int gpuMemoryMiB) {
     return new Workload.Shape("unschedulable", 1, 1, 1, gpuMemoryMiB + 1, 0);

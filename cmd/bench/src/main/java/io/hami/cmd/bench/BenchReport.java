@@ -10,18 +10,24 @@ import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * What one {@code hami bench cluster} run measured: the scheduler under test, the API ceiling and
- * kube-scheduler, side by side. Written as JSON and as a markdown table.
+ * What one {@code hami bench cluster} run measured: the scheduler under test, the same pods without
+ * GPU requests through it and through kube-scheduler, and the API ceiling, side by side. Written as
+ * JSON and as a markdown table.
  *
  * @param workload the workload's name
  * @param nodes nodes in the cluster
  * @param pods measured pods asked for
  * @param environment where it ran (cores, JVM, control plane)
- * @param ours the scheduler under test
+ * @param ours the scheduler under test, on the workload's pods (GPU pods for a GPU workload)
+ * @param nonGpu the scheduler under test on the same pods without GPU requests; null when not run
+ * @param kubeScheduler kube-scheduler on the same pods (without GPU requests for a GPU workload);
+ *     null when not run
  * @param ceiling the API ceiling; null when not run
+ * @param kubeSchedulerRatio ours / kube-scheduler in average pods per second (for a GPU workload
+ *     the GPU path against kube-scheduler without GPUs); null without kube-scheduler
+ * @param nonGpuRatio ours without GPUs / kube-scheduler in average pods per second; null without
+ *     either
  * @param ceilingRatio ours / ceiling in average pods per second; null without a ceiling
- * @param kubeScheduler kube-scheduler on the same pods; null when not run
- * @param kubeSchedulerRatio ours / kube-scheduler in average pods per second; null without it
  * @param checks sanity checks: invariant violations, pods left unbound, unschedulable pods bound
  */
 record BenchReport(
@@ -30,11 +36,65 @@ record BenchReport(
     int pods,
     Map<String, String> environment,
     Phase ours,
-    @Nullable Phase ceiling,
-    @Nullable Double ceilingRatio,
+    @Nullable Phase nonGpu,
     @Nullable Phase kubeScheduler,
+    @Nullable Phase ceiling,
     @Nullable Double kubeSchedulerRatio,
+    @Nullable Double nonGpuRatio,
+    @Nullable Double ceilingRatio,
     Checks checks) {
+
+  /**
+   * The phases a run measured, in the report's order.
+   *
+   * @param ours the scheduler under test on the workload's pods
+   * @param nonGpu the scheduler under test on the same pods without GPU requests; null when not run
+   * @param kubeScheduler kube-scheduler on the same pods; null when not run
+   * @param ceiling the API ceiling; null when not run
+   */
+  record Phases(
+      Phase ours, @Nullable Phase nonGpu, @Nullable Phase kubeScheduler, @Nullable Phase ceiling) {}
+
+  /** The report of {@code phases}, with the ratios between them. */
+  static BenchReport of(Workload w, Map<String, String> environment, Phases phases, Checks checks) {
+    Phase kube = phases.kubeScheduler();
+    return new BenchReport(
+        w.name(),
+        w.nodes().count(),
+        w.pods().count(),
+        environment,
+        phases.ours(),
+        phases.nonGpu(),
+        kube,
+        phases.ceiling(),
+        ratio(phases.ours(), kube),
+        ratio(phases.nonGpu(), kube),
+        ratio(phases.ours(), phases.ceiling()),
+        checks);
+  }
+
+  /** {@code a / b} in average pods per second; null when either is missing or b bound nothing. */
+  static @Nullable Double ratio(@Nullable Phase a, @Nullable Phase b) {
+    return a == null || b == null || b.podsPerSecond() == 0
+        ? null
+        : a.podsPerSecond() / b.podsPerSecond();
+  }
+
+  /** The phases that ran, in the report's order. */
+  List<Phase> phases() {
+    List<Phase> out = new ArrayList<>();
+    out.add(ours);
+    if (nonGpu != null) {
+      out.add(nonGpu);
+    }
+    if (kubeScheduler != null) {
+      out.add(kubeScheduler);
+    }
+    if (ceiling != null) {
+      out.add(ceiling);
+    }
+    return out;
+  }
 
   /**
    * One measured phase.
@@ -111,33 +171,50 @@ record BenchReport(
         .append(" nodes, ")
         .append(pods)
         .append(" pods)\n\n");
-    b.append(
-        "| binder | bound | pods/s (avg) | pods/s per-second p50 / p90 / p99 | create→bind p50 / p99 ms | writes/pod (binding path: without events and handshakes) | requests/pod by verb | CPU s | heap MiB avg / max |\n");
-    b.append("|---|---|---|---|---|---|---|---|---|\n");
-    row(b, ours);
-    if (ceiling != null) {
-      row(b, ceiling);
+    // Every row's throughput against one yardstick: kube-scheduler where it ran, else the ceiling.
+    Phase reference = kubeScheduler != null ? kubeScheduler : ceiling;
+    b.append("| binder | bound | pods/s (avg) | ");
+    if (reference != null) {
+      b.append("÷ ").append(reference.name()).append(" | ");
     }
-    if (kubeScheduler != null) {
-      row(b, kubeScheduler);
+    b.append(
+        "pods/s per-second p50 / p90 / p99 | create→bind p50 / p99 ms | writes/pod (binding path:"
+            + " without events and handshakes) | requests/pod by verb | CPU s | heap MiB avg / max"
+            + " |\n");
+    b.append(reference != null ? "|---|---|---|---|" : "|---|---|---|")
+        .append("---|---|---|---|---|---|\n");
+    for (Phase p : phases()) {
+      row(b, p, reference);
     }
     b.append('\n');
-    if (!ours.internals().isEmpty()) {
-      List<String> in = new ArrayList<>();
-      new TreeMap<>(ours.internals())
-          .forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
-      b.append("Scheduler internals: ").append(String.join(", ", in)).append("\n\n");
+    for (Phase p : phases()) {
+      if (!p.internals().isEmpty()) {
+        List<String> in = new ArrayList<>();
+        new TreeMap<>(p.internals())
+            .forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
+        b.append(p == ours ? "Scheduler" : p.name())
+            .append(" internals: ")
+            .append(String.join(", ", in))
+            .append("\n\n");
+      }
     }
-    if (kubeScheduler != null && !kubeScheduler.internals().isEmpty()) {
-      List<String> in = new ArrayList<>();
-      new TreeMap<>(kubeScheduler.internals())
-          .forEach((k, v) -> in.add(String.format(Locale.ROOT, "%s=%.3f", k, v)));
-      b.append("kube-scheduler internals: ").append(String.join(", ", in)).append("\n\n");
-    }
-    if (kubeSchedulerRatio != null) {
+    if (kubeSchedulerRatio != null && nonGpu != null) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "GPU path / kube-scheduler without GPUs (avg pods/s): **%.2f**%n%n",
+              kubeSchedulerRatio));
+    } else if (kubeSchedulerRatio != null) {
       b.append(
           String.format(
               Locale.ROOT, "ours / kube-scheduler (avg pods/s): **%.2f**%n%n", kubeSchedulerRatio));
+    }
+    if (nonGpuRatio != null) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "ours / kube-scheduler, both without GPUs (avg pods/s): **%.2f**%n%n",
+              nonGpuRatio));
     }
     if (ceilingRatio != null) {
       b.append(
@@ -169,7 +246,7 @@ record BenchReport(
     return b.toString();
   }
 
-  private static void row(StringBuilder b, Phase p) {
+  private static void row(StringBuilder b, Phase p, @Nullable Phase reference) {
     Map<String, Double> sorted = new TreeMap<>(p.requestsPerPod());
     List<String> verbs = new ArrayList<>();
     sorted.forEach(
@@ -181,11 +258,12 @@ record BenchReport(
     b.append(
         String.format(
             Locale.ROOT,
-            "| %s | %d/%d | %.1f | %.0f / %.0f / %.0f | %.0f / %.0f | %.2f (%.2f) | %s | %s | %s |%n",
+            "| %s | %d/%d | %.1f | %s%.0f / %.0f / %.0f | %.0f / %.0f | %.2f (%.2f) | %s | %s | %s |%n",
             p.name(),
             p.bound(),
             p.created(),
             p.podsPerSecond(),
+            reference == null ? "" : ratioCell(ratio(p, reference)),
             p.perSecond().p50(),
             p.perSecond().p90(),
             p.perSecond().p99(),
@@ -199,6 +277,10 @@ record BenchReport(
                 ? "n/a"
                 : String.format(
                     Locale.ROOT, "%.0f / %.0f", p.heapMiB().mean(), p.heapMiB().max())));
+  }
+
+  private static String ratioCell(@Nullable Double r) {
+    return r == null ? "n/a | " : String.format(Locale.ROOT, "%.2f | ", r);
   }
 
   private static String escape(String s) {

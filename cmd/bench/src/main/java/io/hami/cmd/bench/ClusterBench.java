@@ -1,11 +1,6 @@
 package io.hami.cmd.bench;
 
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.PersistentVolume;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -29,29 +24,27 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.IntConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One cluster benchmark run: nodes (light or with node agents), the scheduler under test in its own
- * process, pods created at the workload's rate while churn and unschedulable pods run beside them,
- * then the same pods again bound by the API ceiling. Measures bind throughput (average and
- * per-second percentiles), create-to-bind latency, the scheduler's requests per pod by verb, its
- * CPU time and heap.
+ * process, pods created at the workload's rate while churn and unschedulable pods run beside them;
+ * then the same pods without GPU requests through ours and through kube-scheduler ({@link
+ * NonGpuRun}), and the GPU pods again bound by the API ceiling, each phase from the same cluster.
+ * Measures bind throughput (average and per-second percentiles), create-to-bind latency, the
+ * binder's requests per pod by verb, its CPU time and heap. A {@code pods.template} workload runs
+ * as a {@link TemplateRun}.
  */
 final class ClusterBench {
   static final String NAMESPACE = "hami-bench";
@@ -78,43 +71,55 @@ final class ClusterBench {
   }
 
   /**
-   * @param ceiling whether to run the API ceiling
+   * @param ceiling whether to run the API ceiling (GPU workloads)
+   * @param nonGpu whether to run ours again on the pods without GPU requests (GPU workloads)
    * @param kubeScheduler the kube-scheduler binary to run as a baseline; null for none
    */
-  record Baselines(boolean ceiling, @Nullable Path kubeScheduler) {}
+  record Baselines(boolean ceiling, boolean nonGpu, @Nullable Path kubeScheduler) {
+    /** The baselines as {@code --baseline} names them, in the order they run. */
+    String describe() {
+      List<String> out = new ArrayList<>();
+      if (nonGpu) {
+        out.add("non-gpu");
+      }
+      if (kubeScheduler != null) {
+        out.add("kube-scheduler " + kubeScheduler);
+      }
+      if (ceiling) {
+        out.add("ceiling");
+      }
+      return out.isEmpty() ? "none" : String.join(", ", out);
+    }
+  }
 
   private final Options o;
   private final Workload w;
-  private final List<String> errors = new ArrayList<>();
+  private final Harness h;
 
-  private ClusterBench(Options o) {
+  private ClusterBench(Options o, Harness h) {
     this.o = o;
     this.w = o.workload();
+    this.h = h;
   }
 
   static BenchReport run(Options o) throws Exception {
-    return new ClusterBench(o).run();
-  }
-
-  private void say(String fmt, Object... args) {
-    o.out().printf(Locale.ROOT, fmt + "%n", args);
-    o.out().flush();
-  }
-
-  private BenchReport run() throws Exception {
     ControlPlane cp = null;
     try {
       Path kubeconfig = o.kubeconfig();
       Path work;
       if (kubeconfig == null) {
-        say("starting a control plane (etcd, kube-apiserver)");
+        o.out().println("starting a control plane (etcd, kube-apiserver)");
+        o.out().flush();
         cp = ControlPlane.start(ControlPlaneOptions.defaults(o.root().resolve("test-e2e")));
         kubeconfig = cp.kubeconfig();
         work = cp.workDir();
       } else {
         work = Files.createTempDirectory("hami-bench-");
       }
-      return runOn(kubeconfig, work);
+      try (KubernetesClient admin = client(kubeconfig, null)) {
+        return new ClusterBench(o, new Harness(admin, o.workload(), o.out()))
+            .runOn(kubeconfig, work);
+      }
     } finally {
       if (cp != null) {
         cp.close();
@@ -141,8 +146,8 @@ final class ClusterBench {
     env.put("schedulerKubeQps", fmt(w.scheduler().kubeQps()));
     env.put("bindingThreads", Integer.toString(w.scheduler().bindingThreads()));
     env.put("schedulerHeapMiB", Integer.toString(w.scheduler().heapMiB()));
-    try (KubernetesClient admin = client(kubeconfig, null);
-        KubernetesClient nodeSide = client(kubeconfig, null)) {
+    KubernetesClient admin = h.admin();
+    try (KubernetesClient nodeSide = client(kubeconfig, null)) {
       prepareNamespace(admin);
       List<GpuNode> agents = new CopyOnWriteArrayList<>();
       List<LightNodes> lights = new CopyOnWriteArrayList<>();
@@ -155,7 +160,7 @@ final class ClusterBench {
       Runtime.getRuntime().addShutdownHook(hook);
       try {
         if (w.nodes().kind() == Workload.NodeKind.LIGHT) {
-          say(
+          h.say(
               "registering %d light nodes with %d GPUs each",
               w.nodes().count(), w.nodes().gpusPerNode());
           // Each real node serves its own pods; 8 threads for 1,000 nodes served about 8 pods a
@@ -165,7 +170,7 @@ final class ClusterBench {
           light.start();
           nodeNames.addAll(light.names());
         } else {
-          say(
+          h.say(
               "starting %d nodes with node agents and %d GPUs each",
               w.nodes().count(), w.nodes().gpusPerNode());
           Path dir = Files.createTempDirectory("hb");
@@ -182,12 +187,12 @@ final class ClusterBench {
         }
         PerfWorkload template = w.pods().template();
         if (template != null) {
-          return new TemplateRun(template, kubeconfig, admin, work, env).run();
+          return new TemplateRun(o, h, template, kubeconfig, work, env).run();
         }
         BenchPods pods = new BenchPods(w.pods());
         List<Workload.Shape> shapes = pods.draw(w.pods().count(), 42);
 
-        say("starting the scheduler under test: %s", o.jar());
+        h.say("starting the scheduler under test: %s", o.jar());
         BenchReport.Phase ours;
         List<String> violations;
         int[] unsched = new int[2];
@@ -201,51 +206,63 @@ final class ClusterBench {
                 Duration.ofMinutes(3))) {
           warmUp(admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {}, scheduler::isAlive);
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
-          say("checking invariants on %d nodes", nodeNames.size());
+          h.say("checking invariants on %d nodes", nodeNames.size());
           violations = Invariants.check(admin, nodeNames);
           if (!scheduler.isAlive()) {
-            errors.add("the scheduler exited during the run; log " + scheduler.log());
+            h.error("the scheduler exited during the run; log " + scheduler.log());
           }
         }
-        deletePods(admin);
+        h.deletePods(NAMESPACE, null);
 
+        Baselines b = o.baselines();
+        BenchReport.Phase nonGpu = null;
+        BenchReport.Phase kube = null;
         BenchReport.Phase ceiling = null;
-        if (o.ceiling() && light != null) {
-          ceiling = measureCeiling(kubeconfig, admin, shapes, new ArrayList<>(light.names()));
-          deletePods(admin);
-        } else if (o.ceiling()) {
-          errors.add("API ceiling not run: it needs light nodes (nodes.kind: light)");
-        }
-        if (light != null && light.errors() > 0) {
-          errors.add(light.errors() + " node-side failures (see log)");
+        if (light == null) {
+          if (b.nonGpu() || b.kubeScheduler() != null || b.ceiling()) {
+            h.error("baselines not run: they need light nodes (nodes.kind: light)");
+          }
+        } else {
+          // The same pods without GPU requests, through ours and through kube-scheduler, each
+          // from the cluster the GPU phase started from (deletePods waited for every pod to go).
+          NonGpuRun plain =
+              new NonGpuRun(o, h, kubeconfig, work, pods.draw(w.pods().warmup(), 7), shapes);
+          if (b.nonGpu()) {
+            nonGpu = plain.ours();
+          }
+          Path binary = b.kubeScheduler();
+          if (binary != null) {
+            env.put("kubeScheduler", binary.toString());
+            kube = plain.kubeScheduler(binary);
+          }
+          if (b.ceiling()) {
+            ceiling = measureCeiling(kubeconfig, admin, shapes, new ArrayList<>(light.names()));
+            h.deletePods(NAMESPACE, null);
+          }
+          if (light.errors() > 0) {
+            h.error(light.errors() + " node-side failures (see log)");
+          }
         }
         agents.forEach(
             a ->
                 a.allocateErrors()
-                    .forEach((uid, e) -> errors.add("Allocate of pod " + uid + ": " + e)));
+                    .forEach((uid, e) -> h.error("Allocate of pod " + uid + ": " + e)));
 
-        Double ratio =
-            ceiling == null || ceiling.podsPerSecond() == 0
-                ? null
-                : ours.podsPerSecond() / ceiling.podsPerSecond();
-        int unbound = ours.created() - ours.bound();
-        return new BenchReport(
-            w.name(),
-            w.nodes().count(),
-            w.pods().count(),
+        int unbound = unbound(ours) + unbound(nonGpu) + unbound(kube);
+        return BenchReport.of(
+            w,
             env,
-            ours,
-            ceiling,
-            ratio,
-            null,
-            null,
-            new BenchReport.Checks(
-                violations, unbound, unsched[0], unsched[1], List.copyOf(errors)));
+            new BenchReport.Phases(ours, nonGpu, kube, ceiling),
+            new BenchReport.Checks(violations, unbound, unsched[0], unsched[1], h.errors()));
       } finally {
         cleanUp.run();
         Runtime.getRuntime().removeShutdownHook(hook);
       }
     }
+  }
+
+  private static int unbound(BenchReport.@Nullable Phase p) {
+    return p == null ? 0 : p.created() - p.bound();
   }
 
   /** {@code r}, run at most once, whichever thread gets there first. */
@@ -268,19 +285,19 @@ final class ClusterBench {
       try {
         l.close();
       } catch (RuntimeException e) {
-        say("closing the light nodes failed: %s", e);
+        h.say("closing the light nodes failed: %s", e);
       }
     }
     if (o.kubeconfig() != null) {
       try {
-        deletePods(admin);
+        h.deletePods(NAMESPACE, null);
       } catch (RuntimeException e) {
-        say("deleting the bench pods failed: %s", e);
+        h.say("deleting the bench pods failed: %s", e);
       }
       for (LightNodes l : lights) {
         l.deleteAll();
         if (!l.created().isEmpty()) {
-          say("%d bench nodes could not be deleted: %s", l.created().size(), l.created());
+          h.say("%d bench nodes could not be deleted: %s", l.created().size(), l.created());
         }
       }
     }
@@ -288,12 +305,12 @@ final class ClusterBench {
       try {
         a.close();
       } catch (Exception e) {
-        say("stopping node %s failed: %s", a.name(), e);
+        h.say("stopping node %s failed: %s", a.name(), e);
       }
     }
   }
 
-  private static String fmt(double d) {
+  static String fmt(double d) {
     return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
   }
 
@@ -324,26 +341,7 @@ final class ClusterBench {
         }
       }
     }
-    deletePods(admin);
-  }
-
-  /** Removes every pod of the namespace at once (no kubelet waits for them). */
-  private void deletePods(KubernetesClient admin) {
-    admin.pods().inNamespace(NAMESPACE).withGracePeriod(0).delete();
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-    while (!admin.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()
-        && System.nanoTime() < deadline) {
-      sleep(500);
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    h.deletePods(NAMESPACE, null);
   }
 
   /**
@@ -362,15 +360,15 @@ final class ClusterBench {
     if (n == 0) {
       return;
     }
-    say("warming up with %d pods (%s)", n, group);
+    h.say("warming up with %d pods (%s)", n, group);
     List<Workload.Shape> shapes = new BenchPods(w.pods()).draw(n, 7);
     try (BindTracker tracker = new BindTracker(admin, NAMESPACE, group, System::nanoTime)) {
       tracker.start();
       new PodCreator(admin, NAMESPACE, schedulerName)
           .createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer);
-      String stopped = awaitBound(tracker, alive);
+      String stopped = h.awaitBound(tracker, alive);
       if (stopped != null) {
-        errors.add(
+        h.error(
             group
                 + ": "
                 + tracker.pending()
@@ -381,46 +379,13 @@ final class ClusterBench {
                 + ")");
       }
     }
-    deletePods(admin);
+    h.deletePods(NAMESPACE, null);
   }
 
   /**
    * Threads that play the node side of every light node (Allocate's lock release and bind-phase).
    */
   static final int LIGHT_NODE_THREADS = 64;
-
-  /** How long no pod may bind while others wait before a phase stops waiting for them. */
-  static final Duration STALL = Duration.ofSeconds(60);
-
-  /**
-   * Waits until every created pod of {@code tracker} is bound. Returns null then, or why it stopped
-   * earlier: the workload's timeout, the binder gone, or no bind for {@link #STALL} (pods that fit
-   * nowhere would otherwise hold the run until the timeout).
-   */
-  private @Nullable String awaitBound(BindTracker tracker, BooleanSupplier alive)
-      throws InterruptedException {
-    long deadline = tracker.firstCreate() + w.timeout().toNanos();
-    int last = tracker.boundCount();
-    long lastChange = System.nanoTime();
-    while (tracker.pending() > 0) {
-      long now = System.nanoTime();
-      if (now >= deadline) {
-        return "timed out after " + w.timeout().toSeconds() + " s";
-      }
-      if (!alive.getAsBoolean()) {
-        return "the binder exited";
-      }
-      int bound = tracker.boundCount();
-      if (bound != last) {
-        last = bound;
-        lastChange = now;
-      } else if (now - lastChange > STALL.toNanos()) {
-        return "no pod bound for " + STALL.toSeconds() + " s";
-      }
-      Thread.sleep(50);
-    }
-    return null;
-  }
 
   /** Samples of the scheduler's metrics taken each second. */
   private static final class Sampler {
@@ -465,7 +430,7 @@ final class ClusterBench {
       var unusedProgress =
           timers.scheduleAtFixedRate(
               () ->
-                  say(
+                  h.say(
                       "  %s: created %d, bound %d, pending %d",
                       tracker.group(),
                       tracker.createdCount(),
@@ -501,18 +466,18 @@ final class ClusterBench {
                 churn.interval().toMillis(),
                 TimeUnit.MILLISECONDS);
       }
-      say(
+      h.say(
           "creating %d pods at %s/s with %d clients",
           shapes.size(), fmt(w.pods().qps()), w.pods().clients());
       creator.createAll(shapes, "hami", w.pods().qps(), w.pods().clients(), tracker, p -> {});
-      String stopped = awaitBound(tracker, scheduler::isAlive);
+      String stopped = h.awaitBound(tracker, scheduler::isAlive);
       if (stopped != null) {
-        errors.add(tracker.pending() + " measured pods unbound (" + stopped + ")");
+        h.error(tracker.pending() + " measured pods unbound (" + stopped + ")");
       }
       timers.shutdownNow();
       timers.awaitTermination(10, TimeUnit.SECONDS);
       if (creator.failures() > 0) {
-        errors.add(creator.failures() + " pod creates failed");
+        h.error(creator.failures() + " pod creates failed");
       }
       PromText after = scheduler.scrape();
       unsched[0] = unschedTracker.createdCount();
@@ -570,18 +535,14 @@ final class ClusterBench {
         }
       }
     } catch (KubernetesClientException e) {
-      synchronized (errors) {
-        if (errors.size() < 20) {
-          errors.add("churn: " + e.getMessage());
-        }
-      }
+      h.errorUpTo(20, "churn: " + e.getMessage());
     }
   }
 
   private BenchReport.Phase measureCeiling(
       Path kubeconfig, KubernetesClient admin, List<Workload.Shape> shapes, List<String> nodes)
       throws Exception {
-    say("API ceiling: binding the same %d pods round-robin without scheduling", shapes.size());
+    h.say("API ceiling: binding the same %d pods round-robin without scheduling", shapes.size());
     ClientRequestMetrics metrics = new ClientRequestMetrics();
     PrometheusRegistry registry = new PrometheusRegistry();
     metrics.register(registry);
@@ -599,7 +560,7 @@ final class ClusterBench {
       var unusedProgress =
           progress.scheduleAtFixedRate(
               () ->
-                  say(
+                  h.say(
                       "  %s: created %d, bound %d, pending %d",
                       tracker.group(),
                       tracker.createdCount(),
@@ -611,13 +572,13 @@ final class ClusterBench {
       PodCreator creator = new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER);
       Consumer<Pod> offer = binder::offer;
       creator.createAll(shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, offer);
-      String stopped = awaitBound(tracker, () -> true);
+      String stopped = h.awaitBound(tracker, () -> true);
       if (stopped != null) {
-        errors.add("API ceiling: " + tracker.pending() + " pods unbound (" + stopped + ")");
+        h.error("API ceiling: " + tracker.pending() + " pods unbound (" + stopped + ")");
       }
       progress.shutdownNow();
       if (binder.failures() > 0) {
-        errors.add(binder.failures() + " ceiling binds failed");
+        h.error(binder.failures() + " ceiling binds failed");
       }
       Map<String, Double> requests = PhaseFigures.counts(registry);
       warm.forEach((k, v) -> requests.merge(k, -v, Double::sum));
@@ -629,369 +590,8 @@ final class ClusterBench {
 
   /** Starts the scheduler of a phase. */
   @FunctionalInterface
-  private interface Starter {
+  interface Starter {
     ScrapedProcess start() throws IOException, InterruptedException;
-  }
-
-  /**
-   * A scheduler_perf workload ({@code pods.template}): its objects once, then per phase (ours, then
-   * kube-scheduler) the init pods created already bound, the scheduler started, the measured pods
-   * created at the workload's rate and measured, the scheduler stopped and every pod deleted, so
-   * that each phase starts from the same cluster.
-   */
-  private final class TemplateRun {
-    private final PerfWorkload template;
-    private final Path kubeconfig;
-    private final KubernetesClient admin;
-    private final Path work;
-    private final Map<String, String> env;
-    private final List<String> nodes = new ArrayList<>();
-
-    TemplateRun(
-        PerfWorkload template,
-        Path kubeconfig,
-        KubernetesClient admin,
-        Path work,
-        Map<String, String> env) {
-      this.template = template;
-      this.kubeconfig = kubeconfig;
-      this.admin = admin;
-      this.work = work;
-      this.env = env;
-      for (int i = 0; i < w.nodes().count(); i++) {
-        nodes.add(LightNodes.nodeName(i));
-      }
-    }
-
-    BenchReport run() throws Exception {
-      env.put("template", template.flag());
-      env.put("initPods", Integer.toString(w.pods().init()));
-      List<HasMetadata> objects = template.objects(nodes, w.pods().init(), w.pods().count());
-      try {
-        createObjects(objects);
-        BenchReport.Phase ours =
-            phase(
-                "hami-scheduler",
-                BenchPods.SCHEDULER_NAME,
-                () ->
-                    SchedulerProcess.start(
-                        o.jar(),
-                        kubeconfig,
-                        o.root().resolve("config/scheduler/scheduler-config.yaml"),
-                        w.scheduler(),
-                        work.resolve("logs/hami-scheduler.log"),
-                        Duration.ofMinutes(3)));
-        BenchReport.Phase kube = null;
-        Path binary = o.baselines().kubeScheduler();
-        if (binary != null) {
-          env.put("kubeScheduler", binary.toString());
-          kube =
-              phase(
-                  "kube-scheduler",
-                  KubeSchedulerProcess.SCHEDULER_NAME,
-                  () ->
-                      KubeSchedulerProcess.start(
-                          binary, kubeconfig, w.scheduler(), work.resolve("logs"), STARTUP));
-        }
-        Double ratio =
-            kube == null || kube.podsPerSecond() == 0
-                ? null
-                : ours.podsPerSecond() / kube.podsPerSecond();
-        int unbound =
-            ours.created() - ours.bound() + (kube == null ? 0 : kube.created() - kube.bound());
-        return new BenchReport(
-            w.name(),
-            w.nodes().count(),
-            w.pods().count(),
-            env,
-            ours,
-            null,
-            null,
-            kube,
-            ratio,
-            new BenchReport.Checks(List.of(), unbound, 0, 0, List.copyOf(errors)));
-      } finally {
-        if (o.kubeconfig() != null) {
-          // A cluster we did not start is left as we found it.
-          deleteTemplatePods();
-          for (HasMetadata obj : objects) {
-            try {
-              admin.resource(obj).withGracePeriod(0).delete();
-            } catch (KubernetesClientException e) {
-              // already gone, or the namespace took it
-            }
-          }
-        }
-      }
-    }
-
-    /** Creates the workload's namespaces (with a default service account), volumes and CSINodes. */
-    private void createObjects(List<HasMetadata> objects) throws Exception {
-      say("creating %d objects of %s", objects.size(), template.flag());
-      List<HasMetadata> first = new ArrayList<>();
-      List<HasMetadata> rest = new ArrayList<>();
-      for (HasMetadata obj : objects) {
-        (obj instanceof Namespace ? first : rest).add(obj);
-      }
-      for (HasMetadata ns : first) {
-        createIfAbsent(ns);
-        createIfAbsent(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName("default")
-                .withNamespace(ns.getMetadata().getName())
-                .endMetadata()
-                .build());
-      }
-      parallel(rest.size(), i -> createWithStatus(rest.get(i)));
-    }
-
-    private void createIfAbsent(HasMetadata obj) {
-      try {
-        admin.resource(obj).create();
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
-          throw e;
-        }
-      }
-    }
-
-    /**
-     * Creates an object and, for volumes and claims, writes the status the volume controller would.
-     */
-    private void createWithStatus(HasMetadata obj) {
-      try {
-        HasMetadata created = admin.resource(obj).create();
-        if (obj instanceof PersistentVolume pv && created instanceof PersistentVolume c) {
-          c.setStatus(pv.getStatus());
-          admin.persistentVolumes().resource(c).updateStatus();
-        } else if (obj instanceof PersistentVolumeClaim pvc
-            && created instanceof PersistentVolumeClaim c) {
-          c.setStatus(pvc.getStatus());
-          admin.persistentVolumeClaims().resource(c).updateStatus();
-        }
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
-          throw e;
-        }
-      }
-    }
-
-    /** Runs {@code task(0..n-1)} on the workload's creating clients. */
-    private void parallel(int n, IntConsumer task) throws Exception {
-      ExecutorService pool =
-          Executors.newFixedThreadPool(w.pods().clients(), Daemons.named("bench-objects"));
-      try {
-        List<Future<?>> futures = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-          int k = i;
-          futures.add(pool.submit(() -> task.accept(k)));
-        }
-        for (Future<?> f : futures) {
-          f.get(5, TimeUnit.MINUTES);
-        }
-      } finally {
-        pool.shutdownNow();
-      }
-    }
-
-    private Pod labeled(Pod pod, String group) {
-      pod.getMetadata().getLabels().put(BenchPods.GROUP_LABEL, group);
-      return pod;
-    }
-
-    private BenchReport.Phase phase(String name, String schedulerName, Starter starter)
-        throws Exception {
-      int init = w.pods().init();
-      say("%s: creating %d init pods bound round-robin to the nodes", name, init);
-      parallel(
-          init,
-          i -> {
-            Pod pod = template.initPod(i, schedulerName);
-            pod.getSpec().setNodeName(nodes.get(i % nodes.size()));
-            if (pod.getMetadata().getLabels() == null) {
-              pod.getMetadata().setLabels(new LinkedHashMap<>());
-            }
-            labeled(pod, "init");
-            admin.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
-          });
-      say("starting %s", name);
-      try (ScrapedProcess scheduler = starter.start()) {
-        warmUp(name, schedulerName, scheduler);
-        BenchReport.Phase p = measure(name, schedulerName, scheduler);
-        if (!scheduler.isAlive()) {
-          errors.add(name + " exited during the run; log " + scheduler.log());
-        }
-        return p;
-      } finally {
-        deleteTemplatePods();
-      }
-    }
-
-    /**
-     * Schedules {@code pods.warmup} pods of the measured template and deletes them again, so that
-     * both schedulers are measured warm (ours JIT-compiled), as long-running schedulers run.
-     */
-    private void warmUp(String name, String schedulerName, ScrapedProcess scheduler)
-        throws Exception {
-      int n = w.pods().warmup();
-      if (n == 0) {
-        return;
-      }
-      String group = "warmup";
-      say("%s: warming up with %d %s pods", name, n, template.flag());
-      try (BindTracker tracker =
-          new BindTracker(admin, PerfWorkload.NS_MEASURED, group, System::nanoTime)) {
-        tracker.start();
-        PodCreator creator = new PodCreator(admin, PerfWorkload.NS_MEASURED, schedulerName);
-        creator.createAll(
-            n,
-            i -> labeled(template.measuredPod(i, schedulerName), group),
-            new PodCreator.Rate(w.pods().qps(), w.pods().clients()),
-            tracker,
-            p -> {});
-        String stopped = awaitBound(tracker, scheduler::isAlive);
-        if (stopped != null) {
-          errors.add(name + ": " + tracker.pending() + " warm-up pods unbound (" + stopped + ")");
-        }
-      }
-      admin
-          .pods()
-          .inNamespace(PerfWorkload.NS_MEASURED)
-          .withLabel(BenchPods.GROUP_LABEL, group)
-          .withGracePeriod(0)
-          .delete();
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-      while (System.nanoTime() < deadline
-          && !admin
-              .pods()
-              .inNamespace(PerfWorkload.NS_MEASURED)
-              .withLabel(BenchPods.GROUP_LABEL, group)
-              .list()
-              .getItems()
-              .isEmpty()) {
-        sleep(200);
-      }
-      // The scheduler's informer sees the deletions a moment after the API server lists none.
-      sleep(1000);
-    }
-
-    private BenchReport.Phase measure(String name, String schedulerName, ScrapedProcess scheduler)
-        throws Exception {
-      boolean kube = scheduler instanceof KubeSchedulerProcess;
-      String group = kube ? "kube-scheduler" : "hami";
-      PromText before = scheduler.scrape();
-      // Events kube-scheduler had written before: the phase's own are counted exactly, whatever
-      // else (a controller-manager, say) writes Events meanwhile.
-      Set<String> eventsBefore = kube ? kubeSchedulerEvents() : Set.of();
-      List<Double> heap = new ArrayList<>();
-      ScheduledExecutorService timers =
-          Executors.newScheduledThreadPool(2, Daemons.named("bench-timer"));
-      try (BindTracker tracker =
-          new BindTracker(admin, PerfWorkload.NS_MEASURED, group, System::nanoTime)) {
-        tracker.start();
-        // The periodic tasks run until timers is shut down below.
-        var unusedSampling =
-            timers.scheduleAtFixedRate(
-                () -> {
-                  try {
-                    PromText t = scheduler.scrape();
-                    double bytes =
-                        kube
-                            ? t.sum(PhaseFigures.KUBE_HEAP)
-                            : t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area")));
-                    synchronized (heap) {
-                      heap.add(bytes / (1 << 20));
-                    }
-                  } catch (IOException | InterruptedException | RuntimeException e) {
-                    // a missed sample; the next second tries again
-                  }
-                },
-                0,
-                1,
-                TimeUnit.SECONDS);
-        var unusedProgress =
-            timers.scheduleAtFixedRate(
-                () ->
-                    say(
-                        "  %s: created %d, bound %d, pending %d",
-                        name, tracker.createdCount(), tracker.boundCount(), tracker.pending()),
-                5,
-                5,
-                TimeUnit.SECONDS);
-        say(
-            "%s: creating %d %s pods at %s/s with %d clients",
-            name, w.pods().count(), template.flag(), fmt(w.pods().qps()), w.pods().clients());
-        PodCreator creator = new PodCreator(admin, PerfWorkload.NS_MEASURED, schedulerName);
-        creator.createAll(
-            w.pods().count(),
-            i -> labeled(template.measuredPod(i, schedulerName), group),
-            new PodCreator.Rate(w.pods().qps(), w.pods().clients()),
-            tracker,
-            p -> {});
-        String stopped = awaitBound(tracker, scheduler::isAlive);
-        if (stopped != null) {
-          errors.add(name + ": " + tracker.pending() + " measured pods unbound (" + stopped + ")");
-        }
-        timers.shutdownNow();
-        timers.awaitTermination(10, TimeUnit.SECONDS);
-        if (creator.failures() > 0) {
-          errors.add(name + ": " + creator.failures() + " pod creates failed");
-        }
-        PromText after = scheduler.scrape();
-        Map<String, Double> requests;
-        Map<String, Double> internals;
-        double handshakeWrites = 0;
-        if (kube) {
-          requests = PhaseFigures.kubeRequestDelta(before, after);
-          Set<String> written = kubeSchedulerEvents();
-          written.removeAll(eventsBefore);
-          PhaseFigures.moveToEvents(requests, "create", written.size());
-          internals = PhaseFigures.kubeInternals(before, after);
-        } else {
-          requests = PhaseFigures.requestDelta(before, after);
-          handshakeWrites =
-              after.sum(PhaseFigures.HANDSHAKE_WRITES) - before.sum(PhaseFigures.HANDSHAKE_WRITES);
-          internals = PhaseFigures.internals(before, after);
-        }
-        double cpu =
-            after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
-        List<Double> heapSamples;
-        synchronized (heap) {
-          heapSamples = List.copyOf(heap);
-        }
-        return PhaseFigures.phase(
-            name, tracker, requests, handshakeWrites, cpu, Stats.of(heapSamples), internals);
-      } finally {
-        timers.shutdownNow();
-      }
-    }
-
-    /** The UIDs of the Events that kube-scheduler ({@code default-scheduler}) has written. */
-    private Set<String> kubeSchedulerEvents() {
-      Set<String> out = new HashSet<>();
-      for (Event e : admin.v1().events().inAnyNamespace().list().getItems()) {
-        String component = e.getSource() == null ? null : e.getSource().getComponent();
-        if (KubeSchedulerProcess.SCHEDULER_NAME.equals(e.getReportingComponent())
-            || KubeSchedulerProcess.SCHEDULER_NAME.equals(component)) {
-          out.add(e.getMetadata().getUid());
-        }
-      }
-      return out;
-    }
-
-    /** Deletes the init and measured pods and waits until they are gone. */
-    private void deleteTemplatePods() {
-      for (String ns : List.of(PerfWorkload.NS_INIT, PerfWorkload.NS_MEASURED)) {
-        admin.pods().inNamespace(ns).withGracePeriod(0).delete();
-      }
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-      while (System.nanoTime() < deadline
-          && !(admin.pods().inNamespace(PerfWorkload.NS_INIT).list().getItems().isEmpty()
-              && admin.pods().inNamespace(PerfWorkload.NS_MEASURED).list().getItems().isEmpty())) {
-        sleep(500);
-      }
-    }
   }
 
   /** How long a scheduler may take to start and report ready. */

@@ -1,6 +1,7 @@
 package io.hami.cmd.bench;
 
 import com.google.common.base.Splitter;
+import com.google.common.collect.ImmutableSet;
 import io.hami.kube.cli.ClusterOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -57,9 +58,13 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Option(
       names = "--baseline",
       description =
-          "Comma-separated: ceiling (also bind the same pods with the API ceiling; GPU workloads),"
-              + " kube-scheduler (also schedule them with kube-scheduler; pods.template workloads),"
-              + " or none. Default: ceiling for GPU workloads, kube-scheduler for pods.template.")
+          "Comma-separated: non-gpu (also schedule the same pods without GPU requests with ours;"
+              + " GPU workloads), kube-scheduler (also schedule them with kube-scheduler, without"
+              + " GPU requests for a GPU workload), ceiling (also bind the GPU pods with the API"
+              + " ceiling; GPU workloads), or none. Default: non-gpu and ceiling for GPU workloads,"
+              + " with kube-scheduler too when --kube-scheduler or $"
+              + KubeSchedulerProcess.ENV
+              + " names it; kube-scheduler for pods.template.")
   @Nullable String baseline;
 
   @Option(
@@ -183,12 +188,7 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     }
     out.printf(
         "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s%n",
-        w.name(),
-        w.nodes().count(),
-        w.pods().count(),
-        baselines.kubeScheduler() == null
-            ? (baselines.ceiling() ? "ceiling" : "none")
-            : "kube-scheduler " + baselines.kubeScheduler());
+        w.name(), w.nodes().count(), w.pods().count(), baselines.describe());
     out.flush();
     BenchReport report =
         ClusterBench.run(
@@ -223,22 +223,30 @@ public final class ClusterBenchCommand implements Callable<Integer> {
    */
   static ClusterBench.Baselines baselines(
       @Nullable String flag, boolean templated, @Nullable String kubeScheduler) {
-    String value = flag != null ? flag : templated ? "kube-scheduler" : "ceiling";
+    boolean haveKube = kubeScheduler != null && !kubeScheduler.isBlank();
+    String value =
+        flag != null
+            ? flag
+            : templated
+                ? "kube-scheduler"
+                : haveKube ? "non-gpu,kube-scheduler,ceiling" : "non-gpu,ceiling";
     Set<String> parts = baselineParts(value);
     boolean ceiling = parts.contains("ceiling");
+    boolean nonGpu = parts.contains("non-gpu");
     boolean kube = parts.contains("kube-scheduler");
+    if (nonGpu && templated) {
+      throw new IllegalArgumentException(
+          "--baseline: invalid value \""
+              + value
+              + "\": the pods of a pods.template workload carry no GPUs; non-gpu is for GPU"
+              + " workloads");
+    }
     if (ceiling && templated) {
       throw new IllegalArgumentException(
           "--baseline: invalid value \""
               + value
               + "\": the API ceiling makes GPU binding writes; pods.template workloads compare"
               + " with kube-scheduler");
-    }
-    if (kube && !templated) {
-      throw new IllegalArgumentException(
-          "--baseline: invalid value \""
-              + value
-              + "\": kube-scheduler schedules plain pods; it needs a workload with pods.template");
     }
     Path binary = null;
     if (kube) {
@@ -254,8 +262,11 @@ public final class ClusterBenchCommand implements Callable<Integer> {
             "--kube-scheduler: invalid value \"" + kubeScheduler + "\": not an executable file");
       }
     }
-    return new ClusterBench.Baselines(ceiling, binary);
+    return new ClusterBench.Baselines(ceiling, nonGpu, binary);
   }
+
+  private static final ImmutableSet<String> BASELINES =
+      ImmutableSet.of("non-gpu", "kube-scheduler", "ceiling", "none");
 
   /**
    * The values of {@code --baseline}.
@@ -265,11 +276,11 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   private static Set<String> baselineParts(String value) {
     Set<String> parts = new LinkedHashSet<>();
     for (String part : Splitter.on(',').trimResults().split(value)) {
-      if (!part.equals("ceiling") && !part.equals("kube-scheduler") && !part.equals("none")) {
+      if (!BASELINES.contains(part)) {
         throw new IllegalArgumentException(
             "--baseline: invalid value \""
                 + value
-                + "\": must be one of ceiling, kube-scheduler, none (comma-separated)");
+                + "\": must be one of non-gpu, kube-scheduler, ceiling, none (comma-separated)");
       }
       parts.add(part);
     }

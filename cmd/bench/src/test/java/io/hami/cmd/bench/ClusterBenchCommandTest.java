@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,17 +34,17 @@ class ClusterBenchCommandTest {
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2])
         .contains(
-            "--baseline: invalid value \"hami\": must be one of ceiling, kube-scheduler, none"
-                + " (comma-separated)");
+            "--baseline: invalid value \"hami\": must be one of non-gpu, kube-scheduler,"
+                + " ceiling, none (comma-separated)");
   }
 
   @Test
   void baselines_defaultByWorkload_andKubeSchedulerNeedsItsBinary(@TempDir Path dir)
       throws IOException {
     assertThat(ClusterBenchCommand.baselines(null, false, null))
-        .isEqualTo(new ClusterBench.Baselines(true, null));
+        .isEqualTo(new ClusterBench.Baselines(true, true, null));
     assertThat(ClusterBenchCommand.baselines("none", true, null))
-        .isEqualTo(new ClusterBench.Baselines(false, null));
+        .isEqualTo(new ClusterBench.Baselines(false, false, null));
     assertThatThrownBy(() -> ClusterBenchCommand.baselines(null, true, null))
         .hasMessageContaining(
             "no kube-scheduler binary: pass --kube-scheduler PATH or set KUBE_SCHEDULER");
@@ -58,11 +59,39 @@ class ClusterBenchCommandTest {
     Path bin = Files.writeString(dir.resolve("kube-scheduler"), "#!/bin/sh\n");
     assertThat(bin.toFile().setExecutable(true)).isTrue();
     assertThat(ClusterBenchCommand.baselines(null, true, bin.toString()))
-        .isEqualTo(new ClusterBench.Baselines(false, bin.toAbsolutePath()));
+        .isEqualTo(new ClusterBench.Baselines(false, false, bin.toAbsolutePath()));
     assertThatThrownBy(() -> ClusterBenchCommand.baselines("ceiling", true, bin.toString()))
         .hasMessageContaining("pods.template workloads compare with kube-scheduler");
-    assertThatThrownBy(() -> ClusterBenchCommand.baselines("kube-scheduler", false, bin.toString()))
-        .hasMessageContaining("it needs a workload with pods.template");
+    assertThatThrownBy(() -> ClusterBenchCommand.baselines("non-gpu", true, bin.toString()))
+        .hasMessageContaining("the pods of a pods.template workload carry no GPUs");
+  }
+
+  @Test
+  void baselines_gpuWorkload_allFourPhasesByDefaultWhenKubeSchedulerIsThere(@TempDir Path dir)
+      throws IOException {
+    Path bin = Files.writeString(dir.resolve("kube-scheduler"), "#!/bin/sh\n");
+    assertThat(bin.toFile().setExecutable(true)).isTrue();
+    ClusterBench.Baselines all = ClusterBenchCommand.baselines(null, false, bin.toString());
+    assertThat(all).isEqualTo(new ClusterBench.Baselines(true, true, bin.toAbsolutePath()));
+    assertThat(all.describe())
+        .isEqualTo("non-gpu, kube-scheduler " + bin.toAbsolutePath() + ", ceiling");
+    assertThat(ClusterBenchCommand.baselines(null, false, " "))
+        .isEqualTo(new ClusterBench.Baselines(true, true, null));
+    assertThat(ClusterBenchCommand.baselines("kube-scheduler", false, bin.toString()))
+        .isEqualTo(new ClusterBench.Baselines(false, false, bin.toAbsolutePath()));
+    assertThat(ClusterBenchCommand.baselines("non-gpu", false, null).describe())
+        .isEqualTo("non-gpu");
+    assertThat(ClusterBenchCommand.baselines("none", false, bin.toString()).describe())
+        .isEqualTo("none");
+    // Asked for by name, a missing binary is an error, not a silently smaller report.
+    assertThatThrownBy(() -> ClusterBenchCommand.baselines("non-gpu,kube-scheduler", false, null))
+        .hasMessageStartingWith(
+            "--baseline kube-scheduler: no kube-scheduler binary: pass --kube-scheduler PATH or"
+                + " set KUBE_SCHEDULER");
+    // A variable that names no binary is an error too, not a skipped baseline.
+    assertThatThrownBy(
+            () -> ClusterBenchCommand.baselines(null, false, dir.resolve("gone").toString()))
+        .hasMessageContaining("not an executable file");
   }
 
   @Test
@@ -219,6 +248,8 @@ class ClusterBenchCommandTest {
             null,
             null,
             null,
+            null,
+            null,
             new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
     assertThat(r.toMarkdown())
         .contains("| hami-scheduler | 10/10 | 5.0 | 4 / 6 / 6 | 20 / 30 | 3.00 (3.00) |")
@@ -235,22 +266,127 @@ class ClusterBenchCommandTest {
     BenchReport.Phase ours = phase("hami-scheduler", 40.0);
     BenchReport.Phase kube = phase("kube-scheduler", 50.0);
     BenchReport r =
-        new BenchReport(
-            "PodAntiAffinity",
-            20,
-            10,
+        BenchReport.of(
+            workload("PodAntiAffinity", 20, 10),
             Map.of(),
-            ours,
-            null,
-            null,
-            kube,
-            0.8,
+            new BenchReport.Phases(ours, null, kube, null),
             new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
     assertThat(r.toMarkdown())
-        .contains("| kube-scheduler | 10/10 | 50.0 |")
+        .contains("| binder | bound | pods/s (avg) | ÷ kube-scheduler | pods/s per-second")
+        .contains("| hami-scheduler | 10/10 | 40.0 | 0.80 | 4 / 6 / 6 |")
+        .contains("| kube-scheduler | 10/10 | 50.0 | 1.00 | 4 / 6 / 6 |")
         .contains("ours / kube-scheduler (avg pods/s): **0.80**")
-        .contains("kube-scheduler internals: attempts.scheduled=10.000");
+        .contains("kube-scheduler internals: attempts.scheduled=10.000")
+        .doesNotContain("without GPUs");
     assertThat(r.toJson()).contains("\"kubeSchedulerRatio\" : 0.8");
+    assertThat(r.nonGpuRatio()).isNull();
+    assertThat(r.ceilingRatio()).isNull();
+  }
+
+  @Test
+  void report_gpuWorkload_fourRowsInRunOrder_eachAgainstKubeScheduler_andTheRatios() {
+    BenchReport r =
+        BenchReport.of(
+            workload("Basic", 100, 10),
+            Map.of(),
+            new BenchReport.Phases(
+                phase("hami-scheduler", 30.0),
+                phase(NonGpuRun.OURS, 45.0),
+                phase(NonGpuRun.KUBE, 50.0),
+                phase("API ceiling", 60.0)),
+            new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
+    assertThat(r.kubeSchedulerRatio()).isEqualTo(0.6);
+    assertThat(r.nonGpuRatio()).isEqualTo(0.9);
+    assertThat(r.ceilingRatio()).isEqualTo(0.5);
+    String md = r.toMarkdown();
+    assertThat(md)
+        .contains("| binder | bound | pods/s (avg) | ÷ kube-scheduler, no GPUs | pods/s per-second")
+        .contains("|---|---|---|---|---|---|---|---|---|---|\n")
+        .contains("| hami-scheduler | 10/10 | 30.0 | 0.60 |")
+        .contains("| hami-scheduler, no GPUs | 10/10 | 45.0 | 0.90 |")
+        .contains("| kube-scheduler, no GPUs | 10/10 | 50.0 | 1.00 |")
+        .contains("| API ceiling | 10/10 | 60.0 | 1.20 |")
+        .contains("GPU path / kube-scheduler without GPUs (avg pods/s): **0.60**")
+        .contains("ours / kube-scheduler, both without GPUs (avg pods/s): **0.90**")
+        .contains("ours / ceiling (avg pods/s): **0.50**")
+        .contains("Scheduler internals: attempts.scheduled=10.000")
+        .contains("hami-scheduler, no GPUs internals: attempts.scheduled=10.000")
+        .doesNotContain("ours / kube-scheduler (avg pods/s)");
+    assertThat(md.indexOf("| hami-scheduler |"))
+        .isLessThan(md.indexOf("| hami-scheduler, no GPUs |"));
+    assertThat(md.indexOf("| hami-scheduler, no GPUs |"))
+        .isLessThan(md.indexOf("| kube-scheduler, no GPUs |"));
+    assertThat(md.indexOf("| kube-scheduler, no GPUs |")).isLessThan(md.indexOf("| API ceiling |"));
+    assertThat(r.toJson())
+        .contains("\"nonGpu\" : {")
+        .contains("\"name\" : \"kube-scheduler, no GPUs\"")
+        .contains("\"kubeSchedulerRatio\" : 0.6")
+        .contains("\"nonGpuRatio\" : 0.9")
+        .contains("\"ceilingRatio\" : 0.5");
+  }
+
+  @Test
+  void report_withoutKubeScheduler_rowsAgainstTheCeiling_andNoRatioToAPhaseThatBoundNothing() {
+    BenchReport r =
+        BenchReport.of(
+            workload("Basic", 100, 10),
+            Map.of(),
+            new BenchReport.Phases(
+                phase("hami-scheduler", 30.0),
+                phase(NonGpuRun.OURS, 45.0),
+                null,
+                phase("API ceiling", 60.0)),
+            new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
+    assertThat(r.toMarkdown())
+        .contains("| pods/s (avg) | ÷ API ceiling |")
+        .contains("| hami-scheduler | 10/10 | 30.0 | 0.50 |")
+        .contains("| hami-scheduler, no GPUs | 10/10 | 45.0 | 0.75 |")
+        .doesNotContain("GPU path /");
+    assertThat(r.kubeSchedulerRatio()).isNull();
+    assertThat(r.nonGpuRatio()).isNull();
+    assertThat(BenchReport.ratio(phase("a", 10.0), phase("b", 0.0))).isNull();
+    BenchReport alone =
+        BenchReport.of(
+            workload("Basic", 100, 10),
+            Map.of(),
+            new BenchReport.Phases(phase("hami-scheduler", 30.0), null, null, null),
+            new BenchReport.Checks(List.of(), 0, 0, 0, List.of()));
+    assertThat(alone.toMarkdown())
+        .contains("| binder | bound | pods/s (avg) | pods/s per-second")
+        .contains("|---|---|---|---|---|---|---|---|---|\n")
+        .contains("| hami-scheduler | 10/10 | 30.0 | 4 / 6 / 6 |");
+  }
+
+  @Test
+  void withoutGpus_sameContainersAndLabels_noResources() {
+    Workload.Shape shape = new Workload.Shape("multi-container", 25, 2, 1, 2048, 10);
+    var pod = BenchPods.withoutGpus("ns", "non-gpu-3", "non-gpu", shape, "default-scheduler");
+    assertThat(pod.getMetadata().getLabels())
+        .containsEntry(BenchPods.GROUP_LABEL, "non-gpu")
+        .containsEntry("bench.hami.io/shape", "multi-container");
+    assertThat(pod.getSpec().getSchedulerName()).isEqualTo("default-scheduler");
+    assertThat(pod.getSpec().getContainers()).hasSize(2);
+    assertThat(pod.getSpec().getContainers())
+        .allSatisfy(c -> assertThat(c.getResources()).isNull());
+    assertThat(
+            BenchPods.pod("ns", "p", "g", shape)
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getResources()
+                .getLimits())
+        .containsKey("nvidia.com/gpumem");
+  }
+
+  private static Workload workload(String name, int nodes, int pods) {
+    return new Workload(
+        name,
+        new Workload.Nodes(nodes, 8, 16384, 10, Workload.NodeKind.LIGHT, Duration.ofSeconds(30)),
+        new Workload.Pods(pods, 100, 4, List.of(new Workload.Shape("s", 1, 1, 1, 1024, 10)), 0),
+        null,
+        null,
+        new Workload.SchedulerFlags(5000, 10_000, 1024, 16),
+        Duration.ofHours(1));
   }
 
   private static BenchReport.Phase phase(String name, double podsPerSecond) {

@@ -1,0 +1,178 @@
+package io.hami.cmd.bench;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * The warm-up and the measured pods of a phase whose scheduler runs in its own process, ours or
+ * kube-scheduler: pods made by the caller in one namespace, created at the workload's rate and
+ * tracked until bound, the process's metrics scraped before and after, its heap sampled each
+ * second. For kube-scheduler the Events it wrote during the phase are counted from the Events
+ * themselves, and split out of its requests, which its client counts by HTTP method only.
+ */
+final class ProcessPhase {
+  private final Harness h;
+  private final String name;
+  private final String namespace;
+  private final String schedulerName;
+
+  /**
+   * @param name the phase's row in the report
+   * @param namespace where its pods are created
+   * @param schedulerName the {@code spec.schedulerName} its pods carry
+   */
+  ProcessPhase(Harness h, String name, String namespace, String schedulerName) {
+    this.h = h;
+    this.name = name;
+    this.namespace = namespace;
+    this.schedulerName = schedulerName;
+  }
+
+  String name() {
+    return name;
+  }
+
+  /**
+   * Schedules {@code n} pods of {@code group} and deletes them again, so that the scheduler is
+   * measured warm (ours JIT-compiled), as long-running schedulers run.
+   *
+   * @param pods pod {@code i}, labelled with {@code group}
+   */
+  void warmUp(ScrapedProcess scheduler, String group, int n, IntFunction<Pod> pods)
+      throws Exception {
+    if (n == 0) {
+      return;
+    }
+    h.say("%s: warming up with %d pods", name, n);
+    KubernetesClient admin = h.admin();
+    Workload w = h.workload();
+    try (BindTracker tracker = new BindTracker(admin, namespace, group, System::nanoTime)) {
+      tracker.start();
+      new PodCreator(admin, namespace, schedulerName)
+          .createAll(
+              n, pods, new PodCreator.Rate(w.pods().qps(), w.pods().clients()), tracker, p -> {});
+      String stopped = h.awaitBound(tracker, scheduler::isAlive);
+      if (stopped != null) {
+        h.error(name + ": " + tracker.pending() + " warm-up pods unbound (" + stopped + ")");
+      }
+    }
+    h.deletePods(namespace, group);
+    // The scheduler's informer sees the deletions a moment after the API server lists none.
+    Harness.sleep(1000);
+  }
+
+  /**
+   * Creates {@code n} pods of {@code group} at the workload's rate and measures them until bound.
+   *
+   * @param pods pod {@code i}, labelled with {@code group}
+   */
+  BenchReport.Phase measure(ScrapedProcess scheduler, String group, int n, IntFunction<Pod> pods)
+      throws Exception {
+    KubernetesClient admin = h.admin();
+    Workload w = h.workload();
+    boolean kube = scheduler instanceof KubeSchedulerProcess;
+    PromText before = scheduler.scrape();
+    // Events kube-scheduler had written before: the phase's own are counted exactly, whatever
+    // else (a controller-manager, say) writes Events meanwhile.
+    Set<String> eventsBefore = kube ? kubeSchedulerEvents(admin) : Set.of();
+    List<Double> heap = new ArrayList<>();
+    ScheduledExecutorService timers =
+        Executors.newScheduledThreadPool(2, Daemons.named("bench-timer"));
+    try (BindTracker tracker = new BindTracker(admin, namespace, group, System::nanoTime)) {
+      tracker.start();
+      // The periodic tasks run until timers is shut down below.
+      var unusedSampling =
+          timers.scheduleAtFixedRate(
+              () -> {
+                try {
+                  PromText t = scheduler.scrape();
+                  double bytes =
+                      kube
+                          ? t.sum(PhaseFigures.KUBE_HEAP)
+                          : t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area")));
+                  synchronized (heap) {
+                    heap.add(bytes / (1 << 20));
+                  }
+                } catch (IOException | InterruptedException | RuntimeException e) {
+                  // a missed sample; the next second tries again
+                }
+              },
+              0,
+              1,
+              TimeUnit.SECONDS);
+      var unusedProgress =
+          timers.scheduleAtFixedRate(
+              () ->
+                  h.say(
+                      "  %s: created %d, bound %d, pending %d",
+                      name, tracker.createdCount(), tracker.boundCount(), tracker.pending()),
+              5,
+              5,
+              TimeUnit.SECONDS);
+      h.say(
+          "%s: creating %d pods at %s/s with %d clients",
+          name, n, ClusterBench.fmt(w.pods().qps()), w.pods().clients());
+      PodCreator creator = new PodCreator(admin, namespace, schedulerName);
+      creator.createAll(
+          n, pods, new PodCreator.Rate(w.pods().qps(), w.pods().clients()), tracker, p -> {});
+      String stopped = h.awaitBound(tracker, scheduler::isAlive);
+      if (stopped != null) {
+        h.error(name + ": " + tracker.pending() + " measured pods unbound (" + stopped + ")");
+      }
+      timers.shutdownNow();
+      timers.awaitTermination(10, TimeUnit.SECONDS);
+      if (creator.failures() > 0) {
+        h.error(name + ": " + creator.failures() + " pod creates failed");
+      }
+      PromText after = scheduler.scrape();
+      Map<String, Double> requests;
+      Map<String, Double> internals;
+      double handshakeWrites = 0;
+      if (kube) {
+        requests = PhaseFigures.kubeRequestDelta(before, after);
+        Set<String> written = kubeSchedulerEvents(admin);
+        written.removeAll(eventsBefore);
+        PhaseFigures.moveToEvents(requests, "create", written.size());
+        internals = PhaseFigures.kubeInternals(before, after);
+      } else {
+        requests = PhaseFigures.requestDelta(before, after);
+        handshakeWrites =
+            after.sum(PhaseFigures.HANDSHAKE_WRITES) - before.sum(PhaseFigures.HANDSHAKE_WRITES);
+        internals = PhaseFigures.internals(before, after);
+      }
+      double cpu = after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
+      List<Double> heapSamples;
+      synchronized (heap) {
+        heapSamples = List.copyOf(heap);
+      }
+      return PhaseFigures.phase(
+          name, tracker, requests, handshakeWrites, cpu, Stats.of(heapSamples), internals);
+    } finally {
+      timers.shutdownNow();
+    }
+  }
+
+  /** The UIDs of the Events that kube-scheduler ({@code default-scheduler}) has written. */
+  private static Set<String> kubeSchedulerEvents(KubernetesClient admin) {
+    Set<String> out = new HashSet<>();
+    for (Event e : admin.v1().events().inAnyNamespace().list().getItems()) {
+      String component = e.getSource() == null ? null : e.getSource().getComponent();
+      if (KubeSchedulerProcess.SCHEDULER_NAME.equals(e.getReportingComponent())
+          || KubeSchedulerProcess.SCHEDULER_NAME.equals(component)) {
+        out.add(e.getMetadata().getUid());
+      }
+    }
+    return out;
+  }
+}
