@@ -91,6 +91,14 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Nullable Integer pods;
 
   @Option(
+      names = "--lock-mode",
+      description =
+          "nodelock mode of the scheduler under test on GPU workloads: node (HAMi's node lock, the"
+              + " default) or scheduler (no lock write; light nodes serve pods without the lock"
+              + " and say so).")
+  String lockMode = "node";
+
+  @Option(
       names = "--qps",
       description = "Override the workload's pod creation rate (pods per second).")
   @Nullable Double qps;
@@ -110,6 +118,9 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       err.println("--nodes and --pods: must be at least 1");
       err.flush();
       return 2;
+    }
+    if (!lockMode.equals("node") && !lockMode.equals("scheduler")) {
+      return usage(err, "--lock-mode: invalid value '" + lockMode + "': must be node or scheduler");
     }
     if (qps != null && !(qps >= 0.1 && qps <= 100_000)) {
       err.println("--qps: invalid value " + qps + ": must be in 0.1..100000");
@@ -187,12 +198,13 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       return 2;
     }
     out.printf(
-        "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s%n",
-        w.name(), w.nodes().count(), w.pods().count(), baselines.describe());
+        "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s lock-mode=%s%n",
+        w.name(), w.nodes().count(), w.pods().count(), baselines.describe(), lockMode);
     out.flush();
     BenchReport report =
         ClusterBench.run(
-            new ClusterBench.Options(w, cluster.kubeconfig(), root.get(), jar, baselines, out));
+            new ClusterBench.Options(
+                w, cluster.kubeconfig(), root.get(), jar, baselines, lockMode, out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);

@@ -152,7 +152,9 @@ final class LightNodes implements AutoCloseable {
             .withAnnotations(
                 Map.of(
                     Annotations.NODE_NVIDIA_REGISTER, NodeDeviceJson.encode(devices),
-                    Annotations.NODE_HANDSHAKE, handshake()))
+                    Annotations.NODE_HANDSHAKE, handshake(),
+                    // Served pods are found by bind-phase, lock or not, as our agent does.
+                    Annotations.NODE_LOCK_FREE, "true"))
             .endMetadata()
             .build();
     Node made = client.nodes().resource(node).create();

@@ -162,6 +162,32 @@ class ClusterBenchCommandTest {
   }
 
   @Test
+  void badLockMode_isAConfigError() {
+    String[] r = run("bench", "cluster", "--workload", "x.yaml", "--lock-mode", "off");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--lock-mode: invalid value 'off': must be node or scheduler");
+  }
+
+  @Test
+  void lockModeScheduler_runsTheShippedConfigurationWithThatMode(@TempDir Path work)
+      throws Exception {
+    Path root = Path.of("").toAbsolutePath().getParent().getParent();
+    ClusterBench.Options o =
+        new ClusterBench.Options(
+            Workload.load(root.resolve("config/bench/basic.yaml")),
+            null,
+            root,
+            root.resolve("hami.jar"),
+            new ClusterBench.Baselines(false, false, null),
+            "scheduler",
+            new PrintWriter(new StringWriter()));
+    String yaml = Files.readString(ClusterBench.schedulerConfig(o, work));
+    assertThat(yaml).contains("          mode: scheduler\n").doesNotContain("mode: node");
+    assertThat(yaml.replace("mode: scheduler", "mode: node"))
+        .isEqualTo(Files.readString(root.resolve("config/scheduler/scheduler-config.yaml")));
+  }
+
+  @Test
   void kubeconfigHelp_namesTheLocalControlPlaneDefault() {
     String[] r = run("bench", "cluster", "--help");
     assertThat(r[1].replaceAll("\\s+", " "))
