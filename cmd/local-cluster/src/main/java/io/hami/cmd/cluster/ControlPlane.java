@@ -514,6 +514,29 @@ public final class ControlPlane implements AutoCloseable {
     apiserver.kill();
   }
 
+  /**
+   * Kills etcd without a graceful shutdown, as a crash would; the apiserver keeps running and fails
+   * its requests until {@link #restartEtcd()} brings etcd back.
+   */
+  public synchronized void killEtcd() throws InterruptedException {
+    etcd.kill();
+  }
+
+  /**
+   * Starts etcd again on the same port with the same data, then waits until the apiserver is ready
+   * (starting it again first when it is not running).
+   */
+  public synchronized void restartEtcd() throws IOException {
+    etcd.stop();
+    etcd.start();
+    awaitPort(etcd, etcdUrl);
+    if (apiserver.isAlive()) {
+      awaitReady();
+    } else {
+      startApiServer();
+    }
+  }
+
   public synchronized boolean isRunning() {
     return etcd.isAlive() && apiserver.isAlive();
   }

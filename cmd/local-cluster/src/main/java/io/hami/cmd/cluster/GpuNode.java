@@ -73,7 +73,7 @@ public final class GpuNode implements AutoCloseable {
       FakeKubelet kubelet,
       NodeAgentConfig config,
       List<GpuInfo> gpus,
-      NodeAgent agent,
+      @Nullable NodeAgent agent,
       SharedIndexInformer<Pod> informer,
       ScheduledExecutorService kubeletLoop) {
     this.name = name;
@@ -133,16 +133,9 @@ public final class GpuNode implements AutoCloseable {
       int splitCount,
       List<GpuInfo> gpus)
       throws Exception {
-    Path deviceDir = dir.resolve(name).resolve("device-plugins");
+    Path deviceDir = deviceDir(dir, name);
     FakeKubelet kubelet = FakeKubelet.start(deviceDir, client, name);
-    NodeAgentConfig config =
-        NodeAgentConfig.builder(name)
-            .deviceDir(deviceDir)
-            .hookPath(dir.resolve(name).resolve("hook"))
-            .splitCount(splitCount)
-            .registerInterval(Duration.ofSeconds(2))
-            .registerErrorInterval(Duration.ofSeconds(1))
-            .build();
+    NodeAgentConfig config = agentConfig(dir, name, splitCount);
     NodeAgent agent;
     try {
       agent = startAgent(agentClient, config, gpus, kubelet);
@@ -150,6 +143,46 @@ public final class GpuNode implements AutoCloseable {
       kubelet.close();
       throw e;
     }
+    return withKubeletLoop(client, agentClient, kubelet, config, gpus, agent);
+  }
+
+  /**
+   * Registers node {@code fake} and starts its kubelet only: the node agent runs elsewhere (as its
+   * own process, serving {@link #deviceDir(Path, String)}), so {@link #startAgent()} and {@link
+   * #stopAgent()} do nothing here. Returns without waiting for any device.
+   */
+  public static GpuNode startWithoutAgent(KubernetesClient client, Path dir, FakeNode fake)
+      throws Exception {
+    fake.register(client);
+    String name = fake.name();
+    FakeKubelet kubelet = FakeKubelet.start(deviceDir(dir, name), client, name);
+    return withKubeletLoop(client, client, kubelet, agentConfig(dir, name, 1), List.of(), null);
+  }
+
+  /** The device-plugin directory of node {@code name}'s kubelet under {@code dir}. */
+  public static Path deviceDir(Path dir, String name) {
+    return dir.resolve(name).resolve("device-plugins");
+  }
+
+  private static NodeAgentConfig agentConfig(Path dir, String name, int splitCount) {
+    return NodeAgentConfig.builder(name)
+        .deviceDir(deviceDir(dir, name))
+        .hookPath(dir.resolve(name).resolve("hook"))
+        .splitCount(splitCount)
+        .registerInterval(Duration.ofSeconds(2))
+        .registerErrorInterval(Duration.ofSeconds(1))
+        .build();
+  }
+
+  private static GpuNode withKubeletLoop(
+      KubernetesClient client,
+      KubernetesClient agentClient,
+      FakeKubelet kubelet,
+      NodeAgentConfig config,
+      List<GpuInfo> gpus,
+      @Nullable NodeAgent agent)
+      throws Exception {
+    String name = config.nodeName();
     ScheduledExecutorService loop =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -217,6 +250,9 @@ public final class GpuNode implements AutoCloseable {
     if (agent != null) {
       throw new IllegalStateException("the node agent of " + name + " is running");
     }
+    if (gpus.isEmpty()) {
+      return; // the agent runs elsewhere
+    }
     agent = startAgent(agentClient, config, gpus, kubelet);
   }
 
@@ -235,6 +271,11 @@ public final class GpuNode implements AutoCloseable {
   /** Allocate responses by container name, for pods the kubelet allocated, by pod UID. */
   public Map<String, ContainerAllocateResponse> allocation(String podUid) {
     return allocations.getOrDefault(podUid, Map.of());
+  }
+
+  /** The UIDs of the pods whose Allocate succeeded on this node. */
+  public Set<String> allocatedPods() {
+    return Set.copyOf(allocations.keySet());
   }
 
   /** Allocate errors by pod UID. */
