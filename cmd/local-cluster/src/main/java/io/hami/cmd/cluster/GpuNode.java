@@ -73,7 +73,7 @@ public final class GpuNode implements AutoCloseable {
       FakeKubelet kubelet,
       NodeAgentConfig config,
       List<GpuInfo> gpus,
-      NodeAgent agent,
+      @Nullable NodeAgent agent,
       SharedIndexInformer<Pod> informer,
       ScheduledExecutorService kubeletLoop) {
     this.name = name;
@@ -133,16 +133,9 @@ public final class GpuNode implements AutoCloseable {
       int splitCount,
       List<GpuInfo> gpus)
       throws Exception {
-    Path deviceDir = dir.resolve(name).resolve("device-plugins");
+    Path deviceDir = deviceDir(dir, name);
     FakeKubelet kubelet = FakeKubelet.start(deviceDir, client, name);
-    NodeAgentConfig config =
-        NodeAgentConfig.builder(name)
-            .deviceDir(deviceDir)
-            .hookPath(dir.resolve(name).resolve("hook"))
-            .splitCount(splitCount)
-            .registerInterval(Duration.ofSeconds(2))
-            .registerErrorInterval(Duration.ofSeconds(1))
-            .build();
+    NodeAgentConfig config = config(dir, name, splitCount);
     NodeAgent agent;
     try {
       agent = startAgent(agentClient, config, gpus, kubelet);
@@ -150,6 +143,53 @@ public final class GpuNode implements AutoCloseable {
       kubelet.close();
       throw e;
     }
+    return startKubelet(client, agentClient, kubelet, config, gpus, agent);
+  }
+
+  /**
+   * Registers node {@code fake} and starts its kubelet without a node agent: the agent runs
+   * elsewhere, in its own process, with {@code --kubelet-socket-dir} set to {@link #deviceDir(Path,
+   * String)}; it registers with this kubelet, which then allocates for the pods bound to the node
+   * through it. {@link #startAgent()} and {@link #stopAgent()} do nothing for the agent outside;
+   * await its devices with {@link FakeKubelet#awaitDevices}.
+   */
+  public static GpuNode startWithoutAgent(KubernetesClient client, Path dir, FakeNode fake)
+      throws Exception {
+    fake.register(client);
+    String name = fake.name();
+    FakeKubelet kubelet = FakeKubelet.start(deviceDir(dir, name), client, name);
+    try {
+      return startKubelet(client, client, kubelet, config(dir, name, 1), List.of(), null);
+    } catch (Exception e) {
+      kubelet.close();
+      throw e;
+    }
+  }
+
+  /** The device-plugin directory of node {@code name}'s kubelet under {@code dir}. */
+  public static Path deviceDir(Path dir, String name) {
+    return dir.resolve(name).resolve("device-plugins");
+  }
+
+  private static NodeAgentConfig config(Path dir, String name, int splitCount) {
+    return NodeAgentConfig.builder(name)
+        .deviceDir(deviceDir(dir, name))
+        .hookPath(dir.resolve(name).resolve("hook"))
+        .splitCount(splitCount)
+        .registerInterval(Duration.ofSeconds(2))
+        .registerErrorInterval(Duration.ofSeconds(1))
+        .build();
+  }
+
+  private static GpuNode startKubelet(
+      KubernetesClient client,
+      KubernetesClient agentClient,
+      FakeKubelet kubelet,
+      NodeAgentConfig config,
+      List<GpuInfo> gpus,
+      @Nullable NodeAgent agent)
+      throws Exception {
+    String name = config.nodeName();
     ScheduledExecutorService loop =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -211,11 +251,15 @@ public final class GpuNode implements AutoCloseable {
    * Starts a new node agent over the same GPUs and waits until the kubelet sees every device
    * healthy again.
    *
-   * @throws IllegalStateException if the agent is running
+   * @throws IllegalStateException if the agent is running, or runs outside ({@link
+   *     #startWithoutAgent})
    */
   public synchronized void startAgent() throws Exception {
     if (agent != null) {
       throw new IllegalStateException("the node agent of " + name + " is running");
+    }
+    if (gpus.isEmpty()) {
+      throw new IllegalStateException("the node agent of " + name + " runs outside");
     }
     agent = startAgent(agentClient, config, gpus, kubelet);
   }
