@@ -150,8 +150,8 @@ public final class GpuNode implements AutoCloseable {
    * Registers node {@code fake} and starts its kubelet without a node agent: the agent runs
    * elsewhere, in its own process, with {@code --kubelet-socket-dir} set to {@link #deviceDir(Path,
    * String)}; it registers with this kubelet, which then allocates for the pods bound to the node
-   * through it. {@link #startAgent()} and {@link #stopAgent()} do nothing for the agent outside;
-   * await its devices with {@link FakeKubelet#awaitDevices}.
+   * through it. {@link #stopAgent()} leaves the agent outside alone and {@link #startAgent()}
+   * refuses; await its devices with {@link FakeKubelet#awaitDevices}.
    */
   public static GpuNode startWithoutAgent(KubernetesClient client, Path dir, FakeNode fake)
       throws Exception {
