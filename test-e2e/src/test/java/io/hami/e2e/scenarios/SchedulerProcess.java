@@ -72,6 +72,16 @@ final class SchedulerProcess implements AutoCloseable {
    */
   static SchedulerProcess start(ControlPlane cp, Path config, String identity, boolean leaderElect)
       throws IOException {
+    return start(cp, config, identity, leaderElect, List.of());
+  }
+
+  /**
+   * As {@link #start(ControlPlane, Path, String, boolean)}, with {@code jvmOptions} added after the
+   * usual ones (JMX, say).
+   */
+  static SchedulerProcess start(
+      ControlPlane cp, Path config, String identity, boolean leaderElect, List<String> jvmOptions)
+      throws IOException {
     Path log = cp.workDir().resolve("scheduler-" + identity + ".log");
     Files.writeString(
         log,
@@ -83,6 +93,7 @@ final class SchedulerProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    cmd.addAll(jvmOptions);
     cmd.addAll(List.of("-jar", jar().toString(), "scheduler"));
     cmd.add("--kubeconfig=" + cp.kubeconfig());
     cmd.add("--config=" + config);
@@ -166,7 +177,10 @@ final class SchedulerProcess implements AutoCloseable {
     return all.length() > 4000 ? all.substring(all.length() - 4000) : all;
   }
 
-  /** The sum of a counter's samples whose labels contain {@code labelFilter}, from /metrics. */
+  /**
+   * The sum of a metric's samples whose labels contain {@code labelFilter} (empty: every sample,
+   * also an unlabelled one), from /metrics.
+   */
   double metric(String name, String labelFilter) throws IOException, InterruptedException {
     Matcher m = METRICS_PORT.matcher(log());
     if (!m.find()) {
@@ -180,7 +194,8 @@ final class SchedulerProcess implements AutoCloseable {
             HttpResponse.BodyHandlers.ofString());
     double sum = 0;
     for (String line : r.body().split("\n")) {
-      if (line.startsWith(name + "{") && line.contains(labelFilter)) {
+      if ((line.startsWith(name + "{") || line.startsWith(name + " "))
+          && line.contains(labelFilter)) {
         sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
       }
     }

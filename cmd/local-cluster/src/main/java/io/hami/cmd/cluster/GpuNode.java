@@ -156,7 +156,12 @@ public final class GpuNode implements AutoCloseable {
     fake.register(client);
     String name = fake.name();
     FakeKubelet kubelet = FakeKubelet.start(deviceDir(dir, name), client, name);
-    return withKubeletLoop(client, client, kubelet, agentConfig(dir, name, 1), List.of(), null);
+    try {
+      return withKubeletLoop(client, client, kubelet, agentConfig(dir, name, 1), List.of(), null);
+    } catch (Exception e) {
+      kubelet.close();
+      throw e;
+    }
   }
 
   /** The device-plugin directory of node {@code name}'s kubelet under {@code dir}. */
@@ -243,6 +248,8 @@ public final class GpuNode implements AutoCloseable {
   /**
    * Starts a new node agent over the same GPUs and waits until the kubelet sees every device
    * healthy again.
+   *
+   * <p>Does nothing where the agent runs outside ({@link #startWithoutAgent}).
    *
    * @throws IllegalStateException if the agent is running
    */

@@ -99,8 +99,8 @@ public final class SchedulerService implements AutoCloseable {
   private volatile boolean synced;
   private volatile boolean failed;
   private volatile boolean leading;
-  private @Nullable SharedIndexInformer<Node> nodeInformer;
-  private @Nullable SharedIndexInformer<Pod> podInformer;
+  private volatile @Nullable SharedIndexInformer<Node> nodeInformer;
+  private volatile @Nullable SharedIndexInformer<Pod> podInformer;
   private final List<SharedIndexInformer<?>> objectInformers = new CopyOnWriteArrayList<>();
   private volatile @Nullable Thread loop;
   private volatile @Nullable HTTPServer http;
@@ -151,6 +151,14 @@ public final class SchedulerService implements AutoCloseable {
             .maxBindingsInFlight(2 * options.bindingThreads())
             .build();
     metricsRef[0] = scheduler.metrics();
+    scheduler
+        .metrics()
+        .gauge(
+            "hami_scheduler_informers",
+            "Informers started and still running (nodes, pods and the kinds plugins list); a"
+                + " number that grows over time is a leak.",
+            new String[0],
+            cb -> cb.call(runningInformers()));
     scheduler.onFatal(e -> fail("fatal error in the scheduler", e));
     Scheduler s = this.scheduler;
     statusWriter.onPodGone(
@@ -159,6 +167,25 @@ public final class SchedulerService implements AutoCloseable {
           s.queue().deleteGone(p);
           s.eventHandler().onPodDelete(p);
         });
+  }
+
+  /** The informers this service started that are still running. */
+  private int runningInformers() {
+    int n = 0;
+    SharedIndexInformer<Node> nodes = nodeInformer;
+    SharedIndexInformer<Pod> pods = podInformer;
+    if (nodes != null && nodes.isRunning()) {
+      n++;
+    }
+    if (pods != null && pods.isRunning()) {
+      n++;
+    }
+    for (SharedIndexInformer<?> i : objectInformers) {
+      if (i.isRunning()) {
+        n++;
+      }
+    }
+    return n;
   }
 
   private static ThreadFactory daemon(String prefix) {

@@ -32,6 +32,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,6 +148,12 @@ class SchedulerServiceIT {
     assertThat(fetch(http, base + "/hello/there")).isEqualTo("200 hi /hello/there");
     assertThat(fetch(http, base + "/healthz")).isEqualTo("200 ok");
     assertThat(fetch(http, base + "/hellothere")).isEqualTo("404 not found");
+    // Nodes, pods and the kinds the default plugins list, all running.
+    Matcher informers =
+        Pattern.compile("(?m)^hami_scheduler_informers (\\S+)$")
+            .matcher(fetch(http, base + "/metrics"));
+    assertThat(informers.find()).as("hami_scheduler_informers is exported").isTrue();
+    assertThat(Double.parseDouble(informers.group(1))).isGreaterThanOrEqualTo(2);
     assertThatThrownBy(() -> service.route("/late", exchange -> {}))
         .isInstanceOf(IllegalStateException.class);
   }
