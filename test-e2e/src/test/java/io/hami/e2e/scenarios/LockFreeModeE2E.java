@@ -85,14 +85,6 @@ class LockFreeModeE2E {
         && !"true".equals(a.get(Annotations.NODE_LOCK_FREE));
   }
 
-  private static boolean placed(Pod p) {
-    Map<String, String> a = p.getMetadata().getAnnotations();
-    return a != null
-        && "success".equals(a.get(Annotations.BIND_PHASE))
-        && p.getStatus() != null
-        && "Running".equals(p.getStatus().getPhase());
-  }
-
   @Test
   void burstOnOurAgentsNode_bindsWithoutANodeLock_andRefusesToStartBesideALockingNode(
       KubernetesClient client, TestNamespace ns) throws Exception {
@@ -177,7 +169,7 @@ class LockFreeModeE2E {
               .pollInterval(Duration.ofMillis(250))
               .until(
                   () -> client.pods().inNamespace(ns.name()).list().getItems(),
-                  l -> l.size() == PODS && l.stream().allMatch(LockFreeModeE2E::placed));
+                  l -> l.size() == PODS && l.stream().allMatch(SameNodeBurstE2E::placed));
       System.out.printf(
           Locale.ROOT,
           "e2e: lock mode scheduler: %d pods placed on one %d-GPU node in %d ms, node locks seen %d%n",

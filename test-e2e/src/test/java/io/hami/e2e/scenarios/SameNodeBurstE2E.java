@@ -58,7 +58,7 @@ class SameNodeBurstE2E {
     Teardown.checkInvariantsAndStop(client, ns.name(), nodes);
   }
 
-  private static boolean placed(Pod p) {
+  static boolean placed(Pod p) {
     Map<String, String> a = p.getMetadata().getAnnotations();
     return a != null
         && "success".equals(a.get(Annotations.BIND_PHASE))

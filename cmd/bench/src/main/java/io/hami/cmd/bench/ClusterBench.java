@@ -17,7 +17,6 @@ import io.hami.nodeagent.nvml.GpuInfo;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,23 +76,6 @@ final class ClusterBench {
    * @param nonGpu whether to run ours again on the pods without GPU requests (GPU workloads)
    * @param kubeScheduler the kube-scheduler binary to run as a baseline; null for none
    */
-  /** The shipped configuration, in the lock mode asked for (a copy under {@code work}). */
-  static Path schedulerConfig(Options o, Path work) throws IOException {
-    Path shipped = o.root().resolve("config/scheduler/scheduler-config.yaml");
-    if (o.lockMode().equals("node")) {
-      return shipped;
-    }
-    String yaml = Files.readString(shipped, StandardCharsets.UTF_8);
-    String mode = "          mode: node\n";
-    if (!yaml.contains(mode)) {
-      throw new IOException(shipped + " has no nodelock '" + mode.strip() + "' to change");
-    }
-    Path out = work.resolve("scheduler-config-" + o.lockMode() + ".yaml");
-    Files.writeString(
-        out, yaml.replace(mode, "          mode: " + o.lockMode() + "\n"), StandardCharsets.UTF_8);
-    return out;
-  }
-
   record Baselines(boolean ceiling, boolean nonGpu, @Nullable Path kubeScheduler) {
     /** The baselines as {@code --baseline} names them, in the order they run. */
     String describe() {
@@ -219,7 +201,7 @@ final class ClusterBench {
             SchedulerProcess.start(
                 o.jar(),
                 kubeconfig,
-                schedulerConfig(o, work),
+                SchedulerProcess.shippedConfig(o.root(), o.lockMode(), work),
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
                 Duration.ofMinutes(3))) {

@@ -57,6 +57,26 @@ final class SchedulerProcess implements ScrapedProcess {
   }
 
   /**
+   * The repository's shipped scheduler configuration under {@code root}, in nodelock mode {@code
+   * lockMode}: the file itself for {@code node}, else a copy under {@code work}.
+   */
+  static Path shippedConfig(Path root, String lockMode, Path work) throws IOException {
+    Path shipped = root.resolve("config/scheduler/scheduler-config.yaml");
+    if (lockMode.equals("node")) {
+      return shipped;
+    }
+    String yaml = Files.readString(shipped, StandardCharsets.UTF_8);
+    String mode = "          mode: node\n";
+    if (!yaml.contains(mode)) {
+      throw new IOException(shipped + " has no nodelock '" + mode.strip() + "' to change");
+    }
+    Path out = work.resolve("scheduler-config-" + lockMode + ".yaml");
+    Files.writeString(
+        out, yaml.replace(mode, "          mode: " + lockMode + "\n"), StandardCharsets.UTF_8);
+    return out;
+  }
+
+  /**
    * Starts the scheduler and waits until it reports ready.
    *
    * @param jar the hami jar

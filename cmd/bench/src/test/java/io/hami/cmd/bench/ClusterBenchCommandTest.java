@@ -172,16 +172,7 @@ class ClusterBenchCommandTest {
   void lockModeScheduler_runsTheShippedConfigurationWithThatMode(@TempDir Path work)
       throws Exception {
     Path root = Path.of("").toAbsolutePath().getParent().getParent();
-    ClusterBench.Options o =
-        new ClusterBench.Options(
-            Workload.load(root.resolve("config/bench/basic.yaml")),
-            null,
-            root,
-            root.resolve("hami.jar"),
-            new ClusterBench.Baselines(false, false, null),
-            "scheduler",
-            new PrintWriter(new StringWriter()));
-    String yaml = Files.readString(ClusterBench.schedulerConfig(o, work));
+    String yaml = Files.readString(SchedulerProcess.shippedConfig(root, "scheduler", work));
     assertThat(yaml).contains("          mode: scheduler\n").doesNotContain("mode: node");
     assertThat(yaml.replace("mode: scheduler", "mode: node"))
         .isEqualTo(Files.readString(root.resolve("config/scheduler/scheduler-config.yaml")));

@@ -33,7 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -41,10 +40,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -116,10 +112,11 @@ public final class SchedulerService implements AutoCloseable {
     this.config = config;
     this.options = options;
     this.bindingPool =
-        Executors.newFixedThreadPool(options.bindingThreads(), daemon("hami-binding"));
-    this.writerPool = boundedSingle("hami-status-writer", 10_000);
-    this.eventPool = boundedSingle("hami-events", 10_000);
-    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("hami-timer"));
+        Executors.newFixedThreadPool(
+            options.bindingThreads(), ServiceThreads.daemon("hami-binding"));
+    this.writerPool = ServiceThreads.boundedSingle("hami-status-writer", 10_000);
+    this.eventPool = ServiceThreads.boundedSingle("hami-events", 10_000);
+    this.timer = Executors.newSingleThreadScheduledExecutor(ServiceThreads.daemon("hami-timer"));
     ApiRateLimiter limiter =
         new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);
     SchedulerMetrics[] metricsRef = new SchedulerMetrics[1];
@@ -171,41 +168,10 @@ public final class SchedulerService implements AutoCloseable {
 
   /** The informers this service started that are still running. */
   private int runningInformers() {
-    int n = 0;
-    SharedIndexInformer<Node> nodes = nodeInformer;
-    SharedIndexInformer<Pod> pods = podInformer;
-    if (nodes != null && nodes.isRunning()) {
-      n++;
-    }
-    if (pods != null && pods.isRunning()) {
-      n++;
-    }
-    for (SharedIndexInformer<?> i : objectInformers) {
-      if (i.isRunning()) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private static ThreadFactory daemon(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
-  private static ExecutorService boundedSingle(String name, int capacity) {
-    return new ThreadPoolExecutor(
-        1,
-        1,
-        0,
-        TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(capacity),
-        daemon(name),
-        new ThreadPoolExecutor.AbortPolicy());
+    List<@Nullable SharedIndexInformer<?>> all = new ArrayList<>(objectInformers);
+    all.add(nodeInformer);
+    all.add(podInformer);
+    return (int) all.stream().filter(i -> i != null && i.isRunning()).count();
   }
 
   public Scheduler scheduler() {
