@@ -70,7 +70,8 @@ import org.junit.jupiter.api.io.TempDir;
  * MemoryMXBean.gc()}), open file descriptors from {@code /proc/<pid>/fd}, and the scheduler's
  * running informers from its {@code hami_scheduler_informers} gauge (the node agent runs no
  * informers: it lists its node's pods). The line fitted by least squares to the last third of the
- * samples must stay flat: over that third it may rise by at most {@link #MAX_THREAD_RISE} threads,
+ * samples must stay flat: over that third it may rise by at most {@link #MAX_THREAD_RISE} threads
+ * ({@link #MAX_THREAD_RISE_SHORT} when the third lasts under {@link #SHORT_WINDOW_SECONDS} s),
  * {@link #MAX_HEAP_RISE_MIB} MiB of heap and {@link #MAX_FD_RISE} descriptors, and the informer
  * count must not change. The invariants (no device over-committed against the register annotation,
  * no node lock older than {@link #STALE_LOCK}, no Allocate failure) are checked at every sample; at
@@ -87,6 +88,15 @@ class SoakE2E {
   static final String CHURN_PODS_PROPERTY = "hami.e2e.soakChurnPods";
 
   static final int MAX_THREAD_RISE = 3;
+
+  /**
+   * The thread rise allowed when the last third is shorter than {@link #SHORT_WINDOW_SECONDS}: an
+   * on-demand pool (gRPC's server executor keeps idle threads for 60 s) can grow by a few threads
+   * within such a window without leaking; the long run holds {@link #MAX_THREAD_RISE}.
+   */
+  static final int MAX_THREAD_RISE_SHORT = 8;
+
+  static final double SHORT_WINDOW_SECONDS = 180;
   static final double MAX_HEAP_RISE_MIB = 8;
   static final int MAX_FD_RISE = 4;
   static final Duration STALE_LOCK = Duration.ofSeconds(60);
@@ -358,7 +368,12 @@ class SoakE2E {
               fds,
               informers));
       double minutesInWindow = window / 60;
-      check(flatness, p.name, "threads", threads * minutesInWindow, MAX_THREAD_RISE);
+      check(
+          flatness,
+          p.name,
+          "threads",
+          threads * minutesInWindow,
+          window < SHORT_WINDOW_SECONDS ? MAX_THREAD_RISE_SHORT : MAX_THREAD_RISE);
       check(flatness, p.name, "heap MiB", heap * minutesInWindow, MAX_HEAP_RISE_MIB);
       check(flatness, p.name, "fds", fds * minutesInWindow, MAX_FD_RISE);
     }
