@@ -104,13 +104,7 @@ public final class FrameworkReplay {
             .parse(policy.profile(SCHEDULER, seed), "profile " + policy.policyName());
 
     int pods = submitted.length;
-    long[] arrived = new long[pods];
-    long[] used = new long[pods];
-    long[] fragment = new long[pods];
-    int[] placedOn = new int[pods];
-    int[] gpuMask = new int[pods];
-    long arrivedSum = 0;
-    long usedSum = 0;
+    ReplayRecord record = new ReplayRecord(pods);
     try (InMemoryCluster cluster =
         InMemoryCluster.builder(registry).config(config).recordEvents(false).build()) {
       for (int r = 0; r < nodes; r++) {
@@ -137,7 +131,6 @@ public final class FrameworkReplay {
         cluster.addPod(pod);
         cluster.drain(0);
         PodOutcome outcome = cluster.outcome("default", name).orElse(null);
-        arrivedSum += task.totalGpuMilli();
         String boundNode = last.node;
         NodeDevices boundDevices = last.devices;
         if (outcome != null && outcome.isBound() && boundNode != null && boundDevices != null) {
@@ -155,31 +148,14 @@ public final class FrameworkReplay {
               mirror.memLeft(r) - task.memMiB(),
               free,
               task.clusterTag());
-          usedSum += task.totalGpuMilli();
-          placedOn[p] = byRank[r];
-          gpuMask[p] = mask;
+          record.placed(p, task.totalGpuMilli(), byRank[r], mask, mirror.totalFragment());
         } else {
-          placedOn[p] = -1;
+          record.failed(p, task.totalGpuMilli(), mirror.totalFragment());
           cluster.deletePod("default", name);
         }
-        arrived[p] = arrivedSum;
-        used[p] = usedSum;
-        fragment[p] = mirror.totalFragment();
       }
     }
-    return new RunResult(
-        trace.name(),
-        policy.policyName(),
-        seed,
-        trace.capacity(),
-        trace.workload().totalWeight(),
-        emptyFragment,
-        submitted,
-        arrived,
-        used,
-        fragment,
-        placedOn,
-        gpuMask);
+    return record.result(trace, policy.policyName(), seed, emptyFragment, submitted);
   }
 
   private static int[] freeShares(NodeDevices devices, int gpus) {

@@ -99,13 +99,7 @@ public final class HamiReplay {
     int[] stamp = new int[nodes * shapes];
 
     int pods = submitted.length;
-    long[] arrived = new long[pods];
-    long[] used = new long[pods];
-    long[] fragment = new long[pods];
-    int[] placedOn = new int[pods];
-    int[] gpuMask = new int[pods];
-    long arrivedSum = 0;
-    long usedSum = 0;
+    ReplayRecord record = new ReplayRecord(pods);
     for (int p = 0; p < pods; p++) {
       Task task = trace.task(submitted[p]);
       int shape = task.shapeId();
@@ -140,7 +134,6 @@ public final class HamiReplay {
         }
       }
       int mask = 0;
-      arrivedSum += task.totalGpuMilli();
       if (best >= 0) {
         if (gpu) {
           mask = placeCards(placer, options, cards, best, trace.pods().get(submitted[p]));
@@ -154,29 +147,12 @@ public final class HamiReplay {
             table.memLeft(best) - task.memMiB(),
             freeShares(cards[best]),
             task.clusterTag());
-        usedSum += task.totalGpuMilli();
-        placedOn[p] = byRank[best];
-        gpuMask[p] = mask;
+        record.placed(p, task.totalGpuMilli(), byRank[best], mask, table.totalFragment());
       } else {
-        placedOn[p] = -1;
+        record.failed(p, task.totalGpuMilli(), table.totalFragment());
       }
-      arrived[p] = arrivedSum;
-      used[p] = usedSum;
-      fragment[p] = table.totalFragment();
     }
-    return new RunResult(
-        trace.name(),
-        policy.policyName(),
-        seed,
-        trace.capacity(),
-        trace.workload().totalWeight(),
-        emptyFragment,
-        submitted,
-        arrived,
-        used,
-        fragment,
-        placedOn,
-        gpuMask);
+    return record.result(trace, policy.policyName(), seed, emptyFragment, submitted);
   }
 
   /**
