@@ -155,9 +155,9 @@ public final class UsageOverlay {
   }
 
   /**
-   * {@code base} with the changes on its node applied; {@code base} itself when there are none. The
-   * node of the pod's earlier accounting starts from the view without it, read with that
-   * accounting.
+   * {@code current} with the changes on its node applied; {@code current} itself when there are
+   * none. The node of the pod's earlier accounting starts instead from the view without it, read
+   * with that accounting.
    */
   NodeDevices apply(NodeDevices current) {
     NodeDevices base =

@@ -191,10 +191,8 @@ public final class VgpuPlugin
     if (r == null) {
       return List.of();
     }
-    // Without what the index still counts for the pod from an earlier attempt.
-    CountedWithout earlier = earlier(pod);
-    UsageOverlay own = earlier == null ? null : UsageOverlay.without(earlier);
-    NodeDevices view = own == null ? index.node(nodeName) : own.apply(index.node(nodeName));
+    UsageOverlay own = withoutEarlier(pod);
+    NodeDevices view = current(own, nodeName);
     FitReasons reasons =
         placer.place(view, r.requests(), r.options(), null, quotas.of(pod, own)).reasons();
     if (reasons == null) {
@@ -293,9 +291,10 @@ public final class VgpuPlugin
     // A pod scheduled again: the index still counts what an earlier attempt placed (its
     // annotations), and keeps counting it until Reserve replaces it. This cycle, and the dry runs
     // made from its state, see the node without it.
-    CountedWithout earlier = earlier(pod);
-    if (earlier != null) {
-      r = r.withOverlay(UsageOverlay.without(earlier));
+    UsageOverlay own = withoutEarlier(pod);
+    CountedWithout earlier = own == null ? null : own.earlier();
+    if (own != null) {
+      r = r.withOverlay(own);
     }
     state.write(REQUESTS, r);
     if (freeShares == null) {
@@ -309,10 +308,20 @@ public final class VgpuPlugin
     return excluded == null ? PreFilterResult.allNodes() : PreFilterResult.excluding(excluded);
   }
 
-  /** What the index counts for an unbound pod from an earlier attempt, or null. */
-  private @Nullable CountedWithout earlier(Pod pod) {
+  /**
+   * An overlay leaving out what the index counts for an unbound pod from an earlier attempt, read
+   * now; null when it counts nothing for it.
+   */
+  private @Nullable UsageOverlay withoutEarlier(Pod pod) {
     String uid = pod.getMetadata().getUid();
-    return uid == null || bound(pod) ? null : index.countedWithout(uid);
+    CountedWithout earlier = uid == null || bound(pod) ? null : index.countedWithout(uid);
+    return earlier == null ? null : UsageOverlay.without(earlier);
+  }
+
+  /** The node's current view, under {@code own} when not null. */
+  private NodeDevices current(@Nullable UsageOverlay own, String nodeName) {
+    NodeDevices view = index.node(nodeName);
+    return own == null ? view : own.apply(view);
   }
 
   /** {@code excluded} except for the snapshot's node {@code name}. */
@@ -538,9 +547,8 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
-    CountedWithout earlier = earlier(pod);
-    UsageOverlay own = earlier == null ? null : UsageOverlay.without(earlier);
-    NodeDevices view = own == null ? index.node(nodeName) : own.apply(index.node(nodeName));
+    UsageOverlay own = withoutEarlier(pod);
+    NodeDevices view = current(own, nodeName);
     Placement p =
         placer.place(
             view, r.requests(), r.options(), state.get(PREFERRED_DEVICES), quotas.of(pod, own));

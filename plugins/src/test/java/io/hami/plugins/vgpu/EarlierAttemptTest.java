@@ -11,6 +11,8 @@ import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.Snapshot;
+import io.hami.framework.local.InMemoryCluster;
+import io.hami.framework.local.PodOutcome;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
 import io.hami.model.Annotations;
@@ -18,6 +20,7 @@ import io.hami.model.BindPhase;
 import io.hami.model.testing.FakeGpus;
 import io.hami.model.testing.MakeGpuNode;
 import io.hami.model.testing.MakeGpuPod;
+import io.hami.plugins.GpuSchedulingTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -297,6 +300,60 @@ final class EarlierAttemptTest {
     } else {
       assertThat(requireNonNull(after.p()).node()).isEqualTo(p.node());
       assertThat(requireNonNull(after.p()).assumed()).isEqualTo(p.assumed());
+    }
+  }
+
+  // The scheduler itself
+
+  /**
+   * @param name the case
+   * @param n2Full whether a bound pod holds 12 GiB on n2, so that p fits only where its earlier
+   *     attempt is
+   * @param placed where p, then q (12 GiB too), must be bound; r (12 GiB) never fits
+   */
+  record Scheduled(String name, boolean n2Full, List<String> placed) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Scheduled> scheduled() {
+    return Stream.of(
+        new Scheduled("both nodes free", false, List.of()),
+        new Scheduled("only the earlier attempt's node free", true, List.of("n1")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("scheduled")
+  void theScheduler_placesThePodOnceAndCountsItOnce(Scheduled c) {
+    try (InMemoryCluster cluster = GpuSchedulingTest.cluster()) {
+      for (String n : List.of("n1", "n2")) {
+        cluster.addNode(MakeGpuNode.named(n).gpus(FakeGpus.t4s(n, 1)).obj());
+      }
+      if (c.n2Full()) {
+        cluster.addPod(holding("v", "low", "n2", MIB, BindPhase.SUCCESS).nodeName("n2").obj());
+      }
+      cluster.addPod(holding("p", "team", "n1", MIB, BindPhase.ALLOCATING).obj());
+      cluster.drain();
+      PodOutcome p = cluster.outcome("team", "p").orElseThrow();
+      assertThat(p.isBound()).as("p: %s", p.message()).isTrue();
+      if (!c.placed().isEmpty()) {
+        assertThat(p.node()).isEqualTo(c.placed().get(0));
+      }
+      if (!c.n2Full()) {
+        // p counted neither twice (q would not fit) nor never (q could share p's card).
+        cluster.addPod(asking("q"));
+        cluster.drain();
+        PodOutcome q = cluster.outcome("team", "q").orElseThrow();
+        assertThat(q.isBound()).as("q: %s", q.message()).isTrue();
+        assertThat(q.node()).isNotEqualTo(p.node());
+      }
+      cluster.addPod(asking("r"));
+      cluster.drain();
+      PodOutcome r = cluster.outcome("team", "r").orElseThrow();
+      assertThat(r.isBound()).isFalse();
+      assertThat(r.message()).contains("CardInsufficientMemory");
     }
   }
 }
