@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  * not yet shown with their annotations. A terminating pod (deletion timestamp set, a preemption
  * victim for instance) keeps its devices until it is gone from the API or reaches Succeeded or
  * Failed: its containers may still be using them, so a preemptor waits for them. Entries are keyed
- * by pod UID, so the informer's view of a pod replaces its reservation.
+ * by pod UID, so the informer's view of a pod replaces its reservation, except for an unbound pod's
+ * annotations from an earlier attempt, which the reservation already replaced.
  *
  * <p>Other plugins of the same profile read the views through {@link #node(NodeInfo)} (for example
  * a fragmentation-aware placement plugin); they must not mutate anything. Each new view is reported
@@ -447,11 +448,23 @@ public final class DeviceUsageIndex {
         }
         return;
       }
+      if (old != null && old.assumed() && !bound(pod)) {
+        // This scheduler's placement reaches the pod with its Binding: other annotations on an
+        // unbound pod are an earlier attempt's, older than the reservation that replaced them.
+        return;
+      }
       if (old != null) {
         remove(uid, old);
       }
       add(uid, now);
     }
+  }
+
+  /** Whether the pod is bound to a node. */
+  static boolean bound(Pod pod) {
+    return pod.getSpec() != null
+        && pod.getSpec().getNodeName() != null
+        && !pod.getSpec().getNodeName().isEmpty();
   }
 
   /** Pod deleted. */

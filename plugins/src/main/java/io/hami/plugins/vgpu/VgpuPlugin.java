@@ -314,7 +314,8 @@ public final class VgpuPlugin
    */
   private @Nullable UsageOverlay withoutEarlier(Pod pod) {
     String uid = pod.getMetadata().getUid();
-    CountedWithout earlier = uid == null || bound(pod) ? null : index.countedWithout(uid);
+    CountedWithout earlier =
+        uid == null || DeviceUsageIndex.bound(pod) ? null : index.countedWithout(uid);
     return earlier == null ? null : UsageOverlay.without(earlier);
   }
 
@@ -329,12 +330,6 @@ public final class VgpuPlugin
     NodeInfo node = snapshot.get(name);
     int at = node == null ? -1 : snapshot.nodes().indexOf(node);
     return at < 0 ? excluded : position -> position != at && excluded.excluded(position);
-  }
-
-  private static boolean bound(Pod pod) {
-    return pod.getSpec() != null
-        && pod.getSpec().getNodeName() != null
-        && !pod.getSpec().getNodeName().isEmpty();
   }
 
   // PreFilter extensions: a preemption dry run on a copy of the cycle state
@@ -423,7 +418,8 @@ public final class VgpuPlugin
     // The index's own reservation is confirmed by the decision's annotations, which the API shows
     // before the binding; a bound pod without them (in memory, where nothing writes them) is
     // served.
-    boolean unconfirmed = counted != null && counted.assumed() && !bound(podToRemove.pod());
+    boolean unconfirmed =
+        counted != null && counted.assumed() && !DeviceUsageIndex.bound(podToRemove.pod());
     if (counted == null
         || UsageOverlay.allocating(podToRemove.pod(), podToRemove.assumed() || unconfirmed)) {
       return Status.success();

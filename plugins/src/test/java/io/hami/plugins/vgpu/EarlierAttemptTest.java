@@ -71,6 +71,11 @@ final class EarlierAttemptTest {
       return holding("p", "team", node, MIB, BindPhase.ALLOCATING).obj();
     }
 
+    /** Pod p bound to {@code node}, with the annotations its Binding carried. */
+    Pod bound(String node) {
+      return holding("p", "team", node, MIB, BindPhase.ALLOCATING).nodeName(node).obj();
+    }
+
     DeviceUsageIndex index() {
       return plugin.index();
     }
@@ -226,13 +231,21 @@ final class EarlierAttemptTest {
     assertThat(requireNonNull(reserved.p()).node()).isEqualTo(target);
     assertThat(requireNonNull(reserved.p()).assumed()).isTrue();
 
+    // A late event still showing the earlier attempt's annotations moves nothing (on n1 they
+    // match the reservation, which they then confirm).
+    f.handle.firePodUpdate(f.pod, f.attempt("n1"));
+    Counts late = f.counts();
+    assertThat(late.usedMem()).isEqualTo(reserved.usedMem());
+    assertThat(late.teamMem()).isEqualTo(MIB);
+    assertThat(requireNonNull(late.p()).node()).isEqualTo(target);
+
     // The binding lands: the informer shows the new annotations, then the pod goes.
-    f.handle.firePodUpdate(f.pod, f.attempt(target));
+    f.handle.firePodUpdate(f.pod, f.bound(target));
     Counts confirmed = f.counts();
     assertThat(confirmed.usedMem()).isEqualTo(reserved.usedMem());
     assertThat(confirmed.teamMem()).isEqualTo(MIB);
     assertThat(requireNonNull(confirmed.p()).assumed()).isFalse();
-    f.handle.firePodDelete(f.attempt(target));
+    f.handle.firePodDelete(f.bound(target));
     assertThat(f.counts())
         .isEqualTo(new Counts(Map.of("n1", List.of(0), "n2", List.of(2048)), null, 0));
   }
@@ -276,7 +289,7 @@ final class EarlierAttemptTest {
         new Failed(
             "the informer confirmed the new placement",
             "n2",
-            f -> f.handle.firePodUpdate(f.pod, f.attempt("n2")),
+            f -> f.handle.firePodUpdate(f.pod, f.bound("n2")),
             new Counts(Map.of("n1", List.of(0), "n2", List.of(2048 + MIB)), onN2, MIB)));
   }
 
