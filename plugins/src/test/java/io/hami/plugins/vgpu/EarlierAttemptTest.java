@@ -105,6 +105,13 @@ final class EarlierAttemptTest {
       return new Counts(mem, index().counted(uid()), index().namespace("team").memMiB("NVIDIA"));
     }
 
+    /** Each node's view version: the index publishes a new one with every change. */
+    Map<String, Long> versions() {
+      Map<String, Long> out = new TreeMap<>();
+      nodes.forEach(n -> out.put(n.name(), index().node(n.name()).version()));
+      return out;
+    }
+
     String uid() {
       return pod.getMetadata().getUid();
     }
@@ -172,8 +179,10 @@ final class EarlierAttemptTest {
   void preFilterAndWhatRunsOnItsState_leaveTheIndexAsItWas(ReadOnly c) {
     Fixture f = new Fixture(c.earlier());
     Counts before = f.counts();
+    Map<String, Long> versions = f.versions();
     c.run().accept(f);
     assertThat(f.counts()).isEqualTo(before);
+    assertThat(f.versions()).isEqualTo(versions);
     if (c.earlier()) {
       assertThat(before.p()).isNotNull();
       assertThat(before.usedMem().get("n1")).containsExactly(MIB);
