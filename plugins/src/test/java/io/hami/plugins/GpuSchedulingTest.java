@@ -27,17 +27,18 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The shipped GPU profile driving the real scheduling loop on an in-memory cluster. */
-final class GpuSchedulingTest {
+public final class GpuSchedulingTest {
 
   static final Path CONFIG = Path.of("..", "config", "scheduler", "scheduler-config.yaml");
 
-  static Registry registry() {
+  public static Registry registry() {
     Registry r = BuiltInPlugins.registry();
     GpuPlugins.registrations().forEach(r::register);
     return r;
   }
 
-  static InMemoryCluster cluster() {
+  /** An in-memory cluster scheduling with the shipped profile. */
+  public static InMemoryCluster cluster() {
     SchedulerConfiguration config = new ConfigLoader(registry()).load(CONFIG);
     return InMemoryCluster.builder(registry()).config(config).build();
   }

@@ -22,6 +22,7 @@ import io.hami.plugins.vgpu.NodeDevices;
 import io.hami.plugins.vgpu.PairScores;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.SharedGpuState;
+import io.hami.plugins.vgpu.UsageOverlay;
 import io.hami.plugins.vgpu.VendorRequest;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
@@ -68,7 +69,7 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
     if (r == null || !r.requests().multiDevice()) {
       return 0;
     }
-    NodeDevices nd = index.node(node);
+    NodeDevices nd = UsageOverlay.view(state, index, node);
     if (nd.pairs() == PairScores.NONE) {
       return 0;
     }
@@ -111,7 +112,7 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
     if (only < 0 || containers.get(only).size() != 1 || containers.get(only).get(0).nums() < 2) {
       return Status.success();
     }
-    NodeDevices nd = index.node(nodeName);
+    NodeDevices nd = UsageOverlay.view(state, index, nodeName);
     if (nd.pairs() == PairScores.NONE) {
       return Status.success();
     }

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.ClusterStateListener;
 import io.hami.framework.api.NodeInfo;
-import io.hami.framework.api.NodeLocal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -34,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  * not yet shown with their annotations. A terminating pod (deletion timestamp set, a preemption
  * victim for instance) keeps its devices until it is gone from the API or reaches Succeeded or
  * Failed: its containers may still be using them, so a preemptor waits for them. Entries are keyed
- * by pod UID, so the informer's view of a pod replaces its reservation.
+ * by pod UID, so the informer's view of a pod replaces its reservation, except for an unbound pod's
+ * annotations from an earlier attempt, which the reservation already replaced.
  *
  * <p>Other plugins of the same profile read the views through {@link #node(NodeInfo)} (for example
  * a fragmentation-aware placement plugin); they must not mutate anything. Each new view is reported
@@ -136,7 +136,15 @@ public final class DeviceUsageIndex {
   }
 
   private record PodEntry(
-      String node, @Nullable String namespace, PodUsage usage, boolean assumed) {}
+      String node, @Nullable String namespace, PodUsage usage, boolean assumed) {
+    static PodEntry of(Counted c) {
+      return new PodEntry(c.node(), c.namespace(), c.usage(), c.assumed());
+    }
+
+    Counted counted() {
+      return new Counted(node, namespace, usage, assumed);
+    }
+  }
 
   private final class NodeState {
     final String name;
@@ -166,18 +174,33 @@ public final class DeviceUsageIndex {
 
     @GuardedBy("lock")
     void publish() {
+      view = render(null, view.version() + 1);
+      // After the view is visible: a NodeInfo made from now on sees it.
+      changed.accept(name);
+    }
+
+    /** The node's devices as they are, or as they would be without {@code except}'s usage. */
+    @GuardedBy("lock")
+    NodeDevices render(@Nullable PodUsage except, long version) {
       List<DeviceUsage> reg = registered.devices();
       ImmutableList.Builder<DeviceUsage> b = ImmutableList.builderWithExpectedSize(reg.size());
       for (DeviceUsage d : reg) {
         int[] u = used.get(d.id());
-        DeviceUsage v = u == null ? d : d.withUsage(u[0], u[1], u[2]);
-        b.add(health.apply(mig.overlay(v)));
+        PodUsage.Usage mine = except == null ? null : except.byDevice().get(d.id());
+        if (mine == null) {
+          DeviceUsage v = u == null ? d : d.withUsage(u[0], u[1], u[2]);
+          b.add(health.apply(mig.overlay(v)));
+          continue;
+        }
+        int[] all = u == null ? new int[3] : u;
+        DeviceUsage v =
+            d.withUsage(
+                Math.max(0, all[0] - mine.slots()),
+                Math.max(0, all[1] - mine.memMiB()),
+                Math.max(0, all[2] - mine.cores()));
+        b.add(health.apply(mig.overlay(v, mine.mig())));
       }
-      view =
-          new NodeDevices(
-              name, b.build(), registered.pairs(), registered.invalid(), view.version() + 1);
-      // After the view is visible: a NodeInfo made from now on sees it.
-      changed.accept(name);
+      return new NodeDevices(name, b.build(), registered.pairs(), registered.invalid(), version);
     }
   }
 
@@ -214,37 +237,7 @@ public final class DeviceUsageIndex {
 
   /** The informer hook that keeps this index current. */
   public ClusterStateListener listener() {
-    return new ClusterStateListener() {
-      @Override
-      public void onNodeAdd(Node node) {
-        upsertNode(node);
-      }
-
-      @Override
-      public void onNodeUpdate(Node oldNode, Node newNode) {
-        upsertNode(newNode);
-      }
-
-      @Override
-      public void onNodeDelete(Node node) {
-        deleteNode(node.getMetadata().getName());
-      }
-
-      @Override
-      public void onPodAdd(Pod pod) {
-        upsertPod(pod);
-      }
-
-      @Override
-      public void onPodUpdate(Pod oldPod, Pod newPod) {
-        upsertPod(newPod);
-      }
-
-      @Override
-      public void onPodDelete(Pod pod) {
-        deletePod(pod);
-      }
-    };
+    return new IndexListener(this);
   }
 
   private final Object lock = new Object();
@@ -297,28 +290,7 @@ public final class DeviceUsageIndex {
    * cache (generation 0: tests and tools) is never replaced, so it always reads the current view.
    */
   public NodeDevices node(NodeInfo node) {
-    if (node.generation() == 0) {
-      return node(node.name());
-    }
-    Pinned p = node.local(PINNED);
-    if (p != null && p.index() == this) {
-      return p.view();
-    }
-    return pin(node);
-  }
-
-  /**
-   * Pins the node's current view on {@code node} (replacing what was pinned), for a cycle that just
-   * changed the node's devices itself and must see its own change.
-   */
-  NodeDevices pin(NodeInfo node) {
-    return pinned(node).view();
-  }
-
-  private Pinned pinned(NodeInfo node) {
-    Pinned p = new Pinned(this, node(node.name()));
-    node.setLocal(PINNED, p);
-    return p;
+    return PinnedViews.view(this, node);
   }
 
   /**
@@ -327,24 +299,8 @@ public final class DeviceUsageIndex {
    * per pod.
    */
   public float nodeScore(NodeInfo node) {
-    if (node.generation() == 0) {
-      return node(node.name()).nodeScore();
-    }
-    Pinned p = node.local(PINNED);
-    if (p == null || p.index() != this) {
-      p = pinned(node);
-    }
-    return p.nodeScore();
+    return PinnedViews.nodeScore(this, node);
   }
-
-  /** A view pinned on a NodeInfo, with its node score kept beside it. */
-  private record Pinned(DeviceUsageIndex index, NodeDevices view, float nodeScore) {
-    Pinned(DeviceUsageIndex index, NodeDevices view) {
-      this(index, view, view.nodeScore());
-    }
-  }
-
-  private static final NodeLocal<Pinned> PINNED = NodeLocal.create("vgpu: pinned device view");
 
   /** What a namespace's pods hold, for quotas (protocol §6.8); kept with every pod change. */
   public NamespaceUsage namespace(String name) {
@@ -492,11 +448,23 @@ public final class DeviceUsageIndex {
         }
         return;
       }
+      if (old != null && old.assumed() && !bound(pod)) {
+        // This scheduler's placement reaches the pod with its Binding: other annotations on an
+        // unbound pod are an earlier attempt's, older than the reservation that replaced them.
+        return;
+      }
       if (old != null) {
         remove(uid, old);
       }
       add(uid, now);
     }
+  }
+
+  /** Whether the pod is bound to a node. */
+  static boolean bound(Pod pod) {
+    return pod.getSpec() != null
+        && pod.getSpec().getNodeName() != null
+        && !pod.getSpec().getNodeName().isEmpty();
   }
 
   /** Pod deleted. */
@@ -515,14 +483,20 @@ public final class DeviceUsageIndex {
     reserve(uid, null, node, usage);
   }
 
-  /** {@link #reserve(String, String, PodUsage)} counted toward the pod's namespace. */
-  public void reserve(String uid, @Nullable String namespace, String node, PodUsage usage) {
+  /**
+   * {@link #reserve(String, String, PodUsage)} counted toward the pod's namespace. Releasing what
+   * the pod held before (an earlier attempt) and counting the new placement are one change.
+   */
+  public IndexReservation reserve(
+      String uid, @Nullable String namespace, String node, PodUsage usage) {
     synchronized (lock) {
       PodEntry old = pods.get(uid);
       if (old != null) {
         remove(uid, old);
       }
-      add(uid, new PodEntry(node, namespace, usage, true));
+      PodEntry now = new PodEntry(node, namespace, usage, true);
+      add(uid, now);
+      return new IndexReservation(uid, now.counted(), old == null ? null : old.counted());
     }
   }
 
@@ -536,7 +510,26 @@ public final class DeviceUsageIndex {
     }
   }
 
-  /** Drops whatever a pod holds (deleted, or being scheduled again). */
+  /**
+   * Undoes a reservation while it is still what the index counts for the pod, and counts again what
+   * it replaced: the pod still carries an earlier attempt's annotations. Once the informer has
+   * confirmed or replaced the reservation, or the pod was deleted, nothing changes.
+   */
+  public void unreserve(IndexReservation r) {
+    synchronized (lock) {
+      PodEntry now = pods.get(r.uid());
+      if (now == null || !now.counted().equals(r.reserved())) {
+        return;
+      }
+      remove(r.uid(), now);
+      Counted replaced = r.replaced();
+      if (replaced != null) {
+        add(r.uid(), PodEntry.of(replaced));
+      }
+    }
+  }
+
+  /** Drops whatever a pod holds (deleted). */
   public void release(String uid) {
     synchronized (lock) {
       PodEntry old = pods.get(uid);
@@ -546,19 +539,30 @@ public final class DeviceUsageIndex {
     }
   }
 
-  /** The node a pod's usage is attributed to, or null. */
-  public @Nullable String nodeOf(String uid) {
-    synchronized (lock) {
-      PodEntry e = pods.get(uid);
-      return e == null ? null : e.node();
-    }
-  }
-
   /** What the index counts for a pod, or null when it counts nothing for it. */
   public @Nullable Counted counted(String uid) {
     synchronized (lock) {
       PodEntry e = pods.get(uid);
-      return e == null ? null : new Counted(e.node(), e.namespace(), e.usage(), e.assumed());
+      return e == null ? null : e.counted();
+    }
+  }
+
+  /**
+   * What the index counts for a pod and its node's view without it, or null when it counts nothing
+   * for the pod. Changes nothing.
+   */
+  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
+  // enclosing instance of a NodeState reached through a local.
+  @SuppressWarnings("GuardedBy")
+  public @Nullable CountedWithout countedWithout(String uid) {
+    synchronized (lock) {
+      PodEntry e = pods.get(uid);
+      if (e == null) {
+        return null;
+      }
+      NodeState s = nodes.get(e.node());
+      NodeDevices view = s == null ? node(e.node()) : s.render(e.usage(), s.view.version());
+      return new CountedWithout(uid, e.counted(), view);
     }
   }
 

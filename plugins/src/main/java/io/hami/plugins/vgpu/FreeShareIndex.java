@@ -100,21 +100,6 @@ final class FreeShareIndex {
     return excluding(requests);
   }
 
-  /**
-   * Reads {@code node} again although its NodeInfo did not change: the cycle changed its devices
-   * and pinned the new view on it ({@link DeviceUsageIndex#pin}).
-   */
-  synchronized void reread(NodeInfo node) {
-    for (int i = 0; i < nodes.length; i++) {
-      if (nodes[i] == node) {
-        if (!read(i, views.apply(node))) {
-          reset(nodes.length);
-        }
-        return;
-      }
-    }
-  }
-
   /** {@link #refresh(Snapshot, PodRequests)}, comparing every position of {@code current}. */
   synchronized @Nullable ExcludedNodes refresh(List<NodeInfo> current, PodRequests requests) {
     int n = current.size();

@@ -35,8 +35,19 @@ final class MigHoldings {
 
   /** {@code device} with the placements held on it; the same object when none is held. */
   DeviceUsage overlay(DeviceUsage device) {
+    return overlay(device, List.of());
+  }
+
+  /** {@link #overlay(DeviceUsage)} as if the placements {@code except} were not held. */
+  DeviceUsage overlay(DeviceUsage device, List<MigPlacement> except) {
     List<MigPlacement> held = byDevice.get(device.id());
-    if (held == null) {
+    if (held != null && !except.isEmpty()) {
+      held = new ArrayList<>(held);
+      for (MigPlacement at : except) {
+        held.remove(at);
+      }
+    }
+    if (held == null || held.isEmpty()) {
       return device;
     }
     DeviceUsage v = device.withMig(device.migProfiles(), held);

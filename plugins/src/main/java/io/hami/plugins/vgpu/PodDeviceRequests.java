@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * and RemovePod write a new value carrying a new overlay into the state they change, so that copies
  * of a cycle state share nothing they could change.
  *
- * @param overlay a preemption dry run's changes to device usage, or null in the scheduling cycle
- *     itself; never changed once written
+ * @param overlay a preemption dry run's changes to device usage, and the pod's own earlier
+ *     accounting that the cycle leaves out (see {@link UsageOverlay}); null in the scheduling cycle
+ *     of a pod the index counts nothing for. Never changed once written
  */
 public record PodDeviceRequests(
     PodRequests requests, PodGpuOptions options, @Nullable UsageOverlay overlay)

@@ -27,6 +27,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Each pod is removed or added at most once: removing a pod the overlay added undoes the
  * addition, and adding a pod the overlay removed reprieves it.
  *
+ * <p>The scheduling cycle of a pod the index still counts from an earlier attempt (an unbound pod
+ * carrying HAMi annotations) has an overlay too, made by PreFilter: the cycle sees that node as the
+ * index would show it without the pod ({@link #earlier}), and the namespace's quota usage without
+ * it, while the index itself keeps counting it until Reserve replaces it.
+ *
  * <p>Copy on write: AddPod and RemovePod change a {@link #copy()} and write it into the state in a
  * new {@link PodDeviceRequests}; an overlay is never changed once written, so copies of a {@link
  * CycleState} are isolated and Filter may read one from several threads.
@@ -54,13 +59,33 @@ public final class UsageOverlay {
   /** The node of each changed pod. */
   private final Map<String, String> nodeOf;
 
+  /** The pod's own earlier accounting, which the cycle does not see, or null. */
+  private final @Nullable CountedWithout earlier;
+
   UsageOverlay() {
-    this(new HashMap<>(), new HashMap<>());
+    this(new HashMap<>(), new HashMap<>(), null);
   }
 
-  private UsageOverlay(Map<String, Map<String, Change>> byNode, Map<String, String> nodeOf) {
+  private UsageOverlay(
+      Map<String, Map<String, Change>> byNode,
+      Map<String, String> nodeOf,
+      @Nullable CountedWithout earlier) {
     this.byNode = byNode;
     this.nodeOf = nodeOf;
+    this.earlier = earlier;
+  }
+
+  /**
+   * An overlay without the pod's own earlier accounting: its node reads as {@code earlier}'s view
+   * without the pod, its namespace's usage less what the pod held.
+   */
+  static UsageOverlay without(CountedWithout earlier) {
+    return new UsageOverlay(new HashMap<>(), new HashMap<>(), earlier);
+  }
+
+  /** The pod's own earlier accounting this overlay leaves out, or null. */
+  @Nullable CountedWithout earlier() {
+    return earlier;
   }
 
   /**
@@ -75,6 +100,17 @@ public final class UsageOverlay {
     return o == null ? base : o.apply(base);
   }
 
+  /**
+   * {@link #view(CycleState, DeviceUsageIndex, NodeInfo)} for a node known by name (Reserve): the
+   * index's current view, with the state's changes applied.
+   */
+  public static NodeDevices view(CycleState state, DeviceUsageIndex index, String node) {
+    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
+    UsageOverlay o = r == null ? null : r.overlay();
+    NodeDevices base = index.node(node);
+    return o == null ? base : o.apply(base);
+  }
+
   /** The change recorded for a pod, or null. */
   @Nullable Change change(String uid) {
     String node = nodeOf.get(uid);
@@ -83,7 +119,7 @@ public final class UsageOverlay {
 
   /** Whether nothing is changed. */
   boolean isEmpty() {
-    return nodeOf.isEmpty();
+    return nodeOf.isEmpty() && earlier == null;
   }
 
   void put(String uid, Change c) {
@@ -118,8 +154,14 @@ public final class UsageOverlay {
     return annos != null && BindPhase.ALLOCATING.wire().equals(annos.get(Annotations.BIND_PHASE));
   }
 
-  /** {@code base} with the changes on its node applied; {@code base} itself when there are none. */
-  NodeDevices apply(NodeDevices base) {
+  /**
+   * {@code current} with the changes on its node applied; {@code current} itself when there are
+   * none. The node of the pod's earlier accounting starts instead from the view without it, read
+   * with that accounting.
+   */
+  NodeDevices apply(NodeDevices current) {
+    NodeDevices base =
+        earlier != null && earlier.node().equals(current.node()) ? earlier.nodeWithout() : current;
     Map<String, Change> changes = byNode.get(base.node());
     if (changes == null || changes.isEmpty()) {
       return base;
@@ -182,6 +224,11 @@ public final class UsageOverlay {
   /** A namespace's quota usage with the changes of its pods applied. */
   NamespaceUsage namespace(String ns, NamespaceUsage base) {
     NamespaceUsage u = base;
+    if (earlier != null && ns.equals(earlier.counted().namespace())) {
+      for (PodUsage.Usage d : earlier.counted().usage().byDevice().values()) {
+        u = u.plus(d.vendor(), -d.memMiB(), -d.cores());
+      }
+    }
     for (Map<String, Change> changes : byNode.values()) {
       for (Change c : changes.values()) {
         if (!ns.equals(c.namespace())) {
@@ -199,6 +246,6 @@ public final class UsageOverlay {
   UsageOverlay copy() {
     Map<String, Map<String, Change>> nodes = new HashMap<>();
     byNode.forEach((node, m) -> nodes.put(node, new LinkedHashMap<>(m)));
-    return new UsageOverlay(nodes, new HashMap<>(nodeOf));
+    return new UsageOverlay(nodes, new HashMap<>(nodeOf), earlier);
   }
 }

@@ -44,9 +44,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>PreFilter derives each container's requests for every vendor (protocol §5.2) and reads the
- *       pod's placement annotations; the result is public under {@link #REQUESTS}. Its AddPod and
- *       RemovePod record, in a {@link UsageOverlay} of the state, the devices of the pods a
- *       preemption dry run adds or removes, so that Filter sees the GPU shares a victim frees.
+ *       pod's placement annotations; the result is public under {@link #REQUESTS}. For a pod the
+ *       index still counts from an earlier attempt, the state's {@link UsageOverlay} leaves that
+ *       accounting out; PreFilter changes nothing shared. Its AddPod and RemovePod record, in a
+ *       {@link UsageOverlay} of the state, the devices of the pods a preemption dry run adds or
+ *       removes, so that Filter sees the GPU shares a victim frees.
  *   <li>PreFilter also names, through a {@link FreeShareIndex}, the nodes whose largest free share
  *       cannot hold the pod's GPU shape, so that the runtime does not run Filter on them.
  *   <li>Filter runs the per-device fit of §6.6 against the node's {@link NodeDevices} and rejects
@@ -54,7 +56,8 @@ import org.slf4j.LoggerFactory;
  *       across nodes in the pod's message.
  *   <li>Score ranks nodes by the node score of §6.7 under the node policy.
  *   <li>Reserve picks the devices (honouring {@link #PREFERRED_DEVICES} when set by a placement
- *       plugin that reserves earlier) and accounts them in the shared {@link DeviceUsageIndex}.
+ *       plugin that reserves earlier) and accounts them in the shared {@link DeviceUsageIndex},
+ *       replacing an earlier attempt's accounting; Unreserve puts that back.
  *   <li>PreBind leaves {@code hami.io/vgpu-node}, {@code vgpu-time}, the vendors' {@code
  *       devices-to-allocate} and {@code devices-allocated}, {@code bind-phase=allocating}, {@code
  *       bind-time}, the placement's record for {@code hami explain} ({@code
@@ -188,9 +191,10 @@ public final class VgpuPlugin
     if (r == null) {
       return List.of();
     }
-    NodeDevices view = index.node(nodeName);
+    UsageOverlay own = withoutEarlier(pod);
+    NodeDevices view = current(own, nodeName);
     FitReasons reasons =
-        placer.place(view, r.requests(), r.options(), null, quotas.of(pod)).reasons();
+        placer.place(view, r.requests(), r.options(), null, quotas.of(pod, own)).reasons();
     if (reasons == null) {
       return List.of();
     }
@@ -279,32 +283,53 @@ public final class VgpuPlugin
     if (r == null) {
       return PreFilterResult.skip();
     }
-    // A pod scheduled again gives up what an earlier attempt accounted for it; the cycle sees the
-    // node without it (its NodeInfo in the snapshot is already replaced for the next cycle).
     String uid = pod.getMetadata().getUid();
-    String held = uid == null ? null : index.nodeOf(uid);
-    if (held != null && !bound(pod)) {
-      index.release(uid);
-      NodeInfo node = snapshot.get(held);
-      if (node != null) {
-        index.pin(node);
-        if (freeShares != null) {
-          freeShares.reread(node);
-        }
-      }
+    if (uid == null || uid.isEmpty()) {
+      return PreFilterResult.of(
+          Status.unresolvable("metadata.uid is empty: devices are accounted by pod UID"));
+    }
+    // A pod scheduled again: the index still counts what an earlier attempt placed (its
+    // annotations), and keeps counting it until Reserve replaces it. This cycle, and the dry runs
+    // made from its state, see the node without it.
+    UsageOverlay own = withoutEarlier(pod);
+    CountedWithout earlier = own == null ? null : own.earlier();
+    if (own != null) {
+      r = r.withOverlay(own);
     }
     state.write(REQUESTS, r);
     if (freeShares == null) {
       return PreFilterResult.allNodes();
     }
     ExcludedNodes excluded = freeShares.refresh(snapshot, r.requests());
+    if (excluded != null && earlier != null) {
+      // The free shares were read with the pod's earlier usage: Filter decides on its node.
+      excluded = sparing(excluded, snapshot, earlier.node());
+    }
     return excluded == null ? PreFilterResult.allNodes() : PreFilterResult.excluding(excluded);
   }
 
-  private static boolean bound(Pod pod) {
-    return pod.getSpec() != null
-        && pod.getSpec().getNodeName() != null
-        && !pod.getSpec().getNodeName().isEmpty();
+  /**
+   * An overlay leaving out what the index counts for an unbound pod from an earlier attempt, read
+   * now; null when it counts nothing for it.
+   */
+  private @Nullable UsageOverlay withoutEarlier(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    CountedWithout earlier =
+        uid == null || DeviceUsageIndex.bound(pod) ? null : index.countedWithout(uid);
+    return earlier == null ? null : UsageOverlay.without(earlier);
+  }
+
+  /** The node's current view, under {@code own} when not null. */
+  private NodeDevices current(@Nullable UsageOverlay own, String nodeName) {
+    NodeDevices view = index.node(nodeName);
+    return own == null ? view : own.apply(view);
+  }
+
+  /** {@code excluded} except for the snapshot's node {@code name}. */
+  private static ExcludedNodes sparing(ExcludedNodes excluded, Snapshot snapshot, String name) {
+    NodeInfo node = snapshot.get(name);
+    int at = node == null ? -1 : snapshot.nodes().indexOf(node);
+    return at < 0 ? excluded : position -> position != at && excluded.excluded(position);
   }
 
   // PreFilter extensions: a preemption dry run on a copy of the cycle state
@@ -393,7 +418,8 @@ public final class VgpuPlugin
     // The index's own reservation is confirmed by the decision's annotations, which the API shows
     // before the binding; a bound pod without them (in memory, where nothing writes them) is
     // served.
-    boolean unconfirmed = counted != null && counted.assumed() && !bound(podToRemove.pod());
+    boolean unconfirmed =
+        counted != null && counted.assumed() && !DeviceUsageIndex.bound(podToRemove.pod());
     if (counted == null
         || UsageOverlay.allocating(podToRemove.pod(), podToRemove.assumed() || unconfirmed)) {
       return Status.success();
@@ -506,32 +532,43 @@ public final class VgpuPlugin
 
   // Reserve
 
+  /**
+   * Places the pod on the node's current devices, without what the index still counts for it from
+   * an earlier attempt (read again now), and accounts the placement: the index releases the earlier
+   * accounting and counts the new one in one change.
+   */
   @Override
   public Status reserve(CycleState state, Pod pod, String nodeName) {
     PodDeviceRequests r = state.get(REQUESTS);
     if (r == null) {
       return Status.success();
     }
+    UsageOverlay own = withoutEarlier(pod);
+    NodeDevices view = current(own, nodeName);
     Placement p =
         placer.place(
-            index.node(nodeName),
-            r.requests(),
-            r.options(),
-            state.get(PREFERRED_DEVICES),
-            quotas.of(pod));
+            view, r.requests(), r.options(), state.get(PREFERRED_DEVICES), quotas.of(pod, own));
     if (!p.fits()) {
       return Status.unschedulable(requireNonNull(p.reasons()).codes().toArray(new String[0]));
     }
-    index.reserve(
-        pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), nodeName, p.usage());
-    state.write(RESERVED, new Reserved(p));
+    // PreFilter wrote the requests only for a pod with a UID.
+    String uid = requireNonNull(pod.getMetadata().getUid(), "uid");
+    IndexReservation reservation =
+        index.reserve(uid, pod.getMetadata().getNamespace(), nodeName, p.usage());
+    state.write(RESERVED, new Reserved(p, reservation));
     return Status.success();
   }
 
+  /**
+   * Takes the reservation back, and counts again what it replaced (the pod still carries that
+   * attempt's annotations), unless the informer has since confirmed or replaced it or the pod is
+   * gone.
+   */
   @Override
   public void unreserve(CycleState state, Pod pod, String nodeName) {
-    if (state.get(RESERVED) != null) {
-      index.unreserve(pod.getMetadata().getUid());
+    Reserved reserved = state.get(RESERVED);
+    if (reserved != null) {
+      index.unreserve(reserved.reservation());
       state.delete(RESERVED);
     }
   }

@@ -159,4 +159,69 @@ final class MigUsageTest {
     index.unreserve("p1");
     assertThat(index.node("n1").device("s0").healthy()).isTrue();
   }
+
+  /**
+   * @param name the case
+   * @param pods each pod's placement on n1 by UID; the first is held (annotations), the rest
+   *     reserved
+   * @param without the pod whose usage {@link DeviceUsageIndex#countedWithout} leaves out
+   */
+  record Without(String name, Map<String, List<List<DevicePick>>> pods, String without) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static DevicePick shared(String id, int mem) {
+    return new DevicePick(id, "NVIDIA", mem, 10, null);
+  }
+
+  static Stream<Without> withoutCases() {
+    return Stream.of(
+        new Without(
+            "one of two MIG instances on a GPU",
+            Map.of(
+                "p1", List.of(List.of(mig("g0", P2G10, at(0, 2)))),
+                "p2", List.of(List.of(mig("g0", P2G10, at(2, 2))))),
+            "p2"),
+        new Without(
+            "the held pod of two",
+            Map.of(
+                "p1", List.of(List.of(mig("g0", P2G10, at(0, 2)), shared("s0", 1000))),
+                "p2", List.of(List.of(shared("s0", 2000)))),
+            "p1"),
+        new Without(
+            "a MIG instance on a hami-core device, which marked it unhealthy",
+            Map.of(
+                "p1", List.of(List.of(shared("s0", 1000))),
+                "p2", List.of(List.of(mig("s0", P2G10, at(0, 2))))),
+            "p2"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("withoutCases")
+  void countedWithout_isTheViewTheNodeHasOnceThePodIsReleased(Without c) {
+    index.upsertNode(node("n1"));
+    c.pods()
+        .forEach(
+            (uid, containers) -> {
+              PodUsage u = placement(containers).usage();
+              if (uid.equals("p1")) {
+                held.put(uid, new DeviceUsageIndex.Held("n1", u));
+                index.upsertPod(pod(uid, Map.of()));
+              } else {
+                index.reserve(uid, "n1", u);
+              }
+            });
+    NodeDevices before = index.node("n1");
+    CountedWithout w = index.countedWithout(c.without());
+    assertThat(w).isNotNull();
+    assertThat(w.node()).isEqualTo("n1");
+    assertThat(index.node("n1")).isSameAs(before);
+
+    index.release(c.without());
+    assertThat(w.nodeWithout().devices()).isEqualTo(index.node("n1").devices());
+    assertThat(index.countedWithout(c.without())).isNull();
+  }
 }
