@@ -14,11 +14,14 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +33,12 @@ import org.jspecify.annotations.Nullable;
  * A seeded HTTP/1.1 proxy in front of an API server that fails a share of the writes.
  *
  * <p>Every write ({@code POST}, {@code PUT}, {@code PATCH}, {@code DELETE}) draws from a seeded
- * {@link Random}: with probability {@code rate} it gets one of the {@link Fault}s instead of
- * reaching the server, chosen evenly. Reads pass untouched. Watches (a websocket upgrade or a
- * {@code watch=true} GET) are spliced byte for byte in both directions for as long as either side
- * keeps the connection, so informers see the server's stream as it is.
+ * {@link Random}: with probability {@code rate} it gets one of the proxy's {@link Fault}s (all of
+ * them unless {@link #start(InetSocketAddress, double, Duration, long, Set)} names fewer), chosen
+ * evenly. Every fault but {@link Fault#LOST_ANSWER} keeps the write from the server; a lost answer
+ * is the write the server applied and the client never heard of. Reads pass untouched. Watches (a
+ * websocket upgrade or a {@code watch=true} GET) are spliced byte for byte in both directions for
+ * as long as either side keeps the connection, so informers see the server's stream as it is.
  *
  * <p>The seed comes from the system property {@value #SEED_PROPERTY} when set (to replay a run),
  * otherwise from the clock; {@link #start} prints it. Decisions are drawn in arrival order, so a
@@ -57,7 +62,16 @@ public final class FaultProxy implements AutoCloseable {
     /** 500 with a {@code Status} of reason {@code InternalError}. */
     INTERNAL_ERROR,
     /** No answer: the request is held for the hold time, then the connection is dropped. */
-    TIMEOUT
+    TIMEOUT,
+    /**
+     * The write reaches the server, which applies it; once the server's whole answer is in, the
+     * client's connection is reset instead of getting it. The client cannot tell this from a {@link
+     * #TIMEOUT}, so a retry repeats a write that already happened: a create gets 409 AlreadyExists,
+     * a lock taken gets "held" by its own holder, an append happens twice. A reset rather than a
+     * 504: the client's own retries and every caller's handling of a lost connection run, and
+     * nothing in the answer hints that the write may have happened.
+     */
+    LOST_ANSWER
   }
 
   private final InetSocketAddress upstream;
@@ -65,6 +79,7 @@ public final class FaultProxy implements AutoCloseable {
   private final long seed;
   private final Duration hold;
   private final Random random;
+  private final Fault[] faults;
   private final ServerSocket server;
   private final ExecutorService threads;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -73,11 +88,16 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean enabled = true;
 
-  private FaultProxy(InetSocketAddress upstream, double rate, long seed, Duration hold)
+  private FaultProxy(
+      InetSocketAddress upstream, double rate, long seed, Duration hold, Set<Fault> faults)
       throws IOException {
     if (!(rate >= 0 && rate <= 1)) {
       throw new IllegalArgumentException("rate must be in [0, 1], was " + rate);
     }
+    if (faults.isEmpty()) {
+      throw new IllegalArgumentException("faults must name at least one Fault, was empty");
+    }
+    this.faults = EnumSet.copyOf(faults).toArray(new Fault[0]);
     this.upstream = upstream;
     this.rate = rate;
     this.seed = seed;
@@ -111,11 +131,20 @@ public final class FaultProxy implements AutoCloseable {
   /** Starts a proxy with an explicit seed (tests of the proxy itself). */
   public static FaultProxy start(
       InetSocketAddress upstream, double rate, Duration hold, long seed) {
+    return start(upstream, rate, hold, seed, EnumSet.allOf(Fault.class));
+  }
+
+  /**
+   * Starts a proxy that draws only from {@code faults} (in their declaration order, so a seed
+   * replays with the same set).
+   */
+  public static FaultProxy start(
+      InetSocketAddress upstream, double rate, Duration hold, long seed, Set<Fault> faults) {
     try {
-      FaultProxy p = new FaultProxy(upstream, rate, seed, hold);
+      FaultProxy p = new FaultProxy(upstream, rate, seed, hold, faults);
       System.out.printf(
-          "FaultProxy on port %d -> %s: rate=%s seed=%d (-D%s=%d replays it)%n",
-          p.port(), upstream, rate, seed, SEED_PROPERTY, seed);
+          "FaultProxy on port %d -> %s: rate=%s faults=%s seed=%d (-D%s=%d replays it)%n",
+          p.port(), upstream, rate, Arrays.toString(p.faults), seed, SEED_PROPERTY, seed);
       p.threads.execute(p::acceptLoop);
       return p;
     } catch (IOException e) {
@@ -211,7 +240,7 @@ public final class FaultProxy implements AutoCloseable {
       if (!enabled || random.nextDouble() >= rate) {
         return null;
       }
-      return Fault.values()[random.nextInt(Fault.values().length)];
+      return faults[random.nextInt(faults.length)];
     }
   }
 
@@ -242,7 +271,7 @@ public final class FaultProxy implements AutoCloseable {
         return;
       }
       byte[] body = readBody(in, r);
-      if (fault != null) {
+      if (fault != null && fault != Fault.LOST_ANSWER) {
         injected.get(fault).incrementAndGet();
         answerFault(client, fault, r);
         return;
@@ -254,6 +283,12 @@ public final class FaultProxy implements AutoCloseable {
       uo.write(body);
       uo.flush();
       InputStream ui = up.getInputStream();
+      if (fault == Fault.LOST_ANSWER) {
+        ui.readAllBytes(); // the server has answered, so it has applied the write or refused it
+        injected.get(fault).incrementAndGet();
+        client.setSoLinger(true, 0);
+        return;
+      }
       byte[] responseHead = readHead(ui);
       if (responseHead == null) {
         return; // the server dropped it: so does the proxy
