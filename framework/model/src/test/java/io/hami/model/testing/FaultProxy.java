@@ -41,8 +41,10 @@ import org.jspecify.annotations.Nullable;
  * as long as either side keeps the connection, so informers see the server's stream as it is.
  *
  * <p>The seed comes from the system property {@value #SEED_PROPERTY} when set (to replay a run),
- * otherwise from the clock; {@link #start} prints it. Decisions are drawn in arrival order, so a
- * replay with concurrent clients injects the same number of faults, not always on the same request.
+ * otherwise from the clock; {@link #start} prints it. {@value #KINDS_PROPERTY} (fault names,
+ * comma-separated) narrows the draw and {@value #RATE_PROPERTY} replaces the test's rate, to aim a
+ * run at one kind of fault or to press harder. Decisions are drawn in arrival order, so a replay
+ * with concurrent clients injects the same number of faults, not always on the same request.
  *
  * <p>Concurrency: one daemon thread accepts; each connection gets a thread of its own (two for a
  * spliced watch). Non-watch requests are answered with {@code Connection: close}, so a connection
@@ -52,6 +54,12 @@ public final class FaultProxy implements AutoCloseable {
 
   /** The system property that sets the seed. */
   public static final String SEED_PROPERTY = "hami.faults.seed";
+
+  /** The system property that names the faults drawn from (all when unset). */
+  public static final String KINDS_PROPERTY = "hami.faults.kinds";
+
+  /** The system property that replaces the rate a test asks for. */
+  public static final String RATE_PROPERTY = "hami.faults.rate";
 
   /** What a faulted write gets instead of the server's answer. */
   public enum Fault {
@@ -123,9 +131,53 @@ public final class FaultProxy implements AutoCloseable {
    * @param hold how long a {@link Fault#TIMEOUT} holds the request before dropping it
    */
   public static FaultProxy start(InetSocketAddress upstream, double rate, Duration hold) {
-    String property = System.getProperty(SEED_PROPERTY);
-    long seed = property != null ? Long.parseLong(property.trim()) : System.nanoTime();
-    return start(upstream, rate, hold, seed);
+    String seed = System.getProperty(SEED_PROPERTY);
+    String kinds = System.getProperty(KINDS_PROPERTY);
+    String rateOverride = System.getProperty(RATE_PROPERTY);
+    return start(
+        upstream,
+        rateOverride == null ? rate : parseRate(rateOverride),
+        hold,
+        seed == null ? System.nanoTime() : parseSeed(seed),
+        kinds == null ? EnumSet.allOf(Fault.class) : parseKinds(kinds));
+  }
+
+  static long parseSeed(String value) {
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          SEED_PROPERTY + " must be a long, was \"" + value + "\"", e);
+    }
+  }
+
+  static double parseRate(String value) {
+    try {
+      return Double.parseDouble(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          RATE_PROPERTY + " must be a number in [0, 1], was \"" + value + "\"", e);
+    }
+  }
+
+  static Set<Fault> parseKinds(String value) {
+    Set<Fault> out = EnumSet.noneOf(Fault.class);
+    for (String name : value.split(",", -1)) {
+      try {
+        out.add(Fault.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            KINDS_PROPERTY
+                + " names an unknown fault \""
+                + name.trim()
+                + "\" in \""
+                + value
+                + "\"; known: "
+                + Arrays.toString(Fault.values()),
+            e);
+      }
+    }
+    return out;
   }
 
   /** Starts a proxy with an explicit seed (tests of the proxy itself). */

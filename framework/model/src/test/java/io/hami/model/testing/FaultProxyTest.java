@@ -145,6 +145,24 @@ class FaultProxyTest {
         .hasMessageContaining("faults");
   }
 
+  @Test
+  void theProperties_parseOrSayWhatIsWrong() {
+    assertThat(FaultProxy.parseKinds(" lost_answer, TIMEOUT"))
+        .containsExactly(FaultProxy.Fault.TIMEOUT, FaultProxy.Fault.LOST_ANSWER);
+    assertThatThrownBy(() -> FaultProxy.parseKinds("TIMEOUT,LOST"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(FaultProxy.KINDS_PROPERTY)
+        .hasMessageContaining("\"LOST\"");
+    assertThatThrownBy(() -> FaultProxy.parseKinds("")).hasMessageContaining("unknown fault \"\"");
+    assertThat(FaultProxy.parseRate(" 0.5")).isEqualTo(0.5);
+    assertThatThrownBy(() -> FaultProxy.parseRate("5%"))
+        .hasMessageContaining(FaultProxy.RATE_PROPERTY)
+        .hasMessageContaining("\"5%\"");
+    assertThat(FaultProxy.parseSeed("-7")).isEqualTo(-7);
+    assertThatThrownBy(() -> FaultProxy.parseSeed("x"))
+        .hasMessageContaining(FaultProxy.SEED_PROPERTY);
+  }
+
   private FaultProxy only(FaultProxy.Fault fault) {
     return FaultProxy.start(upstream.getAddress(), 1, Duration.ofMillis(10), 42, EnumSet.of(fault));
   }
