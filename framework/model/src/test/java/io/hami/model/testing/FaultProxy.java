@@ -95,6 +95,7 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicLong writes = new AtomicLong();
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean enabled = true;
+  private final AtomicLong budget = new AtomicLong(Long.MAX_VALUE);
 
   private FaultProxy(
       InetSocketAddress upstream, double rate, long seed, Duration hold, Set<Fault> faults)
@@ -224,6 +225,15 @@ public final class FaultProxy implements AutoCloseable {
     this.enabled = on;
   }
 
+  /**
+   * Injects at most {@code faults} more faults, then passes every write (a test that needs one lost
+   * answer and a working server after it).
+   */
+  public FaultProxy limit(long faults) {
+    budget.set(faults);
+    return this;
+  }
+
   /** How many writes got {@code fault}. */
   public long injected(Fault fault) {
     AtomicLong n = injected.get(fault);
@@ -289,9 +299,10 @@ public final class FaultProxy implements AutoCloseable {
     }
     writes.incrementAndGet();
     synchronized (random) {
-      if (!enabled || random.nextDouble() >= rate) {
+      if (!enabled || random.nextDouble() >= rate || budget.get() <= 0) {
         return null;
       }
+      budget.decrementAndGet();
       return faults[random.nextInt(faults.length)];
     }
   }

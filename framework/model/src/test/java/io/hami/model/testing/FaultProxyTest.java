@@ -132,6 +132,18 @@ class FaultProxyTest {
   }
 
   @Test
+  void aLimit_endsTheFaults_andTheWritesAfterItPass() throws Exception {
+    try (FaultProxy p = only(FaultProxy.Fault.CONFLICT).limit(2)) {
+      for (int i = 0; i < 2; i++) {
+        assertThat(send(p, "PUT", "{}").statusCode()).isEqualTo(409);
+      }
+      assertThat(send(p, "PUT", "{}").statusCode()).isEqualTo(200);
+      assertThat(p.injected()).isEqualTo(2);
+      assertThat(received).containsExactly("PUT {}");
+    }
+  }
+
+  @Test
   void anEmptyFaultSet_isRefused() {
     assertThatThrownBy(
             () ->
