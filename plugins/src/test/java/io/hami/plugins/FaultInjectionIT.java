@@ -8,19 +8,16 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulerService;
-import io.hami.kube.Bindings;
 import io.hami.kube.KubeClients;
 import io.hami.model.Annotations;
 import io.hami.model.lock.NodeLock;
@@ -37,6 +34,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,31 +44,58 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 22: the scheduler with the GPU profile talks to the API server through a proxy that fails
- * 5% of its writes (409, 429, 500, dropped connections); every pod still ends bound exactly once,
- * with consistent HAMi annotations, no device over-committed and no node lock left held.
+ * 5% of its writes (409, 429, 500, dropped connections, writes applied whose answer is lost); every
+ * pod still ends bound exactly once, with consistent HAMi annotations, no device over-committed and
+ * no node lock left held.
  *
- * <p>The CRUD mock server plays the API server; on its own client (no faults) this test plays what
- * the mock does not: it applies each Binding to its pod, and, as the node agent would after
- * Allocate, marks the pod served and removes its node lock.
+ * <p>The CRUD mock server plays the API server, applying each Binding as it is posted ({@link
+ * BindingCrudDispatcher}); on its own client (no faults) this test plays the node agent after
+ * Allocate: it marks each bound pod served and removes its node lock.
  */
-@EnableKubernetesMockClient(crud = true, https = false)
 class FaultInjectionIT {
   static final int NODES = 8;
   static final int GPUS_PER_NODE = 4;
   static final int PODS = 200;
 
-  KubernetesClient client;
-  KubernetesMockServer server;
-
+  private final Map<String, AtomicInteger> bindings = new ConcurrentHashMap<>();
+  private final List<String> rebinds = new CopyOnWriteArrayList<>();
+  private final AtomicInteger repeated = new AtomicInteger();
+  private final ExecutorService agentSide = Executors.newSingleThreadExecutor();
+  private KubernetesMockServer server;
+  private KubernetesClient client;
   private FaultProxy proxy;
   private KubernetesClient faulty;
   private SchedulerService service;
-  private Watch bindingWatch;
-  private final ExecutorService apiServerSide = Executors.newSingleThreadExecutor();
-  private final Map<String, AtomicInteger> bindings = new ConcurrentHashMap<>();
 
   @BeforeEach
   void setUp() {
+    server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new BindingCrudDispatcher(
+                new BindingCrudDispatcher.Listener() {
+                  @Override
+                  public void bound(Binding b) {
+                    bindings
+                        .computeIfAbsent(b.getMetadata().getName(), k -> new AtomicInteger())
+                        .incrementAndGet();
+                    agentSide.execute(() -> serve(b));
+                  }
+
+                  @Override
+                  public void refused(Binding b, String node) {
+                    if (node.equals(b.getTarget().getName())) {
+                      repeated.incrementAndGet(); // a binding retried after its answer was lost
+                    } else {
+                      rebinds.add(b.getMetadata().getName() + " to " + b.getTarget().getName());
+                    }
+                  }
+                }),
+            false);
+    server.init();
+    client = server.createClient();
     proxy =
         FaultProxy.start(
             new InetSocketAddress("127.0.0.1", server.getPort()), 0.05, Duration.ofMillis(300));
@@ -78,25 +103,6 @@ class FaultInjectionIT {
     config.setMasterUrl(proxy.url());
     config.setNamespace("default");
     faulty = KubeClients.builder(config).build();
-    bindingWatch =
-        client
-            .bindings()
-            .inNamespace("default")
-            .watch(
-                new Watcher<Binding>() {
-                  @Override
-                  public void eventReceived(Action action, Binding b) {
-                    if (action == Action.ADDED) {
-                      bindings
-                          .computeIfAbsent(b.getMetadata().getName(), k -> new AtomicInteger())
-                          .incrementAndGet();
-                      apiServerSide.execute(() -> applyAndServe(b));
-                    }
-                  }
-
-                  @Override
-                  public void onClose(WatcherException cause) {}
-                });
   }
 
   @AfterEach
@@ -104,27 +110,26 @@ class FaultInjectionIT {
     if (service != null) {
       service.close();
     }
-    bindingWatch.close();
-    apiServerSide.shutdownNow();
+    agentSide.shutdownNow();
     faulty.close();
     proxy.close();
+    client.close();
+    server.destroy();
   }
 
-  /** What the API server and the node agent do once a Binding is posted. */
-  private void applyAndServe(Binding b) {
+  /** What the node agent does once a pod is bound: marks it served and removes its node lock. */
+  private void serve(Binding b) {
     String name = b.getMetadata().getName();
-    Pod bound =
-        client
-            .pods()
-            .inNamespace("default")
-            .withName(name)
-            .edit(
-                p -> {
-                  Bindings.applyTo(p, b);
-                  p.getMetadata().getAnnotations().put(Annotations.BIND_PHASE, "success");
-                  return p;
-                });
-    String node = bound.getSpec().getNodeName();
+    client
+        .pods()
+        .inNamespace("default")
+        .withName(name)
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put(Annotations.BIND_PHASE, "success");
+              return p;
+            });
+    String node = b.getTarget().getName();
     Node n = client.nodes().withName(node).get();
     String lock = n.getMetadata().getAnnotations().get(Annotations.MUTEX_LOCK);
     if (lock != null && NodeLock.releasableBy(lock, "default", name)) {
@@ -184,8 +189,11 @@ class FaultInjectionIT {
                             .toList())
                     .as("unbound pods (%s)", proxy.summary())
                     .isEmpty());
-    System.out.println("FaultInjectionIT: " + proxy.summary());
+    System.out.printf(
+        "FaultInjectionIT: %s bindings=%d retried-after-lost-answer=%d%n",
+        proxy.summary(), bindings.size(), repeated.get());
     assertThat(proxy.injected()).as("faults injected").isPositive();
+    assertThat(rebinds).as("bindings of pods bound elsewhere already").isEmpty();
 
     List<Pod> pods = client.pods().inNamespace("default").list().getItems();
     assertThat(pods).hasSize(PODS);

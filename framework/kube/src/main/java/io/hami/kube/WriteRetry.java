@@ -8,9 +8,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Retries one API write that the server refused for a reason that may pass: a 409 Conflict, a 429
- * Too Many Requests, a 5xx, or a request that got no answer (code 0). The client's own retries
- * cover 429, 5xx and lost connections first; this covers what outlasts them, and the conflicts the
- * client never retries.
+ * Too Many Requests, a 5xx, or a request that got no answer (no code: the client reports -1, or 0
+ * where a caller made the exception without one). The client's own retries cover 429, 5xx and lost
+ * connections first; this covers what outlasts them, and the conflicts the client never retries.
  *
  * <p>Each attempt is told whether it is a retry, so that after a conflict it re-reads the object
  * and writes against what the server holds now. Backoff doubles from the first delay; after a 429
@@ -78,7 +78,17 @@ public final class WriteRetry {
   /** Whether a write that failed with {@code e} may succeed if tried again. */
   public static boolean isRetryable(KubernetesClientException e) {
     int code = e.getCode();
-    return code == 0 || code == 409 || code == 429 || code >= 500;
+    return outcomeUnknown(e) || code == 409 || code == 429;
+  }
+
+  /**
+   * Whether a write that failed with {@code e} may have been applied all the same: it got no answer
+   * (a dropped connection, a timeout) or a 5xx, which the server may send after writing. A caller
+   * that must know reads the object back.
+   */
+  public static boolean outcomeUnknown(KubernetesClientException e) {
+    int code = e.getCode();
+    return code <= 0 || code >= 500;
   }
 
   /**

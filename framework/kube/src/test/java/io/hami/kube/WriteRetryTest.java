@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,28 @@ class WriteRetryTest {
     assertThat(retry(5, Duration.ofSeconds(10)).call(failing(409, 409))).isEqualTo("ok");
     assertThat(retries).containsExactly(false, true, true);
     assertThat(sleeps).containsExactly(100L, 200L);
+  }
+
+  @Test
+  void aLostConnection_asTheClientReportsIt_isRetried() {
+    // fabric8 wraps an I/O failure with code -1.
+    KubernetesClientException lost =
+        new KubernetesClientException("patch failed", new IOException("Connection reset"));
+    assertThat(lost.getCode()).isNegative();
+    assertThat(WriteRetry.isRetryable(lost)).isTrue();
+    assertThat(WriteRetry.outcomeUnknown(lost)).isTrue();
+    assertThat(retry(5, Duration.ofSeconds(10)).call(failing(-1, 0))).isEqualTo("ok");
+    assertThat(retries).containsExactly(false, true, true);
+  }
+
+  @Test
+  void refusals_areKnownOutcomes() {
+    for (int code : new int[] {400, 404, 409, 422, 429}) {
+      assertThat(WriteRetry.outcomeUnknown(new KubernetesClientException("x", code, null)))
+          .as("%d", code)
+          .isFalse();
+    }
+    assertThat(WriteRetry.outcomeUnknown(new KubernetesClientException("x", 504, null))).isTrue();
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.hami.kube.AnnotationPatch;
 import io.hami.kube.PatchTargets;
+import io.hami.kube.WriteRetry;
 import io.hami.model.Annotations;
 import io.hami.model.lock.NodeLock;
 import java.time.InstantSource;
@@ -82,6 +83,9 @@ public final class NodeLockClient {
         patchLock(seen, lock);
         return new Result.Acquired(null);
       } catch (KubernetesClientException e) {
+        if (landed(node, namespace, name, e)) {
+          return new Result.Acquired(null);
+        }
         if (e.getCode() != 409 && e.getCode() != 404) {
           throw e;
         }
@@ -105,10 +109,14 @@ public final class NodeLockClient {
       }
       String lock =
           NodeLock.of(clock.instant().atZone(zone).toOffsetDateTime(), namespace, name).encode();
+      LockDecision.Stale broken = d instanceof LockDecision.Stale s ? s : null;
       try {
         patchLock(n, lock);
-        return new Result.Acquired(d instanceof LockDecision.Stale s ? s : null);
+        return new Result.Acquired(broken);
       } catch (KubernetesClientException e) {
+        if (landed(node, namespace, name, e)) {
+          return new Result.Acquired(broken);
+        }
         if (e.getCode() != 409) {
           throw e;
         }
@@ -142,6 +150,28 @@ public final class NodeLockClient {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether a lock write that got no clear answer (none at all, or a 5xx, once the client's own
+   * retries are spent) was applied: the server may have written it and lost only the answer. The
+   * node is read once; when it carries this pod's lock, the lock is ours, and failing the PreBind
+   * would leave it held by a pod that goes elsewhere. A conflict or any other 4xx is a refusal, and
+   * a failed read counts as not applied (the read's failure is added to {@code e}).
+   */
+  private boolean landed(String node, String namespace, String name, KubernetesClientException e) {
+    if (!WriteRetry.outcomeUnknown(e)) {
+      return false;
+    }
+    try {
+      Node n = client.nodes().withName(node).get();
+      String value = n == null ? null : annotations(n).get(Annotations.MUTEX_LOCK);
+      return value != null
+          && NodeLock.decode(value).map(l -> l.isHeldBy(namespace, name)).orElse(false);
+    } catch (KubernetesClientException read) {
+      e.addSuppressed(read);
+      return false;
+    }
   }
 
   private HolderState holderState(String namespace, String name, String node) {

@@ -3,7 +3,6 @@ package io.hami.model.testing;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,12 +12,13 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.List;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -30,14 +30,18 @@ import org.jspecify.annotations.Nullable;
  * A seeded HTTP/1.1 proxy in front of an API server that fails a share of the writes.
  *
  * <p>Every write ({@code POST}, {@code PUT}, {@code PATCH}, {@code DELETE}) draws from a seeded
- * {@link Random}: with probability {@code rate} it gets one of the {@link Fault}s instead of
- * reaching the server, chosen evenly. Reads pass untouched. Watches (a websocket upgrade or a
- * {@code watch=true} GET) are spliced byte for byte in both directions for as long as either side
- * keeps the connection, so informers see the server's stream as it is.
+ * {@link Random}: with probability {@code rate} it gets one of the proxy's {@link Fault}s (all of
+ * them unless {@link #start(InetSocketAddress, double, Duration, long, Set)} names fewer), chosen
+ * evenly. Every fault but {@link Fault#LOST_ANSWER} keeps the write from the server; a lost answer
+ * is the write the server applied and the client never heard of. Reads pass untouched. Watches (a
+ * websocket upgrade or a {@code watch=true} GET) are spliced byte for byte in both directions for
+ * as long as either side keeps the connection, so informers see the server's stream as it is.
  *
  * <p>The seed comes from the system property {@value #SEED_PROPERTY} when set (to replay a run),
- * otherwise from the clock; {@link #start} prints it. Decisions are drawn in arrival order, so a
- * replay with concurrent clients injects the same number of faults, not always on the same request.
+ * otherwise from the clock; {@link #start} prints it. {@value #KINDS_PROPERTY} (fault names,
+ * comma-separated) narrows the draw and {@value #RATE_PROPERTY} replaces the test's rate, to aim a
+ * run at one kind of fault or to press harder. Decisions are drawn in arrival order, so a replay
+ * with concurrent clients injects the same number of faults, not always on the same request.
  *
  * <p>Concurrency: one daemon thread accepts; each connection gets a thread of its own (two for a
  * spliced watch). Non-watch requests are answered with {@code Connection: close}, so a connection
@@ -48,6 +52,12 @@ public final class FaultProxy implements AutoCloseable {
   /** The system property that sets the seed. */
   public static final String SEED_PROPERTY = "hami.faults.seed";
 
+  /** The system property that names the faults drawn from (all when unset). */
+  public static final String KINDS_PROPERTY = "hami.faults.kinds";
+
+  /** The system property that replaces the rate a test asks for. */
+  public static final String RATE_PROPERTY = "hami.faults.rate";
+
   /** What a faulted write gets instead of the server's answer. */
   public enum Fault {
     /** 409 with a {@code Status} of reason {@code Conflict}, as a stale resourceVersion gets. */
@@ -57,7 +67,16 @@ public final class FaultProxy implements AutoCloseable {
     /** 500 with a {@code Status} of reason {@code InternalError}. */
     INTERNAL_ERROR,
     /** No answer: the request is held for the hold time, then the connection is dropped. */
-    TIMEOUT
+    TIMEOUT,
+    /**
+     * The write reaches the server, which applies it; once the server's whole answer is in, the
+     * client's connection is reset instead of getting it. The client cannot tell this from a {@link
+     * #TIMEOUT}, so a retry repeats a write that already happened: a create gets 409 AlreadyExists,
+     * a lock taken gets "held" by its own holder, an append happens twice. A reset rather than a
+     * 504: the client's own retries and every caller's handling of a lost connection run, and
+     * nothing in the answer hints that the write may have happened.
+     */
+    LOST_ANSWER
   }
 
   private final InetSocketAddress upstream;
@@ -65,6 +84,7 @@ public final class FaultProxy implements AutoCloseable {
   private final long seed;
   private final Duration hold;
   private final Random random;
+  private final Fault[] faults;
   private final ServerSocket server;
   private final ExecutorService threads;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -72,12 +92,18 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicLong writes = new AtomicLong();
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean enabled = true;
+  private final AtomicLong budget = new AtomicLong(Long.MAX_VALUE);
 
-  private FaultProxy(InetSocketAddress upstream, double rate, long seed, Duration hold)
+  private FaultProxy(
+      InetSocketAddress upstream, double rate, long seed, Duration hold, Set<Fault> faults)
       throws IOException {
     if (!(rate >= 0 && rate <= 1)) {
       throw new IllegalArgumentException("rate must be in [0, 1], was " + rate);
     }
+    if (faults.isEmpty()) {
+      throw new IllegalArgumentException("faults must name at least one Fault, was empty");
+    }
+    this.faults = EnumSet.copyOf(faults).toArray(new Fault[0]);
     this.upstream = upstream;
     this.rate = rate;
     this.seed = seed;
@@ -103,19 +129,72 @@ public final class FaultProxy implements AutoCloseable {
    * @param hold how long a {@link Fault#TIMEOUT} holds the request before dropping it
    */
   public static FaultProxy start(InetSocketAddress upstream, double rate, Duration hold) {
-    String property = System.getProperty(SEED_PROPERTY);
-    long seed = property != null ? Long.parseLong(property.trim()) : System.nanoTime();
-    return start(upstream, rate, hold, seed);
+    String seed = System.getProperty(SEED_PROPERTY);
+    String kinds = System.getProperty(KINDS_PROPERTY);
+    String rateOverride = System.getProperty(RATE_PROPERTY);
+    return start(
+        upstream,
+        rateOverride == null ? rate : parseRate(rateOverride),
+        hold,
+        seed == null ? System.nanoTime() : parseSeed(seed),
+        kinds == null ? EnumSet.allOf(Fault.class) : parseKinds(kinds));
+  }
+
+  static long parseSeed(String value) {
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          SEED_PROPERTY + " must be a long, was \"" + value + "\"", e);
+    }
+  }
+
+  static double parseRate(String value) {
+    try {
+      return Double.parseDouble(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          RATE_PROPERTY + " must be a number in [0, 1], was \"" + value + "\"", e);
+    }
+  }
+
+  static Set<Fault> parseKinds(String value) {
+    Set<Fault> out = EnumSet.noneOf(Fault.class);
+    for (String name : value.split(",", -1)) {
+      try {
+        out.add(Fault.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            KINDS_PROPERTY
+                + " names an unknown fault \""
+                + name.trim()
+                + "\" in \""
+                + value
+                + "\"; known: "
+                + Arrays.toString(Fault.values()),
+            e);
+      }
+    }
+    return out;
   }
 
   /** Starts a proxy with an explicit seed (tests of the proxy itself). */
   public static FaultProxy start(
       InetSocketAddress upstream, double rate, Duration hold, long seed) {
+    return start(upstream, rate, hold, seed, EnumSet.allOf(Fault.class));
+  }
+
+  /**
+   * Starts a proxy that draws only from {@code faults} (in their declaration order, so a seed
+   * replays with the same set).
+   */
+  public static FaultProxy start(
+      InetSocketAddress upstream, double rate, Duration hold, long seed, Set<Fault> faults) {
     try {
-      FaultProxy p = new FaultProxy(upstream, rate, seed, hold);
+      FaultProxy p = new FaultProxy(upstream, rate, seed, hold, faults);
       System.out.printf(
-          "FaultProxy on port %d -> %s: rate=%s seed=%d (-D%s=%d replays it)%n",
-          p.port(), upstream, rate, seed, SEED_PROPERTY, seed);
+          "FaultProxy on port %d -> %s: rate=%s faults=%s seed=%d (-D%s=%d replays it)%n",
+          p.port(), upstream, rate, Arrays.toString(p.faults), seed, SEED_PROPERTY, seed);
       p.threads.execute(p::acceptLoop);
       return p;
     } catch (IOException e) {
@@ -141,6 +220,15 @@ public final class FaultProxy implements AutoCloseable {
   /** Stops (or resumes) injecting faults; requests in flight keep their decision. */
   public void enabled(boolean on) {
     this.enabled = on;
+  }
+
+  /**
+   * Injects at most {@code faults} more faults, then passes every write (a test that needs one lost
+   * answer and a working server after it).
+   */
+  public FaultProxy limit(long faults) {
+    budget.set(faults);
+    return this;
   }
 
   /** How many writes got {@code fault}. */
@@ -208,10 +296,11 @@ public final class FaultProxy implements AutoCloseable {
     }
     writes.incrementAndGet();
     synchronized (random) {
-      if (!enabled || random.nextDouble() >= rate) {
+      if (!enabled || random.nextDouble() >= rate || budget.get() <= 0) {
         return null;
       }
-      return Fault.values()[random.nextInt(Fault.values().length)];
+      budget.decrementAndGet();
+      return faults[random.nextInt(faults.length)];
     }
   }
 
@@ -226,12 +315,12 @@ public final class FaultProxy implements AutoCloseable {
     Socket up = null;
     try {
       InputStream in = client.getInputStream();
-      byte[] head = readHead(in);
+      byte[] head = HttpWire.readHead(in);
       if (head == null) {
         return;
       }
-      Request r = Request.parse(head);
-      Fault fault = draw(r.method);
+      HttpWire.Request r = HttpWire.Request.parse(head);
+      Fault fault = draw(r.method());
       if (r.isWatch()) {
         up = connect();
         forwarded.incrementAndGet();
@@ -241,8 +330,8 @@ public final class FaultProxy implements AutoCloseable {
         up = null; // the splice closes both
         return;
       }
-      byte[] body = readBody(in, r);
-      if (fault != null) {
+      byte[] body = HttpWire.readBody(in, r);
+      if (fault != null && fault != Fault.LOST_ANSWER) {
         injected.get(fault).incrementAndGet();
         answerFault(client, fault, r);
         return;
@@ -254,12 +343,18 @@ public final class FaultProxy implements AutoCloseable {
       uo.write(body);
       uo.flush();
       InputStream ui = up.getInputStream();
-      byte[] responseHead = readHead(ui);
+      if (fault == Fault.LOST_ANSWER) {
+        ui.readAllBytes(); // the server has answered, so it has applied the write or refused it
+        injected.get(fault).incrementAndGet();
+        client.setSoLinger(true, 0);
+        return;
+      }
+      byte[] responseHead = HttpWire.readHead(ui);
       if (responseHead == null) {
         return; // the server dropped it: so does the proxy
       }
       OutputStream co = client.getOutputStream();
-      co.write(withConnectionClose(responseHead));
+      co.write(HttpWire.withConnectionClose(responseHead));
       ui.transferTo(co);
       co.flush();
     } catch (IOException e) {
@@ -318,7 +413,7 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  private void answerFault(Socket client, Fault fault, Request r)
+  private void answerFault(Socket client, Fault fault, HttpWire.Request r)
       throws IOException, InterruptedException {
     if (fault == Fault.TIMEOUT) {
       Thread.sleep(hold.toMillis());
@@ -377,150 +472,11 @@ public final class FaultProxy implements AutoCloseable {
     out.flush();
   }
 
-  /** The bytes up to and including the blank line, or null at end of stream before any. */
-  private static byte @Nullable [] readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream b = new ByteArrayOutputStream(512);
-    int state = 0; // how much of CR LF CR LF has been seen
-    int c;
-    while ((c = in.read()) >= 0) {
-      b.write(c);
-      if (c == '\r' && (state == 0 || state == 2)) {
-        state++;
-      } else if (c == '\n' && (state == 1 || state == 3)) {
-        state++;
-        if (state == 4) {
-          return b.toByteArray();
-        }
-      } else {
-        state = c == '\r' ? 1 : 0;
-      }
-      if (b.size() > 1 << 20) {
-        throw new IOException("request head over 1 MiB");
-      }
-    }
-    return null;
-  }
-
-  private static byte[] readBody(InputStream in, Request r) throws IOException {
-    String length = r.header("content-length");
-    if (length != null) {
-      return in.readNBytes(Integer.parseInt(length.trim()));
-    }
-    String te = r.header("transfer-encoding");
-    if (te == null || !te.toLowerCase(Locale.ROOT).contains("chunked")) {
-      return new byte[0];
-    }
-    // Keep the chunked framing as it is; the server decodes it.
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    while (true) {
-      String sizeLine = readLine(in, b);
-      int semi = sizeLine.indexOf(';');
-      int size = Integer.parseInt((semi >= 0 ? sizeLine.substring(0, semi) : sizeLine).trim(), 16);
-      if (size == 0) {
-        // trailers, then the blank line
-        while (!readLine(in, b).isEmpty()) {}
-        return b.toByteArray();
-      }
-      b.write(in.readNBytes(size));
-      readLine(in, b);
-    }
-  }
-
-  /** Reads one CRLF-ended line, copying its bytes to {@code copy}; returns it without the CRLF. */
-  private static String readLine(InputStream in, ByteArrayOutputStream copy) throws IOException {
-    StringBuilder s = new StringBuilder();
-    int c;
-    while ((c = in.read()) >= 0) {
-      copy.write(c);
-      if (c == '\n') {
-        break;
-      }
-      if (c != '\r') {
-        s.append((char) c);
-      }
-    }
-    if (c < 0) {
-      throw new IOException("end of stream in a chunked body");
-    }
-    return s.toString();
-  }
-
-  /** {@code head} with its hop-by-hop headers replaced by {@code Connection: close}. */
-  private static byte[] withConnectionClose(byte[] head) {
-    String[] lines = new String(head, ISO_8859_1).split("\r\n");
-    StringBuilder s = new StringBuilder(head.length + 20);
-    s.append(lines[0]).append("\r\n");
-    for (int i = 1; i < lines.length; i++) {
-      String l = lines[i].toLowerCase(Locale.ROOT);
-      // An h2c upgrade offer is dropped with them: the server answers in HTTP/1.1.
-      if (!l.isEmpty()
-          && !l.startsWith("connection:")
-          && !l.startsWith("keep-alive:")
-          && !l.startsWith("upgrade:")
-          && !l.startsWith("http2-settings:")) {
-        s.append(lines[i]).append("\r\n");
-      }
-    }
-    s.append("Connection: close\r\n\r\n");
-    return s.toString().getBytes(ISO_8859_1);
-  }
-
   private static void closeQuietly(java.io.Closeable c) {
     try {
       c.close();
     } catch (IOException | RuntimeException e) {
       // already gone
-    }
-  }
-
-  /** The request line and headers of one request. */
-  private record Request(String method, String target, List<String> lines, byte[] head) {
-
-    static Request parse(byte[] head) throws IOException {
-      String[] all = new String(head, ISO_8859_1).split("\r\n");
-      String[] first = all[0].split(" ");
-      if (first.length < 3) {
-        throw new IOException("bad request line: " + all[0]);
-      }
-      List<String> lines = new ArrayList<>();
-      for (int i = 1; i < all.length; i++) {
-        if (!all[i].isEmpty()) {
-          lines.add(all[i]);
-        }
-      }
-      return new Request(first[0], first[1], lines, head);
-    }
-
-    @Nullable String header(String name) {
-      String prefix = name.toLowerCase(Locale.ROOT) + ":";
-      for (String l : lines) {
-        if (l.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-          return l.substring(prefix.length()).trim();
-        }
-      }
-      return null;
-    }
-
-    boolean isWatch() {
-      String upgrade = header("upgrade");
-      return upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("websocket")
-          || target.contains("watch=true")
-          || target.contains("watch=1")
-          || target.contains("follow=true");
-    }
-
-    byte[] withConnectionClose() {
-      return FaultProxy.withConnectionClose(head);
-    }
-
-    /** {@code pods "p"} from {@code /api/v1/namespaces/default/pods/p[/binding]}, for messages. */
-    String resource() {
-      String path = target.split("\\?", 2)[0];
-      String[] parts = path.split("/");
-      if (parts.length >= 2) {
-        return parts[parts.length - 2] + " \"" + parts[parts.length - 1] + "\"";
-      }
-      return "\"" + path + "\"";
     }
   }
 }

@@ -243,11 +243,24 @@ public final class ApiEventRecorder implements EventRecorder {
         .build();
   }
 
+  /**
+   * Creates {@code e}. Its name is this recorder's own (object, clock, sequence), so a 409 means an
+   * earlier attempt of this very create landed and only its answer was lost (the client retried
+   * it): the Event is there, once.
+   */
   private void create(Event e) {
     write(
         "create",
-        () ->
-            client.v1().events().inNamespace(e.getMetadata().getNamespace()).resource(e).create());
+        () -> {
+          try {
+            client.v1().events().inNamespace(e.getMetadata().getNamespace()).resource(e).create();
+          } catch (KubernetesClientException ex) {
+            if (ex.getCode() != 409) {
+              throw ex;
+            }
+            log.debug("event already created name={}", e.getMetadata().getName());
+          }
+        });
   }
 
   private void patchCount(CountWrite w) {

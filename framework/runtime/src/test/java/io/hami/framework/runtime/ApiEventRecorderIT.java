@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -126,5 +127,32 @@ final class ApiEventRecorderIT {
     }
     r.flush();
     assertThat(writes).hasSize(20).containsOnly("create events ok");
+  }
+
+  @Test
+  void aCreateThatLandedBeforeItsAnswerWasLost_isRecorded_notCountedAsAFailure() {
+    // The client's retry of a create whose answer was lost finds the Event it wrote.
+    String name = "p." + Long.toHexString(clock.millis()) + Long.toHexString(1);
+    client
+        .v1()
+        .events()
+        .inNamespace("default")
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withReason("FailedScheduling")
+                .withCount(1)
+                .build())
+        .create();
+    ApiEventRecorder r = recorder();
+
+    failed(r, "no fit");
+
+    assertThat(writes).containsExactly("create events ok");
+    assertThat(events())
+        .singleElement()
+        .satisfies(e -> assertThat(e.getMetadata().getName()).isEqualTo(name));
   }
 }

@@ -38,9 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 22: the node agent talks to the API server through a proxy that fails 5% of its writes
- * (409, 429, 500, dropped connections); its registration still converges and every pod it allocates
- * ends with bind-phase success and its node lock released. The kubelet and the test (the
- * scheduler's side: bound pods and their locks) use the server directly.
+ * (409, 429, 500, dropped connections, writes applied whose answer is lost); its registration still
+ * converges and every pod it allocates ends with bind-phase success and its node lock released. The
+ * kubelet and the test (the scheduler's side: bound pods and their locks) use the server directly.
  */
 @EnableKubernetesMockClient(crud = true, https = false)
 class NodeAgentFaultIT {

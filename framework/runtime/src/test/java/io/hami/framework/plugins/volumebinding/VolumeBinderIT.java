@@ -119,7 +119,10 @@ class VolumeBinderIT {
     PersistentVolume created = client.resource(v).create();
     ObjectWriter writer = ObjectWriter.api(client);
     assertThat(writer.update(VolumeBinder.withClaimRef(created, claim())).isSuccess()).isTrue();
-    Status stale = writer.update(VolumeBinder.withClaimRef(created, claim()));
+    // The same write again is the retry of one whose answer was lost: the PV holds it already.
+    assertThat(writer.update(VolumeBinder.withClaimRef(created, claim())).isSuccess()).isTrue();
+    PersistentVolumeClaim other = MakePvc.named("other").storageClass("local").request("1Gi").obj();
+    Status stale = writer.update(VolumeBinder.withClaimRef(created, other));
     assertThat(stale.code()).isEqualTo(Code.ERROR);
     assertThat(stale.message()).startsWith("updating PersistentVolume pv1 failed:");
   }

@@ -1,0 +1,140 @@
+package io.hami.plugins;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The CRUD mock server's dispatcher, applying a Binding as the API server does: within the request
+ * that posts it. On its own the mock stores a Binding as an object of its own and answers a second
+ * one with AlreadyExists, so a client whose first answer was lost and who reads the pod back would
+ * find it unbound. Here the pod gets {@code spec.nodeName} and the Binding's annotations and labels
+ * before the answer leaves, and a Binding for a pod that is bound already, or whose UID differs, is
+ * refused with 409 Conflict, as the API server refuses it.
+ *
+ * <p>Concurrency: bindings are applied one at a time (the read of the pod and its patch must not
+ * interleave with another binding of the same pod); every other request goes to the CRUD dispatcher
+ * as it comes. The listener runs on the server's thread, under that order, and must not block.
+ */
+final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
+
+  /** Told what happened to each Binding posted. */
+  interface Listener {
+    /** {@code binding} was applied to its pod. */
+    void bound(Binding binding);
+
+    /** {@code binding} was refused: its pod is bound to {@code node} already. */
+    void refused(Binding binding, String node);
+  }
+
+  private static final Pattern BINDINGS = Pattern.compile("/api/v1/namespaces/([^/]+)/bindings");
+  private static final Pattern POD_BINDING =
+      Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding");
+
+  private final KubernetesSerialization json = new KubernetesSerialization();
+  private final Listener listener;
+
+  BindingCrudDispatcher(Listener listener) {
+    this.listener = listener;
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    if (request.method() == HttpMethod.POST) {
+      String path = request.getPath().split("\\?", 2)[0];
+      Matcher all = BINDINGS.matcher(path);
+      Matcher one = POD_BINDING.matcher(path);
+      if (all.matches() || one.matches()) {
+        Binding b = json.unmarshal(request.getUtf8Body(), Binding.class);
+        String ns = all.matches() ? all.group(1) : one.group(1);
+        return bind(ns, b);
+      }
+    }
+    return super.dispatch(request);
+  }
+
+  private synchronized MockResponse bind(String ns, Binding b) {
+    String name = b.getMetadata().getName();
+    String podPath = "/api/v1/namespaces/" + ns + "/pods/" + name;
+    MockResponse got = super.dispatch(request(HttpMethod.GET, podPath, null, ""));
+    if (got.code() == 404) {
+      return status(404, "NotFound", "pods \"" + name + "\" not found");
+    }
+    Pod pod = json.unmarshal(got.getBody().readUtf8(), Pod.class);
+    String uid = b.getMetadata().getUid();
+    if (uid != null && !uid.equals(pod.getMetadata().getUid())) {
+      return status(
+          409,
+          "Conflict",
+          "Precondition failed: UID in precondition: "
+              + uid
+              + ", UID in object meta: "
+              + pod.getMetadata().getUid());
+    }
+    String node = pod.getSpec().getNodeName();
+    if (node != null && !node.isEmpty()) {
+      listener.refused(b, node);
+      return status(
+          409,
+          "Conflict",
+          "Operation cannot be fulfilled on pods/binding \""
+              + name
+              + "\": pod "
+              + name
+              + " is already assigned to node \""
+              + node
+              + "\"");
+    }
+    Map<String, Object> metadata = new LinkedHashMap<>();
+    metadata.put(
+        "annotations", Objects.requireNonNullElse(b.getMetadata().getAnnotations(), Map.of()));
+    metadata.put("labels", Objects.requireNonNullElse(b.getMetadata().getLabels(), Map.of()));
+    Map<String, Object> patch =
+        Map.of("metadata", metadata, "spec", Map.of("nodeName", b.getTarget().getName()));
+    MockResponse patched =
+        super.dispatch(
+            request(HttpMethod.PATCH, podPath, "application/merge-patch+json", json.asJson(patch)));
+    if (patched.code() >= 300) {
+      return patched;
+    }
+    listener.bound(b);
+    return new MockResponse().setResponseCode(201).setBody(json.asJson(b));
+  }
+
+  private static RecordedRequest request(
+      HttpMethod method, String path, @Nullable String type, String body) {
+    Headers.Builder h = Headers.builder();
+    if (type != null) {
+      h.add("Content-Type", type);
+    }
+    return new RecordedRequest(
+        "HTTP/1.1", method, path, h.build(), new Buffer(body.getBytes(UTF_8)));
+  }
+
+  private static MockResponse status(int code, String reason, String message) {
+    String body =
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+            + "\"message\":\""
+            + message.replace("\"", "\\\"")
+            + "\",\"reason\":\""
+            + reason
+            + "\",\"code\":"
+            + code
+            + "}";
+    return new MockResponse().setResponseCode(code).setBody(body);
+  }
+}
