@@ -128,9 +128,16 @@ public final class NodeLockClient {
 
   /**
    * Removes the lock if pod {@code namespace/name} holds it (a legacy time-only lock counts as
-   * anyone's, as in the protocol). Returns whether a lock was removed.
+   * anyone's, as in the protocol). Returns whether the pod held the lock and no longer does: a
+   * removal that conflicted or got no clear answer is read back, and when the lock is then gone (or
+   * another pod's), the removal, ours with its answer lost or a concurrent one, landed.
+   *
+   * @throws KubernetesClientException when the API refuses the removal for another reason than a
+   *     conflict, or the last attempt got no clear answer
    */
   public boolean release(String node, String namespace, String name) {
+    KubernetesClientException unknown = null;
+    boolean tried = false;
     for (int i = 0; i < attempts; i++) {
       Node n = client.nodes().withName(node).get();
       if (n == null) {
@@ -138,16 +145,24 @@ public final class NodeLockClient {
       }
       String value = annotations(n).get(Annotations.MUTEX_LOCK);
       if (value == null || !NodeLock.releasableBy(value, namespace, name)) {
-        return false;
+        return tried;
       }
+      tried = true;
       try {
         patchLock(n, null);
         return true;
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
+        if (WriteRetry.outcomeUnknown(e)) {
+          unknown = e;
+        } else if (e.getCode() != 409) {
           throw e;
+        } else {
+          unknown = null;
         }
       }
+    }
+    if (unknown != null) {
+      throw unknown;
     }
     return false;
   }

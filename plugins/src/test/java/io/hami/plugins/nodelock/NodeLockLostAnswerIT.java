@@ -120,6 +120,24 @@ final class NodeLockLostAnswerIT {
     assertThat(lockedByA()).isTrue();
   }
 
+  @ParameterizedTest(name = "client retries={0}")
+  @ValueSource(ints = {0, 3})
+  void aRemovalWhoseAnswerWasLost_isARelease(int clientRetries) {
+    Node n = client.nodes().withName("n1").get();
+    n.getMetadata()
+        .getAnnotations()
+        .put(
+            Annotations.MUTEX_LOCK,
+            NodeLock.of(NOW.atOffset(ZoneOffset.UTC), "default", "a").encode());
+    client.nodes().resource(n).update();
+    NodeLockClient locks = locks(FaultProxy.Fault.LOST_ANSWER, 1, clientRetries);
+
+    assertThat(locks.release("n1", "default", "a")).isTrue();
+
+    assertThat(lostAnswers()).isEqualTo(1);
+    assertThat(lockedByA()).isFalse();
+  }
+
   @Test
   void aWriteNeverApplied_stillFails() {
     NodeLockClient locks = locks(FaultProxy.Fault.TIMEOUT, Long.MAX_VALUE, 0);
