@@ -17,7 +17,9 @@ import io.hami.framework.api.Status;
 import io.hami.plugins.fgd.HamiShape;
 import io.hami.plugins.vgpu.DeviceChoice;
 import io.hami.plugins.vgpu.DeviceUsageIndex;
+import io.hami.plugins.vgpu.NodeDevices;
 import io.hami.plugins.vgpu.SharedGpuState;
+import io.hami.plugins.vgpu.UsageOverlay;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +38,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Each node is scored on a compact copy of its state ({@link GpuNode}), kept on the node's
  * {@link NodeInfo} (which is replaced when the node or its device usage changes) and rebuilt when
  * the workloads or the plugin scoring it change (plugins of several profiles share the slot); the
- * policy's evaluation of each pod shape is kept per node ({@link ShapeEvaluations}). The policy's
- * choice of GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
+ * policy's evaluation of each pod shape is kept per node ({@link ShapeEvaluations}). The devices
+ * are those the cycle sees, as {@code vgpu} reads them ({@link UsageOverlay#view}): a node the
+ * cycle state's overlay changes is scored on a copy of its own, kept nowhere. The policy's choice
+ * of GPUs per node is kept in the pod's cycle state between Score and Reserve. Score runs
  * concurrently for different nodes; everything it shares is immutable or concurrent.
  */
 public final class PlacementPlugin
@@ -169,7 +173,7 @@ public final class PlacementPlugin
     if (c == null) {
       return 0;
     }
-    long e = evaluate(c, gpuNode(c, node));
+    long e = evaluate(c, gpuNode(state, c, node), node);
     return e == NO_FIT
         ? 0
         : Math.max(MIN_NODE_SCORE, Math.min(MAX_NODE_SCORE, PlacementPolicy.score(e)));
@@ -179,19 +183,35 @@ public final class PlacementPlugin
 
   private static final NodeLocal<GpuNode> COMPACT = NodeLocal.create("placement: compact node");
 
-  /** The node's compact form, rebuilt only when the node, its devices or the workloads changed. */
-  private GpuNode gpuNode(Choices c, NodeInfo node) {
+  /**
+   * The node's compact form over the devices the cycle sees ({@link UsageOverlay#view}), the same
+   * view {@code vgpu} reads. Kept on the NodeInfo, and rebuilt only when the node, its devices or
+   * the workloads changed, while the cycle sees the index's pinned view; built for this read alone
+   * when the state's overlay changes the node (the pod's earlier attempt left out, a preemption dry
+   * run's victims).
+   */
+  private GpuNode gpuNode(CycleState state, Choices c, NodeInfo node) {
+    NodeDevices changed = UsageOverlay.changedView(state, index, node);
+    if (changed != null) {
+      return GpuNode.of(this, slot(node), node, changed, c.workloads());
+    }
     GpuNode g = node.local(COMPACT);
     if (g == null || !g.current(this, c.workloads())) {
-      int slot = slots.computeIfAbsent(node.name(), n -> nextSlot.getAndIncrement());
-      g = GpuNode.of(this, slot, node, index.node(node), c.workloads());
+      g = GpuNode.of(this, slot(node), node, index.node(node), c.workloads());
       node.setLocal(COMPACT, g);
     }
     return g;
   }
 
-  /** The policy's evaluation of the pod on the node (score and GPUs), or NO_FIT. */
-  private long evaluate(Choices c, GpuNode g) {
+  private int slot(NodeInfo node) {
+    return slots.computeIfAbsent(node.name(), n -> nextSlot.getAndIncrement());
+  }
+
+  /**
+   * The policy's evaluation of the pod on the node (score and GPUs), or NO_FIT; kept for the node's
+   * compact form when that is the one kept on its NodeInfo.
+   */
+  private long evaluate(Choices c, GpuNode g, NodeInfo node) {
     long e = c.evaluations().get(g);
     if (e != ShapeEvaluations.NOT_KEPT) {
       return e;
@@ -201,7 +221,9 @@ public final class PlacementPlugin
         g.table.fitsIgnoringMemory(0, task)
             ? policy.evaluate(g.table, 0, task, scratch.get())
             : NO_FIT;
-    c.evaluations().put(g, e);
+    if (node.local(COMPACT) == g) {
+      c.evaluations().put(g, e);
+    }
     return e;
   }
 
@@ -232,14 +254,14 @@ public final class PlacementPlugin
     if (c == null || c.shape().gpuContainer() < 0) {
       return Status.success();
     }
-    // The cycle's snapshot still shows the node as Score saw it, so this is Score's evaluation
-    // (remembered on the node's compact form), not a new one.
+    // The cycle's snapshot and state still show the node as Score saw it, so this is Score's
+    // evaluation (remembered on the node's compact form, or made again on the same view).
     NodeInfo node = handle.snapshot().get(nodeName);
     if (node == null) {
       return Status.success();
     }
-    GpuNode g = gpuNode(c, node);
-    long e = evaluate(c, g);
+    GpuNode g = gpuNode(state, c, node);
+    long e = evaluate(c, g, node);
     if (e == NO_FIT) {
       return Status.success();
     }

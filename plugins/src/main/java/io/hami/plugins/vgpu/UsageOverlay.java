@@ -89,15 +89,24 @@ public final class UsageOverlay {
   }
 
   /**
-   * The node's devices as Filter sees them under {@code state}: the index's view, with the
-   * overlay's changes applied when the state has one. For plugins that read the device views of the
-   * index in Filter or Score, so that preemption's dry runs change what they see too.
+   * The node's devices as the cycle of {@code state} sees them: the view of the index pinned on the
+   * NodeInfo ({@link DeviceUsageIndex#node(NodeInfo)}), with the state's overlay applied when it
+   * changes the node. Every plugin reading device usage in Filter, Score or Reserve reads it so, so
+   * that a pod scheduled again and preemption's dry runs change what they all see alike.
    */
   public static NodeDevices view(CycleState state, DeviceUsageIndex index, NodeInfo node) {
-    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
-    UsageOverlay o = r == null ? null : r.overlay();
-    NodeDevices base = index.node(node);
-    return o == null ? base : o.apply(base);
+    return view(of(state), index, node);
+  }
+
+  /**
+   * The node's view under the state's overlay when the overlay changes it; null when the cycle sees
+   * the pinned view as it is. For plugins that keep what they derive from a pinned view on its
+   * NodeInfo: a changed view belongs to this cycle state alone.
+   */
+  public static @Nullable NodeDevices changedView(
+      CycleState state, DeviceUsageIndex index, NodeInfo node) {
+    UsageOverlay o = of(state);
+    return o == null || !o.changes(node.name()) ? null : o.apply(index.node(node));
   }
 
   /**
@@ -105,10 +114,30 @@ public final class UsageOverlay {
    * index's current view, with the state's changes applied.
    */
   public static NodeDevices view(CycleState state, DeviceUsageIndex index, String node) {
-    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
-    UsageOverlay o = r == null ? null : r.overlay();
+    UsageOverlay o = of(state);
     NodeDevices base = index.node(node);
     return o == null ? base : o.apply(base);
+  }
+
+  /** The pinned view of the node under {@code overlay}, when not null. */
+  static NodeDevices view(@Nullable UsageOverlay overlay, DeviceUsageIndex index, NodeInfo node) {
+    NodeDevices base = index.node(node);
+    return overlay == null ? base : overlay.apply(base);
+  }
+
+  /** The overlay {@code vgpu} PreFilter, AddPod or RemovePod left in the state, or null. */
+  private static @Nullable UsageOverlay of(CycleState state) {
+    PodDeviceRequests r = state.get(VgpuPlugin.REQUESTS);
+    return r == null ? null : r.overlay();
+  }
+
+  /** Whether the node reads differently under this overlay. */
+  boolean changes(String node) {
+    if (earlier != null && earlier.node().equals(node)) {
+      return true;
+    }
+    Map<String, Change> m = byNode.get(node);
+    return m != null && !m.isEmpty();
   }
 
   /** The change recorded for a pod, or null. */

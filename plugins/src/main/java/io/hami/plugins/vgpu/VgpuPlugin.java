@@ -377,10 +377,9 @@ public final class VgpuPlugin
     if (r == null) {
       return Status.success();
     }
-    NodeDevices view = index.node(node);
     Placement p =
         placer.place(
-            overlay == null ? view : overlay.apply(view),
+            UsageOverlay.view(overlay, index, node),
             r.requests(),
             r.options(),
             null,
@@ -451,13 +450,11 @@ public final class VgpuPlugin
     }
     UsageOverlay overlay = r.overlay();
     FitReasons reasons =
-        overlay == null
-            ? placer.feasible(index.node(node), r.requests(), r.options(), quotas.of(pod))
-            : placer.feasible(
-                overlay.apply(index.node(node)),
-                r.requests(),
-                r.options(),
-                quotas.of(pod, overlay));
+        placer.feasible(
+            UsageOverlay.view(overlay, index, node),
+            r.requests(),
+            r.options(),
+            quotas.of(pod, overlay));
     if (reasons == null) {
       return Status.success();
     }
@@ -527,7 +524,9 @@ public final class VgpuPlugin
   /** The node's HAMi score as this cycle sees it: with the preemption dry run's changes, if any. */
   private float hamiNodeScore(PodDeviceRequests r, NodeInfo node) {
     UsageOverlay overlay = r.overlay();
-    return overlay == null ? index.nodeScore(node) : overlay.apply(index.node(node)).nodeScore();
+    return overlay == null || !overlay.changes(node.name())
+        ? index.nodeScore(node)
+        : overlay.apply(index.node(node)).nodeScore();
   }
 
   // Reserve

@@ -1,30 +1,28 @@
 package io.hami.plugins.vgpu;
 
+import static io.hami.plugins.vgpu.EarlierAttempts.MIB;
+import static io.hami.plugins.vgpu.EarlierAttempts.asking;
+import static io.hami.plugins.vgpu.EarlierAttempts.holding;
 import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.ExcludedNodes;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreFilterResult;
-import io.hami.framework.api.Snapshot;
 import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.local.PodOutcome;
-import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
-import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.testing.FakeGpus;
 import io.hami.model.testing.MakeGpuNode;
-import io.hami.model.testing.MakeGpuPod;
 import io.hami.plugins.GpuSchedulingTest;
-import java.util.ArrayList;
+import io.hami.plugins.vgpu.EarlierAttempts.Counts;
+import io.hami.plugins.vgpu.EarlierAttempts.Fixture;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -35,107 +33,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * A pod scheduled again while the index still counts an earlier attempt for it (unbound, carrying
  * that attempt's annotations): PreFilter and the dry runs made from its state change nothing
  * shared, the cycle sees the pod's node without the earlier usage, Reserve replaces the earlier
- * accounting in one change, and Unreserve leaves the index as the pod's annotations say.
- *
- * <p>Nodes {@code n1} and {@code n2} have one T4 (15360 MiB) each; pod {@code p} (namespace {@code
- * team}) asks for 12 GiB, which its earlier attempt holds on {@code n1}; pod {@code v} holds 2 GiB
- * on {@code n2}, bound.
+ * accounting in one change, and Unreserve leaves the index as the pod's annotations say. The
+ * cluster is {@link EarlierAttempts.Fixture}.
  */
 final class EarlierAttemptTest {
-
-  static final int MIB = 12288;
-
-  /** One cluster; {@code earlier} says whether the index counts p's earlier attempt on n1. */
-  static final class Fixture {
-    final FakeHandle handle = new FakeHandle();
-    final VgpuPlugin plugin = VgpuPlugin.create(VgpuArgs.DEFAULTS, handle, new SharedGpuState());
-    final List<NodeInfo> nodes = new ArrayList<>();
-    final Pod victim = holding("v", "low", "n2", 2048, BindPhase.SUCCESS).nodeName("n2").obj();
-    final Pod pod;
-
-    Fixture(boolean earlier) {
-      for (String n : List.of("n1", "n2")) {
-        Node node = MakeGpuNode.named(n).gpus(FakeGpus.t4s(n, 1)).obj();
-        handle.fireNodeAdd(node);
-        nodes.add(NodeInfo.of(node));
-      }
-      handle.firePodAdd(victim);
-      pod = earlier ? attempt("n1") : asking("p");
-      if (earlier) {
-        handle.firePodAdd(pod);
-      }
-    }
-
-    /** Pod p as it is after an attempt on {@code node} wrote its annotations. */
-    Pod attempt(String node) {
-      return holding("p", "team", node, MIB, BindPhase.ALLOCATING).obj();
-    }
-
-    /** Pod p bound to {@code node}, with the annotations its Binding carried. */
-    Pod bound(String node) {
-      return holding("p", "team", node, MIB, BindPhase.ALLOCATING).nodeName(node).obj();
-    }
-
-    DeviceUsageIndex index() {
-      return plugin.index();
-    }
-
-    Snapshot snapshot() {
-      return Snapshot.of(nodes);
-    }
-
-    NodeInfo node(String name) {
-      return nodes.stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
-    }
-
-    CycleState preFilter() {
-      CycleState state = new CycleState();
-      assertThat(plugin.preFilter(state, pod, snapshot()).status().isSuccess()).isTrue();
-      return state;
-    }
-
-    /** What the index counts: per node, each device's used memory; p's entry; team's memory. */
-    Counts counts() {
-      Map<String, List<Integer>> mem = new TreeMap<>();
-      for (NodeInfo n : nodes) {
-        mem.put(
-            n.name(),
-            index().node(n.name()).devices().stream().map(DeviceUsage::usedMemMiB).toList());
-      }
-      return new Counts(mem, index().counted(uid()), index().namespace("team").memMiB("NVIDIA"));
-    }
-
-    /** Each node's view version: the index publishes a new one with every change. */
-    Map<String, Long> versions() {
-      Map<String, Long> out = new TreeMap<>();
-      nodes.forEach(n -> out.put(n.name(), index().node(n.name()).version()));
-      return out;
-    }
-
-    String uid() {
-      return pod.getMetadata().getUid();
-    }
-  }
-
-  record Counts(
-      Map<String, List<Integer>> usedMem, DeviceUsageIndex.@Nullable Counted p, long teamMem) {}
-
-  /** A pod of namespace team asking for the 12 GiB, placed nowhere yet. */
-  static Pod asking(String name) {
-    return MakeGpuPod.named(name).namespace("team").gpus(1).gpuMemMiB(MIB).obj();
-  }
-
-  static MakeGpuPod holding(String name, String ns, String node, int mem, BindPhase phase) {
-    String entry = FakeGpus.uuid(node, 0) + ",NVIDIA," + mem + ",0:;";
-    return MakeGpuPod.named(name)
-        .namespace(ns)
-        .gpus(1)
-        .gpuMemMiB(mem)
-        .annotation(Annotations.VGPU_NODE, node)
-        .annotation(Annotations.VGPU_DEVICES_TO_ALLOCATE, entry)
-        .annotation(Annotations.VGPU_DEVICES_ALLOCATED, entry)
-        .annotation(Annotations.BIND_PHASE, phase.wire());
-  }
 
   // PreFilter and what runs on its state change nothing shared
 

@@ -1,6 +1,7 @@
 package io.hami.plugins.vgpu;
 
 import static io.hami.plugins.vgpu.Dev.dev;
+import static io.hami.plugins.vgpu.EarlierAttempts.MIB;
 import static io.hami.plugins.vgpu.MigFitTest.P2G10;
 import static io.hami.plugins.vgpu.MigFitTest.P3G20;
 import static io.hami.plugins.vgpu.MigFitTest.at;
@@ -8,14 +9,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import io.hami.framework.api.CycleState;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.PodInfo;
 import io.hami.model.device.MigPlacement;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** How a preemption dry run's overlay changes a node's device view and a namespace's usage. */
+/**
+ * How a preemption dry run's overlay, or a pod's own earlier attempt left out, changes a node's
+ * device view and a namespace's usage.
+ */
 final class UsageOverlayTest {
 
   /** g0: a MIG GPU holding two 2g.10gb instances; g1: a shared GPU with 3 pods. */
@@ -128,5 +137,67 @@ final class UsageOverlayTest {
     assertThat(c.change("a")).isNull();
     assertThat(o.apply(node()).devices().get(1).usedMemMiB()).isEqualTo(20480);
     assertThat(c.apply(node()).devices().get(1).usedMemMiB()).isEqualTo(34816);
+  }
+
+  /**
+   * @param name the case
+   * @param earlier whether the index counts the pod's earlier attempt on n1
+   * @param state the cycle state to read under
+   * @param wantUsedMem each node's used memory under the state; the node changed when it differs
+   *     from the index's
+   */
+  record Read(
+      String name,
+      boolean earlier,
+      Function<EarlierAttempts.Fixture, CycleState> state,
+      Map<String, Integer> wantUsedMem) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Read> reads() {
+    Function<EarlierAttempts.Fixture, CycleState> victimRemoved =
+        f -> {
+          CycleState dry = f.preFilter().copy();
+          f.plugin.removePod(dry, f.pod, PodInfo.of(f.victim), f.node("n2"));
+          return dry;
+        };
+    return Stream.of(
+        new Read("a fresh pod's cycle", false, f -> f.preFilter(), Map.of("n1", 0, "n2", 2048)),
+        new Read("no vgpu state", true, f -> new CycleState(), Map.of("n1", MIB, "n2", 2048)),
+        new Read("the pod scheduled again", true, f -> f.preFilter(), Map.of("n1", 0, "n2", 2048)),
+        new Read("a dry run's victim removed", false, victimRemoved, Map.of("n1", 0, "n2", 0)),
+        new Read(
+            "a dry run's victim removed and added back",
+            false,
+            f -> {
+              CycleState dry = victimRemoved.apply(f);
+              f.plugin.addPod(dry, f.pod, PodInfo.of(f.victim), f.node("n2"));
+              return dry;
+            },
+            Map.of("n1", 0, "n2", 2048)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("reads")
+  void theCyclesView_isThePinnedViewUnlessTheOverlayChangesTheNode(Read c) {
+    EarlierAttempts.Fixture f = new EarlierAttempts.Fixture(c.earlier());
+    CycleState state = c.state().apply(f);
+    for (NodeInfo n : f.nodes) {
+      NodeDevices pinned = f.index().node(n);
+      NodeDevices changed = UsageOverlay.changedView(state, f.index(), n);
+      NodeDevices seen = UsageOverlay.view(state, f.index(), n);
+      int want = c.wantUsedMem().get(n.name());
+      assertThat(seen.devices().get(0).usedMemMiB()).as(n.name()).isEqualTo(want);
+      if (want == pinned.devices().get(0).usedMemMiB()) {
+        assertThat(changed).as(n.name()).isNull();
+        assertThat(seen).as(n.name()).isSameAs(pinned);
+      } else {
+        assertThat(changed).as(n.name()).isNotNull();
+        assertThat(seen).as(n.name()).isEqualTo(changed);
+      }
+    }
   }
 }
