@@ -56,6 +56,8 @@ final class ClusterBench {
    * @param root the repository root
    * @param jar the hami jar that runs the scheduler
    * @param baselines what else binds the same pods
+   * @param lockMode the nodelock mode of the scheduler under test
+   * @param primaryScore the profile's primary scores for the scheduler under test; null: as shipped
    * @param out progress lines
    */
   record Options(
@@ -65,6 +67,7 @@ final class ClusterBench {
       Path jar,
       Baselines baselines,
       String lockMode,
+      @Nullable List<String> primaryScore,
       PrintWriter out) {
     boolean ceiling() {
       return baselines.ceiling();
@@ -147,6 +150,9 @@ final class ClusterBench {
     env.put("schedulerKubeQps", fmt(w.scheduler().kubeQps()));
     env.put("bindingThreads", Integer.toString(w.scheduler().bindingThreads()));
     env.put("schedulerHeapMiB", Integer.toString(w.scheduler().heapMiB()));
+    env.put("lockMode", o.lockMode());
+    List<String> primary = o.primaryScore();
+    env.put("primaryScore", primary == null ? "as shipped" : String.join(",", primary));
     KubernetesClient admin = h.admin();
     try (KubernetesClient nodeSide = client(kubeconfig, null)) {
       prepareNamespace(admin);
@@ -201,7 +207,7 @@ final class ClusterBench {
             SchedulerProcess.start(
                 o.jar(),
                 kubeconfig,
-                SchedulerProcess.shippedConfig(o.root(), o.lockMode(), work),
+                SchedulerProcess.shippedConfig(o.root(), o.lockMode(), o.primaryScore(), work),
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
                 Duration.ofMinutes(3))) {

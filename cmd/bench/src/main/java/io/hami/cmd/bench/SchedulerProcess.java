@@ -58,22 +58,38 @@ final class SchedulerProcess implements ScrapedProcess {
 
   /**
    * The repository's shipped scheduler configuration under {@code root}, in nodelock mode {@code
-   * lockMode}: the file itself for {@code node}, else a copy under {@code work}.
+   * lockMode} and, when {@code primaryScore} is given, with that profile {@code primaryScore} list:
+   * the file itself when both are as shipped, else a copy under {@code work}.
    */
-  static Path shippedConfig(Path root, String lockMode, Path work) throws IOException {
+  static Path shippedConfig(
+      Path root, String lockMode, @Nullable List<String> primaryScore, Path work)
+      throws IOException {
     Path shipped = root.resolve("config/scheduler/scheduler-config.yaml");
-    if (lockMode.equals("node")) {
+    if (lockMode.equals("node") && primaryScore == null) {
       return shipped;
     }
     String yaml = Files.readString(shipped, StandardCharsets.UTF_8);
-    String mode = "          mode: node\n";
-    if (!yaml.contains(mode)) {
-      throw new IOException(shipped + " has no nodelock '" + mode.strip() + "' to change");
+    yaml =
+        replaceLine(shipped, yaml, "          mode: node\n", "          mode: " + lockMode + "\n");
+    if (primaryScore != null) {
+      yaml =
+          replaceLine(
+              shipped,
+              yaml,
+              "    primaryScore: vgpu\n",
+              "    primaryScore: [" + String.join(", ", primaryScore) + "]\n");
     }
-    Path out = work.resolve("scheduler-config-" + lockMode + ".yaml");
-    Files.writeString(
-        out, yaml.replace(mode, "          mode: " + lockMode + "\n"), StandardCharsets.UTF_8);
+    Path out = work.resolve("scheduler-config-bench.yaml");
+    Files.writeString(out, yaml, StandardCharsets.UTF_8);
     return out;
+  }
+
+  private static String replaceLine(Path file, String yaml, String line, String with)
+      throws IOException {
+    if (!yaml.contains(line)) {
+      throw new IOException(file + " has no '" + line.strip() + "' to change");
+    }
+    return yaml.replace(line, with);
   }
 
   /**

@@ -169,13 +169,38 @@ class ClusterBenchCommandTest {
   }
 
   @Test
-  void lockModeScheduler_runsTheShippedConfigurationWithThatMode(@TempDir Path work)
-      throws Exception {
+  void badPrimaryScore_isAConfigError() {
+    for (String bad : List.of("", "nodelock,", "nodelock,nodelock", "node lock")) {
+      String[] r = run("bench", "cluster", "--workload", "x.yaml", "--primary-score", bad);
+      assertThat(r[0]).as(bad).isEqualTo("2");
+      assertThat(r[2])
+          .as(bad)
+          .contains(
+              "--primary-score: invalid value '"
+                  + bad
+                  + "': must be distinct plugin names separated by commas");
+    }
+  }
+
+  @Test
+  void shippedConfig_changesOnlyTheSettingsAsked(@TempDir Path work) throws Exception {
     Path root = Path.of("").toAbsolutePath().getParent().getParent();
-    String yaml = Files.readString(SchedulerProcess.shippedConfig(root, "scheduler", work));
+    Path shippedFile = root.resolve("config/scheduler/scheduler-config.yaml");
+    String shipped = Files.readString(shippedFile);
+    assertThat(SchedulerProcess.shippedConfig(root, "node", null, work)).isEqualTo(shippedFile);
+
+    String yaml = Files.readString(SchedulerProcess.shippedConfig(root, "scheduler", null, work));
     assertThat(yaml).contains("          mode: scheduler\n").doesNotContain("mode: node");
-    assertThat(yaml.replace("mode: scheduler", "mode: node"))
-        .isEqualTo(Files.readString(root.resolve("config/scheduler/scheduler-config.yaml")));
+    assertThat(yaml.replace("mode: scheduler", "mode: node")).isEqualTo(shipped);
+
+    yaml =
+        Files.readString(
+            SchedulerProcess.shippedConfig(root, "node", List.of("nodelock", "vgpu"), work));
+    assertThat(yaml)
+        .contains("    primaryScore: [nodelock, vgpu]\n")
+        .doesNotContain("primaryScore: vgpu");
+    assertThat(yaml.replace("primaryScore: [nodelock, vgpu]", "primaryScore: vgpu"))
+        .isEqualTo(shipped);
   }
 
   @Test
