@@ -22,6 +22,7 @@ import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreBindPlugin;
+import io.hami.framework.api.PreScorePlugin;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.ReservePlugin;
 import io.hami.framework.api.ScorePlugin;
@@ -82,7 +83,12 @@ import org.slf4j.LoggerFactory;
  * guarded by their own monitor, and API calls are made outside it.
  */
 public final class NodeLockPlugin
-    implements ScorePlugin, ReservePlugin, PermitPlugin, PreBindPlugin, EnqueueExtensions {
+    implements PreScorePlugin,
+        ScorePlugin,
+        ReservePlugin,
+        PermitPlugin,
+        PreBindPlugin,
+        EnqueueExtensions {
 
   public static final String NAME = "nodelock";
 
@@ -92,6 +98,11 @@ public final class NodeLockPlugin
   record Needed(String node) implements StateData {}
 
   static final StateKey<Needed> NEEDED = StateKey.of("Reserve" + NAME, Needed.class);
+
+  /** Marks a cycle in which {@link NodeLockArgs#maxBusyNodes} feasible nodes are busy. */
+  record Saturated() implements StateData {}
+
+  static final StateKey<Saturated> SATURATED = StateKey.of("PreScore" + NAME, Saturated.class);
 
   private final FrameworkHandle handle;
   private final NodeLockArgs args;
@@ -183,14 +194,40 @@ public final class NodeLockPlugin
   // Score
 
   /**
+   * With {@link NodeLockArgs#maxBusyNodes}: counts the feasible nodes with pods in the lock's
+   * pipeline, and when they reach the limit marks the cycle so that Score ranks every node alike.
+   */
+  @Override
+  public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
+    state.delete(SATURATED);
+    if (args.maxBusyNodes() > 0
+        && needsLock(state)
+        && busyNodes(feasibleNodes, args.maxBusyNodes()) >= args.maxBusyNodes()) {
+      state.write(SATURATED, new Saturated());
+    }
+    return Status.success();
+  }
+
+  /** Nodes with pods in the lock's pipeline, counted up to {@code limit}. */
+  static int busyNodes(List<NodeInfo> nodes, int limit) {
+    int busy = 0;
+    for (int i = 0; i < nodes.size() && busy < limit; i++) {
+      if (inPipeline(nodes.get(i)) > 0) {
+        busy++;
+      }
+    }
+    return busy;
+  }
+
+  /**
    * Prefers nodes with fewer pods in the lock's pipeline: placed but not yet bound, or bound and
    * not yet served by the node agent. Each of them holds or waits for the node's lock, so a pod
    * sent there waits for all of them in turn, while a node without any binds at once. Reads only
-   * the snapshot.
+   * the snapshot. Ranks every node alike once {@link NodeLockArgs#maxBusyNodes} are busy.
    */
   @Override
   public long score(CycleState state, Pod pod, NodeInfo node) {
-    if (!needsLock(state)) {
+    if (!needsLock(state) || state.get(SATURATED) != null) {
       return MAX_NODE_SCORE;
     }
     return MAX_NODE_SCORE / (1 + inPipeline(node));
