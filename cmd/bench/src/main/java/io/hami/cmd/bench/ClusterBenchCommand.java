@@ -112,6 +112,15 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Nullable String primaryScore;
 
   @Option(
+      names = "--max-busy-nodes",
+      paramLabel = "N",
+      description =
+          "nodelock maxBusyNodes of the scheduler under test instead of the shipped one (0, no"
+              + " limit): with --primary-score nodelock,vgpu a burst spreads over at most N nodes"
+              + " with pods in flight, and the GPU node policy decides beyond.")
+  @Nullable Integer maxBusyNodes;
+
+  @Option(
       names = "--qps",
       description = "Override the workload's pod creation rate (pods per second).")
   @Nullable Double qps;
@@ -147,6 +156,15 @@ public final class ClusterBenchCommand implements Callable<Integer> {
                 + "': must be distinct plugin names separated by commas");
       }
     }
+    if (maxBusyNodes != null && (maxBusyNodes < 0 || maxBusyNodes > 100_000)) {
+      return usage(
+          err,
+          "--max-busy-nodes: invalid value "
+              + maxBusyNodes
+              + ": must be in 0..100000 (0: no limit)");
+    }
+    SchedulerProcess.Settings settings =
+        new SchedulerProcess.Settings(lockMode, primary, maxBusyNodes);
     if (qps != null && !(qps >= 0.1 && qps <= 100_000)) {
       err.println("--qps: invalid value " + qps + ": must be in 0.1..100000");
       err.flush();
@@ -223,19 +241,13 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       return 2;
     }
     out.printf(
-        "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s lock-mode=%s"
-            + " primary-score=%s%n",
-        w.name(),
-        w.nodes().count(),
-        w.pods().count(),
-        baselines.describe(),
-        lockMode,
-        primary == null ? "as shipped" : String.join(",", primary));
+        "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s %s%n",
+        w.name(), w.nodes().count(), w.pods().count(), baselines.describe(), settings.describe());
     out.flush();
     BenchReport report =
         ClusterBench.run(
             new ClusterBench.Options(
-                w, cluster.kubeconfig(), root.get(), jar, baselines, lockMode, primary, out));
+                w, cluster.kubeconfig(), root.get(), jar, baselines, settings, out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);

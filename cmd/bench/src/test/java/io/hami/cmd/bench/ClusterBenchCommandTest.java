@@ -183,23 +183,40 @@ class ClusterBenchCommandTest {
   }
 
   @Test
+  void badMaxBusyNodes_isAConfigError() {
+    String[] r = run("bench", "cluster", "--workload", "x.yaml", "--max-busy-nodes", "-1");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--max-busy-nodes: invalid value -1: must be in 0..100000");
+  }
+
+  @Test
   void shippedConfig_changesOnlyTheSettingsAsked(@TempDir Path work) throws Exception {
     Path root = Path.of("").toAbsolutePath().getParent().getParent();
     Path shippedFile = root.resolve("config/scheduler/scheduler-config.yaml");
     String shipped = Files.readString(shippedFile);
-    assertThat(SchedulerProcess.shippedConfig(root, "node", null, work)).isEqualTo(shippedFile);
+    assertThat(SchedulerProcess.shippedConfig(root, SchedulerProcess.Settings.SHIPPED, work))
+        .isEqualTo(shippedFile);
 
-    String yaml = Files.readString(SchedulerProcess.shippedConfig(root, "scheduler", null, work));
+    String yaml =
+        Files.readString(
+            SchedulerProcess.shippedConfig(
+                root, new SchedulerProcess.Settings("scheduler", null, null), work));
     assertThat(yaml).contains("          mode: scheduler\n").doesNotContain("mode: node");
     assertThat(yaml.replace("mode: scheduler", "mode: node")).isEqualTo(shipped);
 
     yaml =
         Files.readString(
-            SchedulerProcess.shippedConfig(root, "node", List.of("nodelock", "vgpu"), work));
+            SchedulerProcess.shippedConfig(
+                root,
+                new SchedulerProcess.Settings("node", List.of("nodelock", "vgpu"), 16),
+                work));
     assertThat(yaml)
         .contains("    primaryScore: [nodelock, vgpu]\n")
+        .contains("          mode: node\n          maxBusyNodes: 16\n")
         .doesNotContain("primaryScore: vgpu");
-    assertThat(yaml.replace("primaryScore: [nodelock, vgpu]", "primaryScore: vgpu"))
+    assertThat(
+            yaml.replace("primaryScore: [nodelock, vgpu]", "primaryScore: vgpu")
+                .replace("          maxBusyNodes: 16\n", ""))
         .isEqualTo(shipped);
   }
 
