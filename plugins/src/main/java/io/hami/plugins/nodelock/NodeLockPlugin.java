@@ -60,14 +60,15 @@ import org.slf4j.LoggerFactory;
  * others wait and are allowed one at a time as soon as the node's lock is seen released (or its
  * holder is gone), so no pod waits for a backoff while the node is free, and pods for other nodes
  * bind meanwhile. Score prefers nodes with fewer pods between placement and Allocate, so that binds
- * for different nodes overlap instead of queueing on one lock. A pod that another Permit plugin
- * still holds (a gang member waiting for its group) does not keep the node from others: it yields
- * its place, and takes the node back in PreBind once allowed, waiting there for the pod holding it
- * then, so that members of one gang on one node never wait for each other. PreBind takes the lock
- * with a resourceVersion-guarded patch, replacing a stale lock (expired, holder gone, terminal,
- * finished, or bound elsewhere), never one whose holder is bound and waiting for Allocate. A lock
- * held by another scheduler sends the pod back to the queue; it is re-activated by the lock's
- * removal event.
+ * for different nodes overlap instead of queueing on one lock; with {@link
+ * NodeLockArgs#maxBusyNodes} only until that many feasible nodes have such pods. A pod that another
+ * Permit plugin still holds (a gang member waiting for its group) does not keep the node from
+ * others: it yields its place, and takes the node back in PreBind once allowed, waiting there for
+ * the pod holding it then, so that members of one gang on one node never wait for each other.
+ * PreBind takes the lock with a resourceVersion-guarded patch, replacing a stale lock (expired,
+ * holder gone, terminal, finished, or bound elsewhere), never one whose holder is bound and waiting
+ * for Allocate. A lock held by another scheduler sends the pod back to the queue; it is
+ * re-activated by the lock's removal event.
  *
  * <p>In lock mode {@code scheduler} ({@link NodeLockArgs#lockFree}), on nodes whose agent finds the
  * pod without the lock ({@code hami.io/node-lock-free}), PreBind writes no lock: the order kept
