@@ -16,9 +16,16 @@ import java.time.Duration;
  *     device plugin needs; {@code scheduler}: no lock write, the scheduler alone keeps one pod per
  *     node between binding and Allocate, for nodes whose agents find that pod without the lock
  *     (they say so with {@code hami.io/node-lock-free}); nodes without it still get the node lock
+ * @param maxBusyNodes 0 (the default): Score always prefers nodes with fewer pods between placement
+ *     and Allocate; above 0: only while fewer of the pod's feasible nodes have any, so that a burst
+ *     is served by that many nodes at once and the other scores (a binpack policy) decide beyond
  */
 public record NodeLockArgs(
-    long lockTimeoutSeconds, long waitTimeoutSeconds, int patchAttempts, String mode)
+    long lockTimeoutSeconds,
+    long waitTimeoutSeconds,
+    int patchAttempts,
+    String mode,
+    int maxBusyNodes)
     implements PluginArgs {
 
   /** The lock annotation on the Node (HAMi's protocol). */
@@ -27,12 +34,16 @@ public record NodeLockArgs(
   /** The scheduler's own per-node order, no lock write, on nodes whose agents allow it. */
   public static final String MODE_SCHEDULER = "scheduler";
 
-  public static final NodeLockArgs DEFAULTS = new NodeLockArgs(300, 300, 5, MODE_NODE);
+  public static final NodeLockArgs DEFAULTS = new NodeLockArgs(300, 300, 5, MODE_NODE, 0);
 
   /** The defaults' timeouts and attempts with {@code mode}. */
   public static NodeLockArgs withMode(String mode) {
     return new NodeLockArgs(
-        DEFAULTS.lockTimeoutSeconds, DEFAULTS.waitTimeoutSeconds, DEFAULTS.patchAttempts, mode);
+        DEFAULTS.lockTimeoutSeconds,
+        DEFAULTS.waitTimeoutSeconds,
+        DEFAULTS.patchAttempts,
+        mode,
+        DEFAULTS.maxBusyNodes);
   }
 
   /** Whether the scheduler keeps the order without writing locks where the node allows it. */
@@ -53,6 +64,9 @@ public record NodeLockArgs(
     }
     if (!MODE_NODE.equals(mode) && !MODE_SCHEDULER.equals(mode)) {
       errors.invalid("mode", mode, "must be one of node, scheduler");
+    }
+    if (maxBusyNodes < 0 || maxBusyNodes > 100_000) {
+      errors.invalid("maxBusyNodes", maxBusyNodes, "must be in 0..100000 (0: no limit)");
     }
   }
 

@@ -2,7 +2,6 @@ package io.hami.plugins.nodelock;
 
 import static java.util.Objects.requireNonNull;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -23,36 +22,26 @@ import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreBindPlugin;
+import io.hami.framework.api.PreScorePlugin;
 import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.ReservePlugin;
 import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
-import io.hami.framework.api.WaitingPod;
 import io.hami.kube.PodPhases;
 import io.hami.model.Annotations;
-import io.hami.model.Decoded;
-import io.hami.model.lock.NodeLock;
 import io.hami.plugins.metrics.GpuMetrics;
+import io.hami.plugins.nodelock.NodeQueues.Claim;
 import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
-import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -71,14 +60,15 @@ import org.slf4j.LoggerFactory;
  * others wait and are allowed one at a time as soon as the node's lock is seen released (or its
  * holder is gone), so no pod waits for a backoff while the node is free, and pods for other nodes
  * bind meanwhile. Score prefers nodes with fewer pods between placement and Allocate, so that binds
- * for different nodes overlap instead of queueing on one lock. A pod that another Permit plugin
- * still holds (a gang member waiting for its group) does not keep the node from others: it yields
- * its place, and takes the node back in PreBind once allowed, waiting there for the pod holding it
- * then, so that members of one gang on one node never wait for each other. PreBind takes the lock
- * with a resourceVersion-guarded patch, replacing a stale lock (expired, holder gone, terminal,
- * finished, or bound elsewhere), never one whose holder is bound and waiting for Allocate. A lock
- * held by another scheduler sends the pod back to the queue; it is re-activated by the lock's
- * removal event.
+ * for different nodes overlap instead of queueing on one lock; with {@link
+ * NodeLockArgs#maxBusyNodes} only until that many feasible nodes have such pods. A pod that another
+ * Permit plugin still holds (a gang member waiting for its group) does not keep the node from
+ * others: it yields its place, and takes the node back in PreBind once allowed, waiting there for
+ * the pod holding it then, so that members of one gang on one node never wait for each other.
+ * PreBind takes the lock with a resourceVersion-guarded patch, replacing a stale lock (expired,
+ * holder gone, terminal, finished, or bound elsewhere), never one whose holder is bound and waiting
+ * for Allocate. A lock held by another scheduler sends the pod back to the queue; it is
+ * re-activated by the lock's removal event.
  *
  * <p>In lock mode {@code scheduler} ({@link NodeLockArgs#lockFree}), on nodes whose agent finds the
  * pod without the lock ({@code hami.io/node-lock-free}), PreBind writes no lock: the order kept
@@ -90,11 +80,16 @@ import org.slf4j.LoggerFactory;
  * through.
  *
  * <p>Concurrency: Permit runs on the scheduling thread, PreBind and Unreserve on binding threads,
- * and the cluster listener on the cache thread; the per-node queues are guarded by {@code this}.
- * API calls are made outside the monitor.
+ * and the cluster listener on the cache thread; the per-node queues ({@link NodeQueues}) are
+ * guarded by their own monitor, and API calls are made outside it.
  */
 public final class NodeLockPlugin
-    implements ScorePlugin, ReservePlugin, PermitPlugin, PreBindPlugin, EnqueueExtensions {
+    implements PreScorePlugin,
+        ScorePlugin,
+        ReservePlugin,
+        PermitPlugin,
+        PreBindPlugin,
+        EnqueueExtensions {
 
   public static final String NAME = "nodelock";
 
@@ -105,75 +100,24 @@ public final class NodeLockPlugin
 
   static final StateKey<Needed> NEEDED = StateKey.of("Reserve" + NAME, Needed.class);
 
-  /** A pod of this scheduler that holds or is about to take a node's lock. */
-  private record Claim(String uid, String namespace, String name) {
-    boolean is(@Nullable NodeLock lock) {
-      return lock != null && lock.isHeldBy(namespace, name);
-    }
-  }
+  /** Marks a cycle in which {@link NodeLockArgs#maxBusyNodes} feasible nodes are busy. */
+  record Saturated() implements StateData {}
 
-  /** A yielded pod waiting in PreBind until the node is handed to it. */
-  private record Turn(Claim claim, CompletableFuture<Void> handed) {}
-
-  private static final class Slot {
-    @Nullable Claim owner;
-    boolean acquired;
-
-    /**
-     * Lock mode {@code scheduler}: the owner holds the node in this scheduler's memory only (no
-     * lock on the Node), since {@link #acquiredAt}.
-     */
-    boolean inMemory;
-
-    @Nullable Instant acquiredAt;
-    final ArrayDeque<Claim> waiters = new ArrayDeque<>();
-    final Map<String, Pod> blocked = new LinkedHashMap<>();
-
-    /**
-     * Pods this plugin allowed at Permit that another Permit plugin still holds (a gang member
-     * waiting for its group): they do not keep the node, and take it back in PreBind.
-     */
-    final Map<String, Claim> yielded = new LinkedHashMap<>();
-
-    /** Yielded pods in PreBind waiting for the node, first come first served. */
-    final Map<String, Turn> turns = new LinkedHashMap<>();
-
-    @Nullable String observed;
-
-    /**
-     * When the owner was reported served (bind-phase success or failed) while its lock was still on
-     * the node: the node agent removes the lock right after, and that removal hands the node on.
-     * Null otherwise.
-     */
-    @Nullable Instant ownerDoneAt;
-  }
-
-  /**
-   * How long a served owner's lock may linger before a new pod may take the node anyway (a node
-   * agent that reported success but never released; PreBind then takes the stale lock over).
-   */
-  static final Duration SERVED_LOCK_GRACE = Duration.ofSeconds(10);
+  static final StateKey<Saturated> SATURATED = StateKey.of("PreScore" + NAME, Saturated.class);
 
   private final FrameworkHandle handle;
   private final NodeLockArgs args;
   private final @Nullable NodeLockClient client;
 
-  @GuardedBy("this")
-  private final Map<String, Slot> slots = new HashMap<>();
+  private final NodeQueues queues;
 
   /** Each node as the informer last delivered it, for a lock patch without a read first. */
   private final Map<String, Node> seen = new ConcurrentHashMap<>();
-
-  /** When each pod queued at Permit began to wait, by UID. */
-  @GuardedBy("this")
-  private final Map<String, Instant> waitingSince = new HashMap<>();
 
   private final Map<StaleCause, CounterDataPoint> broken = new EnumMap<>(StaleCause.class);
   private final CounterDataPoint heldOnNode;
   private final CounterDataPoint heldAtPermit;
   private final CounterDataPoint permitWaits;
-  private final DistributionDataPoint waitAllowed;
-  private final DistributionDataPoint waitRejected;
 
   NodeLockPlugin(
       NodeLockArgs args, FrameworkHandle handle, @Nullable NodeLockClient client, GpuMetrics m) {
@@ -187,8 +131,14 @@ public final class NodeLockPlugin
     heldOnNode = m.lockHeld("node", profile);
     heldAtPermit = m.lockHeld("permit", profile);
     permitWaits = m.permitWaits(profile);
-    waitAllowed = m.permitWait("allowed", profile);
-    waitRejected = m.permitWait("rejected", profile);
+    queues =
+        new NodeQueues(
+            handle,
+            NAME,
+            args.lockTimeout(),
+            requireNonNull(broken.get(StaleCause.EXPIRED)),
+            m.permitWait("allowed", profile),
+            m.permitWait("rejected", profile));
   }
 
   /** Factory for the registry. */
@@ -242,27 +192,43 @@ public final class NodeLockPlugin
     return r != null && r.requests().hasAppDevices();
   }
 
-  private static Claim claim(Pod pod) {
-    return new Claim(
-        pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), pod.getMetadata().getName());
-  }
-
-  @GuardedBy("this")
-  private Slot slot(String node) {
-    return slots.computeIfAbsent(node, n -> new Slot());
-  }
-
   // Score
+
+  /**
+   * With {@link NodeLockArgs#maxBusyNodes}: counts the feasible nodes with pods in the lock's
+   * pipeline, and when they reach the limit marks the cycle so that Score ranks every node alike.
+   */
+  @Override
+  public Status preScore(CycleState state, Pod pod, List<NodeInfo> feasibleNodes) {
+    state.delete(SATURATED);
+    if (args.maxBusyNodes() > 0
+        && needsLock(state)
+        && busyNodes(feasibleNodes, args.maxBusyNodes()) >= args.maxBusyNodes()) {
+      state.write(SATURATED, new Saturated());
+    }
+    return Status.success();
+  }
+
+  /** Nodes with pods in the lock's pipeline, counted up to {@code limit}. */
+  static int busyNodes(List<NodeInfo> nodes, int limit) {
+    int busy = 0;
+    for (int i = 0; i < nodes.size() && busy < limit; i++) {
+      if (inPipeline(nodes.get(i)) > 0) {
+        busy++;
+      }
+    }
+    return busy;
+  }
 
   /**
    * Prefers nodes with fewer pods in the lock's pipeline: placed but not yet bound, or bound and
    * not yet served by the node agent. Each of them holds or waits for the node's lock, so a pod
    * sent there waits for all of them in turn, while a node without any binds at once. Reads only
-   * the snapshot.
+   * the snapshot. Ranks every node alike once {@link NodeLockArgs#maxBusyNodes} are busy.
    */
   @Override
   public long score(CycleState state, Pod pod, NodeInfo node) {
-    if (!needsLock(state)) {
+    if (!needsLock(state) || state.get(SATURATED) != null) {
       return MAX_NODE_SCORE;
     }
     return MAX_NODE_SCORE / (1 + inPipeline(node));
@@ -318,23 +284,8 @@ public final class NodeLockPlugin
       return;
     }
     state.delete(NEEDED);
-    Claim me = claim(pod);
-    boolean release;
-    synchronized (this) {
-      Slot s = slot(n.node());
-      s.waiters.removeIf(c -> c.uid().equals(me.uid()));
-      s.yielded.remove(me.uid());
-      s.turns.remove(me.uid());
-      Instant since = waitingSince.remove(me.uid());
-      if (since != null) {
-        waitRejected.observe(seconds(since));
-      }
-      if (s.owner == null || !s.owner.uid().equals(me.uid())) {
-        return;
-      }
-      release = s.acquired && !s.inMemory;
-    }
-    if (release && client != null) {
+    Claim me = Claim.of(pod);
+    if (queues.withdraw(n.node(), me) && client != null) {
       try {
         client.release(n.node(), me.namespace(), me.name());
       } catch (KubernetesClientException e) {
@@ -346,107 +297,19 @@ public final class NodeLockPlugin
             e.getMessage());
       }
     }
-    synchronized (this) {
-      Slot s = slot(n.node());
-      if (s.owner != null && s.owner.uid().equals(me.uid())) {
-        s.owner = null;
-        s.acquired = false;
-        promote(s);
-      }
-    }
+    queues.released(n.node(), me);
   }
 
   // Permit
 
   @Override
   public PermitResult permit(CycleState state, Pod pod, String nodeName) {
-    if (state.get(NEEDED) == null) {
+    if (state.get(NEEDED) == null || queues.enter(nodeName, Claim.of(pod))) {
       return PermitResult.allow();
-    }
-    Claim me = claim(pod);
-    synchronized (this) {
-      Slot s = slot(nodeName);
-      Instant now = handle.clock().instant();
-      boolean lingering =
-          s.ownerDoneAt != null && !now.isBefore(s.ownerDoneAt.plus(SERVED_LOCK_GRACE));
-      if (s.owner != null
-          && s.acquired
-          && s.inMemory
-          && s.acquiredAt != null
-          && !now.isBefore(s.acquiredAt.plus(args.lockTimeout()))) {
-        // Its agent never reported it served: as a node lock would, the claim expires.
-        requireNonNull(broken.get(StaleCause.EXPIRED)).inc();
-        log.info("in-scheduler node claim expired node={} holder={}", nodeName, s.owner.name());
-        lingering = true;
-      }
-      if (s.owner != null
-          && !s.acquired
-          && !s.owner.uid().equals(me.uid())
-          && heldElsewhere(s.owner.uid())) {
-        // The owner waits at Permit for another plugin (its gang), maybe for minutes: it must
-        // not keep this node from other pods. It takes the node back in PreBind.
-        s.yielded.put(s.owner.uid(), s.owner);
-        s.owner = null;
-      }
-      if (s.owner == null || s.owner.uid().equals(me.uid()) || lingering) {
-        s.owner = me;
-        s.acquired = false;
-        s.inMemory = false;
-        s.ownerDoneAt = null;
-        return PermitResult.allow();
-      }
-      s.waiters.addLast(me);
-      waitingSince.put(me.uid(), handle.clock().instant());
     }
     heldAtPermit.inc();
     permitWaits.inc();
     return PermitResult.waitFor(args.waitTimeout());
-  }
-
-  /** Hands the node to the next waiting pod that is still waiting. */
-  @GuardedBy("this")
-  private void promote(Slot s) {
-    if (s.owner == null && !s.turns.isEmpty()) {
-      Iterator<Turn> it = s.turns.values().iterator();
-      Turn t = it.next();
-      it.remove();
-      s.owner = t.claim();
-      s.acquired = false;
-      s.ownerDoneAt = null;
-      t.handed().complete(null);
-      return;
-    }
-    while (s.owner == null && !s.waiters.isEmpty()) {
-      Claim next = s.waiters.pollFirst();
-      WaitingPod w = handle.waitingPod(next.uid()).orElse(null);
-      Instant since = waitingSince.remove(next.uid());
-      if (w != null && since != null) {
-        waitAllowed.observe(seconds(since));
-      }
-      if (w == null) {
-        continue;
-      }
-      boolean elsewhere = heldElsewhere(w);
-      w.allow(NAME);
-      if (elsewhere) {
-        s.yielded.put(next.uid(), next);
-      } else {
-        s.owner = next;
-        s.acquired = false;
-        s.ownerDoneAt = null;
-      }
-    }
-  }
-
-  /** Whether the pod waits at Permit for plugins other than this one (a gang member's group). */
-  private boolean heldElsewhere(String uid) {
-    WaitingPod w = handle.waitingPod(uid).orElse(null);
-    return w != null && heldElsewhere(w);
-  }
-
-  private static boolean heldElsewhere(WaitingPod w) {
-    Set<String> pending = w.pendingPlugins();
-    return !pending.isEmpty() && !(pending.size() == 1 && pending.contains(NAME));
   }
 
   /**
@@ -455,34 +318,19 @@ public final class NodeLockPlugin
    * when the node did not come back in time, null to go on.
    */
   private @Nullable Status takeBack(Claim me, String nodeName) {
-    CompletableFuture<Void> handed;
-    synchronized (this) {
-      Slot s = slot(nodeName);
-      if (s.yielded.remove(me.uid()) == null) {
-        return null;
-      }
-      if (s.owner == null || s.owner.uid().equals(me.uid())) {
-        s.owner = me;
-        s.acquired = false;
-        s.ownerDoneAt = null;
-        return null;
-      }
-      handed = new CompletableFuture<>();
-      s.turns.put(me.uid(), new Turn(me, handed));
+    CompletableFuture<Void> handed = queues.takeBack(nodeName, me);
+    if (handed == null) {
+      return null;
     }
     try {
       handed.get(args.waitTimeout().toMillis(), TimeUnit.MILLISECONDS);
       return null;
     } catch (TimeoutException | ExecutionException e) {
-      synchronized (this) {
-        slot(nodeName).turns.remove(me.uid());
-      }
+      queues.dropTurn(nodeName, me);
       return Status.unschedulable("node " + nodeName + " stayed locked by another pod");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      synchronized (this) {
-        slot(nodeName).turns.remove(me.uid());
-      }
+      queues.dropTurn(nodeName, me);
       return Status.error(e);
     }
   }
@@ -494,20 +342,14 @@ public final class NodeLockPlugin
     if (state.get(NEEDED) == null || client == null) {
       return Status.skip();
     }
-    Claim me = claim(pod);
+    Claim me = Claim.of(pod);
     Status back = takeBack(me, nodeName);
     if (back != null) {
       return back;
     }
     if (args.lockFree() && LockFreeNodes.lockFree(seen.get(nodeName))) {
       // The node's agent finds this pod without a lock; the order kept here is the lock.
-      synchronized (this) {
-        Slot s = slot(nodeName);
-        s.owner = me;
-        s.acquired = true;
-        s.inMemory = true;
-        s.acquiredAt = handle.clock().instant();
-      }
+      queues.heldInMemory(nodeName, me, handle.clock().instant());
       return Status.success();
     }
     NodeLockClient.Result r;
@@ -517,45 +359,41 @@ public final class NodeLockPlugin
       return Status.error(e);
     }
     if (r instanceof NodeLockClient.Result.Acquired a) {
-      synchronized (this) {
-        Slot s = slot(nodeName);
-        s.owner = me;
-        s.acquired = true;
-        s.inMemory = false;
-      }
+      queues.lockTaken(nodeName, me);
       if (a.broken() != null) {
-        LockDecision.Stale st = a.broken();
-        requireNonNull(broken.get(st.cause())).inc();
-        log.info(
-            "stale node lock taken over node={} holder={} cause={}",
-            nodeName,
-            st.holder(),
-            st.cause().label());
-        handle
-            .eventRecorder()
-            .record(
-                pod,
-                EventRecorder.Type.NORMAL,
-                "NodeLockTakenOver",
-                "Binding",
-                "took over the lock of node "
-                    + nodeName
-                    + " from "
-                    + st.holder()
-                    + " ("
-                    + st.cause().label()
-                    + ")");
+        tookOver(pod, nodeName, a.broken());
       }
       return Status.success();
     }
     if (r instanceof NodeLockClient.Result.Held h) {
       heldOnNode.inc();
-      synchronized (this) {
-        slot(nodeName).blocked.put(me.uid(), pod);
-      }
+      queues.blocked(nodeName, pod);
       return Status.unschedulable("node " + nodeName + " is locked by " + h.holder());
     }
     return Status.unschedulable("node " + nodeName + " no longer exists");
+  }
+
+  private void tookOver(Pod pod, String nodeName, LockDecision.Stale st) {
+    requireNonNull(broken.get(st.cause())).inc();
+    log.info(
+        "stale node lock taken over node={} holder={} cause={}",
+        nodeName,
+        st.holder(),
+        st.cause().label());
+    handle
+        .eventRecorder()
+        .record(
+            pod,
+            EventRecorder.Type.NORMAL,
+            "NodeLockTakenOver",
+            "Binding",
+            "took over the lock of node "
+                + nodeName
+                + " from "
+                + st.holder()
+                + " ("
+                + st.cause().label()
+                + ")");
   }
 
   // Events
@@ -575,21 +413,7 @@ public final class NodeLockPlugin
       @Override
       public void onNodeDelete(Node node) {
         seen.remove(node.getMetadata().getName());
-        List<Pod> wake;
-        synchronized (NodeLockPlugin.this) {
-          Slot s = slots.remove(node.getMetadata().getName());
-          wake = s == null ? List.of() : new ArrayList<>(s.blocked.values());
-          if (s != null) {
-            // Pods yielded in PreBind wait for a node that is gone: they fail now.
-            for (Turn t : s.turns.values()) {
-              t.handed().completeExceptionally(new IllegalStateException("the node was deleted"));
-            }
-            for (Claim c : s.waiters) {
-              waitingSince.remove(c.uid());
-            }
-          }
-        }
-        activate(wake);
+        activate(queues.nodeDeleted(node.getMetadata().getName()));
       }
 
       @Override
@@ -602,7 +426,7 @@ public final class NodeLockPlugin
       @Override
       public void onPodUpdate(Pod oldPod, Pod newPod) {
         if (doneWithLock(newPod)) {
-          holderDone(newPod, isGone(newPod));
+          activate(queues.holderDone(newPod, isGone(newPod)));
         } else if (args.lockFree()) {
           adoptAllocating(newPod);
         }
@@ -610,7 +434,7 @@ public final class NodeLockPlugin
 
       @Override
       public void onPodDelete(Pod pod) {
-        holderDone(pod, true);
+        activate(queues.holderDone(pod, true));
       }
     };
   }
@@ -628,16 +452,7 @@ public final class NodeLockPlugin
         || !handle.clock().instant().isBefore(bound.plus(args.lockTimeout()))) {
       return;
     }
-    synchronized (this) {
-      Slot s = slot(node);
-      if (s.owner != null) {
-        return;
-      }
-      s.owner = claim(pod);
-      s.acquired = true;
-      s.inMemory = true;
-      s.acquiredAt = bound;
-    }
+    queues.adopt(node, Claim.of(pod), bound);
   }
 
   /** Whether a pod can no longer need a node lock. */
@@ -654,119 +469,12 @@ public final class NodeLockPlugin
     String name = node.getMetadata().getName();
     seen.put(name, node);
     Map<String, String> a = node.getMetadata().getAnnotations();
-    String value = a == null ? null : a.get(Annotations.MUTEX_LOCK);
-    List<Pod> wake = List.of();
-    synchronized (this) {
-      Slot s = slots.get(name);
-      if (s == null) {
-        if (value == null) {
-          return;
-        }
-        s = slot(name);
-      }
-      if (Objects.equals(s.observed, value)) {
-        return;
-      }
-      s.observed = value;
-      NodeLock lock = value == null ? null : NodeLock.decode(value).toOptional().orElse(null);
-      if (s.owner != null && s.acquired && !s.inMemory && !s.owner.is(lock)) {
-        // The node agent released our holder's lock (or someone replaced it): next pod.
-        s.owner = null;
-        s.acquired = false;
-        promote(s);
-      }
-      if (value == null && !s.blocked.isEmpty()) {
-        wake = new ArrayList<>(s.blocked.values());
-        s.blocked.clear();
-      }
-      if (value == null
-          && s.owner == null
-          && s.waiters.isEmpty()
-          && s.blocked.isEmpty()
-          && s.yielded.isEmpty()
-          && s.turns.isEmpty()) {
-        slots.remove(name);
-      }
-    }
-    activate(wake);
+    activate(queues.lockSeen(name, a == null ? null : a.get(Annotations.MUTEX_LOCK)));
   }
 
   /** Whether the pod is deleted or terminal, so no node agent will release its lock. */
   private static boolean isGone(Pod pod) {
     return PodPhases.isGone(pod);
-  }
-
-  /**
-   * A pod that may hold a lock left or finished. When it is gone the lock is stale: the next pod
-   * may take the node now. When it was only served, the node agent releases the lock next; handing
-   * the node on before that removal is seen would make the next pod find the lock still set and
-   * take it over (a read of the holder, an Event and often a conflict), so it waits for {@link
-   * #observe}.
-   */
-  private void holderDone(Pod pod, boolean gone) {
-    String ns = pod.getMetadata().getNamespace();
-    String name = pod.getMetadata().getName();
-    String uid = pod.getMetadata().getUid();
-    List<Pod> wake = new ArrayList<>();
-    synchronized (this) {
-      for (Iterator<Map.Entry<String, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<String, Slot> e = it.next();
-        Slot s = e.getValue();
-        s.blocked.remove(uid);
-        if (gone) {
-          forget(s, uid);
-        }
-        if (s.owner != null && s.acquired && s.owner.uid().equals(uid)) {
-          if (!gone && !s.inMemory && heldBy(s.observed, ns, name)) {
-            if (s.ownerDoneAt == null) {
-              s.ownerDoneAt = handle.clock().instant();
-            }
-          } else {
-            s.owner = null;
-            s.acquired = false;
-            promote(s);
-          }
-        }
-        if (s.observed != null && !s.blocked.isEmpty()) {
-          Decoded<NodeLock> d = NodeLock.decode(s.observed);
-          if (d instanceof Decoded.Ok<NodeLock> ok && ok.value().isHeldBy(ns, name)) {
-            wake.addAll(s.blocked.values());
-            s.blocked.clear();
-          }
-        }
-      }
-    }
-    activate(wake);
-  }
-
-  /**
-   * Drops every claim of a deleted pod on the node: its place among the waiters, a yielded claim,
-   * its turn in PreBind (which then fails at once) and an owner's claim it never acted on, so that
-   * the node goes to the next live pod and no doomed binding runs for it.
-   */
-  @GuardedBy("this")
-  private void forget(Slot s, String uid) {
-    s.waiters.removeIf(c -> c.uid().equals(uid));
-    s.yielded.remove(uid);
-    waitingSince.remove(uid);
-    Turn t = s.turns.remove(uid);
-    if (t != null) {
-      t.handed().completeExceptionally(new IllegalStateException("the pod was deleted"));
-    }
-    if (s.owner != null && !s.acquired && s.owner.uid().equals(uid)) {
-      s.owner = null;
-      promote(s);
-    }
-  }
-
-  private double seconds(Instant since) {
-    return Math.max(0, Duration.between(since, handle.clock().instant()).toNanos() / 1e9);
-  }
-
-  private static boolean heldBy(@Nullable String observed, String ns, String name) {
-    return observed != null
-        && NodeLock.decode(observed) instanceof Decoded.Ok<NodeLock> ok
-        && ok.value().isHeldBy(ns, name);
   }
 
   private void activate(List<Pod> pods) {

@@ -65,4 +65,19 @@ class NodeLockArgsTest {
         .hasMessageContaining("off")
         .hasMessageContaining("node, scheduler");
   }
+
+  @Test
+  void maxBusyNodes_defaultsToNoLimit_andIsRead() {
+    assertThat(parse("          mode: node\n").maxBusyNodes()).isZero();
+    assertThat(parse("          maxBusyNodes: 16\n").maxBusyNodes()).isEqualTo(16);
+  }
+
+  @Test
+  void aNegativeMaxBusyNodes_isRefusedByName() {
+    assertThatThrownBy(() -> parse("          maxBusyNodes: -1\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("maxBusyNodes")
+        .hasMessageContaining("-1")
+        .hasMessageContaining("0..100000");
+  }
 }

@@ -399,7 +399,7 @@ final class NodeLockIT {
     assertThat(plugin.permit(sb, b, "n1").status().code()).isEqualTo(Code.WAIT);
     plugin.unreserve(sb, b, "n1");
 
-    ((FakeClock) handle.clock()).advance(NodeLockPlugin.SERVED_LOCK_GRACE);
+    ((FakeClock) handle.clock()).advance(NodeQueues.SERVED_LOCK_GRACE);
     CycleState again = gpuState();
     plugin.reserve(again, b, "n1");
     assertThat(plugin.permit(again, b, "n1").status().isSuccess()).isTrue();

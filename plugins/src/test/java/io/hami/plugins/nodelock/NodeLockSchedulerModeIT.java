@@ -185,7 +185,7 @@ final class NodeLockSchedulerModeIT {
   @Test
   void args_refuseAnUnknownMode() {
     FieldErrors e = FieldErrors.at("args");
-    new NodeLockArgs(300, 300, 5, "memory").validate(e);
+    new NodeLockArgs(300, 300, 5, "memory", 0).validate(e);
     assertThat(e.messages()).singleElement().asString().contains("mode").contains("memory");
     FieldErrors ok = FieldErrors.at("args");
     ARGS.validate(ok);

@@ -56,6 +56,7 @@ final class ClusterBench {
    * @param root the repository root
    * @param jar the hami jar that runs the scheduler
    * @param baselines what else binds the same pods
+   * @param settings what the scheduler under test changes in the shipped configuration
    * @param out progress lines
    */
   record Options(
@@ -64,7 +65,7 @@ final class ClusterBench {
       Path root,
       Path jar,
       Baselines baselines,
-      String lockMode,
+      SchedulerProcess.Settings settings,
       PrintWriter out) {
     boolean ceiling() {
       return baselines.ceiling();
@@ -147,6 +148,7 @@ final class ClusterBench {
     env.put("schedulerKubeQps", fmt(w.scheduler().kubeQps()));
     env.put("bindingThreads", Integer.toString(w.scheduler().bindingThreads()));
     env.put("schedulerHeapMiB", Integer.toString(w.scheduler().heapMiB()));
+    env.put("settings", o.settings().describe());
     KubernetesClient admin = h.admin();
     try (KubernetesClient nodeSide = client(kubeconfig, null)) {
       prepareNamespace(admin);
@@ -201,7 +203,7 @@ final class ClusterBench {
             SchedulerProcess.start(
                 o.jar(),
                 kubeconfig,
-                SchedulerProcess.shippedConfig(o.root(), o.lockMode(), work),
+                SchedulerProcess.shippedConfig(o.root(), o.settings(), work),
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
                 Duration.ofMinutes(3))) {

@@ -9,9 +9,11 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,6 +36,8 @@ import picocli.CommandLine.Spec;
 public final class ClusterBenchCommand implements Callable<Integer> {
   /** Environment variable the {@code hami} launcher sets to the repository root. */
   static final String HOME_ENV = "HAMI_HOME";
+
+  private static final Pattern PLUGIN_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
 
   @SuppressWarnings("NullAway.Init") // picocli injects it before call().
   @Spec
@@ -99,6 +103,24 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   String lockMode = "node";
 
   @Option(
+      names = "--primary-score",
+      paramLabel = "PLUGINS",
+      description =
+          "Comma-separated primaryScore of the scheduler under test instead of the shipped one"
+              + " (vgpu), first deciding: nodelock,vgpu sends a GPU pod to a node with no pod in"
+              + " flight before the GPU node policy decides (README, lock mode).")
+  @Nullable String primaryScore;
+
+  @Option(
+      names = "--max-busy-nodes",
+      paramLabel = "N",
+      description =
+          "nodelock maxBusyNodes of the scheduler under test instead of the shipped one (0, no"
+              + " limit): with --primary-score nodelock,vgpu a burst spreads over at most N nodes"
+              + " with pods in flight, and the GPU node policy decides beyond.")
+  @Nullable Integer maxBusyNodes;
+
+  @Option(
       names = "--qps",
       description = "Override the workload's pod creation rate (pods per second).")
   @Nullable Double qps;
@@ -122,6 +144,27 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     if (!lockMode.equals("node") && !lockMode.equals("scheduler")) {
       return usage(err, "--lock-mode: invalid value '" + lockMode + "': must be node or scheduler");
     }
+    List<String> primary = null;
+    if (primaryScore != null) {
+      primary = List.of(primaryScore.split(",", -1));
+      if (!primary.stream().allMatch(p -> PLUGIN_NAME.matcher(p).matches())
+          || primary.stream().distinct().count() < primary.size()) {
+        return usage(
+            err,
+            "--primary-score: invalid value '"
+                + primaryScore
+                + "': must be distinct plugin names separated by commas");
+      }
+    }
+    if (maxBusyNodes != null && (maxBusyNodes < 0 || maxBusyNodes > 100_000)) {
+      return usage(
+          err,
+          "--max-busy-nodes: invalid value "
+              + maxBusyNodes
+              + ": must be in 0..100000 (0: no limit)");
+    }
+    SchedulerProcess.Settings settings =
+        new SchedulerProcess.Settings(lockMode, primary, maxBusyNodes);
     if (qps != null && !(qps >= 0.1 && qps <= 100_000)) {
       err.println("--qps: invalid value " + qps + ": must be in 0.1..100000");
       err.flush();
@@ -198,13 +241,13 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       return 2;
     }
     out.printf(
-        "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s lock-mode=%s%n",
-        w.name(), w.nodes().count(), w.pods().count(), baselines.describe(), lockMode);
+        "hami bench cluster: workload=%s nodes=%d pods=%d baseline=%s %s%n",
+        w.name(), w.nodes().count(), w.pods().count(), baselines.describe(), settings.describe());
     out.flush();
     BenchReport report =
         ClusterBench.run(
             new ClusterBench.Options(
-                w, cluster.kubeconfig(), root.get(), jar, baselines, lockMode, out));
+                w, cluster.kubeconfig(), root.get(), jar, baselines, settings, out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);

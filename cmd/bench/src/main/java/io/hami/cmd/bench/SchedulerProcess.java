@@ -57,23 +57,69 @@ final class SchedulerProcess implements ScrapedProcess {
   }
 
   /**
-   * The repository's shipped scheduler configuration under {@code root}, in nodelock mode {@code
-   * lockMode}: the file itself for {@code node}, else a copy under {@code work}.
+   * The repository's shipped scheduler configuration under {@code root} with the bench's {@code
+   * settings}: the file itself when they are as shipped, else a copy under {@code work}.
    */
-  static Path shippedConfig(Path root, String lockMode, Path work) throws IOException {
+  static Path shippedConfig(Path root, Settings settings, Path work) throws IOException {
     Path shipped = root.resolve("config/scheduler/scheduler-config.yaml");
-    if (lockMode.equals("node")) {
+    if (settings.asShipped()) {
       return shipped;
     }
     String yaml = Files.readString(shipped, StandardCharsets.UTF_8);
-    String mode = "          mode: node\n";
-    if (!yaml.contains(mode)) {
-      throw new IOException(shipped + " has no nodelock '" + mode.strip() + "' to change");
+    String nodelock =
+        "          mode: "
+            + settings.lockMode()
+            + "\n"
+            + (settings.maxBusyNodes() == null
+                ? ""
+                : "          maxBusyNodes: " + settings.maxBusyNodes() + "\n");
+    yaml = replaceLine(shipped, yaml, "          mode: node\n", nodelock);
+    List<String> primary = settings.primaryScore();
+    if (primary != null) {
+      yaml =
+          replaceLine(
+              shipped,
+              yaml,
+              "    primaryScore: vgpu\n",
+              "    primaryScore: [" + String.join(", ", primary) + "]\n");
     }
-    Path out = work.resolve("scheduler-config-" + lockMode + ".yaml");
-    Files.writeString(
-        out, yaml.replace(mode, "          mode: " + lockMode + "\n"), StandardCharsets.UTF_8);
+    Path out = work.resolve("scheduler-config-bench.yaml");
+    Files.writeString(out, yaml, StandardCharsets.UTF_8);
     return out;
+  }
+
+  /**
+   * What the bench changes in the shipped configuration.
+   *
+   * @param lockMode the nodelock mode
+   * @param primaryScore the profile's primaryScore list; null: as shipped
+   * @param maxBusyNodes the nodelock maxBusyNodes; null: as shipped
+   */
+  record Settings(
+      String lockMode, @Nullable List<String> primaryScore, @Nullable Integer maxBusyNodes) {
+    static final Settings SHIPPED = new Settings("node", null, null);
+
+    boolean asShipped() {
+      return equals(SHIPPED);
+    }
+
+    /** As the report's header and environment give them. */
+    String describe() {
+      return "lock-mode="
+          + lockMode
+          + " primary-score="
+          + (primaryScore == null ? "as shipped" : String.join(",", primaryScore))
+          + " max-busy-nodes="
+          + (maxBusyNodes == null ? "as shipped" : maxBusyNodes);
+    }
+  }
+
+  private static String replaceLine(Path file, String yaml, String line, String with)
+      throws IOException {
+    if (!yaml.contains(line)) {
+      throw new IOException(file + " has no '" + line.strip() + "' to change");
+    }
+    return yaml.replace(line, with);
   }
 
   /**

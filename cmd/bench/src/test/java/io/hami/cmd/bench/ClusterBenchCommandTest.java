@@ -169,13 +169,55 @@ class ClusterBenchCommandTest {
   }
 
   @Test
-  void lockModeScheduler_runsTheShippedConfigurationWithThatMode(@TempDir Path work)
-      throws Exception {
+  void badPrimaryScore_isAConfigError() {
+    for (String bad : List.of("", "nodelock,", "nodelock,nodelock", "node lock")) {
+      String[] r = run("bench", "cluster", "--workload", "x.yaml", "--primary-score", bad);
+      assertThat(r[0]).as(bad).isEqualTo("2");
+      assertThat(r[2])
+          .as(bad)
+          .contains(
+              "--primary-score: invalid value '"
+                  + bad
+                  + "': must be distinct plugin names separated by commas");
+    }
+  }
+
+  @Test
+  void badMaxBusyNodes_isAConfigError() {
+    String[] r = run("bench", "cluster", "--workload", "x.yaml", "--max-busy-nodes", "-1");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--max-busy-nodes: invalid value -1: must be in 0..100000");
+  }
+
+  @Test
+  void shippedConfig_changesOnlyTheSettingsAsked(@TempDir Path work) throws Exception {
     Path root = Path.of("").toAbsolutePath().getParent().getParent();
-    String yaml = Files.readString(SchedulerProcess.shippedConfig(root, "scheduler", work));
+    Path shippedFile = root.resolve("config/scheduler/scheduler-config.yaml");
+    String shipped = Files.readString(shippedFile);
+    assertThat(SchedulerProcess.shippedConfig(root, SchedulerProcess.Settings.SHIPPED, work))
+        .isEqualTo(shippedFile);
+
+    String yaml =
+        Files.readString(
+            SchedulerProcess.shippedConfig(
+                root, new SchedulerProcess.Settings("scheduler", null, null), work));
     assertThat(yaml).contains("          mode: scheduler\n").doesNotContain("mode: node");
-    assertThat(yaml.replace("mode: scheduler", "mode: node"))
-        .isEqualTo(Files.readString(root.resolve("config/scheduler/scheduler-config.yaml")));
+    assertThat(yaml.replace("mode: scheduler", "mode: node")).isEqualTo(shipped);
+
+    yaml =
+        Files.readString(
+            SchedulerProcess.shippedConfig(
+                root,
+                new SchedulerProcess.Settings("node", List.of("nodelock", "vgpu"), 16),
+                work));
+    assertThat(yaml)
+        .contains("    primaryScore: [nodelock, vgpu]\n")
+        .contains("          mode: node\n          maxBusyNodes: 16\n")
+        .doesNotContain("primaryScore: vgpu");
+    assertThat(
+            yaml.replace("primaryScore: [nodelock, vgpu]", "primaryScore: vgpu")
+                .replace("          maxBusyNodes: 16\n", ""))
+        .isEqualTo(shipped);
   }
 
   @Test

@@ -37,8 +37,8 @@ class SchedulerConfigsTest {
     SchedulerConfiguration weighted = loader.load(dir.resolve("weighted.yaml"));
     ProfileConfig h = hami.profiles().get(0);
     ProfileConfig w = weighted.profiles().get(0);
-    assertThat(h.primaryScore()).isEqualTo("vgpu");
-    assertThat(w.primaryScore()).isNull();
+    assertThat(h.primaryScores()).containsExactly("vgpu");
+    assertThat(w.primaryScores()).isEmpty();
     List<PluginRef> withTopology = new ArrayList<>();
     withTopology.add(new PluginRef("topology", null));
     withTopology.addAll(h.multiPoint().enabled());

@@ -199,11 +199,36 @@ class SchedulerTest {
   }
 
   @Test
+  void primaryScores_decideInTurn_eachNextBreakingTheTiesBefore() {
+    String scores = "    score:\n      disabled:\n      - name: '*'\n      enabled:\n";
+    String plugins =
+        scores
+            + "      - {name: ExactBC, weight: 1}\n      - {name: RawC, weight: 1}\n"
+            + "      - {name: PreferA, weight: 1}\n      - {name: PreferB, weight: 5}\n";
+    record Case(String name, String primary, String want) {}
+    List<Case> cases =
+        List.of(
+            // Weighted: PreferB's 300 decides.
+            new Case("weighted sum", "", "b"),
+            // ExactBC ties b and c; the weighted sum breaks it.
+            new Case("one primary", "  primaryScore: ExactBC\n", "b"),
+            // ExactBC ties b and c; RawC (c=100, b=0) breaks it before the weighted sum.
+            new Case("second breaks the first's tie", "  primaryScore: [ExactBC, RawC]\n", "c"),
+            // PreferA decides alone: the next ones only break its ties.
+            new Case("first decides", "  primaryScore: [PreferA, ExactBC]\n", "a"));
+    for (Case tc : cases) {
+      try (InMemoryCluster c = cluster(tc.primary(), plugins)) {
+        assertThat(placed(c)).as(tc.name()).isEqualTo(tc.want());
+      }
+    }
+  }
+
+  @Test
   void primaryScore_mustNameAnEnabledScorePlugin() {
     assertThatThrownBy(
             () ->
                 cluster(
-                    "  primaryScore: First\n",
+                    "  primaryScore: [PreferA, First]\n",
                     "    multiPoint:\n      enabled:\n      - name: First\n"))
         .hasMessageContaining("primaryScore")
         .hasMessageContaining("First")

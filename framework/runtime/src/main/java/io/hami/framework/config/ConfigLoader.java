@@ -235,11 +235,38 @@ public final class ConfigLoader {
     Map<ExtensionPoint, PluginSet> points = new EnumMap<>(ExtensionPoint.class);
     PluginSet multiPoint = plugins(n.get("plugins"), e, points);
     Map<String, PluginArgs> args = pluginConfig(n.get("pluginConfig"), e);
-    String primary = string(n, "primaryScore", null, e);
-    if (primary != null && primary.isBlank()) {
-      primary = null;
+    return new ProfileConfig(
+        name, percentage, multiPoint, points, args, primaryScores(n.get("primaryScore"), e));
+  }
+
+  /**
+   * Decodes {@code primaryScore}: one plugin name or a list of them, first deciding; blank or
+   * absent means none. Whether each names a Score plugin of the profile is checked on assembly.
+   */
+  private static List<String> primaryScores(@Nullable JsonNode n, FieldErrors e) {
+    if (n == null || n.isNull()) {
+      return List.of();
     }
-    return new ProfileConfig(name, percentage, multiPoint, points, args, primary);
+    if (n.isString()) {
+      return n.stringValue().isBlank() ? List.of() : List.of(n.stringValue());
+    }
+    if (!n.isArray()) {
+      e.invalid("primaryScore", n.toString(), "must be a plugin name or a list of them");
+      return List.of();
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n.size(); i++) {
+      JsonNode v = n.get(i);
+      String field = "primaryScore[" + i + "]";
+      if (!v.isString() || v.stringValue().isBlank()) {
+        e.invalid(field, v.toString(), "must be a plugin name");
+      } else if (out.contains(v.stringValue())) {
+        e.invalid(field, v.stringValue(), "listed twice");
+      } else {
+        out.add(v.stringValue());
+      }
+    }
+    return out;
   }
 
   /** Decodes a profile's {@code plugins}: returns the multi-point set, puts the per-point ones. */

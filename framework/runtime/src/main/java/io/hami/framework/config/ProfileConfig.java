@@ -2,8 +2,10 @@ package io.hami.framework.config;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.hami.framework.api.PluginArgs;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -16,9 +18,10 @@ import org.jspecify.annotations.Nullable;
  * @param multiPoint plugins enabled at every point they implement (after the defaults)
  * @param points per-point additions and removals
  * @param pluginArgs validated arguments by plugin name; plugins not listed use their defaults
- * @param primaryScore when not null, the Score plugin whose score alone orders the feasible nodes;
- *     the weighted sum of the other Score plugins only breaks its ties. Null: the weighted sum of
- *     every Score plugin decides, as in kube-scheduler.
+ * @param primaryScores the Score plugins whose scores alone order the feasible nodes, the first
+ *     deciding and each next one only breaking the ties of those before it; the weighted sum of
+ *     every Score plugin breaks the remaining ties. Empty: the weighted sum decides, as in
+ *     kube-scheduler.
  */
 public record ProfileConfig(
     String schedulerName,
@@ -26,13 +29,14 @@ public record ProfileConfig(
     PluginSet multiPoint,
     Map<ExtensionPoint, PluginSet> points,
     Map<String, PluginArgs> pluginArgs,
-    @Nullable String primaryScore) {
+    List<String> primaryScores) {
 
   public ProfileConfig {
     requireNonNull(schedulerName, "schedulerName");
     requireNonNull(multiPoint, "multiPoint");
     points = ImmutableMap.copyOf(points);
     pluginArgs = ImmutableMap.copyOf(pluginArgs);
+    primaryScores = ImmutableList.copyOf(primaryScores);
   }
 
   /** A profile in which the weighted sum of every Score plugin decides. */
@@ -42,7 +46,7 @@ public record ProfileConfig(
       PluginSet multiPoint,
       Map<ExtensionPoint, PluginSet> points,
       Map<String, PluginArgs> pluginArgs) {
-    this(schedulerName, percentageOfNodesToScore, multiPoint, points, pluginArgs, null);
+    this(schedulerName, percentageOfNodesToScore, multiPoint, points, pluginArgs, List.of());
   }
 
   /** Returns the plugin set configured at {@code point}, empty when none. */

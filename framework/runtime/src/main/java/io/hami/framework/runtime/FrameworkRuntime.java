@@ -39,6 +39,7 @@ import io.hami.framework.config.ProfileConfig;
 import io.hami.framework.queue.Nominator;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,7 +77,7 @@ public final class FrameworkRuntime {
   private final PreScorePlugin[] preScore;
   private final ScorePlugin[] score;
   private final long[] scoreWeights;
-  private final int primaryScore;
+  private final int[] primaryScores;
   private final ReservePlugin[] reserve;
   private final PermitPlugin[] permit;
   private final PreBindPlugin[] preBind;
@@ -129,13 +130,12 @@ public final class FrameworkRuntime {
     for (int i = 0; i < score.length; i++) {
       scoreWeights[i] = weights.getOrDefault(score[i].name(), 1);
     }
-    int primary = -1;
-    for (int i = 0; i < score.length; i++) {
-      if (score[i].name().equals(settings.primaryScore())) {
-        primary = i;
-      }
-    }
-    this.primaryScore = primary;
+    List<String> scoreNames = Arrays.stream(score).map(ScorePlugin::name).toList();
+    this.primaryScores =
+        settings.primaryScores().stream()
+            .mapToInt(scoreNames::indexOf)
+            .filter(i -> i >= 0)
+            .toArray();
     this.reserve = arr(byPoint, ExtensionPoint.RESERVE, ReservePlugin[]::new);
     this.permit = arr(byPoint, ExtensionPoint.PERMIT, PermitPlugin[]::new);
     this.preBind = arr(byPoint, ExtensionPoint.PRE_BIND, PreBindPlugin[]::new);
@@ -567,11 +567,11 @@ public final class FrameworkRuntime {
   }
 
   /**
-   * The index of the Score plugin whose score alone orders nodes (the profile's {@code
-   * primaryScore}); -1 when the weighted sum decides.
+   * The indexes of the Score plugins whose scores order nodes, first deciding (the profile's {@code
+   * primaryScore}); empty when the weighted sum decides. A copy.
    */
-  public int primaryScoreIndex() {
-    return primaryScore;
+  public int[] primaryScoreIndexes() {
+    return primaryScores.clone();
   }
 
   /** Whether Score plugin {@code i} gives an unrounded score ({@link ExactScorePlugin}). */

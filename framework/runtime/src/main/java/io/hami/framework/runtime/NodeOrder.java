@@ -12,11 +12,22 @@ interface NodeOrder {
     return (a, b) -> Long.compare(total[a], total[b]);
   }
 
-  /** By the primary score, then by the weighted sum. */
-  static NodeOrder by(double[] first, long[] total) {
+  /**
+   * By the primary scores in turn ({@code first[k][node]}; none: the weighted sum alone), then by
+   * the weighted sum.
+   */
+  static NodeOrder by(double[][] first, long[] total) {
+    if (first.length == 0) {
+      return by(total);
+    }
     return (a, b) -> {
-      int c = Double.compare(first[a], first[b]);
-      return c != 0 ? c : Long.compare(total[a], total[b]);
+      for (double[] f : first) {
+        int c = Double.compare(f[a], f[b]);
+        if (c != 0) {
+          return c;
+        }
+      }
+      return Long.compare(total[a], total[b]);
     };
   }
 }

@@ -5,6 +5,7 @@ import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.Parallelizer;
 import io.hami.framework.api.Status;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
@@ -12,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs PreScore, Score and NormalizeScore over the feasible nodes and picks the best: the highest
- * weighted sum, or, in a profile with a primary score, the highest primary score with the weighted
- * sum breaking its ties. Used by the scheduling thread only; Score calls fan out over the
- * parallelizer.
+ * weighted sum, or, in a profile with primary scores, the highest by the primary scores in turn
+ * (each next one breaking the ties of those before) with the weighted sum breaking their ties. Used
+ * by the scheduling thread only; Score calls fan out over the parallelizer.
  */
 final class NodeScorer {
   private final Parallelizer parallelizer;
@@ -43,9 +44,9 @@ final class NodeScorer {
     }
     long scoreStart = System.nanoTime();
     long[] total = new long[feasible.size()];
-    int primary = fwk.primaryScoreIndex();
-    double[] first = primary >= 0 && !skip[primary] ? new double[feasible.size()] : null;
-    Status error = score(c, feasible, skip, total, first);
+    int[] primary = Arrays.stream(fwk.primaryScoreIndexes()).filter(p -> !skip[p]).toArray();
+    double[][] first = new double[primary.length][feasible.size()];
+    Status error = score(c, feasible, skip, total, primary, first);
     metrics.extensionPoint(
         "Score",
         error != null ? "Error" : "Success",
@@ -54,7 +55,7 @@ final class NodeScorer {
     if (error != null) {
       return error;
     }
-    NodeOrder order = first == null ? NodeOrder.by(total) : NodeOrder.by(first, total);
+    NodeOrder order = NodeOrder.by(first, total);
     int best = selectHost(order, total.length);
     a.node = feasible.get(best).name();
     a.selection = AttemptRecords.scored(a.evaluated, feasible, total, order, best);
@@ -62,15 +63,17 @@ final class NodeScorer {
   }
 
   /**
-   * Adds each scoring plugin's weighted, normalized score into {@code total}; fills {@code first},
-   * when given, with the primary plugin's score (unrounded when it gives one, else normalized).
+   * Adds each scoring plugin's weighted, normalized score into {@code total}; fills {@code
+   * first[k]} with primary plugin {@code primary[k]}'s score (unrounded when it gives one, else
+   * normalized).
    */
   private @Nullable Status score(
       PodCycle c,
       List<NodeInfo> feasible,
       boolean[] skip,
       long[] total,
-      double @Nullable [] first) {
+      int[] primary,
+      double[][] first) {
     FrameworkRuntime fwk = c.fwk();
     CycleState state = c.state();
     Pod pod = c.pod();
@@ -80,8 +83,16 @@ final class NodeScorer {
     for (int p = 0; p < plugins; p++) {
       raw[p] = skip[p] ? null : new long[m];
     }
-    int primary = fwk.primaryScoreIndex();
-    double[] exact = first != null && fwk.hasExactScore(primary) ? first : null;
+    // Per plugin, the primary row its unrounded score goes to; null where none.
+    double[][] exact = new double[plugins][];
+    double[][] normalized = new double[plugins][];
+    for (int k = 0; k < primary.length; k++) {
+      if (fwk.hasExactScore(primary[k])) {
+        exact[primary[k]] = first[k];
+      } else {
+        normalized[primary[k]] = first[k];
+      }
+    }
     AtomicReference<Status> error = new AtomicReference<>();
     parallelizer.until(
         m,
@@ -93,8 +104,8 @@ final class NodeScorer {
             }
             try {
               raw[p][i] = fwk.runScore(p, state, pod, node);
-              if (exact != null && p == primary) {
-                exact[i] = fwk.runExactScore(p, state, pod, node);
+              if (exact[p] != null) {
+                exact[p][i] = fwk.runExactScore(p, state, pod, node);
               }
             } catch (RuntimeException e) {
               error.compareAndSet(null, fwk.scoreError(p, pod, e));
@@ -112,9 +123,10 @@ final class NodeScorer {
       if (s != null) {
         return s;
       }
-      if (first != null && exact == null && p == primary) {
+      double[] row = normalized[p];
+      if (row != null) {
         for (int i = 0; i < m; i++) {
-          first[i] = raw[p][i];
+          row[i] = raw[p][i];
         }
       }
       for (int i = 0; i < m; i++) {

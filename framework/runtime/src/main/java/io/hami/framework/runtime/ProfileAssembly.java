@@ -63,25 +63,23 @@ final class ProfileAssembly {
             ? profile.percentageOfNodesToScore()
             : globalPercentage;
     return new FrameworkRuntime(
-        new ProfileSettings(profile.schedulerName(), pct, profile.primaryScore()),
+        new ProfileSettings(profile.schedulerName(), pct, profile.primaryScores()),
         byPoint,
         weights,
         instances,
         metrics);
   }
 
-  /** A primary score must name a plugin that runs at Score in this profile. */
+  /** Each primary score must name a plugin that runs at Score in this profile. */
   private static void checkPrimaryScore(
       ProfileConfig profile, Map<ExtensionPoint, List<Plugin>> byPoint, FieldErrors errors) {
-    String primary = profile.primaryScore();
-    if (primary == null) {
-      return;
-    }
     List<String> scoring =
         byPoint.getOrDefault(ExtensionPoint.SCORE, List.of()).stream().map(Plugin::name).toList();
-    if (!scoring.contains(primary)) {
-      errors.invalid(
-          "primaryScore", primary, "not a Score plugin enabled in this profile " + scoring);
+    for (String primary : profile.primaryScores()) {
+      if (!scoring.contains(primary)) {
+        errors.invalid(
+            "primaryScore", primary, "not a Score plugin enabled in this profile " + scoring);
+      }
     }
   }
 

@@ -1,12 +1,18 @@
 package io.hami.framework.runtime;
 
-import org.jspecify.annotations.Nullable;
+import com.google.common.collect.ImmutableList;
+import java.util.List;
 
 /**
  * A built profile's own settings.
  *
  * @param name the scheduler name pods select
  * @param percentageOfNodesToScore the profile's value, or the global one
- * @param primaryScore the Score plugin whose score alone orders nodes, or null for the weighted sum
+ * @param primaryScores the Score plugins whose scores order nodes, first deciding; empty for the
+ *     weighted sum
  */
-record ProfileSettings(String name, int percentageOfNodesToScore, @Nullable String primaryScore) {}
+record ProfileSettings(String name, int percentageOfNodesToScore, List<String> primaryScores) {
+  ProfileSettings {
+    primaryScores = ImmutableList.copyOf(primaryScores);
+  }
+}

@@ -7,6 +7,7 @@ import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.plugins.noderesources.NodeResourcesFitArgs;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ConfigLoaderTest {
@@ -28,26 +29,41 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void primaryScore_isReadPerProfile_blankMeaningTheWeightedSum() {
+  void primaryScore_isReadPerProfile_aNameOrAList_blankMeaningTheWeightedSum() {
     SchedulerConfiguration c =
         loader.parse(
             HEADER
                 + "profiles:\n- schedulerName: a\n  primaryScore: vgpu\n"
-                + "- schedulerName: b\n  primaryScore: ''\n- schedulerName: c\n",
+                + "- schedulerName: b\n  primaryScore: ''\n- schedulerName: c\n"
+                + "- schedulerName: d\n  primaryScore: [nodelock, vgpu]\n",
             "t");
     assertThat(c.profiles())
-        .extracting(ProfileConfig::primaryScore)
-        .containsExactly("vgpu", null, null);
-    assertThatThrownBy(
-            () -> loader.parse(HEADER + "profiles:\n- primaryScore: [vgpu]\n", "bad.yaml"))
-        .isInstanceOfSatisfying(
-            ConfigException.class,
-            e ->
-                assertThat(e.errors())
-                    .singleElement()
-                    .asString()
-                    .contains("primaryScore")
-                    .contains("must be a string"));
+        .extracting(ProfileConfig::primaryScores)
+        .containsExactly(List.of("vgpu"), List.of(), List.of(), List.of("nodelock", "vgpu"));
+  }
+
+  @Test
+  void primaryScore_malformed_namesFieldAndValue() {
+    record Case(String yaml, String field, String message) {}
+    List<Case> cases =
+        List.of(
+            new Case("{a: 1}", "primaryScore", "must be a plugin name or a list of them"),
+            new Case("[vgpu, 3]", "primaryScore[1]", "must be a plugin name"),
+            new Case("[vgpu, '']", "primaryScore[1]", "must be a plugin name"),
+            new Case("[vgpu, vgpu]", "primaryScore[1]", "listed twice"));
+    for (Case tc : cases) {
+      assertThatThrownBy(
+              () -> loader.parse(HEADER + "profiles:\n- primaryScore: " + tc.yaml() + "\n", "b"))
+          .as(tc.yaml())
+          .isInstanceOfSatisfying(
+              ConfigException.class,
+              e ->
+                  assertThat(e.errors())
+                      .singleElement()
+                      .asString()
+                      .contains(tc.field())
+                      .contains(tc.message()));
+    }
   }
 
   @Test

@@ -107,7 +107,7 @@ class AttemptRecordsTest {
   @Test
   void scored_listsNodesInThePrimaryOrder() {
     long[] total = {90, 10, 50};
-    double[] first = {1.5, 2.25, 2.25};
+    double[][] first = {{1.5, 2.25, 2.25}};
     NodeSelection s = AttemptRecords.scored(3, nodes(3), total, NodeOrder.by(first, total), 2);
 
     assertThat(s.score()).isEqualTo(50L);
