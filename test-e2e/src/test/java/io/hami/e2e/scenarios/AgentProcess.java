@@ -20,11 +20,13 @@ import java.util.concurrent.TimeUnit;
 final class AgentProcess implements AutoCloseable {
   private final String node;
   private final Process process;
+  private final Path log;
   private final Thread reaper;
 
-  private AgentProcess(String node, Process process) {
+  private AgentProcess(String node, Process process, Path log) {
     this.node = node;
     this.process = process;
+    this.log = log;
     // A test JVM that ends early must not leave an agent behind.
     this.reaper = new Thread(process::destroyForcibly, "reap-agent-" + node);
     Runtime.getRuntime().addShutdownHook(reaper);
@@ -32,9 +34,26 @@ final class AgentProcess implements AutoCloseable {
 
   /**
    * Starts the agent of {@code node} with {@code fakeGpus} (see {@code --fake-gpus}) and {@code
-   * splitCount} vGPUs per GPU; returns once the process runs, without waiting for registration.
+   * splitCount} vGPUs per GPU, without metrics; returns once the process runs, without waiting for
+   * registration.
    */
   static AgentProcess start(ControlPlane cp, Path dir, String node, String fakeGpus, int splitCount)
+      throws IOException {
+    return start(cp, dir, node, fakeGpus, splitCount, List.of(), "");
+  }
+
+  /**
+   * As {@link #start(ControlPlane, Path, String, String, int)}, with {@code jvmOptions} added after
+   * the usual ones (JMX, say) and metrics served on {@code metricsAddress} (empty: none).
+   */
+  static AgentProcess start(
+      ControlPlane cp,
+      Path dir,
+      String node,
+      String fakeGpus,
+      int splitCount,
+      List<String> jvmOptions,
+      String metricsAddress)
       throws IOException {
     Path log = cp.workDir().resolve("node-agent-" + node + ".log");
     Files.writeString(
@@ -48,6 +67,7 @@ final class AgentProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    cmd.addAll(jvmOptions);
     cmd.addAll(List.of("-jar", SchedulerProcess.jar().toString(), "node-agent"));
     cmd.add("--kubeconfig=" + cp.kubeconfig());
     cmd.add("--node-name=" + node);
@@ -55,7 +75,7 @@ final class AgentProcess implements AutoCloseable {
     cmd.add("--device-split-count=" + splitCount);
     cmd.add("--kubelet-socket-dir=" + GpuNode.deviceDir(dir, node));
     cmd.add("--hook-path=" + dir.resolve(node).resolve("hook"));
-    cmd.add("--metrics-address=");
+    cmd.add("--metrics-address=" + metricsAddress);
     cmd.add("--register-interval=2s");
     cmd.add("--register-error-interval=1s");
     Process p =
@@ -64,11 +84,19 @@ final class AgentProcess implements AutoCloseable {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .start();
-    return new AgentProcess(node, p);
+    return new AgentProcess(node, p, log);
   }
 
   String node() {
     return node;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  Path log() {
+    return log;
   }
 
   boolean isAlive() {
@@ -83,12 +111,16 @@ final class AgentProcess implements AutoCloseable {
     }
   }
 
+  /** SIGTERM, then SIGKILL if the agent has not stopped within 30 s. */
   @Override
   public void close() {
-    process.destroyForcibly();
+    process.destroy();
     try {
-      process.waitFor(30, TimeUnit.SECONDS);
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
     } catch (InterruptedException e) {
+      process.destroyForcibly();
       Thread.currentThread().interrupt();
     }
     try {
@@ -96,5 +128,10 @@ final class AgentProcess implements AutoCloseable {
     } catch (IllegalStateException shuttingDown) {
       // The hook runs anyway.
     }
+  }
+
+  @Override
+  public String toString() {
+    return "node agent of " + node + " (pid " + process.pid() + ")";
   }
 }

@@ -15,6 +15,7 @@ import io.hami.cmd.cluster.FakeNode;
 import io.hami.cmd.cluster.GpuNode;
 import io.hami.cmd.cluster.Invariants;
 import io.hami.e2e.ControlPlaneExtension;
+import io.hami.e2e.scenarios.ChaosPlan.Fault;
 import io.hami.model.Annotations;
 import io.hami.model.Decoded;
 import io.hami.model.lock.NodeLock;
@@ -24,24 +25,17 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -57,86 +51,43 @@ import org.junit.jupiter.api.io.TempDir;
  * and, while pods are being created, when older than a time to live (as impatient users do), so the
  * backlog stays bounded on a small machine; the settle phase deletes only finished pods.
  *
- * <p>System properties: {@code hami.chaos.seed} (default {@value #DEFAULT_SEED}, so that CI replays
- * one schedule; printed), {@code hami.chaos.seconds} (the fault phase, default 120), {@code
- * hami.chaos.faults} (default 20), {@code hami.chaos.rate} (pods per second, default {@value
- * #DEFAULT_RATE}: at 20 the four agents, the scheduler and the restarts overload a 2-core machine
- * and the fake kubelets fall minutes behind), {@code hami.chaos.nodes} (default 4). The summary
- * lines start with {@code chaos:}.
+ * <p>System properties (see {@link ChaosPlan}): {@code hami.chaos.seed} (default {@value
+ * ChaosPlan#DEFAULT_SEED}, so that CI replays one schedule; printed), {@code hami.chaos.seconds}
+ * (the fault phase, default 120), {@code hami.chaos.faults} (default 20), {@code hami.chaos.rate}
+ * (pods per second, default {@value ChaosPlan#DEFAULT_RATE}, which a loaded 2-core machine keeps up
+ * with between the faults; {@code -Dhami.chaos.rate=20} is the full version, which overloads 2
+ * cores: the node locks pass one pod per node at a time, so pods wait minutes), {@code
+ * hami.chaos.nodes} (default 4), {@code hami.chaos.podTtlSeconds} (default 20) and {@code
+ * hami.chaos.settleSeconds} (the most the settle phase waits, default 240; it ends earlier once
+ * everything settled, or when nothing moved for a minute). The progress and summary lines start
+ * with {@code chaos:}, the outcome with {@code e2e: chaos}.
  */
-// On the 2-core CI machine the scheduler falls behind after the restarts often enough that pods
-// are still waiting without a reason when the settle time ends (seed 4 passed here, failed in a
-// full .ci/run): run it on purpose with -Dhami.e2e.chaos=true until it is stable there.
-@EnabledIfSystemProperty(named = "hami.e2e.chaos", matches = "true")
 class ChaosE2E {
-  static final long DEFAULT_SEED = 4;
-  static final long DEFAULT_RATE = 5;
   private static final String NS = "chaos";
   private static final int SPLIT = 10;
   private static final String FAKE_GPUS = "2xTesla-T4:16000MiB";
   private static final long LOCK_TIMEOUT_SECONDS = 20;
-  private static final Duration SETTLE = Duration.ofSeconds(150);
+
+  /** The settle phase ends when nothing moved for this long. */
+  private static final Duration STALL = Duration.ofSeconds(60);
+
   private static final Duration RESTART_PATIENCE = Duration.ofSeconds(90);
 
   @TempDir Path tmp;
 
-  /** What can be killed. */
-  enum Target {
-    SCHEDULER,
-    AGENT,
-    APISERVER,
-    ETCD
-  }
-
-  /** One planned fault: when (from the start of the workload), what, and how long it stays down. */
-  record Fault(long atMillis, Target target, int agentIndex, long downMillis) {}
-
   /** What happened to a fault. */
   record Injected(Fault fault, double killedAt, double backAfter, String what) {}
 
-  /** The last thing this test saw of a pod. */
-  record Seen(
-      String name,
-      @Nullable String node,
-      @Nullable String bindPhase,
-      @Nullable String phase,
-      @Nullable String reason) {}
-
-  static long longProperty(String name, long fallback) {
-    String v = System.getProperty(name);
-    return v == null || v.isBlank() ? fallback : Long.parseLong(v.trim());
-  }
-
-  /** The seeded schedule: {@code n} faults at random times, each kind about as often. */
-  static List<Fault> schedule(long seed, int n, long phaseMillis, int agents) {
-    Random r = new Random(seed);
-    List<Target> kinds = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      kinds.add(Target.values()[i % Target.values().length]);
-    }
-    Collections.shuffle(kinds, r);
-    List<Long> times = new ArrayList<>();
-    long first = Math.min(10_000, phaseMillis / 10);
-    for (int i = 0; i < n; i++) {
-      times.add(first + (long) (r.nextDouble() * (phaseMillis - first)));
-    }
-    Collections.sort(times);
-    List<Fault> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      out.add(new Fault(times.get(i), kinds.get(i), r.nextInt(agents), 200 + r.nextInt(2800)));
-    }
-    return out;
-  }
-
   @Test
   void seededFaults_underSteadyGpuLoad_keepTheInvariants() throws Exception {
-    long seed = longProperty("hami.chaos.seed", DEFAULT_SEED);
-    long phaseMillis = longProperty("hami.chaos.seconds", 120) * 1000;
-    int faultCount = (int) longProperty("hami.chaos.faults", 20);
-    int rate = (int) longProperty("hami.chaos.rate", DEFAULT_RATE);
-    int nodeCount = (int) longProperty("hami.chaos.nodes", 4);
-    long ttlSeconds = longProperty("hami.chaos.podTtlSeconds", 20);
-    List<Fault> plan = schedule(seed, faultCount, phaseMillis, nodeCount);
+    ChaosPlan chaos = ChaosPlan.fromSystemProperties();
+    long seed = chaos.seed();
+    long phaseMillis = chaos.phase().toMillis();
+    int faultCount = chaos.faults();
+    int rate = chaos.rate();
+    int nodeCount = chaos.nodes();
+    long ttlSeconds = chaos.podTtl().getSeconds();
+    List<Fault> plan = chaos.schedule();
     System.out.printf(
         "chaos: seed=%d (-Dhami.chaos.seed=%d to replay) faults=%d over %d s, %d pods/s deleted"
             + " when running or %d s old, %d nodes of %s split %d, lock timeout %d s%n",
@@ -159,9 +110,7 @@ class ChaosE2E {
     Map<String, AgentProcess> agents = new ConcurrentHashMap<>();
     List<GpuNode> nodes = new ArrayList<>();
     SchedulerProcess[] scheduler = new SchedulerProcess[1];
-    ExecutorService creators = Executors.newFixedThreadPool(8);
-    AtomicBoolean creating = new AtomicBoolean(true);
-    AtomicBoolean deleting = new AtomicBoolean(true);
+    ChaosWorkload[] workload = new ChaosWorkload[1];
     try (KubernetesClient client = cp.newAdminClient()) {
       client
           .namespaces()
@@ -205,73 +154,45 @@ class ChaosE2E {
       Set<String> nodeNames = new HashSet<>();
       nodes.forEach(n -> nodeNames.add(n.name()));
 
-      // Observations.
-      Map<String, Seen> seen = new ConcurrentHashMap<>();
-      Map<String, Set<String>> boundTo = new ConcurrentHashMap<>();
-      Map<String, Instant> deletedAt = new ConcurrentHashMap<>();
-      // Deleted before they ran: an Allocate that comes after the last look cannot be checked.
-      Set<String> deletedEarly = ConcurrentHashMap.newKeySet();
-      AtomicInteger created = new AtomicInteger();
-      AtomicInteger createRetries = new AtomicInteger();
-      AtomicInteger notCreated = new AtomicInteger();
-      AtomicInteger deleted = new AtomicInteger();
-
       // The workload: `rate` creates a second, each retried through API outages.
+      ChaosWorkload w = new ChaosWorkload(client, NS, rate, chaos.podTtl());
+      workload[0] = w;
       long start = System.nanoTime();
-      Thread producer =
+      // Progress every 10 s, so that a slow drain and a stuck pod look different in the log.
+      Thread monitor =
           new Thread(
               () -> {
-                long period = 1_000_000_000L / rate;
-                for (int i = 0; creating.get(); i++) {
-                  String name = String.format("c-%05d", i);
-                  creators.execute(
-                      () -> create(client, name, creating, created, createRetries, notCreated));
-                  long next = start + (i + 1) * period;
-                  long wait = next - System.nanoTime();
-                  if (wait > 0) {
-                    try {
-                      TimeUnit.NANOSECONDS.sleep(wait);
-                    } catch (InterruptedException e) {
-                      return;
-                    }
-                  }
-                }
-              },
-              "chaos-producer");
-      // Capacity frees: pods running (served) or rejected are deleted; every bind is recorded.
-      Thread deleter =
-          new Thread(
-              () -> {
-                while (deleting.get()) {
+                while (w.running()) {
+                  ChaosWorkload.sleepQuietly(10_000);
                   try {
-                    for (Pod p : client.pods().inNamespace(NS).list().getItems()) {
-                      Seen s = observe(p, seen, boundTo);
-                      boolean running = "Running".equals(s.phase());
-                      boolean failed = "Failed".equals(s.phase());
-                      boolean expired =
-                          creating.get()
-                              && p.getMetadata().getCreationTimestamp() != null
-                              && Instant.parse(p.getMetadata().getCreationTimestamp())
-                                  .isBefore(Instant.now().minusSeconds(ttlSeconds));
-                      if ((running || failed || expired)
-                          && p.getMetadata().getDeletionTimestamp() == null) {
-                        client.pods().inNamespace(NS).resource(p).delete();
-                        if (!running && !failed) {
-                          deletedEarly.add(p.getMetadata().getUid());
-                        }
-                        deletedAt.put(s.name(), Instant.now());
-                        deleted.incrementAndGet();
-                      }
+                    List<Pod> pods = client.pods().inNamespace(NS).list().getItems();
+                    long bound =
+                        pods.stream().filter(p -> p.getSpec().getNodeName() != null).count();
+                    long reason = pods.stream().filter(PendingPods::hasReason).count();
+                    int allocated = 0;
+                    for (GpuNode n : nodes) {
+                      allocated += n.allocatedPods().size();
                     }
-                  } catch (KubernetesClientException e) {
-                    // The apiserver is down; look again later.
+                    System.out.printf(
+                        "chaos: t=%.0f s created=%d pods=%d bound=%d pending with reason=%d without=%d"
+                            + " allocated=%d queues=%s%n",
+                        (System.nanoTime() - start) / 1e9,
+                        w.created.get(),
+                        pods.size(),
+                        bound,
+                        reason,
+                        pods.size() - bound - reason,
+                        allocated,
+                        queues(scheduler[0]));
+                  } catch (RuntimeException e) {
+                    System.out.println("chaos: progress unknown: " + e);
                   }
-                  sleepQuietly(300);
                 }
               },
-              "chaos-deleter");
-      producer.start();
-      deleter.start();
+              "chaos-monitor");
+      monitor.setDaemon(true);
+      w.start(start);
+      monitor.start();
 
       // The faults, one after another.
       List<Injected> injected = new ArrayList<>();
@@ -325,33 +246,52 @@ class ChaosE2E {
       if (rest > 0) {
         TimeUnit.NANOSECONDS.sleep(rest);
       }
-      creating.set(false);
-      producer.join();
+      w.stopCreating();
       for (GpuNode n : nodes) {
         awaitHealthy(n);
       }
-      creators.shutdown();
-      creators.awaitTermination(60, TimeUnit.SECONDS);
       double workloadSeconds = (System.nanoTime() - start) / 1e9;
 
       // Settle: every pod left is pending with a reason, and no lock outlives its gone holder.
+      // Waits while things move (fewer unsettled, or fewer pods: the backlog being scheduled,
+      // run and deleted), up to a bound in all; a pod that is lost stops the movement.
       long settleStart = System.nanoTime();
-      long settleDeadline = settleStart + SETTLE.toNanos();
+      long settleDeadline = settleStart + chaos.settle().toNanos();
+      long lastProgress = settleStart;
+      int fewestUnsettled = Integer.MAX_VALUE;
+      int fewestPods = Integer.MAX_VALUE;
       List<String> unsettled = List.of("(not checked)");
-      while (System.nanoTime() < settleDeadline) {
+      while (System.nanoTime() < settleDeadline
+          && System.nanoTime() - lastProgress < STALL.toNanos()) {
         try {
-          unsettled = unsettled(client, nodeNames);
+          List<Pod> pods = client.pods().inNamespace(NS).list().getItems();
+          unsettled = unsettled(client, pods, nodeNames);
           if (unsettled.isEmpty()) {
             break;
+          }
+          if (unsettled.size() < fewestUnsettled || pods.size() < fewestPods) {
+            fewestUnsettled = Math.min(fewestUnsettled, unsettled.size());
+            fewestPods = Math.min(fewestPods, pods.size());
+            lastProgress = System.nanoTime();
           }
         } catch (KubernetesClientException e) {
           unsettled = List.of("apiserver: " + e.getMessage());
         }
         Thread.sleep(500);
       }
+      if (!unsettled.isEmpty()) {
+        // Why each pod is still where it is, so that a failure can be read from the log.
+        System.out.printf(
+            "chaos: settle ended (%s) with scheduler queues %s%n",
+            System.nanoTime() < settleDeadline ? "nothing moved for " + STALL : "bound reached",
+            queues(scheduler[0]));
+        List<Pod> pods = client.pods().inNamespace(NS).list().getItems();
+        for (String line : PendingPods.describe(client, pods, Instant.now(), 50)) {
+          System.out.println("chaos: unsettled: " + line);
+        }
+      }
       double settled = (System.nanoTime() - settleStart) / 1e9;
-      deleting.set(false);
-      deleter.join();
+      w.stopDeleting();
 
       // The four invariants, as the issue states them. Pods served are taken before the pods are
       // read, so that what is read is newer than every Allocate counted.
@@ -369,7 +309,7 @@ class ChaosE2E {
       Map<String, Integer> pendingReasons = new TreeMap<>();
       int boundLeft = 0;
       for (Pod p : left) {
-        Seen s = observe(p, seen, boundTo);
+        ChaosWorkload.Seen s = w.observe(p);
         if (s.node() != null) {
           boundLeft++;
           if (!"Running".equals(s.phase()) && !"Failed".equals(s.phase())) {
@@ -377,29 +317,29 @@ class ChaosE2E {
           }
           continue;
         }
-        PodCondition c = scheduledCondition(p);
+        PodCondition c = PendingPods.scheduledCondition(p);
         if (c == null || !"False".equals(c.getStatus()) || c.getReason() == null) {
           violations.add(s.name() + ": pending without a reason");
         } else {
           pendingReasons.merge(c.getReason() + ": " + c.getMessage(), 1, Integer::sum);
         }
       }
-      boundTo.forEach(
+      w.boundTo.forEach(
           (uid, ns) -> {
             if (ns.size() > 1) {
               violations.add("pod " + uid + ": bound to " + ns);
             }
           });
       violations.addAll(Invariants.check(client, nodeNames));
-      violations.addAll(staleLocks(client, nodeNames, deletedAt));
+      violations.addAll(staleLocks(client, nodeNames, w.deletedAt));
       int served = 0;
       int unverifiable = 0;
       Set<String> leftUids = new HashSet<>();
       left.forEach(p -> leftUids.add(p.getMetadata().getUid()));
       for (String uid : allocatedOn.keySet()) {
         served++;
-        Seen s = seen.get(uid);
-        if (deletedEarly.contains(uid) && !leftUids.contains(uid)) {
+        ChaosWorkload.Seen s = w.seen.get(uid);
+        if (w.deletedEarly.contains(uid) && !leftUids.contains(uid)) {
           unverifiable++;
         } else if (s == null) {
           violations.add("pod " + uid + ": served on " + allocatedOn.get(uid) + ", never seen");
@@ -413,7 +353,7 @@ class ChaosE2E {
         }
       }
       Map<String, Integer> rejected = new TreeMap<>();
-      seen.values().stream()
+      w.seen.values().stream()
           .filter(s -> "Failed".equals(s.phase()))
           .forEach(s -> rejected.merge(String.valueOf(s.reason()), 1, Integer::sum));
 
@@ -421,15 +361,15 @@ class ChaosE2E {
           "chaos: pods created=%d in %.1f s (%.1f/s; %d create attempts failed and were retried, %d"
               + " not created), bound=%d, served (Allocate ok)=%d, rejected by kubelet=%s,"
               + " deleted=%d, left=%d (bound %d, pending %d)%n",
-          created.get(),
+          w.created.get(),
           workloadSeconds,
-          created.get() / workloadSeconds,
-          createRetries.get(),
-          notCreated.get(),
-          boundTo.size(),
+          w.created.get() / workloadSeconds,
+          w.createRetries.get(),
+          w.notCreated.get(),
+          w.boundTo.size(),
           served,
           rejected,
-          deleted.get(),
+          w.deleted.get(),
           left.size(),
           boundLeft,
           left.size() - boundLeft);
@@ -439,23 +379,36 @@ class ChaosE2E {
       System.out.printf("chaos: pending reasons: %s%n", pendingReasons);
       System.out.printf(
           "chaos: settled in %.1f s%s%n",
-          settled,
-          unsettled.isEmpty() ? "" : " (bound reached; still unsettled: " + head(unsettled) + ")");
+          settled, unsettled.isEmpty() ? "" : " (still unsettled: " + head(unsettled) + ")");
       System.out.printf(
           "chaos: scheduler starts=%d; faults injected=%d: %s%n",
           schedulerStarts.get(), injected.size(), summary(injected));
       System.out.printf(
           "chaos: violations=%d%s%n",
           violations.size(), violations.isEmpty() ? "" : ": " + head(violations));
+      System.out.printf(
+          "e2e: chaos seed %d, %d faults (%s), %d pods/s: %s; created %d, bound %d, served %d,"
+              + " violations %d, longest outage %.1f s, settled in %.1f s%n",
+          seed,
+          injected.size(),
+          kinds(injected),
+          rate,
+          violations.isEmpty() ? "passed" : "FAILED",
+          w.created.get(),
+          w.boundTo.size(),
+          served,
+          violations.size(),
+          longestOutage(injected),
+          settled);
       assertThat(injected).hasSize(faultCount);
       assertThat(violations).as("invariant violations (seed %d)", seed).isEmpty();
     } catch (Throwable t) {
       saveLogs(cp);
       throw t;
     } finally {
-      creating.set(false);
-      deleting.set(false);
-      creators.shutdownNow();
+      if (workload[0] != null) {
+        workload[0].close();
+      }
       if (scheduler[0] != null) {
         scheduler[0].close();
       }
@@ -471,73 +424,18 @@ class ChaosE2E {
     }
   }
 
-  private static void create(
-      KubernetesClient client,
-      String name,
-      AtomicBoolean creating,
-      AtomicInteger created,
-      AtomicInteger retries,
-      AtomicInteger notCreated) {
-    Pod pod = GpuPods.named(name).gpu(1, 1000, 5).build();
-    while (true) {
-      try {
-        client.pods().inNamespace(NS).resource(pod).create();
-        created.incrementAndGet();
-        return;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() == 409) {
-          created.incrementAndGet(); // an earlier try whose answer was lost created it
-          return;
-        }
-        if (!creating.get()) {
-          notCreated.incrementAndGet();
-          return;
-        }
-        retries.incrementAndGet();
-        sleepQuietly(250);
-      }
-    }
-  }
-
-  private static Seen observe(Pod p, Map<String, Seen> seen, Map<String, Set<String>> boundTo) {
-    Map<String, String> a = p.getMetadata().getAnnotations();
-    String node = p.getSpec().getNodeName();
-    Seen s =
-        new Seen(
-            p.getMetadata().getName(),
-            node,
-            a == null ? null : a.get(Annotations.BIND_PHASE),
-            p.getStatus() == null ? null : p.getStatus().getPhase(),
-            p.getStatus() == null ? null : p.getStatus().getReason());
-    String uid = p.getMetadata().getUid();
-    seen.put(uid, s);
-    if (node != null) {
-      boundTo.computeIfAbsent(uid, k -> ConcurrentHashMap.newKeySet()).add(node);
-    }
-    return s;
-  }
-
-  private static @Nullable PodCondition scheduledCondition(Pod p) {
-    if (p.getStatus() == null || p.getStatus().getConditions() == null) {
-      return null;
-    }
-    return p.getStatus().getConditions().stream()
-        .filter(c -> "PodScheduled".equals(c.getType()))
-        .findFirst()
-        .orElse(null);
-  }
-
-  /** Pods not yet in a final state for the check, and locks whose holder is gone. */
-  private static List<String> unsettled(KubernetesClient client, Set<String> nodeNames) {
+  /**
+   * Pods not yet in a final state for the check (bound but not yet run and deleted, or pending
+   * without a reason) and held locks.
+   */
+  private static List<String> unsettled(
+      KubernetesClient client, List<Pod> pods, Set<String> nodeNames) {
     List<String> out = new ArrayList<>();
-    for (Pod p : client.pods().inNamespace(NS).list().getItems()) {
+    for (Pod p : pods) {
       String name = p.getMetadata().getName();
       if (p.getSpec().getNodeName() != null) {
         out.add(name + " bound, not yet deleted");
-        continue;
-      }
-      PodCondition c = scheduledCondition(p);
-      if (c == null || !"False".equals(c.getStatus())) {
+      } else if (!PendingPods.hasReason(p)) {
         out.add(name + " pending, no reason yet");
       }
     }
@@ -615,10 +513,29 @@ class ChaosE2E {
   }
 
   private static String summary(List<Injected> injected) {
-    Map<Target, Integer> byKind = new LinkedHashMap<>();
+    return kinds(injected) + String.format(", longest outage %.1f s", longestOutage(injected));
+  }
+
+  private static Map<ChaosPlan.Target, Integer> kinds(List<Injected> injected) {
+    Map<ChaosPlan.Target, Integer> byKind = new LinkedHashMap<>();
     injected.forEach(i -> byKind.merge(i.fault().target(), 1, Integer::sum));
-    double worst = injected.stream().mapToDouble(Injected::backAfter).max().orElse(0);
-    return byKind + String.format(", longest outage %.1f s", worst);
+    return byKind;
+  }
+
+  private static double longestOutage(List<Injected> injected) {
+    return injected.stream().mapToDouble(Injected::backAfter).max().orElse(0);
+  }
+
+  private static String queues(SchedulerProcess s) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    try {
+      for (String q : List.of("active", "backoff", "unschedulable", "in_flight")) {
+        out.put(q, s.metric("hami_scheduler_pending_pods", "queue=\"" + q + "\""));
+      }
+    } catch (Exception e) {
+      return out + " (" + e + ")";
+    }
+    return out.toString();
   }
 
   private static String head(List<String> lines) {
@@ -638,14 +555,6 @@ class ChaosE2E {
       }
     } catch (Exception e) {
       System.err.println("could not save the component logs to " + out + ": " + e);
-    }
-  }
-
-  private static void sleepQuietly(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 }

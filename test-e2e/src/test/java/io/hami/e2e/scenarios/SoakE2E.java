@@ -30,7 +30,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -202,7 +201,15 @@ class SoakE2E {
           GpuNode.startWithoutAgent(client, dir, FakeNode.named(name).label(GROUP, ns.name()));
       nodes.add(node);
       int jmx = freePort();
-      AgentProcess agent = AgentProcess.start(cp, dir, name, shape, jmxOptions(jmx));
+      AgentProcess agent =
+          AgentProcess.start(
+              cp,
+              dir,
+              name,
+              shape.gpusPerNode() + "xNVIDIA-Tesla-T4:" + shape.gpuMemoryMiB() + "MiB",
+              shape.splitCount(),
+              jmxOptions(jmx),
+              "127.0.0.1:" + freePort());
       closeLast.add(agent);
       agents.add(agent);
       int want = shape.gpusPerNode() * shape.splitCount();
@@ -268,7 +275,7 @@ class SoakE2E {
         double t = (System.nanoTime() - start) / 1e9;
         assertThat(scheduler.isAlive()).as("scheduler alive at %.0f s", t).isTrue();
         for (AgentProcess a : agents) {
-          assertThat(a.isAlive()).as("%s alive at %.0f s; log %s", a, t, a.log).isTrue();
+          assertThat(a.isAlive()).as("%s alive at %.0f s; log %s", a, t, a.log()).isTrue();
         }
         Census census = churner.census();
         int informers = (int) scheduler.metric("hami_scheduler_informers", "");
@@ -757,88 +764,6 @@ class SoakE2E {
     @Override
     public void close() throws IOException {
       jmx.close();
-    }
-  }
-
-  /**
-   * {@code hami node-agent} in its own process over fake GPUs, registered with the kubelet of
-   * {@link GpuNode#startWithoutAgent}. Its output goes to a log registered with the control plane.
-   */
-  private static final class AgentProcess implements AutoCloseable {
-    private final Process process;
-    private final Path log;
-    private final String node;
-    private final Thread reaper;
-
-    private AgentProcess(Process process, Path log, String node) {
-      this.process = process;
-      this.log = log;
-      this.node = node;
-      this.reaper = new Thread(process::destroyForcibly, "reap-agent-" + node);
-      Runtime.getRuntime().addShutdownHook(reaper);
-    }
-
-    static AgentProcess start(
-        ControlPlane cp, Path dir, String node, Workload.Nodes shape, List<String> jvmOptions)
-        throws IOException {
-      Path log = cp.workDir().resolve("node-agent-" + node + ".log");
-      cp.registerComponentLog("node-agent-" + node, log);
-      Path hook = dir.resolve(node).resolve("hook");
-      Files.createDirectories(hook);
-      List<String> cmd = new ArrayList<>();
-      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      cmd.addAll(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-      cmd.addAll(jvmOptions);
-      cmd.addAll(List.of("-jar", SchedulerProcess.jar().toString(), "node-agent"));
-      cmd.add("--node-name=" + node);
-      cmd.add("--kubeconfig=" + cp.kubeconfig());
-      cmd.add("--kubelet-socket-dir=" + GpuNode.deviceDir(dir, node));
-      cmd.add("--hook-path=" + hook);
-      cmd.add(
-          "--fake-gpus="
-              + shape.gpusPerNode()
-              + "xNVIDIA-Tesla-T4:"
-              + shape.gpuMemoryMiB()
-              + "MiB");
-      cmd.add("--device-split-count=" + shape.splitCount());
-      cmd.add("--metrics-address=127.0.0.1:" + freePort());
-      cmd.add("--register-interval=2s");
-      cmd.add("--register-error-interval=1s");
-      Process p =
-          new ProcessBuilder(cmd)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-              .start();
-      Files.writeString(
-          log, "", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-      return new AgentProcess(p, log, node);
-    }
-
-    long pid() {
-      return process.pid();
-    }
-
-    boolean isAlive() {
-      return process.isAlive();
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      process.destroy();
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-      }
-      try {
-        Runtime.getRuntime().removeShutdownHook(reaper);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook runs anyway.
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "node agent of " + node + " (pid " + process.pid() + ")";
     }
   }
 }

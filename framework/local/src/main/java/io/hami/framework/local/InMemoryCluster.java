@@ -31,6 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -510,13 +512,14 @@ public final class InMemoryCluster implements AutoCloseable {
     }
 
     @Override
-    public void podUnschedulable(
+    public CompletionStage<Boolean> podUnschedulable(
         Pod pod,
         String reason,
         String message,
         Map<String, String> annotations,
         @Nullable String nominatedNodeName) {
       writeStatus(pod, reason, message, annotations, nominatedNodeName);
+      return CompletableFuture.completedFuture(true);
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,7 +25,7 @@ public final class QueuedPodInfo implements QueuedPod {
   long lastFailureCycle;
   private final Set<String> unschedulablePlugins = new HashSet<>();
   private final Set<String> pendingPlugins = new HashSet<>();
-  private volatile @Nullable String lastFailureMessage;
+  private final AtomicReference<@Nullable String> lastFailureMessage = new AtomicReference<>();
   private volatile Set<String> ownAnnotations = Set.of();
   boolean backoffForError;
 
@@ -83,11 +84,19 @@ public final class QueuedPodInfo implements QueuedPod {
 
   /** The PodScheduled message last written for this pod, to write only changes. */
   public @Nullable String lastFailureMessage() {
-    return lastFailureMessage;
+    return lastFailureMessage.get();
   }
 
   public void setLastFailureMessage(@Nullable String message) {
-    this.lastFailureMessage = message;
+    lastFailureMessage.set(message);
+  }
+
+  /**
+   * Forgets {@code message} as written, unless a newer one took its place: its write was lost, so
+   * the next failure with the same message writes it again. Called from the writer's thread.
+   */
+  public void forgetFailureMessage(String message) {
+    lastFailureMessage.compareAndSet(message, null);
   }
 
   /**

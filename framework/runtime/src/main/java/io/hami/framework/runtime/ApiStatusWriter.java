@@ -17,6 +17,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -33,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * attempt observers ask for ride in the same patch: the pods/status strategy keeps metadata changes
  * other than ownerReferences and deletionTimestamp, so they cost no request of their own. Runs on
  * its own executor, one waiting write per pod (a newer patch merges into the waiting one); when the
- * executor's queue is full the write is dropped and retried on the pod's next failure.
+ * executor's queue is full the write is dropped. A write that is dropped or that the API does not
+ * take is not retried here: its stage completes with false, and the pod's next failure writes it.
  */
 public final class ApiStatusWriter implements StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
@@ -83,7 +86,7 @@ public final class ApiStatusWriter implements StatusWriter {
   @Override
   public void podUnschedulable(
       Pod pod, String reason, String message, Map<String, String> annotations) {
-    podUnschedulable(pod, reason, message, annotations, null);
+    var unused = podUnschedulable(pod, reason, message, annotations, null);
   }
 
   @Override
@@ -92,11 +95,11 @@ public final class ApiStatusWriter implements StatusWriter {
     // A strategic merge patch, as a merge patch, removes a field set to null.
     status.put("nominatedNodeName", nodeName.isEmpty() ? null : nodeName);
     Map<String, Object> patch = Map.of("status", status);
-    submit(pod, patch, patch);
+    var unused = submit(pod, patch, patch);
   }
 
   @Override
-  public void podUnschedulable(
+  public CompletionStage<Boolean> podUnschedulable(
       Pod pod,
       String reason,
       String message,
@@ -135,7 +138,7 @@ public final class ApiStatusWriter implements StatusWriter {
     }
     all.add(condition);
     Map<String, Object> merge = body(all, annotations, nominatedNodeName);
-    submit(pod, strategic, merge);
+    return submit(pod, strategic, merge);
   }
 
   private static Map<String, Object> body(
@@ -195,18 +198,23 @@ public final class ApiStatusWriter implements StatusWriter {
    *
    * @param merge the same change as a JSON merge patch, for an API server that refuses strategic
    *     merge patches
+   * @return completes with whether the write (this patch merged with any waiting one) reached the
+   *     API
    */
-  private void submit(Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
+  private CompletionStage<Boolean> submit(
+      Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
     String uid = pod.getMetadata().getUid();
+    Waiting queued;
     synchronized (waiting) {
       Waiting w = waiting.get(uid);
       if (w != null) {
         w.pod = pod;
         w.strategic = merge(w.strategic, strategic);
         w.merge = merge(w.merge, merge);
-        return;
+        return w.written;
       }
-      waiting.put(uid, new Waiting(pod, strategic, merge));
+      queued = new Waiting(pod, strategic, merge);
+      waiting.put(uid, queued);
     }
     try {
       executor.execute(() -> write(uid));
@@ -214,11 +222,13 @@ public final class ApiStatusWriter implements StatusWriter {
       synchronized (waiting) {
         waiting.remove(uid);
       }
+      queued.written.complete(false);
       log.warn(
           "status writer queue full; dropping condition update pod={}/{}",
           pod.getMetadata().getNamespace(),
           pod.getMetadata().getName());
     }
+    return queued.written;
   }
 
   /** A pod's merged patches, waiting for the writer thread. */
@@ -226,6 +236,9 @@ public final class ApiStatusWriter implements StatusWriter {
     Pod pod;
     Map<String, Object> strategic;
     Map<String, Object> merge;
+
+    /** Completed by the writer thread: whether the API took the patch. */
+    final CompletableFuture<Boolean> written = new CompletableFuture<>();
 
     Waiting(Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
       this.pod = pod;
@@ -257,20 +270,30 @@ public final class ApiStatusWriter implements StatusWriter {
     if (w == null) {
       return;
     }
-    Pod pod = w.pod;
+    boolean ok = false;
+    try {
+      ok = send(w.pod, w.strategic, w.merge);
+    } finally {
+      w.written.complete(ok);
+    }
+  }
+
+  /** Sends one pod's patch; whether the API took it. */
+  private boolean send(Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     try {
       limiter.acquire();
-      patch(pod, Serialization.asJson(w.strategic), Serialization.asJson(w.merge));
+      patch(pod, Serialization.asJson(strategic), Serialization.asJson(merge));
       observer.request("patch", "pods/status", "ok");
+      return true;
     } catch (KubernetesClientException e) {
       observer.request("patch", "pods/status", String.valueOf(e.getCode()));
       if (e.getCode() == 404) {
         // Gone from the API: the delete event may lag or be lost; stop scheduling it.
         log.info("pod {}/{} is gone; dropping it from the queue", ns, name);
         onGone.accept(pod);
-        return;
+        return false;
       }
       log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.getMessage());
     } catch (InterruptedException e) {
@@ -281,5 +304,6 @@ public final class ApiStatusWriter implements StatusWriter {
       observer.request("patch", "pods/status", "error");
       log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.toString());
     }
+    return false;
   }
 }

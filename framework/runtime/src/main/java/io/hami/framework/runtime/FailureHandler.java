@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * Handles a failed attempt: requeues the pod and, when the message changed, writes its {@code
  * PodScheduled=False} condition, the pod's nomination (in the nominator at once, in its status with
  * the condition), the annotations the profile's {@link AttemptObserver}s ask for (in the same
- * request, so as fresh as the message and at no extra cost) and a Warning Event.
+ * request, so as fresh as the message and at no extra cost) and a Warning Event. A write that is
+ * lost (the API down longer than the client retries) is written again at the next failure, also
+ * when the message is the same.
  *
  * <p>Concurrency: called on the scheduling thread and on binding threads. Observers are registered
  * while the profiles are built, before any attempt.
@@ -75,7 +77,17 @@ final class FailureHandler {
       return;
     }
     info.setLastFailureMessage(a.message);
-    statusWriter.podUnschedulable(pod, reason, a.message, annotations, nominationToWrite);
+    String written = a.message;
+    var unused =
+        statusWriter
+            .podUnschedulable(pod, reason, written, annotations, nominationToWrite)
+            .thenAccept(
+                ok -> {
+                  if (!ok) {
+                    // Not on the pod: the next failure must write it, even with the same message.
+                    info.forgetFailureMessage(written);
+                  }
+                });
     eventRecorder.record(
         pod, EventRecorder.Type.WARNING, "FailedScheduling", "Scheduling", a.message);
   }

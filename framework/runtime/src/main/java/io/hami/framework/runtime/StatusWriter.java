@@ -2,6 +2,8 @@ package io.hami.framework.runtime;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,14 +38,19 @@ public interface StatusWriter {
    * status.nominatedNodeName} in the same request. The default drops the nomination.
    *
    * @param nominatedNodeName the node to write; empty to clear it; null to leave it as it is
+   * @return completes with whether the write reached the API: false when it was lost (the API
+   *     refused it or did not answer, or too many writes were waiting), which the writer does not
+   *     retry, so that the caller writes the condition again on the pod's next failure instead of
+   *     taking it as written. The default writes and answers true.
    */
-  default void podUnschedulable(
+  default CompletionStage<Boolean> podUnschedulable(
       Pod pod,
       String reason,
       String message,
       Map<String, String> annotations,
       @Nullable String nominatedNodeName) {
     podUnschedulable(pod, reason, message, annotations);
+    return CompletableFuture.completedFuture(true);
   }
 
   /**

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -121,6 +122,59 @@ class ApiStatusWriterIT {
   }
 
   @Test
+  void eachWrite_tellsWhetherTheApiTookIt_soALostOneIsWrittenAgain() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    expectPatch(pod);
+    // Forbidden is not retried by the client: the write is lost at once.
+    server.expect().patch().withPath(STATUS).andReturn(403, "").once();
+    ApiStatusWriter w = writer();
+
+    boolean taken =
+        w.podUnschedulable(pod, "Unschedulable", "first", Map.of(), null)
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    boolean refused =
+        w.podUnschedulable(pod, "Unschedulable", "second", Map.of(), null)
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+
+    assertThat(taken).isTrue();
+    assertThat(refused).isFalse();
+    assertThat(requests).containsExactly("patch pods/status ok", "patch pods/status 403");
+  }
+
+  @Test
+  void writesMergedIntoOne_shareItsOutcome_andAFullQueueLosesTheWrite() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    expectPatch(pod);
+    HeldExecutor held = new HeldExecutor();
+    ApiStatusWriter w =
+        new ApiStatusWriter(
+            client,
+            held,
+            InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
+            ApiRateLimiter.unlimited(),
+            (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
+    var first = w.podUnschedulable(pod, "Unschedulable", "first", Map.of(), null);
+    var second = w.podUnschedulable(pod, "Unschedulable", "second", Map.of(), null);
+    held.runAll();
+    ApiStatusWriter full =
+        new ApiStatusWriter(
+            client,
+            new RejectingExecutor(),
+            InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
+            ApiRateLimiter.unlimited(),
+            (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
+
+    var dropped = full.podUnschedulable(pod, "Unschedulable", "third", Map.of(), null);
+
+    assertThat(first.toCompletableFuture().getNow(null)).isTrue();
+    assertThat(second.toCompletableFuture().getNow(null)).isTrue();
+    assertThat(dropped.toCompletableFuture().getNow(null)).isFalse();
+    assertThat(requests).containsExactly("patch pods/status ok");
+  }
+
+  @Test
   void merge_composesMergePatches_laterFieldsWin_nestedMapsMerge() {
     Map<String, Object> nomination = new java.util.HashMap<>();
     nomination.put("nominatedNodeName", null);
@@ -222,6 +276,14 @@ class ApiStatusWriterIT {
     void runAll() {
       held.forEach(Runnable::run);
       held.clear();
+    }
+  }
+
+  /** A writer queue that is full. */
+  private static final class RejectingExecutor extends DirectExecutor {
+    @Override
+    public void execute(Runnable r) {
+      throw new RejectedExecutionException("full");
     }
   }
 

@@ -15,11 +15,18 @@ import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** A failed attempt's condition carries what the profile's attempt observers ask for. */
 class FailureHandlerTest {
@@ -41,6 +48,31 @@ class FailureHandlerTest {
     public Status filter(CycleState state, Pod pod, NodeInfo node) {
       return Status.unschedulable("node is full");
     }
+  }
+
+  /**
+   * Records every write; each answers the next of {@code taken} (whether the API took it), true
+   * once they run out.
+   */
+  private static StatusWriter recording(List<Write> writes, Deque<Boolean> taken) {
+    return new StatusWriter() {
+      @Override
+      public void podUnschedulable(Pod pod, String reason, String message) {
+        var unused = podUnschedulable(pod, reason, message, Map.of(), null);
+      }
+
+      @Override
+      public CompletionStage<Boolean> podUnschedulable(
+          Pod pod,
+          String reason,
+          String message,
+          Map<String, String> annotations,
+          @Nullable String nominatedNodeName) {
+        writes.add(new Write(reason, message, annotations));
+        Boolean next = taken.poll();
+        return CompletableFuture.completedFuture(next == null || next);
+      }
+    };
   }
 
   private static Scheduler scheduler(String profileYaml, List<Write> writes) {
@@ -123,6 +155,45 @@ class FailureHandlerTest {
                 "Unschedulable",
                 "0/0 nodes are available: no nodes available to schedule pods.",
                 Map.of()));
+  }
+
+  /**
+   * A pod fails three times with the same message; the API takes or loses each condition write as
+   * {@code taken} says. A write the API took is not repeated; a lost one is, message unchanged.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "every write taken, true, 1",
+    "first write lost, false, 2",
+    "first two lost, false false, 3",
+  })
+  void aLostConditionWrite_isWrittenAgain_atTheNextFailureWithTheSameMessage(
+      String name, String taken, int wantWrites) {
+    List<Write> writes = new CopyOnWriteArrayList<>();
+    Deque<Boolean> answers = new ArrayDeque<>();
+    for (String t : taken.split(" ")) {
+      answers.add(Boolean.parseBoolean(t));
+    }
+    Registry registry = BuiltInPlugins.registry();
+    SchedulerConfiguration cfg =
+        new ConfigLoader(registry)
+            .parse(
+                "apiVersion: hami.io/v1\nkind: SchedulerConfiguration\n"
+                    + "profiles:\n- schedulerName: hami-scheduler\n",
+                "test");
+    Scheduler s = Scheduler.builder(cfg, registry).statusWriter(recording(writes, answers)).build();
+    Pod pod = MakePod.named("p").uid("u1").obj();
+    s.eventHandler().onPodAdd(pod);
+
+    for (int attempt = 0; attempt < 3; attempt++) {
+      s.queue().activate(List.of(pod));
+      assertThat(s.scheduleNext()).isTrue();
+    }
+
+    assertThat(writes)
+        .hasSize(wantWrites)
+        .extracting(Write::message)
+        .containsOnly("0/0 nodes are available: no nodes available to schedule pods.");
   }
 
   @Test
