@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -206,7 +207,7 @@ final class ClusterBench {
                 SchedulerProcess.shippedConfig(o.root(), o.settings(), work),
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
-                Duration.ofMinutes(3))) {
+                STARTUP)) {
           warmUp(admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {}, scheduler::isAlive);
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
           h.say("checking invariants on %d nodes", nodeNames.size());
@@ -390,11 +391,6 @@ final class ClusterBench {
    */
   static final int LIGHT_NODE_THREADS = 64;
 
-  /** Samples of the scheduler's metrics taken each second. */
-  private static final class Sampler {
-    final List<Double> heapMiB = new ArrayList<>();
-  }
-
   private BenchReport.Phase measureOurs(
       KubernetesClient admin,
       SchedulerProcess scheduler,
@@ -403,7 +399,8 @@ final class ClusterBench {
       int[] unsched)
       throws Exception {
     PromText before = scheduler.scrape();
-    Sampler sampler = new Sampler();
+    // The scheduler's heap, sampled each second by a timer thread.
+    List<Double> heapMiB = Collections.synchronizedList(new ArrayList<>());
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(3, Daemons.named("bench-timer"));
     PodCreator creator = new PodCreator(admin, NAMESPACE, BenchPods.SCHEDULER_NAME);
@@ -418,11 +415,9 @@ final class ClusterBench {
               () -> {
                 try {
                   PromText t = scheduler.scrape();
-                  synchronized (sampler) {
-                    sampler.heapMiB.add(
-                        t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area")))
-                            / (1 << 20));
-                  }
+                  heapMiB.add(
+                      t.sum("jvm_memory_used_bytes", l -> "heap".equals(l.get("area")))
+                          / (1 << 20));
                 } catch (IOException | InterruptedException | RuntimeException e) {
                   // a missed sample; the next second tries again
                 }
@@ -489,10 +484,7 @@ final class ClusterBench {
       double handshakeWrites =
           after.sum(PhaseFigures.HANDSHAKE_WRITES) - before.sum(PhaseFigures.HANDSHAKE_WRITES);
       double cpu = after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
-      List<Double> heap;
-      synchronized (sampler) {
-        heap = List.copyOf(sampler.heapMiB);
-      }
+      List<Double> heap = List.copyOf(heapMiB);
       return PhaseFigures.phase(
           "hami-scheduler",
           tracker,
