@@ -5,8 +5,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.hami.framework.api.BindingMetadata;
 import io.hami.framework.api.EventRecorder;
@@ -62,20 +60,19 @@ public final class InMemoryCluster implements AutoCloseable {
   private final Scheduler scheduler;
   private final @Nullable DefaultParallelizer ownedParallelizer;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
-  private final Map<String, HasMetadata> objects = new LinkedHashMap<>();
-  private final Map<String, Pod> pods = new LinkedHashMap<>();
-  private final Map<String, PodOutcome> outcomes = new LinkedHashMap<>();
+  private final ObjectStore objects = new ObjectStore();
+  private final PodStore pods = new PodStore();
+  private final PodOutcomes outcomes;
+  private final ObjectStamps stamps;
   private final List<RecordedEvent> events = new ArrayList<>();
   private final boolean recordEvents;
   private final Duration terminationDelay;
-  // Pods being deleted gracefully (preemption victims), by key, with when they are gone.
-  private final Map<String, Instant> terminating = new LinkedHashMap<>();
-  private long resourceVersion;
-  // Kept in step with pods so drain() stays O(1) per call on large replays.
-  private int boundPods;
+  private final Terminations terminating = new Terminations();
 
   private InMemoryCluster(Builder b) {
     this.clock = new ManualClock(b.start);
+    this.stamps = new ObjectStamps(clock);
+    this.outcomes = new PodOutcomes(b.observer);
     this.recordEvents = b.recordEvents;
     this.terminationDelay = b.terminationDelay;
     Parallelizer parallelizer;
@@ -86,7 +83,6 @@ public final class InMemoryCluster implements AutoCloseable {
       ownedParallelizer = null;
       parallelizer = Parallelizer.sequential();
     }
-    SchedulingObserver recorder = outcomeRecorder(b.observer);
     this.scheduler =
         Scheduler.builder(b.config.withParallelism(Math.max(1, b.parallelism)), b.registry)
             .clock(clock)
@@ -98,48 +94,8 @@ public final class InMemoryCluster implements AutoCloseable {
             .eventRecorder(this::recordEvent)
             .bindingExecutor(Runnable::run)
             .tieBreakSeed(b.seed)
-            .observer(recorder)
+            .observer(outcomes)
             .build();
-  }
-
-  /** Records each pod's outcome, then passes the call on to {@code user}. */
-  private SchedulingObserver outcomeRecorder(SchedulingObserver user) {
-    return new SchedulingObserver() {
-      @Override
-      public void scheduled(Pod pod, String nodeName, long decisionNanos) {
-        PodOutcome o = outcomes.get(key(pod));
-        outcomes.put(
-            key(pod), new PodOutcome(key(pod), null, null, attemptsOf(o) + 1, decisionNanos));
-        user.scheduled(pod, nodeName, decisionNanos);
-      }
-
-      @Override
-      public void failed(Pod pod, Status status, String message, long decisionNanos) {
-        PodOutcome o = outcomes.get(key(pod));
-        outcomes.put(
-            key(pod), new PodOutcome(key(pod), null, message, attemptsOf(o) + 1, decisionNanos));
-        user.failed(pod, status, message, decisionNanos);
-      }
-
-      @Override
-      public void bound(Pod pod, String nodeName) {
-        PodOutcome o = outcomes.get(key(pod));
-        outcomes.put(
-            key(pod),
-            new PodOutcome(
-                key(pod), nodeName, null, attemptsOf(o), o == null ? 0 : o.decisionNanos()));
-        user.bound(pod, nodeName);
-      }
-
-      @Override
-      public void bindingFailed(Pod pod, String nodeName, Status status) {
-        user.bindingFailed(pod, nodeName, status);
-      }
-    };
-  }
-
-  private static int attemptsOf(@Nullable PodOutcome o) {
-    return o == null ? 0 : o.attempts();
   }
 
   public static Builder builder(Registry registry) {
@@ -153,7 +109,7 @@ public final class InMemoryCluster implements AutoCloseable {
     Node n =
         new NodeBuilder(node)
             .editMetadata()
-            .withResourceVersion(nextVersion())
+            .withResourceVersion(stamps.nextVersion())
             .endMetadata()
             .build();
     String name = n.getMetadata().getName();
@@ -174,7 +130,7 @@ public final class InMemoryCluster implements AutoCloseable {
     Node n =
         new NodeBuilder(node)
             .editMetadata()
-            .withResourceVersion(nextVersion())
+            .withResourceVersion(stamps.nextVersion())
             .endMetadata()
             .build();
     nodes.put(name, n);
@@ -206,11 +162,11 @@ public final class InMemoryCluster implements AutoCloseable {
     if (kind.namespaced() && copy.getMetadata().getNamespace() == null) {
       copy.getMetadata().setNamespace("default");
     }
-    copy.getMetadata().setResourceVersion(nextVersion());
+    copy.getMetadata().setResourceVersion(stamps.nextVersion());
     if (copy.getMetadata().getCreationTimestamp() == null) {
-      copy.getMetadata().setCreationTimestamp(now());
+      copy.getMetadata().setCreationTimestamp(stamps.now());
     }
-    HasMetadata old = objects.put(kind + ":" + kind.key(copy), copy);
+    HasMetadata old = objects.put(kind, copy);
     if (old == null) {
       scheduler.eventHandler().onObjectAdd(copy);
     } else {
@@ -221,19 +177,13 @@ public final class InMemoryCluster implements AutoCloseable {
   /** Returns the stored object of {@code kind} called {@code name}, if any. */
   public <T extends HasMetadata> Optional<T> object(
       ObjectKind<T> kind, @Nullable String namespace, String name) {
-    String ns = kind.namespaced() && namespace == null ? "default" : namespace;
-    HasMetadata o = objects.get(kind + ":" + kind.key(ns, name));
+    HasMetadata o = objects.get(kind, namespace, name);
     return o == null ? Optional.empty() : Optional.of(kind.type().cast(o));
   }
 
   /** Deletes a cluster object given to {@link #putObject}; nothing if there is none. */
   public void deleteObject(HasMetadata obj) {
-    ObjectKind<?> kind = ObjectKind.of(obj);
-    String ns =
-        kind.namespaced() && obj.getMetadata().getNamespace() == null
-            ? "default"
-            : obj.getMetadata().getNamespace();
-    HasMetadata old = objects.remove(kind + ":" + kind.key(ns, obj.getMetadata().getName()));
+    HasMetadata old = objects.remove(obj);
     if (old != null) {
       scheduler.eventHandler().onObjectDelete(old);
     }
@@ -257,28 +207,28 @@ public final class InMemoryCluster implements AutoCloseable {
     p.setMetadata(ShallowCopy.of(pod.getMetadata()));
     p.getMetadata().setNamespace(ns);
     p.getMetadata().setUid(uid);
-    p.getMetadata().setResourceVersion(nextVersion());
+    p.getMetadata().setResourceVersion(stamps.nextVersion());
     if (p.getMetadata().getCreationTimestamp() == null) {
-      p.getMetadata().setCreationTimestamp(now());
+      p.getMetadata().setCreationTimestamp(stamps.now());
     }
     if (p.getSpec() != null
         && p.getSpec().getSchedulingGates() != null
         && !p.getSpec().getSchedulingGates().isEmpty()) {
       // As the API server does on create: a gated pod reports why it is not being scheduled.
       p.setStatus(p.getStatus() == null ? new PodStatus() : ShallowCopy.of(p.getStatus()));
-      setCondition(p, "False", "SchedulingGated", SCHEDULING_GATED_MESSAGE);
+      stamps.setCondition(p, "PodScheduled", "False", "SchedulingGated", SCHEDULING_GATED_MESSAGE);
     }
     String key = ns + "/" + name;
-    if (pods.containsKey(key)) {
+    if (pods.contains(key)) {
       throw new IllegalArgumentException("pod " + key + " already exists");
     }
-    storePod(key, p);
+    pods.put(key, p);
     scheduler.eventHandler().onPodAdd(p);
   }
 
   /** Replaces a pod (same namespace and name). */
   public void updatePod(Pod pod) {
-    String key = key(pod);
+    String key = PodStore.key(pod);
     Pod old = pods.get(key);
     if (old == null) {
       throw new IllegalArgumentException("pod " + key + " does not exist");
@@ -287,10 +237,10 @@ public final class InMemoryCluster implements AutoCloseable {
         new PodBuilder(pod)
             .editMetadata()
             .withUid(old.getMetadata().getUid())
-            .withResourceVersion(nextVersion())
+            .withResourceVersion(stamps.nextVersion())
             .endMetadata()
             .build();
-    storePod(key, p);
+    pods.put(key, p);
     scheduler.eventHandler().onPodUpdate(old, p);
   }
 
@@ -298,9 +248,6 @@ public final class InMemoryCluster implements AutoCloseable {
     terminating.remove(namespace + "/" + name);
     Pod old = pods.remove(namespace + "/" + name);
     if (old != null) {
-      if (isBound(old)) {
-        boundPods--;
-      }
       outcomes.remove(namespace + "/" + name);
       scheduler.eventHandler().onPodDelete(old);
     }
@@ -370,7 +317,7 @@ public final class InMemoryCluster implements AutoCloseable {
 
   /** Every pod's outcome, in the order pods were first attempted. */
   public Map<String, PodOutcome> outcomes() {
-    return Collections.unmodifiableMap(outcomes);
+    return outcomes.all();
   }
 
   public Optional<Pod> pod(String namespace, String name) {
@@ -378,7 +325,7 @@ public final class InMemoryCluster implements AutoCloseable {
   }
 
   public Collection<Pod> pods() {
-    return Collections.unmodifiableCollection(pods.values());
+    return pods.values();
   }
 
   public Collection<Node> nodes() {
@@ -390,21 +337,7 @@ public final class InMemoryCluster implements AutoCloseable {
   }
 
   public int boundCount() {
-    return boundPods;
-  }
-
-  private void storePod(String key, Pod pod) {
-    Pod old = pods.put(key, pod);
-    if (old != null && isBound(old)) {
-      boundPods--;
-    }
-    if (isBound(pod)) {
-      boundPods++;
-    }
-  }
-
-  private static boolean isBound(Pod p) {
-    return p.getSpec() != null && p.getSpec().getNodeName() != null;
+    return pods.boundCount();
   }
 
   public int pendingCount() {
@@ -432,7 +365,7 @@ public final class InMemoryCluster implements AutoCloseable {
   // ---- the in-memory API server
 
   private Status bind(Pod pod, String nodeName, BindingMetadata metadata) {
-    String key = key(pod);
+    String key = PodStore.key(pod);
     Pod current = pods.get(key);
     if (current == null || !current.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
       return Status.error("pod " + key + " not found");
@@ -444,27 +377,22 @@ public final class InMemoryCluster implements AutoCloseable {
     if (!nodes.containsKey(nodeName)) {
       return Status.error("node " + nodeName + " not found");
     }
-    Pod bound = newVersion(current);
+    Pod bound = stamps.newVersion(current);
     bound.setSpec(ShallowCopy.of(current.getSpec()));
     bound.getSpec().setNodeName(nodeName);
     if (!metadata.annotations().isEmpty()) {
-      Map<String, String> annos =
-          current.getMetadata().getAnnotations() == null
-              ? new LinkedHashMap<>()
-              : new LinkedHashMap<>(current.getMetadata().getAnnotations());
-      annos.putAll(metadata.annotations());
-      bound.getMetadata().setAnnotations(annos);
+      bound
+          .getMetadata()
+          .setAnnotations(
+              ObjectStamps.merged(current.getMetadata().getAnnotations(), metadata.annotations()));
     }
     if (!metadata.labels().isEmpty()) {
-      Map<String, String> labels =
-          current.getMetadata().getLabels() == null
-              ? new LinkedHashMap<>()
-              : new LinkedHashMap<>(current.getMetadata().getLabels());
-      labels.putAll(metadata.labels());
-      bound.getMetadata().setLabels(labels);
+      bound
+          .getMetadata()
+          .setLabels(ObjectStamps.merged(current.getMetadata().getLabels(), metadata.labels()));
     }
-    setCondition(bound, "True", null, null);
-    storePod(key, bound);
+    stamps.setCondition(bound, "PodScheduled", "True", null, null);
+    pods.put(key, bound);
     scheduler.eventHandler().onPodUpdate(current, bound);
     return Status.success();
   }
@@ -477,12 +405,9 @@ public final class InMemoryCluster implements AutoCloseable {
    */
   private Status updateObject(HasMetadata obj) {
     ObjectKind<?> kind = ObjectKind.of(obj);
-    String ns =
-        kind.namespaced() && obj.getMetadata().getNamespace() == null
-            ? "default"
-            : obj.getMetadata().getNamespace();
-    HasMetadata current = objects.get(kind + ":" + kind.key(ns, obj.getMetadata().getName()));
+    HasMetadata current = objects.get(obj);
     if (current == null) {
+      String ns = ObjectStore.namespace(kind, obj.getMetadata().getNamespace());
       return Status.error(kind + " " + kind.key(ns, obj.getMetadata().getName()) + " not found");
     }
     String rv = obj.getMetadata().getResourceVersion();
@@ -498,7 +423,7 @@ public final class InMemoryCluster implements AutoCloseable {
               + current.getMetadata().getResourceVersion());
     }
     putObject(obj);
-    for (HasMetadata o : VolumeControllerEmulation.reconcile(List.copyOf(objects.values()))) {
+    for (HasMetadata o : VolumeControllerEmulation.reconcile(objects.values())) {
       putObject(o);
     }
     return Status.success();
@@ -539,29 +464,26 @@ public final class InMemoryCluster implements AutoCloseable {
       @Nullable String message,
       Map<String, String> annotations,
       @Nullable String nominatedNodeName) {
-    String key = key(pod);
+    String key = PodStore.key(pod);
     Pod current = pods.get(key);
     if (current == null || current.getSpec().getNodeName() != null) {
       return;
     }
-    Pod updated = newVersion(current);
+    Pod updated = stamps.newVersion(current);
     if (reason != null) {
-      setCondition(updated, "False", reason, message);
+      stamps.setCondition(updated, "PodScheduled", "False", reason, message);
     }
     if (!annotations.isEmpty()) {
-      Map<String, String> merged = new LinkedHashMap<>();
-      if (updated.getMetadata().getAnnotations() != null) {
-        merged.putAll(updated.getMetadata().getAnnotations());
-      }
-      merged.putAll(annotations);
-      updated.getMetadata().setAnnotations(merged);
+      updated
+          .getMetadata()
+          .setAnnotations(ObjectStamps.merged(updated.getMetadata().getAnnotations(), annotations));
     }
     if (nominatedNodeName != null) {
       updated
           .getStatus()
           .setNominatedNodeName(nominatedNodeName.isEmpty() ? null : nominatedNodeName);
     }
-    storePod(key, updated);
+    pods.put(key, updated);
     scheduler.eventHandler().onPodUpdate(current, updated);
   }
 
@@ -571,95 +493,34 @@ public final class InMemoryCluster implements AutoCloseable {
    * with a deletion timestamp, until {@link #advance} passes it), or none.
    */
   private Status evict(Pod victim, String message) {
-    String key = key(victim);
+    String key = PodStore.key(victim);
     Pod current = pods.get(key);
     if (current == null
         || !current.getMetadata().getUid().equals(victim.getMetadata().getUid())
-        || terminating.containsKey(key)) {
+        || terminating.contains(key)) {
       return Status.success();
     }
-    Pod updated = newVersion(current);
-    List<PodCondition> conditions = new ArrayList<>();
-    if (updated.getStatus().getConditions() != null) {
-      for (PodCondition c : updated.getStatus().getConditions()) {
-        if (!"DisruptionTarget".equals(c.getType())) {
-          conditions.add(c);
-        }
-      }
-    }
-    conditions.add(
-        new PodConditionBuilder()
-            .withType("DisruptionTarget")
-            .withStatus("True")
-            .withReason(PodEvictor.REASON)
-            .withMessage(message)
-            .withLastTransitionTime(now())
-            .build());
-    updated.getStatus().setConditions(conditions);
+    Pod updated = stamps.newVersion(current);
+    stamps.setCondition(updated, "DisruptionTarget", "True", PodEvictor.REASON, message);
     if (terminationDelay.isZero()) {
-      storePod(key, updated);
+      pods.put(key, updated);
       scheduler.eventHandler().onPodUpdate(current, updated);
       deletePod(updated.getMetadata().getNamespace(), updated.getMetadata().getName());
       return Status.success();
     }
-    updated.getMetadata().setDeletionTimestamp(now());
-    storePod(key, updated);
-    terminating.put(key, clock.instant().plus(terminationDelay));
+    updated.getMetadata().setDeletionTimestamp(stamps.now());
+    pods.put(key, updated);
+    terminating.start(key, clock.instant().plus(terminationDelay));
     scheduler.eventHandler().onPodUpdate(current, updated);
     return Status.success();
   }
 
   /** Deletes the terminating pods whose termination delay has passed. */
   private void finishTerminations() {
-    if (terminating.isEmpty()) {
-      return;
-    }
-    Instant now = clock.instant();
-    List<String> done = new ArrayList<>();
-    terminating.forEach(
-        (key, at) -> {
-          if (!at.isAfter(now)) {
-            done.add(key);
-          }
-        });
-    for (String key : done) {
-      terminating.remove(key);
+    for (String key : terminating.due(clock.instant())) {
       int slash = key.indexOf('/');
       deletePod(key.substring(0, slash), key.substring(slash + 1));
     }
-  }
-
-  /** A new version of {@code pod}: copied metadata (new resourceVersion) and status. */
-  private Pod newVersion(Pod pod) {
-    Pod p = ShallowCopy.of(pod);
-    p.setMetadata(ShallowCopy.of(pod.getMetadata()));
-    p.getMetadata().setResourceVersion(nextVersion());
-    p.setStatus(pod.getStatus() == null ? new PodStatus() : ShallowCopy.of(pod.getStatus()));
-    return p;
-  }
-
-  private void setCondition(
-      Pod pod, String status, @Nullable String reason, @Nullable String message) {
-    if (pod.getStatus() == null) {
-      pod.setStatus(new PodStatus());
-    }
-    List<PodCondition> conditions = new ArrayList<>();
-    if (pod.getStatus().getConditions() != null) {
-      for (PodCondition c : pod.getStatus().getConditions()) {
-        if (!"PodScheduled".equals(c.getType())) {
-          conditions.add(c);
-        }
-      }
-    }
-    conditions.add(
-        new PodConditionBuilder()
-            .withType("PodScheduled")
-            .withStatus(status)
-            .withReason(reason)
-            .withMessage(message)
-            .withLastTransitionTime(now())
-            .build());
-    pod.getStatus().setConditions(conditions);
   }
 
   private void recordEvent(
@@ -668,29 +529,6 @@ public final class InMemoryCluster implements AutoCloseable {
       String obj = regarding.getMetadata().getNamespace() + "/" + regarding.getMetadata().getName();
       events.add(new RecordedEvent(obj, type.value(), reason, note));
     }
-  }
-
-  private @Nullable Instant nowAt;
-  private String nowText = "";
-
-  /** The clock's time as RFC 3339 text, formatted once per instant (the clock moves rarely). */
-  private String now() {
-    Instant t = clock.instant();
-    if (!t.equals(nowAt)) {
-      nowAt = t;
-      nowText = t.toString();
-    }
-    return nowText;
-  }
-
-  private String nextVersion() {
-    return Long.toString(++resourceVersion);
-  }
-
-  private static String key(Pod pod) {
-    String ns =
-        pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
-    return ns + "/" + pod.getMetadata().getName();
   }
 
   /** Configures an in-memory cluster. */
