@@ -13,13 +13,11 @@ import io.hami.framework.api.Status;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,18 +55,17 @@ public final class SchedulingQueue {
   private final Condition notEmpty = lock.newCondition();
   private final InstantSource clock;
   private final BackoffPolicy backoffPolicy;
-  private final Duration maxInUnschedulable;
-  private final Function<Pod, List<PreEnqueuePlugin>> preEnqueue;
+  private final PreEnqueueGate preEnqueue;
   private final RequeueHints hints;
 
   @GuardedBy("lock")
   private final TreeSet<QueuedPodInfo> active;
 
   @GuardedBy("lock")
-  private final TreeSet<QueuedPodInfo> backoff;
+  private final BackoffQueue backoff;
 
   @GuardedBy("lock")
-  private final Map<String, QueuedPodInfo> unschedulable = new LinkedHashMap<>();
+  private final UnschedulablePool unschedulable;
 
   @GuardedBy("lock")
   private final Map<String, QueuedPodInfo> byUid = new HashMap<>();
@@ -107,20 +104,13 @@ public final class SchedulingQueue {
       InstantSource clock,
       QueueTimeouts timeouts) {
     this.clock = requireNonNull(clock);
-    this.backoffPolicy = new BackoffPolicy(timeouts.initialBackoff(), timeouts.maxBackoff());
-    this.maxInUnschedulable = timeouts.maxInUnschedulable();
-    this.preEnqueue = preEnqueue;
+    this.unschedulable = new UnschedulablePool(timeouts.maxInUnschedulable());
+    this.preEnqueue = new PreEnqueueGate(preEnqueue, this.clock);
     this.hints = new RequeueHints(registrations);
     Comparator<QueuedPodInfo> bySort = sort::compare;
     this.active = new TreeSet<>(bySort.thenComparingLong(i -> i.seq));
-    // As kube-scheduler's backoff queue with SchedulerPopFromBackoffQ: by the one-second window of
-    // the backoff expiry, then in QueueSort order, so that an idle queue pops the pods of one
-    // window in the order the active queue would.
-    this.backoff =
-        new TreeSet<>(
-            Comparator.<QueuedPodInfo, Instant>comparing(this::backoffWindow)
-                .thenComparing(bySort)
-                .thenComparingLong(i -> i.seq));
+    this.backoffPolicy = new BackoffPolicy(timeouts.initialBackoff(), timeouts.maxBackoff());
+    this.backoff = new BackoffQueue(bySort, backoffPolicy);
   }
 
   /** Adds a new pending pod; a pod already known is updated instead. */
@@ -138,11 +128,7 @@ public final class SchedulingQueue {
       }
       QueuedPodInfo info = new QueuedPodInfo(pod, clock.instant());
       byUid.put(uid, info);
-      if (passesPreEnqueue(info)) {
-        pushActive(info);
-      } else {
-        unschedulable.put(uid, info);
-      }
+      enqueue(info);
     } finally {
       lock.unlock();
     }
@@ -162,11 +148,7 @@ public final class SchedulingQueue {
           && !inFlight.containsKey(newPod.getMetadata().getUid())) {
         QueuedPodInfo info = new QueuedPodInfo(newPod, clock.instant());
         byUid.put(info.uid(), info);
-        if (passesPreEnqueue(info)) {
-          pushActive(info);
-        } else {
-          unschedulable.put(info.uid(), info);
-        }
+        enqueue(info);
         return;
       }
       updateLocked(newPod);
@@ -304,10 +286,10 @@ public final class SchedulingQueue {
         continue;
       }
       it.remove();
-      if (passesPreEnqueue(info)) {
+      if (preEnqueue.passes(info)) {
         return info;
       }
-      unschedulable.put(info.uid(), info);
+      unschedulable.put(info);
     }
     return null;
   }
@@ -378,7 +360,7 @@ public final class SchedulingQueue {
       if (info.backoffForError || (countInFlight && sawMatchingEventInFlight(info))) {
         addBackoff(info);
       } else {
-        unschedulable.put(info.uid(), info);
+        unschedulable.put(info);
       }
       trimInFlightEvents();
     } finally {
@@ -405,17 +387,8 @@ public final class SchedulingQueue {
     lock.lock();
     try {
       inFlightEvents.add(event, oldObj, newObj, !inFlight.isEmpty());
-      if (unschedulable.isEmpty()) {
-        return;
-      }
-      List<QueuedPodInfo> moved = new ArrayList<>();
-      for (QueuedPodInfo info : unschedulable.values()) {
-        if (hints.worthRequeuing(info, event, oldObj, newObj)) {
-          moved.add(info);
-        }
-      }
-      for (QueuedPodInfo info : moved) {
-        unschedulable.remove(info.uid());
+      for (QueuedPodInfo info :
+          unschedulable.pollIf(i -> hints.worthRequeuing(i, event, oldObj, newObj))) {
         moveOut(info);
       }
     } finally {
@@ -434,11 +407,7 @@ public final class SchedulingQueue {
         }
         if (backoff.remove(info) || unschedulable.remove(info.uid()) != null) {
           info.pendingPlugins().clear();
-          if (passesPreEnqueue(info)) {
-            pushActive(info);
-          } else {
-            unschedulable.put(info.uid(), info);
-          }
+          enqueue(info);
         }
       }
     } finally {
@@ -450,24 +419,9 @@ public final class SchedulingQueue {
   public int flushBackoffCompleted() {
     lock.lock();
     try {
-      Instant now = clock.instant();
-      Instant window = now.truncatedTo(ChronoUnit.SECONDS);
-      List<QueuedPodInfo> done = new ArrayList<>();
-      for (QueuedPodInfo info : backoff) {
-        if (backoffWindow(info).isAfter(window)) {
-          break;
-        }
-        if (!backoffPolicy.expiry(info).isAfter(now)) {
-          done.add(info);
-        }
-      }
+      List<QueuedPodInfo> done = backoff.pollExpired(clock.instant());
       for (QueuedPodInfo info : done) {
-        backoff.remove(info);
-        if (passesPreEnqueue(info)) {
-          pushActive(info);
-        } else {
-          unschedulable.put(info.uid(), info);
-        }
+        enqueue(info);
       }
       return done.size();
     } finally {
@@ -479,15 +433,8 @@ public final class SchedulingQueue {
   public int flushUnschedulableLeftover() {
     lock.lock();
     try {
-      Instant cutoff = clock.instant().minus(maxInUnschedulable);
-      List<QueuedPodInfo> moved = new ArrayList<>();
-      for (QueuedPodInfo info : unschedulable.values()) {
-        if (!info.timestamp().isAfter(cutoff)) {
-          moved.add(info);
-        }
-      }
+      List<QueuedPodInfo> moved = unschedulable.pollLeftover(clock.instant());
       for (QueuedPodInfo info : moved) {
-        unschedulable.remove(info.uid());
         moveOut(info);
       }
       return moved.size();
@@ -500,22 +447,7 @@ public final class SchedulingQueue {
   public Optional<Instant> nextBackoffExpiry() {
     lock.lock();
     try {
-      if (backoff.isEmpty()) {
-        return Optional.empty();
-      }
-      // The earliest expiry lies in the first window, though not always at its first pod.
-      Instant first = backoffWindow(backoff.first());
-      Instant min = null;
-      for (QueuedPodInfo info : backoff) {
-        if (!backoffWindow(info).equals(first)) {
-          break;
-        }
-        Instant e = backoffPolicy.expiry(info);
-        if (min == null || e.isBefore(min)) {
-          min = e;
-        }
-      }
-      return Optional.ofNullable(min);
+      return backoff.nextExpiry();
     } finally {
       lock.unlock();
     }
@@ -525,13 +457,7 @@ public final class SchedulingQueue {
   public Optional<Instant> nextUnschedulableFlush() {
     lock.lock();
     try {
-      Instant min = null;
-      for (QueuedPodInfo i : unschedulable.values()) {
-        if (min == null || i.timestamp().isBefore(min)) {
-          min = i.timestamp();
-        }
-      }
-      return min == null ? Optional.empty() : Optional.of(min.plus(maxInUnschedulable));
+      return unschedulable.nextFlush();
     } finally {
       lock.unlock();
     }
@@ -539,12 +465,10 @@ public final class SchedulingQueue {
 
   @GuardedBy("lock")
   private void moveOut(QueuedPodInfo info) {
-    if (backoffPolicy.expiry(info).isAfter(clock.instant())) {
+    if (backoff.isBackingOff(info, clock.instant())) {
       addBackoff(info);
-    } else if (passesPreEnqueue(info)) {
-      pushActive(info);
     } else {
-      unschedulable.put(info.uid(), info);
+      enqueue(info);
     }
   }
 
@@ -557,9 +481,14 @@ public final class SchedulingQueue {
     }
   }
 
-  /** The one-second window of the pod's backoff expiry: the backoff queue's first key. */
-  private Instant backoffWindow(QueuedPodInfo info) {
-    return backoffPolicy.expiry(info).truncatedTo(ChronoUnit.SECONDS);
+  /** Puts the pod in the active queue if its PreEnqueue plugins let it, else in the pool. */
+  @GuardedBy("lock")
+  private void enqueue(QueuedPodInfo info) {
+    if (preEnqueue.passes(info)) {
+      pushActive(info);
+    } else {
+      unschedulable.put(info);
+    }
   }
 
   @GuardedBy("lock")
@@ -567,25 +496,6 @@ public final class SchedulingQueue {
     info.seq = ++seq;
     active.add(info);
     notEmpty.signal();
-  }
-
-  private boolean passesPreEnqueue(QueuedPodInfo info) {
-    info.pendingPlugins().clear();
-    for (PreEnqueuePlugin p : preEnqueue.apply(info.pod())) {
-      Status s;
-      try {
-        s = p.preEnqueue(info.pod());
-      } catch (RuntimeException e) {
-        log.warn("PreEnqueue failed plugin={} pod={}", p.name(), info.key(), e);
-        s = Status.error(e);
-      }
-      if (!s.isSuccess()) {
-        info.pendingPlugins().add(p.name());
-        info.setTimestamp(clock.instant());
-        return false;
-      }
-    }
-    return true;
   }
 
   /** The backoff duration after {@code attempts} failures: initial doubling up to max. */
@@ -658,7 +568,7 @@ public final class SchedulingQueue {
   public boolean isUnschedulable(String uid) {
     lock.lock();
     try {
-      return unschedulable.containsKey(uid);
+      return unschedulable.contains(uid);
     } finally {
       lock.unlock();
     }
