@@ -1,16 +1,10 @@
 package io.hami.framework.plugins.interpodaffinity;
 
 import com.google.common.collect.ImmutableList;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.hami.framework.api.ActionType;
-import io.hami.framework.api.ClusterEvent;
 import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
-import io.hami.framework.api.EventResource;
 import io.hami.framework.api.FilterEquivalence;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
@@ -18,7 +12,6 @@ import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.NodeLocal;
 import io.hami.framework.api.NodeScores;
 import io.hami.framework.api.ObjectKind;
-import io.hami.framework.api.ObjectLister;
 import io.hami.framework.api.Plugin;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.PodInfo;
@@ -26,20 +19,15 @@ import io.hami.framework.api.PreFilterExtensions;
 import io.hami.framework.api.PreFilterPlugin;
 import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.PreScorePlugin;
-import io.hami.framework.api.QueueingHint;
 import io.hami.framework.api.ScoreExtensions;
 import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
-import io.hami.framework.plugins.helper.Selector;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -101,7 +89,7 @@ public final class InterPodAffinityPlugin
 
   private record PreScoreState(TopologyCounts scores) implements StateData {}
 
-  private static final PodAffinities NO_TERMS =
+  static final PodAffinities NO_TERMS =
       new PodAffinities(
           "",
           Map.of(),
@@ -112,13 +100,15 @@ public final class InterPodAffinityPlugin
 
   private final InterPodAffinityArgs args;
   private final FrameworkHandle handle;
-  private final ObjectLister<Namespace> namespaces;
+  private final AffinityNamespaces namespaces;
+  private final AffinityHints hints;
   private final ClusterSummary summary = new ClusterSummary();
 
   private InterPodAffinityPlugin(InterPodAffinityArgs args, FrameworkHandle handle) {
     this.args = args;
     this.handle = handle;
-    this.namespaces = handle.lister(ObjectKind.NAMESPACE);
+    this.namespaces = new AffinityNamespaces(handle.lister(ObjectKind.NAMESPACE));
+    this.hints = new AffinityHints(namespaces);
   }
 
   public static Plugin create(InterPodAffinityArgs args, FrameworkHandle handle) {
@@ -205,7 +195,7 @@ public final class InterPodAffinityPlugin
     }
     AffinityState s =
         new AffinityState(
-            terms.resolveNamespaces(this::namespacesMatching), namespaceLabels(terms.namespace()));
+            terms.resolveNamespaces(namespaces::matching), namespaces.labels(terms.namespace()));
     boolean incoming = terms.hasRequired();
     int chunks = chunks(nodes.size(), incoming);
     if (chunks <= 1) {
@@ -339,8 +329,8 @@ public final class InterPodAffinityPlugin
       return Status.skip();
     }
     String ns = PodAffinities.namespaceOf(pod);
-    Target incoming = new Target(ns, PodAffinities.labelsOf(pod), namespaceLabels(ns));
-    terms = terms.resolveNamespaces(this::namespacesMatching);
+    Target incoming = new Target(ns, PodAffinities.labelsOf(pod), namespaces.labels(ns));
+    terms = terms.resolveNamespaces(namespaces::matching);
     TopologyCounts scores = new TopologyCounts();
     for (int i = 0; i < nodes.size(); i++) {
       NodeInfo n = nodes.get(i);
@@ -361,20 +351,6 @@ public final class InterPodAffinityPlugin
     }
     state.write(PRE_SCORE, new PreScoreState(scores));
     return Status.success();
-  }
-
-  /**
-   * A pod as terms see it.
-   *
-   * @param namespace its namespace
-   * @param labels its labels
-   * @param nsLabels its namespace's labels; null for terms whose namespace selectors are resolved
-   */
-  private record Target(
-      String namespace, Map<String, String> labels, @Nullable Map<String, String> nsLabels) {
-    static Target of(Pod pod) {
-      return new Target(PodAffinities.namespaceOf(pod), PodAffinities.labelsOf(pod), null);
-    }
   }
 
   private void scoreExistingTerms(
@@ -431,182 +407,14 @@ public final class InterPodAffinityPlugin
     return Status.success();
   }
 
-  // ---- namespaces
-
-  private Map<String, String> namespaceLabels(String namespace) {
-    Namespace n = namespaces.get(null, namespace);
-    Map<String, String> l =
-        n == null || n.getMetadata() == null ? null : n.getMetadata().getLabels();
-    return l == null ? Map.of() : l;
-  }
-
-  private Set<String> namespacesMatching(Selector selector) {
-    Set<String> names = new HashSet<>();
-    for (Namespace n : namespaces.list()) {
-      if (n.getMetadata() == null || n.getMetadata().getName() == null) {
-        continue;
-      }
-      Map<String, String> l = n.getMetadata().getLabels();
-      if (selector.matches(l == null ? Map.of() : l)) {
-        names.add(n.getMetadata().getName());
-      }
-    }
-    return names;
-  }
-
   // ---- queueing hints
 
   @Override
   public List<ClusterEventWithHint> eventsToRegister() {
-    return List.of(
-        ClusterEventWithHint.of(
-            ClusterEvent.of(
-                EventResource.ASSIGNED_POD,
-                ActionType.ADD,
-                ActionType.UPDATE_POD_LABEL,
-                ActionType.DELETE),
-            this::afterPodChange),
-        ClusterEventWithHint.of(
-            ClusterEvent.of(EventResource.NODE, ActionType.ADD, ActionType.UPDATE_NODE_LABEL),
-            this::afterNodeChange),
-        ClusterEventWithHint.of(
-            ClusterEvent.of(EventResource.NAMESPACE, ActionType.ADD, ActionType.UPDATE_OTHER),
-            this::afterNamespaceChange));
+    return hints.eventsToRegister();
   }
 
-  private PodAffinities hintTerms(Pod pod) {
-    if (!PodAffinities.declaresAny(pod)) {
-      return NO_TERMS;
-    }
-    return PodAffinities.of(pod, new ArrayList<>()).resolveNamespaces(this::namespacesMatching);
-  }
-
-  /**
-   * An assigned pod was added, relabelled or deleted: the pod may fit if a pod now matches all of
-   * its required affinity terms, if a pod that matched one of its anti-affinity terms no longer
-   * does, or if a pod whose required anti-affinity selected it is gone or no longer selects it.
-   */
-  QueueingHint afterPodChange(Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
-    Pod oldPod = oldObj instanceof Pod p ? p : null;
-    Pod newPod = newObj instanceof Pod p ? p : null;
-    if (oldPod == null && newPod == null) {
-      return QueueingHint.SKIP;
-    }
-    PodAffinities terms = hintTerms(pod);
-    if (newPod != null && matchesAllAffinity(terms, newPod) && !matchesAllAffinity(terms, oldPod)) {
-      return QueueingHint.QUEUE;
-    }
-    if (oldPod != null && matchesAnyAnti(terms, oldPod) && !matchesAnyAnti(terms, newPod)) {
-      return QueueingHint.QUEUE;
-    }
-    if (oldPod != null && PodAffinities.declaresAny(oldPod)) {
-      String ns = PodAffinities.namespaceOf(pod);
-      Target in = new Target(ns, PodAffinities.labelsOf(pod), namespaceLabels(ns));
-      if (antiAffinitySelects(oldPod, in) && (newPod == null || !antiAffinitySelects(newPod, in))) {
-        return QueueingHint.QUEUE;
-      }
-    }
-    return QueueingHint.SKIP;
-  }
-
-  private static boolean matchesAllAffinity(PodAffinities terms, @Nullable Pod p) {
-    return p != null
-        && PodAffinities.matchesAll(
-            terms.requiredAffinity(),
-            PodAffinities.namespaceOf(p),
-            PodAffinities.labelsOf(p),
-            null);
-  }
-
-  private static boolean matchesAnyAnti(PodAffinities terms, @Nullable Pod p) {
-    return p != null
-        && PodAffinities.matchesAny(
-            terms.requiredAntiAffinity(),
-            PodAffinities.namespaceOf(p),
-            PodAffinities.labelsOf(p),
-            null);
-  }
-
-  private static boolean antiAffinitySelects(Pod existing, Target in) {
-    if (!PodAffinities.declaresAny(existing)) {
-      return false;
-    }
-    PodAffinities t = PodAffinities.of(existing, new ArrayList<>());
-    return PodAffinities.matchesAny(
-        t.requiredAntiAffinity(), in.namespace(), in.labels(), in.nsLabels());
-  }
-
-  /**
-   * A node was added or relabelled: the pod may fit there if the node has every topology key of its
-   * required affinity and a key of an affinity term appeared or changed value, or, for
-   * anti-affinity (its own or the existing pods'), if the node is new or left a topology domain.
-   */
-  QueueingHint afterNodeChange(
-      Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
-    if (!(newObj instanceof Node newNode)) {
-      return QueueingHint.SKIP;
-    }
-    Map<String, String> newLabels = labelsOf(newNode);
-    // Only topology keys matter here: no namespace to resolve.
-    PodAffinities terms =
-        PodAffinities.declaresAny(pod) ? PodAffinities.of(pod, new ArrayList<>()) : NO_TERMS;
-    for (AffinityTerm t : terms.requiredAffinity()) {
-      if (!newLabels.containsKey(t.topologyKey())) {
-        // Still fails the pod's required affinity there, whatever else changed.
-        return QueueingHint.SKIP;
-      }
-    }
-    if (!(oldObj instanceof Node oldNode)) {
-      return QueueingHint.QUEUE;
-    }
-    Map<String, String> oldLabels = labelsOf(oldNode);
-    for (AffinityTerm t : terms.requiredAffinity()) {
-      String before = oldLabels.get(t.topologyKey());
-      if (!Objects.equals(newLabels.get(t.topologyKey()), before)) {
-        return QueueingHint.QUEUE;
-      }
-    }
-    for (Map.Entry<String, String> e : oldLabels.entrySet()) {
-      // The node left the domain of this key: anti-affinity over it, the pod's own or an
-      // existing pod's, may no longer apply there.
-      if (!Objects.equals(e.getValue(), newLabels.get(e.getKey()))) {
-        return QueueingHint.QUEUE;
-      }
-    }
-    return QueueingHint.SKIP;
-  }
-
-  private static Map<String, String> labelsOf(HasMetadata obj) {
-    Map<String, String> l = obj.getMetadata() == null ? null : obj.getMetadata().getLabels();
-    return l == null ? Map.of() : l;
-  }
-
-  /**
-   * A namespace was added or relabelled: the pod's terms with a namespace selector may now select
-   * pods there, and existing pods' namespace selectors may no longer select the pod's namespace.
-   */
-  QueueingHint afterNamespaceChange(
-      Pod pod, @Nullable HasMetadata oldObj, @Nullable HasMetadata newObj) {
-    if (newObj == null || newObj.getMetadata() == null) {
-      return QueueingHint.SKIP;
-    }
-    if (PodAffinities.namespaceOf(pod).equals(newObj.getMetadata().getName())) {
-      return QueueingHint.QUEUE;
-    }
-    if (!PodAffinities.declaresAny(pod)) {
-      return QueueingHint.SKIP;
-    }
-    PodAffinities terms = PodAffinities.of(pod, new ArrayList<>());
-    for (AffinityTerm t : terms.requiredAffinity()) {
-      if (t.hasNamespaceSelector()) {
-        return QueueingHint.QUEUE;
-      }
-    }
-    for (AffinityTerm t : terms.requiredAntiAffinity()) {
-      if (t.hasNamespaceSelector()) {
-        return QueueingHint.QUEUE;
-      }
-    }
-    return QueueingHint.SKIP;
+  AffinityHints hints() {
+    return hints;
   }
 }

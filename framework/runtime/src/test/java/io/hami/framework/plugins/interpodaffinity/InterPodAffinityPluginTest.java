@@ -779,7 +779,8 @@ class InterPodAffinityPluginTest {
   @MethodSource("podHints")
   void hint_assignedPodChange(HintCase c) {
     InterPodAffinityPlugin p = plugin(new FakeHandle());
-    assertThat(p.afterPodChange(c.pod(), (Pod) c.oldObj(), (Pod) c.newObj())).isEqualTo(c.want());
+    assertThat(p.hints().afterPodChange(c.pod(), (Pod) c.oldObj(), (Pod) c.newObj()))
+        .isEqualTo(c.want());
   }
 
   static Stream<HintCase> nodeHints() {
@@ -806,7 +807,7 @@ class InterPodAffinityPluginTest {
   @MethodSource("nodeHints")
   void hint_nodeChange(HintCase c) {
     InterPodAffinityPlugin p = plugin(new FakeHandle());
-    assertThat(p.afterNodeChange(c.pod(), (Node) c.oldObj(), (Node) c.newObj()))
+    assertThat(p.hints().afterNodeChange(c.pod(), (Node) c.oldObj(), (Node) c.newObj()))
         .isEqualTo(c.want());
   }
 
@@ -823,9 +824,10 @@ class InterPodAffinityPluginTest {
             .obj();
     Namespace other = namespace("other", "team", "blue");
     Namespace own = namespace("default", "team", "blue");
-    assertThat(p.afterNamespaceChange(selecting, null, other)).isEqualTo(QueueingHint.QUEUE);
-    assertThat(p.afterNamespaceChange(WANTS_DB, null, other)).isEqualTo(QueueingHint.SKIP);
-    assertThat(p.afterNamespaceChange(PLAIN, other, own)).isEqualTo(QueueingHint.QUEUE);
+    assertThat(p.hints().afterNamespaceChange(selecting, null, other))
+        .isEqualTo(QueueingHint.QUEUE);
+    assertThat(p.hints().afterNamespaceChange(WANTS_DB, null, other)).isEqualTo(QueueingHint.SKIP);
+    assertThat(p.hints().afterNamespaceChange(PLAIN, other, own)).isEqualTo(QueueingHint.QUEUE);
   }
 
   @Test
