@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -29,17 +32,24 @@ import org.junit.jupiter.api.Test;
 class ApiStatusWriterIT {
   private static final String RECORD = "example.io/attempt-record";
 
-  private static final String STATUS = "/api/v1/namespaces/default/pods/p/status";
+  private static final String POD = "/api/v1/namespaces/default/pods/p";
+  private static final String STATUS = POD + "/status";
 
   KubernetesClient client;
   KubernetesMockServer server;
 
   private final List<String> requests = new ArrayList<>();
 
+  /** A writer that writes on the calling thread. */
   private ApiStatusWriter writer() {
+    return writer(new DirectExecutor());
+  }
+
+  /** A writer on {@code executor}, its requests' outcomes recorded in {@link #requests}. */
+  private ApiStatusWriter writer(ExecutorService executor) {
     return new ApiStatusWriter(
         client,
-        new DirectExecutor(),
+        executor,
         InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
         ApiRateLimiter.unlimited(),
         (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
@@ -97,13 +107,7 @@ class ApiStatusWriterIT {
     Pod pod = MakePod.named("p").obj();
     expectPatch(pod);
     HeldExecutor held = new HeldExecutor();
-    ApiStatusWriter w =
-        new ApiStatusWriter(
-            client,
-            held,
-            InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
-            ApiRateLimiter.unlimited(),
-            (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
+    ApiStatusWriter w = writer(held);
 
     w.podUnschedulable(pod, "Unschedulable", "first", Map.of(RECORD, "1"), "n1");
     w.podUnschedulable(pod, "Unschedulable", "second", Map.of(RECORD, "2"), null);
@@ -148,23 +152,11 @@ class ApiStatusWriterIT {
     Pod pod = MakePod.named("p").obj();
     expectPatch(pod);
     HeldExecutor held = new HeldExecutor();
-    ApiStatusWriter w =
-        new ApiStatusWriter(
-            client,
-            held,
-            InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
-            ApiRateLimiter.unlimited(),
-            (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
+    ApiStatusWriter w = writer(held);
     var first = w.podUnschedulable(pod, "Unschedulable", "first", Map.of(), null);
     var second = w.podUnschedulable(pod, "Unschedulable", "second", Map.of(), null);
     held.runAll();
-    ApiStatusWriter full =
-        new ApiStatusWriter(
-            client,
-            new RejectingExecutor(),
-            InstantSource.fixed(Instant.parse("2026-11-29T13:53:11Z")),
-            ApiRateLimiter.unlimited(),
-            (verb, resource, outcome) -> requests.add(verb + " " + resource + " " + outcome));
+    ApiStatusWriter full = writer(new RejectingExecutor());
 
     var dropped = full.podUnschedulable(pod, "Unschedulable", "third", Map.of(), null);
 
@@ -191,20 +183,7 @@ class ApiStatusWriterIT {
 
   @Test
   void thePatch_namesOnlyPodScheduled_soOtherConditionsAreLeftToTheServer() throws Exception {
-    Pod pod =
-        new PodBuilder(MakePod.named("p").obj())
-            .withNewStatus()
-            .addNewCondition()
-            .withType("example.io/Gate")
-            .withStatus("True")
-            .endCondition()
-            .addNewCondition()
-            .withType("PodScheduled")
-            .withStatus("False")
-            .withLastTransitionTime("2026-11-29T13:00:00Z")
-            .endCondition()
-            .endStatus()
-            .build();
+    Pod pod = withConditions(gate(), unschedulableSince("2026-11-29T13:00:00Z"));
     expectPatch(pod);
 
     writer().podUnschedulable(pod, "Unschedulable", "again");
@@ -225,15 +204,7 @@ class ApiStatusWriterIT {
 
   @Test
   void aServerThatRefusesStrategicMerge_getsAMergePatchWithTheOtherConditions() throws Exception {
-    Pod pod =
-        new PodBuilder(MakePod.named("p").obj())
-            .withNewStatus()
-            .addNewCondition()
-            .withType("example.io/Gate")
-            .withStatus("True")
-            .endCondition()
-            .endStatus()
-            .build();
+    Pod pod = withConditions(gate());
     server.expect().patch().withPath(STATUS).andReturn(415, "").once();
     expectPatch(pod);
     expectPatch(pod);
@@ -253,6 +224,26 @@ class ApiStatusWriterIT {
 
   private void expectPatch(Pod pod) {
     server.expect().patch().withPath(STATUS).andReturn(200, pod).once();
+  }
+
+  private static PodCondition gate() {
+    return new PodConditionBuilder().withType("example.io/Gate").withStatus("True").build();
+  }
+
+  private static PodCondition unschedulableSince(String time) {
+    return new PodConditionBuilder()
+        .withType("PodScheduled")
+        .withStatus("False")
+        .withLastTransitionTime(time)
+        .build();
+  }
+
+  private static Pod withConditions(PodCondition... conditions) {
+    return new PodBuilder(MakePod.named("p").obj())
+        .withNewStatus()
+        .addToConditions(conditions)
+        .endStatus()
+        .build();
   }
 
   /** The requests sent so far: the patch alone, no read before it. */
