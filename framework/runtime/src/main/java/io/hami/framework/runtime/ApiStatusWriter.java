@@ -35,11 +35,19 @@ import org.slf4j.LoggerFactory;
  * attempt observers ask for ride in the same patch: the pods/status strategy keeps metadata changes
  * other than ownerReferences and deletionTimestamp, so they cost no request of their own. Runs on
  * its own executor, one waiting write per pod (a newer patch merges into the waiting one); when the
- * executor's queue is full the write is dropped. A write that is dropped or that the API does not
- * take is not retried here: its stage completes with false, and the pod's next failure writes it.
+ * executor's queue is full the write is dropped. A write refused with 409 Conflict is tried again
+ * against the pod as re-read (at most {@link #CONFLICT_ATTEMPTS} in all), unless the re-read finds
+ * it bound or gone. Any other write that is dropped or that the API does not take is not retried
+ * here: its stage completes with false, and the pod's next failure writes it.
  */
 public final class ApiStatusWriter implements StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
+
+  /** Writes of one patch when the API answers each with 409 Conflict. */
+  static final int CONFLICT_ATTEMPTS = 3;
+
+  /** What {@link #send} answers when the API took the patch. */
+  private static final int TAKEN = 200;
 
   private final KubernetesClient client;
   private final ExecutorService executor;
@@ -105,13 +113,6 @@ public final class ApiStatusWriter implements StatusWriter {
       String message,
       Map<String, String> annotations,
       @Nullable String nominatedNodeName) {
-    String since = clock.instant().toString();
-    PodCondition current = podScheduled(pod);
-    if (current != null
-        && "False".equals(current.getStatus())
-        && current.getLastTransitionTime() != null) {
-      since = current.getLastTransitionTime();
-    }
     Map<String, Object> condition =
         Map.of(
             "type",
@@ -123,11 +124,28 @@ public final class ApiStatusWriter implements StatusWriter {
             "message",
             message,
             "lastTransitionTime",
-            since);
+            since(pod));
     // Only this condition: the strategic merge keys the list by type.
     Map<String, Object> strategic = body(List.of(condition), annotations, nominatedNodeName);
     // For an API server that refuses strategic merge patches: a merge patch replaces the list, so
     // it carries the pod's other conditions as we saw them.
+    Map<String, Object> merge = body(withOthers(pod, condition), annotations, nominatedNodeName);
+    return submit(pod, strategic, merge);
+  }
+
+  /** The PodScheduled=False transition time: kept while the pod's condition already says False. */
+  private String since(Pod pod) {
+    PodCondition current = podScheduled(pod);
+    if (current != null
+        && "False".equals(current.getStatus())
+        && current.getLastTransitionTime() != null) {
+      return current.getLastTransitionTime();
+    }
+    return clock.instant().toString();
+  }
+
+  /** The pod's conditions other than PodScheduled, then {@code condition}. */
+  private static List<Object> withOthers(Pod pod, Map<String, Object> condition) {
     List<Object> all = new ArrayList<>();
     if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
       for (PodCondition c : pod.getStatus().getConditions()) {
@@ -137,8 +155,7 @@ public final class ApiStatusWriter implements StatusWriter {
       }
     }
     all.add(condition);
-    Map<String, Object> merge = body(all, annotations, nominatedNodeName);
-    return submit(pod, strategic, merge);
+    return all;
   }
 
   private static Map<String, Object> body(
@@ -272,30 +289,115 @@ public final class ApiStatusWriter implements StatusWriter {
     }
     boolean ok = false;
     try {
-      ok = send(w.pod, w.strategic, w.merge);
+      ok = sendRetryingConflicts(w);
     } finally {
       w.written.complete(ok);
     }
   }
 
-  /** Sends one pod's patch; whether the API took it. */
-  private boolean send(Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
+  /**
+   * Sends the patch; after a 409 Conflict re-reads the pod and, while it is still pending, sends
+   * the patch again against what the server holds: its transition time and, for the merge patch,
+   * its other conditions.
+   */
+  private boolean sendRetryingConflicts(Waiting w) {
+    Pod pod = w.pod;
+    Map<String, Object> strategic = w.strategic;
+    Map<String, Object> merge = w.merge;
+    for (int attempt = 1; ; attempt++) {
+      int code = send(pod, strategic, merge);
+      if (code == TAKEN) {
+        return true;
+      }
+      if (code != 409 || attempt >= CONFLICT_ATTEMPTS) {
+        return false;
+      }
+      Pod now = reread(pod);
+      if (now == null) {
+        return false;
+      }
+      if (now.getSpec() != null && now.getSpec().getNodeName() != null) {
+        log.debug(
+            "pod {}/{} was bound meanwhile; not writing PodScheduled=False",
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName());
+        return false;
+      }
+      Map<String, Object> condition = podScheduledOf(strategic);
+      if (condition != null) {
+        Map<String, Object> c = new LinkedHashMap<>(condition);
+        c.put("lastTransitionTime", since(now));
+        strategic = merge(strategic, Map.of("status", Map.of("conditions", List.of(c))));
+        merge = merge(merge, Map.of("status", Map.of("conditions", withOthers(now, c))));
+      }
+      pod = now;
+    }
+  }
+
+  /**
+   * The pod as the API has it now; null when the re-read fails, or when the API has it no more
+   * (then the pod is reported gone).
+   */
+  private @Nullable Pod reread(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    try {
+      limiter.acquire();
+      Pod now = client.pods().inNamespace(ns).withName(name).get();
+      observer.request("get", "pods", now == null ? "404" : "ok");
+      if (now == null || !pod.getMetadata().getUid().equals(now.getMetadata().getUid())) {
+        // Deleted, or deleted and made again under the same name: this pod is gone.
+        log.info("pod {}/{} is gone; dropping it from the queue", ns, name);
+        onGone.accept(pod);
+        return null;
+      }
+      return now;
+    } catch (KubernetesClientException e) {
+      observer.request("get", "pods", String.valueOf(e.getCode()));
+      log.warn("re-reading pod {}/{} after a conflict failed: {}", ns, name, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      observer.request("get", "pods", "error");
+      log.warn("re-reading pod {}/{} after a conflict failed: {}", ns, name, e.toString());
+    }
+    return null;
+  }
+
+  /** The PodScheduled condition a patch writes, if it writes one (the only one, or the last). */
+  @SuppressWarnings("unchecked")
+  private static @Nullable Map<String, Object> podScheduledOf(Map<String, Object> patch) {
+    if (patch.get("status") instanceof Map<?, ?> status
+        && status.get("conditions") instanceof List<?> conditions
+        && !conditions.isEmpty()
+        && conditions.get(conditions.size() - 1) instanceof Map<?, ?> c) {
+      return (Map<String, Object>) c;
+    }
+    return null;
+  }
+
+  /**
+   * Sends one pod's patch: {@link #TAKEN} when the API took it, else the HTTP code of the refusal
+   * (-1 when there is none).
+   */
+  private int send(Pod pod, Map<String, Object> strategic, Map<String, Object> merge) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     try {
       limiter.acquire();
       patch(pod, Serialization.asJson(strategic), Serialization.asJson(merge));
       observer.request("patch", "pods/status", "ok");
-      return true;
+      return TAKEN;
     } catch (KubernetesClientException e) {
       observer.request("patch", "pods/status", String.valueOf(e.getCode()));
       if (e.getCode() == 404) {
         // Gone from the API: the delete event may lag or be lost; stop scheduling it.
         log.info("pod {}/{} is gone; dropping it from the queue", ns, name);
         onGone.accept(pod);
-        return false;
+        return 404;
       }
       log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.getMessage());
+      return e.getCode() == TAKEN ? -1 : e.getCode();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
@@ -304,6 +406,6 @@ public final class ApiStatusWriter implements StatusWriter {
       observer.request("patch", "pods/status", "error");
       log.warn("writing PodScheduled failed pod={}/{}: {}", ns, name, e.toString());
     }
-    return false;
+    return -1;
   }
 }

@@ -222,6 +222,69 @@ class ApiStatusWriterIT {
     assertThat(requests).containsExactly("patch pods/status ok", "patch pods/status ok");
   }
 
+  @Test
+  void aConflict_isWrittenAgainAgainstThePodAsReRead() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    // Meanwhile an earlier attempt's condition reached the pod: its transition time stays.
+    Pod reread = withConditions(gate(), unschedulableSince("2026-11-29T13:00:00Z"));
+    server.expect().patch().withPath(STATUS).andReturn(409, "").once();
+    server.expect().get().withPath(POD).andReturn(200, reread).once();
+    expectPatch(reread);
+
+    boolean taken =
+        writer()
+            .podUnschedulable(pod, "Unschedulable", "again", Map.of(), null)
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+
+    assertThat(taken).isTrue();
+    assertThat(requests)
+        .containsExactly("patch pods/status 409", "get pods ok", "patch pods/status ok");
+    List<RecordedRequest> sent = writes();
+    assertThat(sent)
+        .extracting(RecordedRequest::getMethod)
+        .containsExactly("PATCH", "GET", "PATCH");
+    assertThat(sent.get(0).getUtf8Body())
+        .contains("\"lastTransitionTime\":\"2026-11-29T13:53:11Z\"");
+    assertThat(sent.get(2).getUtf8Body())
+        .contains("\"message\":\"again\"", "\"lastTransitionTime\":\"2026-11-29T13:00:00Z\"");
+  }
+
+  @Test
+  void conflictsWithoutEnd_stopAfterTheBound() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    server.expect().patch().withPath(STATUS).andReturn(409, "").always();
+    server.expect().get().withPath(POD).andReturn(200, pod).always();
+
+    boolean taken =
+        writer()
+            .podUnschedulable(pod, "Unschedulable", "again", Map.of(), null)
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+
+    assertThat(taken).isFalse();
+    assertThat(requests.stream().filter(r -> r.startsWith("patch")))
+        .hasSize(ApiStatusWriter.CONFLICT_ATTEMPTS)
+        .containsOnly("patch pods/status 409");
+  }
+
+  @Test
+  void aConflict_withThePodBoundMeanwhile_isNotWrittenAgain() throws Exception {
+    Pod pod = MakePod.named("p").obj();
+    Pod bound = new PodBuilder(pod).editSpec().withNodeName("n1").endSpec().build();
+    server.expect().patch().withPath(STATUS).andReturn(409, "").once();
+    server.expect().get().withPath(POD).andReturn(200, bound).once();
+
+    boolean taken =
+        writer()
+            .podUnschedulable(pod, "Unschedulable", "again", Map.of(), null)
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+
+    assertThat(taken).isFalse();
+    assertThat(requests).containsExactly("patch pods/status 409", "get pods ok");
+  }
+
   private void expectPatch(Pod pod) {
     server.expect().patch().withPath(STATUS).andReturn(200, pod).once();
   }
