@@ -146,64 +146,6 @@ public final class DeviceUsageIndex {
     }
   }
 
-  private final class NodeState {
-    final String name;
-
-    @GuardedBy("lock")
-    Registered registered = Registered.NONE;
-
-    @GuardedBy("lock")
-    @Nullable Object registeredFrom;
-
-    @GuardedBy("lock")
-    final Map<String, int[]> used = new HashMap<>();
-
-    @GuardedBy("lock")
-    final MigHoldings mig = new MigHoldings();
-
-    /** Vendors the handshake found unhealthy: their devices are offered as unhealthy. */
-    @GuardedBy("lock")
-    final VendorHealthMarks health = new VendorHealthMarks();
-
-    volatile NodeDevices view;
-
-    NodeState(String name) {
-      this.name = name;
-      this.view = new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
-    }
-
-    @GuardedBy("lock")
-    void publish() {
-      view = render(null, view.version() + 1);
-      // After the view is visible: a NodeInfo made from now on sees it.
-      changed.accept(name);
-    }
-
-    /** The node's devices as they are, or as they would be without {@code except}'s usage. */
-    @GuardedBy("lock")
-    NodeDevices render(@Nullable PodUsage except, long version) {
-      List<DeviceUsage> reg = registered.devices();
-      ImmutableList.Builder<DeviceUsage> b = ImmutableList.builderWithExpectedSize(reg.size());
-      for (DeviceUsage d : reg) {
-        int[] u = used.get(d.id());
-        PodUsage.Usage mine = except == null ? null : except.byDevice().get(d.id());
-        if (mine == null) {
-          DeviceUsage v = u == null ? d : d.withUsage(u[0], u[1], u[2]);
-          b.add(health.apply(mig.overlay(v)));
-          continue;
-        }
-        int[] all = u == null ? new int[3] : u;
-        DeviceUsage v =
-            d.withUsage(
-                Math.max(0, all[0] - mine.slots()),
-                Math.max(0, all[1] - mine.memMiB()),
-                Math.max(0, all[2] - mine.cores()));
-        b.add(health.apply(mig.overlay(v, mine.mig())));
-      }
-      return new NodeDevices(name, b.build(), registered.pairs(), registered.invalid(), version);
-    }
-  }
-
   /** Told of each node whose view changed (the scheduler then makes it a new NodeInfo). */
   private volatile Consumer<String> changed = node -> {};
 
@@ -241,8 +183,8 @@ public final class DeviceUsageIndex {
   }
 
   private final Object lock = new Object();
-  private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, NamespaceUsage> namespaces = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, NodeDeviceState> nodes = new ConcurrentHashMap<>();
+  private final NamespaceUsages namespaces = new NamespaceUsages();
 
   @GuardedBy("lock")
   private final Map<String, PodEntry> pods = new HashMap<>();
@@ -277,8 +219,8 @@ public final class DeviceUsageIndex {
 
   /** The current view of a node; a node never seen has no devices. */
   public NodeDevices node(String name) {
-    NodeState s = nodes.get(name);
-    return s != null ? s.view : new NodeDevices(name, ImmutableList.of(), PairScores.NONE, null, 0);
+    NodeDeviceState s = nodes.get(name);
+    return s != null ? s.view : NodeDeviceState.empty(name);
   }
 
   /**
@@ -304,13 +246,13 @@ public final class DeviceUsageIndex {
 
   /** What a namespace's pods hold, for quotas (protocol §6.8); kept with every pod change. */
   public NamespaceUsage namespace(String name) {
-    return namespaces.getOrDefault(name, NamespaceUsage.NONE);
+    return namespaces.get(name);
   }
 
   /** The views of every known node (a point-in-time copy of the node set). */
   public List<NodeDevices> nodes() {
     List<NodeDevices> out = new ArrayList<>(nodes.size());
-    for (NodeState s : nodes.values()) {
+    for (NodeDeviceState s : nodes.values()) {
       out.add(s.view);
     }
     return out;
@@ -324,7 +266,7 @@ public final class DeviceUsageIndex {
   /** How many nodes currently have unreadable device annotations. */
   public long invalidNodes() {
     long n = 0;
-    for (NodeState s : nodes.values()) {
+    for (NodeDeviceState s : nodes.values()) {
       if (s.view.invalid() != null) {
         n++;
       }
@@ -333,13 +275,13 @@ public final class DeviceUsageIndex {
   }
 
   /** Unreadable nodes now, keyed by {@code [vendor]} (for the gauge). */
-  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
-  // enclosing instance of a NodeState reached through a local.
+  // NodeDeviceState's fields are guarded by this index's lock, which the check cannot tie to the
+  // lock of a NodeDeviceState reached through a local.
   @SuppressWarnings("GuardedBy")
   public Map<List<String>, Long> unreadableByVendor() {
     Map<List<String>, Long> out = new HashMap<>();
     synchronized (lock) {
-      for (NodeState s : nodes.values()) {
+      for (NodeDeviceState s : nodes.values()) {
         if (s.registered.invalid() != null) {
           out.merge(List.of(s.registered.invalidVendor()), 1L, Long::sum);
         }
@@ -352,24 +294,24 @@ public final class DeviceUsageIndex {
    * Marks a vendor's devices on a node unhealthy (or healthy again) on top of what the node's
    * annotations say, for health that only time reveals (an unanswered handshake).
    */
-  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
-  // enclosing instance of a NodeState reached through a local.
+  // NodeDeviceState's fields are guarded by this index's lock, which the check cannot tie to the
+  // lock of a NodeDeviceState reached through a local.
   @SuppressWarnings("GuardedBy")
   public void setVendorHealthy(String node, String vendor, boolean healthy) {
-    NodeState s = nodes.computeIfAbsent(node, NodeState::new);
+    NodeDeviceState s = state(node);
     synchronized (lock) {
       if (s.health.set(vendor, healthy)) {
-        s.publish();
+        s.publish(changed);
       }
     }
   }
 
   /** Whether {@link #setVendorHealthy} marked the vendor unhealthy on the node. */
-  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
-  // enclosing instance of a NodeState reached through a local.
+  // NodeDeviceState's fields are guarded by this index's lock, which the check cannot tie to the
+  // lock of a NodeDeviceState reached through a local.
   @SuppressWarnings("GuardedBy")
   public boolean vendorMarkedUnhealthy(String node, String vendor) {
-    NodeState s = nodes.get(node);
+    NodeDeviceState s = nodes.get(node);
     if (s == null) {
       return false;
     }
@@ -379,13 +321,13 @@ public final class DeviceUsageIndex {
   }
 
   /** Node added or changed: re-read its registration when its annotations or status changed. */
-  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
-  // enclosing instance of a NodeState reached through a local.
+  // NodeDeviceState's fields are guarded by this index's lock, which the check cannot tie to the
+  // lock of a NodeDeviceState reached through a local.
   @SuppressWarnings("GuardedBy")
   public void upsertNode(Node node) {
     String name = node.getMetadata().getName();
     Object from = registrationInputs.of(node);
-    NodeState s = nodes.computeIfAbsent(name, NodeState::new);
+    NodeDeviceState s = state(name);
     synchronized (lock) {
       if (Objects.equals(from, s.registeredFrom)) {
         return;
@@ -397,7 +339,7 @@ public final class DeviceUsageIndex {
       turnedInvalid = InvalidNodes.turnsInvalid(s.registered, r);
       s.registered = r;
       s.registeredFrom = from;
-      s.publish();
+      s.publish(changed);
     }
     if (turnedInvalid) {
       invalidNodes.turnedInvalid(node, r);
@@ -405,18 +347,18 @@ public final class DeviceUsageIndex {
   }
 
   /** Node deleted: its devices disappear; usage stays attributed in case it comes back. */
-  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
-  // enclosing instance of a NodeState reached through a local.
+  // NodeDeviceState's fields are guarded by this index's lock, which the check cannot tie to the
+  // lock of a NodeDeviceState reached through a local.
   @SuppressWarnings("GuardedBy")
   public void deleteNode(String name) {
-    NodeState s = nodes.get(name);
+    NodeDeviceState s = nodes.get(name);
     if (s == null) {
       return;
     }
     synchronized (lock) {
       s.registered = Registered.NONE;
       s.registeredFrom = null;
-      s.publish();
+      s.publish(changed);
     }
   }
 
@@ -551,8 +493,8 @@ public final class DeviceUsageIndex {
    * What the index counts for a pod and its node's view without it, or null when it counts nothing
    * for the pod. Changes nothing.
    */
-  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
-  // enclosing instance of a NodeState reached through a local.
+  // NodeDeviceState's fields are guarded by this index's lock, which the check cannot tie to the
+  // lock of a NodeDeviceState reached through a local.
   @SuppressWarnings("GuardedBy")
   public @Nullable CountedWithout countedWithout(String uid) {
     synchronized (lock) {
@@ -560,7 +502,7 @@ public final class DeviceUsageIndex {
       if (e == null) {
         return null;
       }
-      NodeState s = nodes.get(e.node());
+      NodeDeviceState s = nodes.get(e.node());
       NodeDevices view = s == null ? node(e.node()) : s.render(e.usage(), s.view.version());
       return new CountedWithout(uid, e.counted(), view);
     }
@@ -588,6 +530,10 @@ public final class DeviceUsageIndex {
     }
   }
 
+  private NodeDeviceState state(String node) {
+    return nodes.computeIfAbsent(node, n -> new NodeDeviceState(n, lock));
+  }
+
   @GuardedBy("lock")
   private void add(String uid, PodEntry e) {
     pods.put(uid, e);
@@ -600,45 +546,19 @@ public final class DeviceUsageIndex {
     apply(e, -1);
   }
 
-  // NodeState's fields are guarded by this index's lock, which the check cannot tie to the
-  // enclosing instance of a NodeState reached through a local; the forEach runs on this thread.
+  // NodeDeviceState's fields are guarded by this index's lock, which the check cannot tie to the
+  // lock of a NodeDeviceState reached through a local.
   @SuppressWarnings("GuardedBy")
   @GuardedBy("lock")
   private void apply(PodEntry e, int sign) {
     if (e.usage().isEmpty()) {
       return;
     }
-    NodeState s = nodes.computeIfAbsent(e.node(), NodeState::new);
+    NodeDeviceState s = state(e.node());
     if (e.namespace() != null) {
-      Map<String, long[]> byVendor = new HashMap<>(2);
-      for (PodUsage.Usage u : e.usage().byDevice().values()) {
-        long[] t = byVendor.computeIfAbsent(u.vendor(), k -> new long[2]);
-        t[0] += u.memMiB();
-        t[1] += u.cores();
-      }
-      namespaces.compute(
-          e.namespace(),
-          (k, v) -> {
-            NamespaceUsage n = v == null ? NamespaceUsage.NONE : v;
-            for (Map.Entry<String, long[]> t : byVendor.entrySet()) {
-              n = n.plus(t.getKey(), sign * t.getValue()[0], sign * t.getValue()[1]);
-            }
-            return n.byVendor().isEmpty() ? null : n;
-          });
+      namespaces.apply(e.namespace(), e.usage(), sign);
     }
-    e.usage()
-        .byDevice()
-        .forEach(
-            (id, u) -> {
-              int[] acc = s.used.computeIfAbsent(id, k -> new int[3]);
-              acc[0] += sign * u.slots();
-              acc[1] += sign * u.memMiB();
-              acc[2] += sign * u.cores();
-              if (acc[0] == 0 && acc[1] == 0 && acc[2] == 0) {
-                s.used.remove(id);
-              }
-              s.mig.apply(id, u.mig(), sign);
-            });
-    s.publish();
+    s.apply(e.usage(), sign);
+    s.publish(changed);
   }
 }
