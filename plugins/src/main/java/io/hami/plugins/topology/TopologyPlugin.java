@@ -13,6 +13,7 @@ import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.api.ReservePlugin;
 import io.hami.framework.api.ScoreExtensions;
 import io.hami.framework.api.ScorePlugin;
+import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
@@ -27,6 +28,7 @@ import io.hami.plugins.vgpu.VendorRequest;
 import io.hami.plugins.vgpu.VgpuPlugin;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Topology-aware placement of multi-GPU containers from the pair scores a node publishes in {@code
@@ -46,12 +48,16 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
 
   private final DeviceUsageIndex index;
 
-  TopologyPlugin(DeviceUsageIndex index) {
+  /** The cycle's snapshot, where Reserve finds the node Score saw. */
+  private final Supplier<Snapshot> snapshot;
+
+  TopologyPlugin(DeviceUsageIndex index, Supplier<Snapshot> snapshot) {
     this.index = requireNonNull(index, "index");
+    this.snapshot = requireNonNull(snapshot, "snapshot");
   }
 
   public static TopologyPlugin create(FrameworkHandle handle, SharedGpuState shared) {
-    return new TopologyPlugin(shared.index(handle));
+    return new TopologyPlugin(shared.index(handle), handle::snapshot);
   }
 
   public static PluginRegistration<NoArgs> registration(SharedGpuState shared) {
@@ -112,7 +118,7 @@ public final class TopologyPlugin implements ScorePlugin, ScoreExtensions, Reser
     if (only < 0 || containers.get(only).size() != 1 || containers.get(only).get(0).nums() < 2) {
       return Status.success();
     }
-    NodeDevices nd = UsageOverlay.view(state, index, nodeName);
+    NodeDevices nd = UsageOverlay.view(state, index, snapshot.get(), nodeName);
     if (nd.pairs() == PairScores.NONE) {
       return Status.success();
     }

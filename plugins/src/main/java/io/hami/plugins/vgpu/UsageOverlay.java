@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.Snapshot;
 import io.hami.model.Annotations;
 import io.hami.model.BindPhase;
 import io.hami.model.device.MigPlacement;
@@ -111,11 +112,15 @@ public final class UsageOverlay {
 
   /**
    * {@link #view(CycleState, DeviceUsageIndex, NodeInfo)} for a node known by name (Reserve): the
-   * index's current view, with the state's changes applied.
+   * view pinned on its NodeInfo in the cycle's {@code snapshot}, so that Reserve sees what Filter
+   * and Score saw; for a node the snapshot lacks, the index's current view. The state's changes are
+   * applied either way.
    */
-  public static NodeDevices view(CycleState state, DeviceUsageIndex index, String node) {
+  public static NodeDevices view(
+      CycleState state, DeviceUsageIndex index, Snapshot snapshot, String node) {
+    NodeInfo info = snapshot.get(node);
     UsageOverlay o = of(state);
-    NodeDevices base = index.node(node);
+    NodeDevices base = info == null ? index.node(node) : index.node(info);
     return o == null ? base : o.apply(base);
   }
 

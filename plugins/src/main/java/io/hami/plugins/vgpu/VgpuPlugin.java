@@ -97,6 +97,7 @@ public final class VgpuPlugin
 
   private static final Logger log = LoggerFactory.getLogger(VgpuPlugin.class);
 
+  private final FrameworkHandle handle;
   private final DeviceUsageIndex index;
   private final NodePlacer placer;
   private final ImmutableList<GpuVendor> vendors;
@@ -121,6 +122,7 @@ public final class VgpuPlugin
       GpuMetrics metrics,
       @Nullable NamespaceQuotas quotas) {
     requireNonNull(args, "args");
+    this.handle = requireNonNull(handle, "handle");
     this.index = requireNonNull(index, "index");
     this.placer = new NodePlacer(args.scoreByVendor(), DeviceFitter.QuotaCheck.NONE);
     this.vendors = args.vendors();
@@ -177,9 +179,10 @@ public final class VgpuPlugin
 
   /**
    * HAMi's device-level reasons for a node that refused the pod ({@code 1/4
-   * CardInsufficientMemory}, {@code NodeInsufficientDevice}), on the node's current devices, with
-   * the capacity a shortage is measured against ({@code 2/2 CardInsufficientMemory (cards of 81920
-   * MiB, at most 1200 MiB free)}); empty when it fits now or the pod asks for no device.
+   * CardInsufficientMemory}, {@code NodeInsufficientDevice}), on the devices the cycle's Filter saw
+   * (without what the index counts for the pod from an earlier attempt), with the capacity a
+   * shortage is measured against ({@code 2/2 CardInsufficientMemory (cards of 81920 MiB, at most
+   * 1200 MiB free)}); empty when it fits there or the pod asks for no device.
    */
   List<String> deviceReasons(Pod pod, String nodeName) {
     PodDeviceRequests r;
@@ -192,7 +195,7 @@ public final class VgpuPlugin
       return List.of();
     }
     UsageOverlay own = withoutEarlier(pod);
-    NodeDevices view = current(own, nodeName);
+    NodeDevices view = cycleView(own, nodeName);
     FitReasons reasons =
         placer.place(view, r.requests(), r.options(), null, quotas.of(pod, own)).reasons();
     if (reasons == null) {
@@ -317,6 +320,16 @@ public final class VgpuPlugin
     CountedWithout earlier =
         uid == null || DeviceUsageIndex.bound(pod) ? null : index.countedWithout(uid);
     return earlier == null ? null : UsageOverlay.without(earlier);
+  }
+
+  /**
+   * The node as the cycle's Filter saw it (the view pinned on its NodeInfo in the snapshot, or the
+   * current view for a node the snapshot lacks), under {@code own} when not null.
+   */
+  private NodeDevices cycleView(@Nullable UsageOverlay own, String nodeName) {
+    NodeInfo node = handle.snapshot().get(nodeName);
+    NodeDevices view = node == null ? index.node(nodeName) : index.node(node);
+    return own == null ? view : own.apply(view);
   }
 
   /** The node's current view, under {@code own} when not null. */

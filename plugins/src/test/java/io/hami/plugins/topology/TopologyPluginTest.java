@@ -3,10 +3,12 @@ package io.hami.plugins.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.collect.ImmutableList;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.Snapshot;
 import io.hami.model.testing.MakeGpuPod;
 import io.hami.plugins.vgpu.DeviceChoice;
 import io.hami.plugins.vgpu.DevicePick;
@@ -47,7 +49,11 @@ final class TopologyPluginTest {
                   null),
           pod -> null,
           (n, m) -> {});
-  final TopologyPlugin plugin = new TopologyPlugin(index);
+
+  /** The cycle's snapshot: none unless a case sets one (Reserve then reads the current view). */
+  Snapshot snapshot = Snapshot.of(List.of());
+
+  final TopologyPlugin plugin = new TopologyPlugin(index, () -> snapshot);
 
   CycleState state(int gpus) {
     CycleState s = new CycleState();
@@ -75,6 +81,31 @@ final class TopologyPluginTest {
     assertThat(c.containers().get(0)).containsExactlyInAnyOrder("g2", "g3");
     plugin.unreserve(s, pod, "linked");
     assertThat(s.get(VgpuPlugin.PREFERRED_DEVICES)).isNull();
+  }
+
+  @Test
+  void reserve_prefersThePairScoreSaw_evenWhenTheNodeChangedSince() {
+    Node linked = new NodeBuilder().withNewMetadata().withName("linked").endMetadata().build();
+    index.upsertNode(linked);
+    PodUsage onG0 =
+        PodUsage.collapse(List.of(List.of(new DevicePick("g0", "NVIDIA", 40000, 0))), 0, false);
+    index.reserve("other", "linked", onG0);
+    // A NodeInfo of the scheduler's cache (generation above 0) keeps the view Score read.
+    NodeInfo cycle = NodeInfo.of(linked).withGeneration(1);
+    snapshot = Snapshot.of(List.of(cycle));
+    CycleState s = state(2);
+    Pod pod = MakeGpuPod.named("p").gpus(2).obj();
+    assertThat(plugin.score(s, pod, cycle)).isPositive();
+    // After Score: g0 is free again and g2 taken, so the node's best pair now is g0-g1.
+    index.unreserve("other");
+    index.reserve(
+        "another",
+        "linked",
+        PodUsage.collapse(List.of(List.of(new DevicePick("g2", "NVIDIA", 40000, 0))), 0, false));
+
+    assertThat(plugin.reserve(s, pod, "linked").isSuccess()).isTrue();
+    DeviceChoice c = s.require(VgpuPlugin.PREFERRED_DEVICES);
+    assertThat(c.containers().get(0)).containsExactlyInAnyOrder("g2", "g3");
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.hami.framework.api.ExcludedNodes;
 import io.hami.framework.api.NodeInfo;
 import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PreFilterResult;
+import io.hami.framework.api.Snapshot;
 import io.hami.framework.local.InMemoryCluster;
 import io.hami.framework.local.PodOutcome;
 import io.hami.framework.testing.PluginHarness;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -112,6 +114,27 @@ final class EarlierAttemptTest {
     assertThat(mine == null || !mine.excluded(0)).isTrue();
     ExcludedNodes other = excluded(again, asking("q"));
     assertThat(other != null && other.excluded(0)).isEqualTo(earlier);
+  }
+
+  @Test
+  void explainsReasons_areThoseOfTheViewFilterSaw() {
+    Fixture f = new Fixture(true);
+    // n2 is full when Filter reads it: v's 2 GiB and w's 12 GiB.
+    Pod w = holding("w", "low", "n2", MIB, BindPhase.SUCCESS).nodeName("n2").obj();
+    f.handle.firePodAdd(w);
+    // A NodeInfo of the scheduler's cache (generation above 0) keeps the view Filter read.
+    NodeInfo n2 = f.node("n2").withGeneration(1);
+    f.handle.withSnapshot(Snapshot.of(List.of(f.node("n1"), n2)));
+    CycleState s = f.preFilter();
+    assertThat(f.plugin.filter(s, f.pod, n2).isSuccess()).isFalse();
+    // w is gone before the failure is recorded: the record still explains Filter's verdict.
+    f.handle.firePodDelete(w);
+
+    assertThat(f.plugin.deviceReasons(f.pod, "n2"))
+        .singleElement()
+        .asString()
+        .contains("CardInsufficientMemory");
+    assertThat(f.plugin.deviceReasons(f.pod, "n1")).isEmpty();
   }
 
   static @Nullable ExcludedNodes excluded(Fixture f, Pod pod) {
