@@ -231,11 +231,7 @@ class ApiStatusWriterIT {
     server.expect().get().withPath(POD).andReturn(200, reread).once();
     expectPatch(reread);
 
-    boolean taken =
-        writer()
-            .podUnschedulable(pod, "Unschedulable", "again", Map.of(), null)
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
+    boolean taken = written(writer(), pod, "again");
 
     assertThat(taken).isTrue();
     assertThat(requests)
@@ -256,11 +252,7 @@ class ApiStatusWriterIT {
     server.expect().patch().withPath(STATUS).andReturn(409, "").always();
     server.expect().get().withPath(POD).andReturn(200, pod).always();
 
-    boolean taken =
-        writer()
-            .podUnschedulable(pod, "Unschedulable", "again", Map.of(), null)
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
+    boolean taken = written(writer(), pod, "again");
 
     assertThat(taken).isFalse();
     assertThat(requests.stream().filter(r -> r.startsWith("patch")))
@@ -275,14 +267,17 @@ class ApiStatusWriterIT {
     server.expect().patch().withPath(STATUS).andReturn(409, "").once();
     server.expect().get().withPath(POD).andReturn(200, bound).once();
 
-    boolean taken =
-        writer()
-            .podUnschedulable(pod, "Unschedulable", "again", Map.of(), null)
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
+    boolean taken = written(writer(), pod, "again");
 
     assertThat(taken).isFalse();
     assertThat(requests).containsExactly("patch pods/status 409", "get pods ok");
+  }
+
+  /** Writes PodScheduled=False with {@code message}; whether the API took the write. */
+  private static boolean written(ApiStatusWriter w, Pod pod, String message) throws Exception {
+    return w.podUnschedulable(pod, "Unschedulable", message, Map.of(), null)
+        .toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
   }
 
   private void expectPatch(Pod pod) {
