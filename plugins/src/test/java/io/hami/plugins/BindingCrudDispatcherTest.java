@@ -9,43 +9,21 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.hami.kube.Bindings;
-import java.util.HashMap;
-import java.util.List;
+import io.hami.model.testing.BindingCrudDispatcher;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class BindingCrudDispatcherTest {
-  private final List<String> told = new CopyOnWriteArrayList<>();
+  private final BindingCrudDispatcher.Recorder recorder = new BindingCrudDispatcher.Recorder();
   private KubernetesMockServer server;
   private KubernetesClient client;
 
   @BeforeEach
   void start() {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new BindingCrudDispatcher(
-                new BindingCrudDispatcher.Listener() {
-                  @Override
-                  public void bound(Binding b) {
-                    told.add("bound " + b.getMetadata().getName());
-                  }
-
-                  @Override
-                  public void refused(Binding b, String node) {
-                    told.add("refused " + b.getMetadata().getName() + " on " + node);
-                  }
-                }),
-            false);
-    server.init();
+    server = BindingCrudDispatcher.start(recorder);
     client = server.createClient();
   }
 
@@ -90,7 +68,7 @@ class BindingCrudDispatcherTest {
         .containsEntry("a", "1")
         .containsEntry("kept", "yes");
     assertThat(now.getMetadata().getLabels()).containsEntry("l", "2");
-    assertThat(told).containsExactly("bound p");
+    assertThat(recorder.told()).containsExactly("bound p");
   }
 
   @Test
@@ -107,7 +85,7 @@ class BindingCrudDispatcherTest {
             });
     assertThat(client.pods().inNamespace("default").withName("p").get().getSpec().getNodeName())
         .isEqualTo("n1");
-    assertThat(told).containsExactly("bound p", "refused p on n1");
+    assertThat(recorder.told()).containsExactly("bound p", "refused p on n1");
   }
 
   @Test
@@ -121,6 +99,6 @@ class BindingCrudDispatcherTest {
     assertThatThrownBy(() -> post(Bindings.of(p, "n1")))
         .isInstanceOfSatisfying(
             KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(404));
-    assertThat(told).isEmpty();
+    assertThat(recorder.told()).isEmpty();
   }
 }

@@ -11,8 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
@@ -24,6 +22,7 @@ import io.hami.model.lock.NodeLock;
 import io.hami.model.pod.ContainerDevice;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
+import io.hami.model.testing.BindingCrudDispatcher;
 import io.hami.model.testing.FakeGpus;
 import io.hami.model.testing.FaultProxy;
 import io.hami.model.testing.MakeGpuNode;
@@ -70,31 +69,25 @@ class FaultInjectionIT {
   @BeforeEach
   void setUp() {
     server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new BindingCrudDispatcher(
-                new BindingCrudDispatcher.Listener() {
-                  @Override
-                  public void bound(Binding b) {
-                    bindings
-                        .computeIfAbsent(b.getMetadata().getName(), k -> new AtomicInteger())
-                        .incrementAndGet();
-                    agentSide.execute(() -> serve(b));
-                  }
+        BindingCrudDispatcher.start(
+            new BindingCrudDispatcher.Listener() {
+              @Override
+              public void bound(Binding b) {
+                bindings
+                    .computeIfAbsent(b.getMetadata().getName(), k -> new AtomicInteger())
+                    .incrementAndGet();
+                agentSide.execute(() -> serve(b));
+              }
 
-                  @Override
-                  public void refused(Binding b, String node) {
-                    if (node.equals(b.getTarget().getName())) {
-                      repeated.incrementAndGet(); // a binding retried after its answer was lost
-                    } else {
-                      rebinds.add(b.getMetadata().getName() + " to " + b.getTarget().getName());
-                    }
-                  }
-                }),
-            false);
-    server.init();
+              @Override
+              public void refused(Binding b, String node) {
+                if (node.equals(b.getTarget().getName())) {
+                  repeated.incrementAndGet(); // a binding retried after its answer was lost
+                } else {
+                  rebinds.add(b.getMetadata().getName() + " to " + b.getTarget().getName());
+                }
+              }
+            });
     client = server.createClient();
     proxy =
         FaultProxy.start(

@@ -2,13 +2,11 @@ package io.hami.plugins;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.VersionInfo;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.NodeInfo;
@@ -19,13 +17,13 @@ import io.hami.framework.plugins.defaultbinder.DefaultBinderPlugin;
 import io.hami.framework.testing.FakeClock;
 import io.hami.framework.testing.FakeHandle;
 import io.hami.framework.testing.PluginHarness;
-import io.hami.kube.Bindings;
 import io.hami.model.Annotations;
 import io.hami.model.explain.ScheduleRecord;
 import io.hami.model.explain.ScheduleRecordCodec;
 import io.hami.model.lock.NodeLock;
 import io.hami.model.pod.PodDevices;
 import io.hami.model.pod.PodDevicesCodec;
+import io.hami.model.testing.BindingCrudDispatcher;
 import io.hami.model.testing.FakeGpus;
 import io.hami.model.testing.MakeGpuNode;
 import io.hami.model.testing.MakeGpuPod;
@@ -38,16 +36,33 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The full bind path of a GPU pod (PreBind and Bind) against fabric8's CRUD mock server. */
-@EnableKubernetesMockClient(crud = true)
+/**
+ * The full bind path of a GPU pod (PreBind and Bind) against fabric8's CRUD mock server, which
+ * applies each Binding within its request as the API server does ({@link BindingCrudDispatcher}).
+ */
 final class GpuBindIT {
 
   private static final Instant NOW = Instant.parse("2026-08-21T08:20:39Z");
 
-  KubernetesClient client;
-  KubernetesMockServer server;
+  private final BindingCrudDispatcher.Recorder recorder = new BindingCrudDispatcher.Recorder();
+  private KubernetesMockServer server;
+  private KubernetesClient client;
+
+  @BeforeEach
+  void start() {
+    server = BindingCrudDispatcher.start(recorder);
+    client = server.createClient();
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    server.destroy();
+  }
 
   @Test
   void gpuPod_isLockedThenBoundWithAllAnnotationsAndLabelInTheBinding() throws Exception {
@@ -59,7 +74,7 @@ final class GpuBindIT {
     assertThat(f.vgpu.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
     assertThat(f.binder.bind(f.state, f.pod, "n1").isSuccess()).isTrue();
     assertThat(writesSince(before)).as("lock patch and binding").containsExactly("PATCH", "POST");
-    Pod bound = applyBinding();
+    Pod bound = boundPod();
 
     Node locked = client.nodes().withName("n1").get();
     NodeLock l =
@@ -87,7 +102,7 @@ final class GpuBindIT {
     assertThat(f.vgpu.preBind(f.state, f.pod, "n1").isSuccess()).isTrue();
     assertThat(f.binder.bind(f.state, f.pod, "n1").isSuccess()).isTrue();
     assertThat(writesSince(before)).as("the binding alone").containsExactly("POST");
-    Pod bound = applyBinding();
+    Pod bound = boundPod();
     assertThat(client.nodes().withName("n1").get().getMetadata().getAnnotations())
         .doesNotContainKey(Annotations.MUTEX_LOCK);
     assertThat(bound.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
@@ -106,9 +121,8 @@ final class GpuBindIT {
     assertThat(writesSince(before))
         .as("lock patch, label patch and binding")
         .containsExactly("PATCH", "PATCH", "POST");
-    Binding binding = client.bindings().inNamespace("default").withName("p").get();
-    assertThat(binding.getMetadata().getLabels()).isNullOrEmpty();
-    Pod bound = applyBinding();
+    Pod bound = boundPod();
+    assertThat(recorder.bound().get(0).getMetadata().getLabels()).isNullOrEmpty();
     assertThat(bound.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
     assertPlacementAnnotations(bound);
   }
@@ -187,22 +201,10 @@ final class GpuBindIT {
     return writes;
   }
 
-  /**
-   * The CRUD mock stores the Binding but does not apply it; do what the API server does
-   * (annotations always, labels from 1.35) and return the bound pod.
-   */
-  private Pod applyBinding() {
-    Binding binding = client.bindings().inNamespace("default").withName("p").get();
-    assertThat(binding).as("the posted Binding").isNotNull();
-    return client
-        .pods()
-        .inNamespace("default")
-        .withName("p")
-        .edit(
-            p -> {
-              Bindings.applyTo(p, binding);
-              return p;
-            });
+  /** The pod after the one Binding the server applied. */
+  private Pod boundPod() {
+    assertThat(recorder.told()).as("the posted Binding").containsExactly("bound p");
+    return client.pods().inNamespace("default").withName("p").get();
   }
 
   private static void assertPlacementAnnotations(Pod bound) throws Exception {

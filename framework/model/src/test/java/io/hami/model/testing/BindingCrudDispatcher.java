@@ -1,21 +1,30 @@
-package io.hami.plugins;
+package io.hami.model.testing;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.internal.MockDispatcher;
+import io.fabric8.mockwebserver.internal.SimpleRequest;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Queue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,10 +39,10 @@ import org.jspecify.annotations.Nullable;
  * interleave with another binding of the same pod); every other request goes to the CRUD dispatcher
  * as it comes. The listener runs on the server's thread, under that order, and must not block.
  */
-final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
+public final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
 
   /** Told what happened to each Binding posted. */
-  interface Listener {
+  public interface Listener {
     /** {@code binding} was applied to its pod. */
     void bound(Binding binding);
 
@@ -41,27 +50,80 @@ final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
     void refused(Binding binding, String node);
   }
 
-  private static final Pattern BINDINGS = Pattern.compile("/api/v1/namespaces/([^/]+)/bindings");
-  private static final Pattern POD_BINDING =
-      Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding");
+  /** A listener that keeps what it is told, for tests to assert on. */
+  public static final class Recorder implements Listener {
+    private final List<Binding> bound = new CopyOnWriteArrayList<>();
+    private final List<String> told = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void bound(Binding b) {
+      bound.add(b);
+      told.add("bound " + b.getMetadata().getName());
+    }
+
+    @Override
+    public void refused(Binding b, String node) {
+      told.add("refused " + b.getMetadata().getName() + " on " + node);
+    }
+
+    /** The Bindings applied, in order. */
+    public List<Binding> bound() {
+      return List.copyOf(bound);
+    }
+
+    /** {@code bound p} and {@code refused p on n1}, in order. */
+    public List<String> told() {
+      return List.copyOf(told);
+    }
+  }
 
   private final KubernetesSerialization json = new KubernetesSerialization();
   private final Listener listener;
 
-  BindingCrudDispatcher(Listener listener) {
+  /** The server's expectations ({@code server.expect()}, {@code setVersionInfo}). */
+  private final Map<ServerRequest, Queue<ServerResponse>> responses;
+
+  private final MockDispatcher expectations;
+
+  /**
+   * @param responses the server's expectations, answered before anything else, as fabric8's mixed
+   *     dispatcher answers them
+   */
+  public BindingCrudDispatcher(
+      Listener listener, Map<ServerRequest, Queue<ServerResponse>> responses) {
     this.listener = listener;
+    this.responses = responses;
+    this.expectations = new MockDispatcher(responses);
+  }
+
+  /** A CRUD mock server with this dispatcher, started; the caller destroys it. */
+  public static KubernetesMockServer start(Listener listener) {
+    Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            responses,
+            new BindingCrudDispatcher(listener, responses),
+            false);
+    server.init();
+    return server;
   }
 
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    Queue<ServerResponse> expected =
+        responses.get(
+            new SimpleRequest(HttpMethod.valueOf(request.getMethod()), request.getPath()));
+    if (expected != null && !expected.isEmpty()) {
+      return expectations.dispatch(request);
+    }
     if (request.method() == HttpMethod.POST) {
-      String path = request.getPath().split("\\?", 2)[0];
-      Matcher all = BINDINGS.matcher(path);
-      Matcher one = POD_BINDING.matcher(path);
-      if (all.matches() || one.matches()) {
+      ApiPath path = ApiPath.parse(request.getPath());
+      boolean all = "bindings".equals(path.resource()) && path.name() == null;
+      if (path.namespace() != null && (all || path.is("pods", "binding"))) {
         Binding b = json.unmarshal(request.getUtf8Body(), Binding.class);
-        String ns = all.matches() ? all.group(1) : one.group(1);
-        return bind(ns, b);
+        return bind(path.namespace(), b);
       }
     }
     return super.dispatch(request);

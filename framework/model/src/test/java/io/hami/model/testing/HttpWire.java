@@ -144,12 +144,7 @@ final class HttpWire {
 
     /** {@code pods "p"} from {@code /api/v1/namespaces/default/pods/p[/binding]}, for messages. */
     String resource() {
-      String path = target.split("\\?", 2)[0];
-      String[] parts = path.split("/");
-      if (parts.length >= 2) {
-        return parts[parts.length - 2] + " \"" + parts[parts.length - 1] + "\"";
-      }
-      return "\"" + path + "\"";
+      return ApiPath.parse(target).describe();
     }
   }
 }

@@ -5,21 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.plugins.BuiltInPlugins;
 import io.hami.framework.testing.MakeNode;
 import io.hami.framework.testing.MakePod;
-import io.hami.kube.Bindings;
+import io.hami.model.testing.BindingCrudDispatcher;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.net.InetAddress;
@@ -30,55 +26,34 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The scheduler against fabric8's CRUD mock API server: informers, binding, conditions, Events. */
-@EnableKubernetesMockClient(crud = true, https = false)
+/**
+ * The scheduler against fabric8's CRUD mock API server, which applies each Binding within its
+ * request as the API server does ({@link BindingCrudDispatcher}): informers, binding, conditions,
+ * Events.
+ */
 class SchedulerServiceIT {
+  private static KubernetesMockServer server;
   static KubernetesClient client;
 
-  private final ExecutorService apiServerSide = Executors.newSingleThreadExecutor();
   private SchedulerService service;
-  private Watch bindingWatch;
 
-  private static void apply(Binding b) {
-    client
-        .pods()
-        .inNamespace("default")
-        .withName(b.getMetadata().getName())
-        .edit(
-            p -> {
-              Bindings.applyTo(p, b);
-              return p;
-            });
+  @BeforeAll
+  static void startServer() {
+    server = BindingCrudDispatcher.start(new BindingCrudDispatcher.Recorder());
+    client = server.createClient();
   }
 
-  @BeforeEach
-  void setUp() {
-    // The CRUD mock stores Bindings but does not apply them; do what the API server does (node
-    // name, annotations and labels).
-    bindingWatch =
-        client
-            .bindings()
-            .inNamespace("default")
-            .watch(
-                new Watcher<Binding>() {
-                  @Override
-                  public void eventReceived(Action action, Binding b) {
-                    if (action == Action.ADDED) {
-                      apiServerSide.execute(() -> apply(b));
-                    }
-                  }
-
-                  @Override
-                  public void onClose(WatcherException cause) {}
-                });
+  @AfterAll
+  static void stopServer() {
+    client.close();
+    server.destroy();
   }
 
   @AfterEach
@@ -86,9 +61,6 @@ class SchedulerServiceIT {
     if (service != null) {
       service.close();
     }
-    bindingWatch.close();
-    apiServerSide.shutdownNow();
-    client.bindings().inNamespace("default").delete();
     client.pods().inAnyNamespace().delete();
     client.nodes().delete();
     client.v1().events().inAnyNamespace().delete();
