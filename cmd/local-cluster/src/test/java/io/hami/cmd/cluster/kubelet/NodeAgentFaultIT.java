@@ -1,16 +1,16 @@
 package io.hami.cmd.cluster.kubelet;
 
+import static io.hami.cmd.cluster.kubelet.AgentFixture.GPU0;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.GPU1;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.LOCK_TIME;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.NODE;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.RESOURCE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.hami.kube.KubeClients;
@@ -18,16 +18,12 @@ import io.hami.model.Annotations;
 import io.hami.model.testing.FaultProxy;
 import io.hami.model.testing.MakeBoundPod;
 import io.hami.nodeagent.NodeAgent;
-import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
-import io.hami.nodeagent.nvml.FakeNvml;
-import io.hami.nodeagent.nvml.GpuInfo;
 import io.hami.nodeagent.publish.NodeRegistrar;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -44,11 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EnableKubernetesMockClient(crud = true, https = false)
 class NodeAgentFaultIT {
-  static final String NODE = "gpu-node-1";
-  static final String RESOURCE = "nvidia.com/gpu";
-  static final String GPU0 = "GPU-8dcd427f-483b-b48f-d7e5-75fb19a52b76";
-  static final String GPU1 = "GPU-ebe7c3f7-303d-558d-435e-99a160631fe4";
-  static final String LOCK_TIME = "2026-08-21T16:20:39+08:00";
   static final int PODS = 60;
   static final int REGISTRATIONS = 40;
 
@@ -70,38 +61,17 @@ class NodeAgentFaultIT {
     Config config = Config.empty();
     config.setMasterUrl(proxy.url());
     faulty = KubeClients.builder(config).build();
-    client
-        .nodes()
-        .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
-        .createOr(NonDeletingOperation::update);
+    AgentFixture.createNode(client);
     Path deviceDir = tmp.resolve("device-plugins");
     kubelet = FakeKubelet.start(deviceDir, client, NODE);
-    FakeNvml nvml =
-        new FakeNvml(
-            List.of(
-                new GpuInfo(0, GPU0, "Tesla T4", 15360, "00000000:18:00.0", 0, false),
-                new GpuInfo(1, GPU1, "Tesla T4", 15360, "00000000:3B:00.0", 1, false)));
     agent =
         NodeAgent.create(
-            NodeAgentConfig.builder(NODE)
-                .deviceDir(deviceDir)
-                .hookPath(tmp.resolve("hook"))
-                .splitCount(4)
-                .registerInterval(Duration.ofMinutes(10))
-                .build(),
-            nvml,
+            AgentFixture.config(deviceDir, tmp.resolve("hook")),
+            AgentFixture.twoT4s(),
             faulty,
             null,
             Clock.systemUTC(),
-            new NodeAgent.Tuning(
-                Duration.ofMillis(50),
-                Duration.ofMillis(200),
-                () -> "cache-" + caches.incrementAndGet(),
-                // The CRUD mock server indexes no spec fields, so filter on this side.
-                (c, node) ->
-                    c.pods().inAnyNamespace().list().getItems().stream()
-                        .filter(p -> node.equals(p.getSpec().getNodeName()))
-                        .toList()));
+            AgentFixture.tuning(caches));
     agent.start(Duration.ofSeconds(30));
     kubelet.awaitDevices(RESOURCE, d -> d.size() == 8, Duration.ofSeconds(20));
   }
@@ -166,17 +136,10 @@ class NodeAgentFaultIT {
   }
 
   private @Nullable String nodeAnnotation(String key) {
-    Node n = client.nodes().withName(NODE).get();
-    Map<String, String> a = n.getMetadata().getAnnotations();
-    return a == null ? null : a.get(key);
+    return AgentFixture.nodeAnnotation(client, key);
   }
 
   private void patchNode(String key, String value) {
-    client
-        .nodes()
-        .withName(NODE)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            new NodeBuilder().withNewMetadata().addToAnnotations(key, value).endMetadata().build());
+    AgentFixture.patchNode(client, key, value);
   }
 }

@@ -1,31 +1,30 @@
 package io.hami.cmd.cluster.kubelet;
 
+import static io.hami.cmd.cluster.kubelet.AgentFixture.GPU0;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.GPU1;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.LOCK_TIME;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.NODE;
+import static io.hami.cmd.cluster.kubelet.AgentFixture.RESOURCE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.hami.model.Annotations;
 import io.hami.model.testing.MakeBoundPod;
 import io.hami.nodeagent.NodeAgent;
-import io.hami.nodeagent.config.NodeAgentConfig;
 import io.hami.nodeagent.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.hami.nodeagent.deviceplugin.v1beta1.Device;
 import io.hami.nodeagent.deviceplugin.v1beta1.Mount;
 import io.hami.nodeagent.deviceplugin.v1beta1.RegisterRequest;
 import io.hami.nodeagent.nvml.FakeNvml;
-import io.hami.nodeagent.nvml.GpuInfo;
 import io.hami.nodeagent.publish.NodeRegistrar;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,12 +47,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EnableKubernetesMockClient(crud = true)
 class NodeAgentIT {
-  static final String NODE = "gpu-node-1";
-  static final String RESOURCE = "nvidia.com/gpu";
-  static final String GPU0 = "GPU-8dcd427f-483b-b48f-d7e5-75fb19a52b76";
-  static final String GPU1 = "GPU-ebe7c3f7-303d-558d-435e-99a160631fe4";
-  static final String LOCK_TIME = "2026-08-21T16:20:39+08:00";
-
   KubernetesClient client;
   @TempDir Path tmp;
   Path deviceDir;
@@ -65,41 +58,19 @@ class NodeAgentIT {
 
   @BeforeEach
   void start() throws Exception {
-    client
-        .nodes()
-        .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
-        .createOr(NonDeletingOperation::update);
+    AgentFixture.createNode(client);
     deviceDir = tmp.resolve("device-plugins");
     hook = tmp.resolve("hook");
     kubelet = FakeKubelet.start(deviceDir, client, NODE);
-    nvml =
-        new FakeNvml(
-            List.of(
-                new GpuInfo(0, GPU0, "Tesla T4", 15360, "00000000:18:00.0", 0, false),
-                new GpuInfo(1, GPU1, "Tesla T4", 15360, "00000000:3B:00.0", 1, false)));
-    NodeAgentConfig config =
-        NodeAgentConfig.builder(NODE)
-            .deviceDir(deviceDir)
-            .hookPath(hook)
-            .splitCount(4)
-            .registerInterval(Duration.ofMinutes(10))
-            .build();
+    nvml = AgentFixture.twoT4s();
     agent =
         NodeAgent.create(
-            config,
+            AgentFixture.config(deviceDir, hook),
             nvml,
             client,
             null,
             Clock.fixed(Instant.parse("2026-08-21T08:20:39Z"), ZoneOffset.UTC),
-            new NodeAgent.Tuning(
-                Duration.ofMillis(50),
-                Duration.ofMillis(200),
-                () -> "cache-" + caches.incrementAndGet(),
-                // The CRUD mock server indexes no spec fields, so filter on this side.
-                (c, node) ->
-                    c.pods().inAnyNamespace().list().getItems().stream()
-                        .filter(p -> node.equals(p.getSpec().getNodeName()))
-                        .toList()));
+            AgentFixture.tuning(caches));
     agent.start(Duration.ofSeconds(30));
     kubelet.awaitDevices(RESOURCE, d -> d.size() == 8, Duration.ofSeconds(20));
   }
@@ -189,12 +160,7 @@ class NodeAgentIT {
 
     agent =
         NodeAgent.create(
-            NodeAgentConfig.builder(NODE)
-                .deviceDir(deviceDir)
-                .hookPath(hook)
-                .splitCount(4)
-                .registerInterval(Duration.ofMinutes(10))
-                .build(),
+            AgentFixture.config(deviceDir, hook),
             new FakeNvml(nvml.devices()),
             client,
             null,
@@ -633,12 +599,11 @@ class NodeAgentIT {
   }
 
   private Node node() {
-    return client.nodes().withName(NODE).get();
+    return AgentFixture.node(client);
   }
 
   private @Nullable String nodeAnnotation(String key) {
-    Map<String, String> a = node().getMetadata().getAnnotations();
-    return a == null ? null : a.get(key);
+    return AgentFixture.nodeAnnotation(client, key);
   }
 
   private void lock(String ns, String name) {
@@ -646,14 +611,7 @@ class NodeAgentIT {
   }
 
   private void patchNode(String key, String value) {
-    // A merge patch, as the scheduler writes it: no resourceVersion, so the agent's own concurrent
-    // registration patch cannot make it fail with a conflict.
-    client
-        .nodes()
-        .withName(NODE)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            new NodeBuilder().withNewMetadata().addToAnnotations(key, value).endMetadata().build());
+    AgentFixture.patchNode(client, key, value);
   }
 
   @SuppressWarnings("unused")
