@@ -8,29 +8,19 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.hami.kube.Bindings;
 import io.hami.model.testing.BindingCrudDispatcher;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class BindingCrudDispatcherTest {
-  private final BindingCrudDispatcher.Recorder recorder = new BindingCrudDispatcher.Recorder();
-  private KubernetesMockServer server;
-  private KubernetesClient client;
-
-  @BeforeEach
-  void start() {
-    server = BindingCrudDispatcher.start(recorder);
-    client = server.createClient();
-  }
+  private final BindingCrudDispatcher.Served api = BindingCrudDispatcher.serve();
+  private final KubernetesClient client = api.client();
 
   @AfterEach
   void stop() {
-    client.close();
-    server.destroy();
+    api.close();
   }
 
   private Pod pod(String name) {
@@ -68,7 +58,7 @@ class BindingCrudDispatcherTest {
         .containsEntry("a", "1")
         .containsEntry("kept", "yes");
     assertThat(now.getMetadata().getLabels()).containsEntry("l", "2");
-    assertThat(recorder.told()).containsExactly("bound p");
+    assertThat(api.recorder().told()).containsExactly("bound p");
   }
 
   @Test
@@ -85,7 +75,7 @@ class BindingCrudDispatcherTest {
             });
     assertThat(client.pods().inNamespace("default").withName("p").get().getSpec().getNodeName())
         .isEqualTo("n1");
-    assertThat(recorder.told()).containsExactly("bound p", "refused p on n1");
+    assertThat(api.recorder().told()).containsExactly("bound p", "refused p on n1");
   }
 
   @Test
@@ -99,6 +89,6 @@ class BindingCrudDispatcherTest {
     assertThatThrownBy(() -> post(Bindings.of(p, "n1")))
         .isInstanceOfSatisfying(
             KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(404));
-    assertThat(recorder.told()).isEmpty();
+    assertThat(api.recorder().told()).isEmpty();
   }
 }

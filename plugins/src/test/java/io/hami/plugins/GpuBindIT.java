@@ -37,7 +37,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,20 +47,13 @@ final class GpuBindIT {
 
   private static final Instant NOW = Instant.parse("2026-08-21T08:20:39Z");
 
-  private final BindingCrudDispatcher.Recorder recorder = new BindingCrudDispatcher.Recorder();
-  private KubernetesMockServer server;
-  private KubernetesClient client;
-
-  @BeforeEach
-  void start() {
-    server = BindingCrudDispatcher.start(recorder);
-    client = server.createClient();
-  }
+  private final BindingCrudDispatcher.Served api = BindingCrudDispatcher.serve();
+  private final KubernetesMockServer server = api.server();
+  private final KubernetesClient client = api.client();
 
   @AfterEach
   void stop() {
-    client.close();
-    server.destroy();
+    api.close();
   }
 
   @Test
@@ -122,7 +114,7 @@ final class GpuBindIT {
         .as("lock patch, label patch and binding")
         .containsExactly("PATCH", "PATCH", "POST");
     Pod bound = boundPod();
-    assertThat(recorder.bound().get(0).getMetadata().getLabels()).isNullOrEmpty();
+    assertThat(api.recorder().bound().get(0).getMetadata().getLabels()).isNullOrEmpty();
     assertThat(bound.getMetadata().getLabels()).containsEntry(Annotations.VGPU_NODE, "n1");
     assertPlacementAnnotations(bound);
   }
@@ -203,7 +195,7 @@ final class GpuBindIT {
 
   /** The pod after the one Binding the server applied. */
   private Pod boundPod() {
-    assertThat(recorder.told()).as("the posted Binding").containsExactly("bound p");
+    assertThat(api.recorder().told()).as("the posted Binding").containsExactly("bound p");
     return client.pods().inNamespace("default").withName("p").get();
   }
 

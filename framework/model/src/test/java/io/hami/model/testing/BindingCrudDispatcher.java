@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -94,6 +95,23 @@ public final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
     this.listener = listener;
     this.responses = responses;
     this.expectations = new MockDispatcher(responses);
+  }
+
+  /** A started server, a client of it and what its Bindings did; {@link #close} stops both. */
+  public record Served(KubernetesMockServer server, KubernetesClient client, Recorder recorder)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      client.close();
+      server.destroy();
+    }
+  }
+
+  /** Starts a CRUD mock server with this dispatcher, recording into a new {@link Recorder}. */
+  public static Served serve() {
+    Recorder recorder = new Recorder();
+    KubernetesMockServer server = start(recorder);
+    return new Served(server, server.createClient(), recorder);
   }
 
   /** A CRUD mock server with this dispatcher, started; the caller destroys it. */
@@ -188,15 +206,7 @@ public final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
   }
 
   private static MockResponse status(int code, String reason, String message) {
-    String body =
-        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-            + "\"message\":\""
-            + message.replace("\"", "\\\"")
-            + "\",\"reason\":\""
-            + reason
-            + "\",\"code\":"
-            + code
-            + "}";
+    String body = HttpWire.status(code, reason, message);
     return new MockResponse().setResponseCode(code).setBody(body);
   }
 }

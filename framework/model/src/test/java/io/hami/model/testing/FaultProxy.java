@@ -446,15 +446,7 @@ public final class FaultProxy implements AutoCloseable {
         message = "Internal error occurred: injected by FaultProxy";
       }
     }
-    String body =
-        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-            + "\"message\":\""
-            + message.replace("\"", "\\\"")
-            + "\",\"reason\":\""
-            + reason
-            + "\",\"code\":"
-            + code
-            + "}";
+    String body = HttpWire.status(code, reason, message);
     byte[] bytes = body.getBytes(UTF_8);
     String headers =
         "HTTP/1.1 "

@@ -102,6 +102,18 @@ final class HttpWire {
     return s.toString().getBytes(ISO_8859_1);
   }
 
+  /** A Kubernetes {@code Status} body of a failed request, as the API server sends it. */
+  static String status(int code, String reason, String message) {
+    return "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+        + "\"message\":\""
+        + message.replace("\"", "\\\"")
+        + "\",\"reason\":\""
+        + reason
+        + "\",\"code\":"
+        + code
+        + "}";
+  }
+
   /** The request line and headers of one request. */
   record Request(String method, String target, List<String> lines, byte[] head) {
 

@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.hami.framework.api.PluginRegistration;
 import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
@@ -39,21 +38,20 @@ import org.junit.jupiter.api.Test;
  * Events.
  */
 class SchedulerServiceIT {
-  private static KubernetesMockServer server;
+  private static BindingCrudDispatcher.Served api;
   static KubernetesClient client;
 
   private SchedulerService service;
 
   @BeforeAll
   static void startServer() {
-    server = BindingCrudDispatcher.start(new BindingCrudDispatcher.Recorder());
-    client = server.createClient();
+    api = BindingCrudDispatcher.serve();
+    client = api.client();
   }
 
   @AfterAll
   static void stopServer() {
-    client.close();
-    server.destroy();
+    api.close();
   }
 
   @AfterEach
