@@ -224,23 +224,14 @@ public final class NodeLockPlugin
    * Prefers nodes with fewer pods in the lock's pipeline: placed but not yet bound, or bound and
    * not yet served by the node agent. Each of them holds or waits for the node's lock, so a pod
    * sent there waits for all of them in turn, while a node without any binds at once. Reads only
-   * the snapshot.
-   *
-   * <p>Once {@link NodeLockArgs#maxBusyNodes} are busy, the busy nodes rank first, the one with the
-   * shortest queue highest, and the free ones last: the burst stays on that many nodes, and no one
-   * of them collects a long queue while the others drain theirs. The queue length is exact up to
-   * {@code MAX_NODE_SCORE - 1} pods.
+   * the snapshot. Ranks every node alike once {@link NodeLockArgs#maxBusyNodes} are busy.
    */
   @Override
   public long score(CycleState state, Pod pod, NodeInfo node) {
-    if (!needsLock(state)) {
+    if (!needsLock(state) || state.get(SATURATED) != null) {
       return MAX_NODE_SCORE;
     }
-    int queue = inPipeline(node);
-    if (state.get(SATURATED) == null) {
-      return MAX_NODE_SCORE / (1 + queue);
-    }
-    return queue == 0 ? 0 : Math.max(1, MAX_NODE_SCORE - queue);
+    return MAX_NODE_SCORE / (1 + inPipeline(node));
   }
 
   private static final NodeLocal<Integer> IN_PIPELINE =

@@ -94,15 +94,8 @@ class NodeLockScoreTest {
     return Stream.of(
         new Limit("no limit: fewer in flight first", 0, List.of(0, 1, 2), List.of(100L, 50L, 33L)),
         new Limit("under the limit", 3, List.of(0, 1, 2), List.of(100L, 50L, 33L)),
-        new Limit(
-            "at the limit: shortest queue first, free nodes last",
-            2,
-            List.of(0, 1, 2),
-            List.of(0L, 99L, 98L)),
-        new Limit("above the limit", 1, List.of(3, 1, 0), List.of(97L, 99L, 0L)),
-        new Limit("long queues stay apart", 2, List.of(40, 41, 39), List.of(60L, 59L, 61L)),
-        new Limit("queue past the score's range", 1, List.of(150, 99), List.of(1L, 1L)),
-        new Limit("equal queues tie", 2, List.of(2, 2, 0), List.of(98L, 98L, 0L)),
+        new Limit("at the limit: all alike", 2, List.of(0, 1, 2), List.of(100L, 100L, 100L)),
+        new Limit("above the limit", 1, List.of(3, 1, 0), List.of(100L, 100L, 100L)),
         new Limit("no node busy", 1, List.of(0, 0), List.of(100L, 100L)));
   }
 
@@ -118,7 +111,7 @@ class NodeLockScoreTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("limits")
-  void maxBusyNodes_sendsToTheShortestQueueOnceThatManyAreBusy(Limit c) {
+  void maxBusyNodes_ranksNodesAlikeOnceThatManyAreBusy(Limit c) {
     NodeLockArgs args = new NodeLockArgs(300, 300, 5, NodeLockArgs.MODE_NODE, c.maxBusyNodes());
     FakeHandle handle = new FakeHandle();
     NodeLockPlugin plugin =
