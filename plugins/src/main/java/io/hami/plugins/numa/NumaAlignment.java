@@ -14,17 +14,25 @@ import java.util.Map;
 final class NumaAlignment {
   private NumaAlignment() {}
 
-  /** Result: requests that need alignment, and how many of them can be aligned. */
-  record Count(int multi, int aligned) {
-    boolean all() {
-      return aligned == multi;
+  /** How many of the pod's requests ask for two or more devices, and so need alignment. */
+  static int multi(PodDeviceRequests r) {
+    int multi = 0;
+    List<? extends List<VendorRequest>> containers = r.requests().containers();
+    for (int ci = 0; ci < containers.size(); ci++) {
+      List<VendorRequest> c = containers.get(ci);
+      for (int qi = 0; qi < c.size(); qi++) {
+        if (c.get(qi).nums() >= 2) {
+          multi++;
+        }
+      }
     }
+    return multi;
   }
 
+  /** How many of the pod's multi-device requests the node can keep on one NUMA node. */
   // Called per node in Score: index loops and a bit set instead of iterators and a map per
-  // request, so that scoring a large cluster makes no garbage here.
-  static Count count(NodeDevices node, PodDeviceRequests r) {
-    int multi = 0;
+  // request, and a count instead of a result object, so that scoring makes no garbage here.
+  static int aligned(NodeDevices node, PodDeviceRequests r) {
     int aligned = 0;
     List<? extends List<VendorRequest>> containers = r.requests().containers();
     List<DeviceUsage> devices = node.devices();
@@ -32,16 +40,12 @@ final class NumaAlignment {
       List<VendorRequest> c = containers.get(ci);
       for (int qi = 0; qi < c.size(); qi++) {
         VendorRequest q = c.get(qi);
-        if (q.nums() < 2) {
-          continue;
-        }
-        multi++;
-        if (alignable(devices, q, r.options())) {
+        if (q.nums() >= 2 && alignable(devices, q, r.options())) {
           aligned++;
         }
       }
     }
-    return new Count(multi, aligned);
+    return aligned;
   }
 
   /** Whether some NUMA node has at least {@code q.nums()} devices usable for q. */
