@@ -62,7 +62,7 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
     if (r == null || !r.requests().multiDevice()) {
       return Status.success();
     }
-    return NumaAlignment.count(UsageOverlay.view(state, index, node), r).all()
+    return NumaAlignment.aligned(UsageOverlay.view(state, index, node), r) == NumaAlignment.multi(r)
         ? Status.success()
         : Status.unschedulable("NumaNotFit");
   }
@@ -83,7 +83,10 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
     if (!r.requests().multiDevice()) {
       return MAX_NODE_SCORE;
     }
-    NumaAlignment.Count c = NumaAlignment.count(UsageOverlay.view(state, index, node), r);
-    return c.multi() == 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE * c.aligned() / c.multi();
+    int multi = NumaAlignment.multi(r);
+    if (multi == 0) {
+      return MAX_NODE_SCORE;
+    }
+    return MAX_NODE_SCORE * NumaAlignment.aligned(UsageOverlay.view(state, index, node), r) / multi;
   }
 }

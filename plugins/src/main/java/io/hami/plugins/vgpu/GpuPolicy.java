@@ -173,7 +173,10 @@ public final class GpuPolicy {
    * zero when the policy does not tell them apart.
    */
   public int compare(DeviceUsage a, float scoreA, DeviceUsage b, float scoreB, boolean numaBind) {
-    for (Key k : numaBind ? numaBindKeys : keys) {
+    // Index loop: called for every pair of devices a placement sorts, an iterator each time.
+    ImmutableList<Key> ks = numaBind ? numaBindKeys : keys;
+    for (int i = 0; i < ks.size(); i++) {
+      Key k = ks.get(i);
       int c =
           switch (k) {
             case SCORE_ASC -> Float.compare(scoreA, scoreB);

@@ -120,8 +120,10 @@ public final class NodePlacer {
     return reasons;
   }
 
+  // Index loops here and in singleRequest: both run for every node Filter checks.
   private static boolean anyMigMode(List<DeviceUsage> devices, String vendor) {
-    for (DeviceUsage d : devices) {
+    for (int i = 0; i < devices.size(); i++) {
+      DeviceUsage d = devices.get(i);
       if (d.migMode() && d.vendor().equals(vendor)) {
         return true;
       }
@@ -143,7 +145,9 @@ public final class NodePlacer {
 
   private static @Nullable VendorRequest singleRequest(PodRequests reqs) {
     VendorRequest found = null;
-    for (ImmutableList<VendorRequest> c : reqs.containers()) {
+    ImmutableList<ImmutableList<VendorRequest>> containers = reqs.containers();
+    for (int i = 0; i < containers.size(); i++) {
+      ImmutableList<VendorRequest> c = containers.get(i);
       if (c.isEmpty()) {
         continue;
       }

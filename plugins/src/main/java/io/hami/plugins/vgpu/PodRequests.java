@@ -38,11 +38,12 @@ public record PodRequests(ImmutableList<ImmutableList<VendorRequest>> containers
     return new PodRequests(ImmutableList.of(ImmutableList.of(r)), 0);
   }
 
-  /** Whether some vendor request asks for two or more devices. */
+  /** Whether some vendor request asks for two or more devices (without allocating: per node). */
   public boolean multiDevice() {
-    for (ImmutableList<VendorRequest> c : containers) {
-      for (VendorRequest r : c) {
-        if (r.nums() > 1) {
+    for (int i = 0; i < containers.size(); i++) {
+      ImmutableList<VendorRequest> c = containers.get(i);
+      for (int j = 0; j < c.size(); j++) {
+        if (c.get(j).nums() > 1) {
           return true;
         }
       }

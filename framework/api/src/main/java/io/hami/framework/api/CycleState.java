@@ -3,6 +3,7 @@ package io.hami.framework.api;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,24 +11,37 @@ import org.jspecify.annotations.Nullable;
  * into the binding cycle.
  *
  * <p>Concurrency: values are normally written on the scheduling thread in PreFilter, PreScore and
- * Reserve, then read concurrently by Filter and Score. The map is concurrent so that reads during
- * the fan-out are safe; values themselves should be immutable or only mutated by AddPod/RemovePod
- * on a {@link #copy()}.
+ * Reserve, then read concurrently by Filter and Score. Slots and map are safe for concurrent reads
+ * and writes; values themselves should be immutable or only mutated by AddPod/RemovePod on a {@link
+ * #copy()}.
  */
 public final class CycleState {
-  private final Map<StateKey<?>, StateData> values;
+  /**
+   * Keys get slots in the order they are created, the first {@code SLOTS} in an array read without
+   * hashing (Filter and Score read the state once per plugin and node), any later ones in a map.
+   */
+  static final int SLOTS = 64;
+
+  private final AtomicReferenceArray<StateData> slots;
+  private final Map<StateKey<?>, StateData> others;
 
   public CycleState() {
-    this.values = new ConcurrentHashMap<>();
+    this(new AtomicReferenceArray<>(SLOTS), new ConcurrentHashMap<>());
   }
 
-  private CycleState(Map<StateKey<?>, StateData> values) {
-    this.values = values;
+  private CycleState(AtomicReferenceArray<StateData> slots, Map<StateKey<?>, StateData> others) {
+    this.slots = slots;
+    this.others = others;
   }
 
   /** Stores {@code value} under {@code key}, replacing any earlier value. */
   public <T extends StateData> void write(StateKey<T> key, T value) {
-    values.put(key, key.type().cast(value));
+    StateData v = key.type().cast(value);
+    if (key.slot >= 0) {
+      slots.set(key.slot, v);
+    } else {
+      others.put(key, v);
+    }
   }
 
   /** Returns the value under {@code key}, if any. */
@@ -37,7 +51,7 @@ public final class CycleState {
 
   /** Returns the value under {@code key}, or null. */
   public <T extends StateData> @Nullable T get(StateKey<T> key) {
-    StateData value = values.get(key);
+    StateData value = key.slot >= 0 ? slots.get(key.slot) : others.get(key);
     return value == null ? null : key.type().cast(value);
   }
 
@@ -56,13 +70,24 @@ public final class CycleState {
 
   /** Removes the value under {@code key}. */
   public void delete(StateKey<?> key) {
-    values.remove(key);
+    if (key.slot >= 0) {
+      slots.set(key.slot, null);
+    } else {
+      others.remove(key);
+    }
   }
 
   /** Returns a copy whose values are {@link StateData#copy() copied}. */
   public CycleState copy() {
-    Map<StateKey<?>, StateData> copied = new ConcurrentHashMap<>(values.size() * 2 + 1);
-    values.forEach((k, v) -> copied.put(k, v.copy()));
-    return new CycleState(copied);
+    AtomicReferenceArray<StateData> s = new AtomicReferenceArray<>(SLOTS);
+    for (int i = 0; i < SLOTS; i++) {
+      StateData v = slots.get(i);
+      if (v != null) {
+        s.set(i, v.copy());
+      }
+    }
+    Map<StateKey<?>, StateData> copied = new ConcurrentHashMap<>(others.size() * 2 + 1);
+    others.forEach((k, v) -> copied.put(k, v.copy()));
+    return new CycleState(s, copied);
   }
 }

@@ -3,6 +3,8 @@ package io.hami.framework.api;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * A typed key into {@link CycleState}. Keys compare by identity; create one constant per plugin and
  * value type, named after the plugin ({@code "PreFilterNodeResourcesFit"}).
@@ -10,12 +12,19 @@ import static java.util.Objects.requireNonNull;
  * @param <T> the type of the value stored under this key
  */
 public final class StateKey<T extends StateData> {
+  private static final AtomicInteger CREATED = new AtomicInteger();
+
   private final String name;
   private final Class<T> type;
+
+  /** This key's slot in a {@link CycleState}'s array, or -1 for its map (see there). */
+  final int slot;
 
   private StateKey(String name, Class<T> type) {
     this.name = requireNonNull(name, "name");
     this.type = requireNonNull(type, "type");
+    int n = CREATED.getAndIncrement();
+    this.slot = n < CycleState.SLOTS ? n : -1;
   }
 
   /** Creates a key; {@code name} is for diagnostics and should carry the plugin name. */

@@ -61,6 +61,13 @@ final class NodeFilter {
     int processed;
     @Nullable Status error;
 
+    /**
+     * Where an in-order search started, so that {@link #clear} drops the statuses of the {@link
+     * #processed} positions from there only; -1 after a parallel search, which may leave statuses
+     * anywhere.
+     */
+    int inOrderStart = -1;
+
     private Result(
         List<NodeInfo> candidates,
         @Nullable Status[] statuses,
@@ -123,6 +130,7 @@ final class NodeFilter {
       r.processed = r.found;
     } else if (parallelizer.parallelism() == 1 || total < 2 * MIN_FEASIBLE_NODES_TO_FIND) {
       filterInOrder(fwk, in, r, excluded, startIdx, numToFind);
+      r.inOrderStart = startIdx;
     } else {
       filterInParallel(fwk, in, r, excluded, startIdx, numToFind);
     }
@@ -137,7 +145,16 @@ final class NodeFilter {
 
   /** Drops the statuses {@code r} left in the scratch array, so they are not kept alive. */
   void clear(Result r) {
-    Arrays.fill(r.statuses, 0, r.total, null);
+    if (r.inOrderStart < 0) {
+      Arrays.fill(r.statuses, 0, r.total, null);
+      return;
+    }
+    // A search of a large cluster stops after a small share of it: clear that share only.
+    int end = r.inOrderStart + r.processed;
+    Arrays.fill(r.statuses, r.inOrderStart, Math.min(end, r.total), null);
+    if (end > r.total) {
+      Arrays.fill(r.statuses, 0, end - r.total, null);
+    }
   }
 
   /**

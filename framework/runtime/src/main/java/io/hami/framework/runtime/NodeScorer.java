@@ -22,6 +22,12 @@ final class NodeScorer {
   private final SchedulerMetrics metrics;
   private final @Nullable Random tieBreak;
 
+  // Score arrays kept from pod to pod: a pod scores thousands of nodes in a large cluster, and a
+  // fresh set of rows per pod was most of the scheduling thread's garbage. Rows are handed out
+  // zeroed and at the exact length, since plugins see them (NodeScores) and lengths count nodes.
+  private long[][] longRows = new long[0][];
+  private double[][] doubleRows = new double[0][];
+
   /**
    * @param tieBreak breaks score ties at random when given; otherwise the first node wins
    */
@@ -43,9 +49,13 @@ final class NodeScorer {
       return pre;
     }
     long scoreStart = System.nanoTime();
-    long[] total = new long[feasible.size()];
+    int m = feasible.size();
+    long[] total = longRow(0, m);
     int[] primary = Arrays.stream(fwk.primaryScoreIndexes()).filter(p -> !skip[p]).toArray();
-    double[][] first = new double[primary.length][feasible.size()];
+    double[][] first = new double[primary.length][];
+    for (int k = 0; k < primary.length; k++) {
+      first[k] = doubleRow(k, m);
+    }
     Status error = score(c, feasible, skip, total, primary, first);
     metrics.extensionPoint(
         "Score",
@@ -81,7 +91,7 @@ final class NodeScorer {
     int m = feasible.size();
     long[][] raw = new long[plugins][];
     for (int p = 0; p < plugins; p++) {
-      raw[p] = skip[p] ? null : new long[m];
+      raw[p] = skip[p] ? null : longRow(1 + p, m);
     }
     // Per plugin, the primary row its unrounded score goes to; null where none.
     double[][] exact = new double[plugins][];
@@ -134,6 +144,36 @@ final class NodeScorer {
       }
     }
     return null;
+  }
+
+  /** Long scratch row k (0: the totals, 1 + p: plugin p's scores), zeroed, of length m. */
+  private long[] longRow(int k, int m) {
+    if (longRows.length <= k) {
+      longRows = Arrays.copyOf(longRows, k + 1);
+    }
+    long[] row = longRows[k];
+    if (row == null || row.length != m) {
+      row = new long[m];
+      longRows[k] = row;
+    } else {
+      Arrays.fill(row, 0);
+    }
+    return row;
+  }
+
+  /** Double scratch row k (primary score k), zeroed, of length m. */
+  private double[] doubleRow(int k, int m) {
+    if (doubleRows.length <= k) {
+      doubleRows = Arrays.copyOf(doubleRows, k + 1);
+    }
+    double[] row = doubleRows[k];
+    if (row == null || row.length != m) {
+      row = new double[m];
+      doubleRows[k] = row;
+    } else {
+      Arrays.fill(row, 0);
+    }
+    return row;
   }
 
   private int selectHost(NodeOrder order, int m) {

@@ -12,6 +12,7 @@ import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -28,12 +29,17 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
   private static final StateKey<PodRequests> PRE_SCORE =
       StateKey.of("PreScore" + NAME, PodRequests.class);
 
-  /** The pod's request of each configured resource, in the order of {@link #resources}. */
+  /**
+   * The pod's request of each configured resource, in the order of {@link #resources}, and the
+   * positions of the resources its score weighs.
+   */
   private static final class PodRequests implements StateData {
     final long[] amounts;
+    final int[] weighed;
 
-    PodRequests(long[] amounts) {
+    PodRequests(long[] amounts, int[] weighed) {
       this.amounts = amounts;
+      this.weighed = weighed;
     }
   }
 
@@ -72,7 +78,7 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
     if (isBestEffort(amounts)) {
       return Status.skip();
     }
-    state.write(PRE_SCORE, new PodRequests(amounts));
+    state.write(PRE_SCORE, new PodRequests(amounts, weighed(amounts)));
     return Status.success();
   }
 
@@ -85,34 +91,74 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
     return amounts;
   }
 
+  /**
+   * The positions of the resources kube-scheduler counts for a pod: cpu, memory, ephemeral-storage
+   * and scalar resources, the latter only when the pod asks for them; the pod count is no resource
+   * to balance.
+   */
+  private int[] weighed(long[] podReq) {
+    int[] out = new int[resources.length];
+    int n = 0;
+    for (int i = 0; i < resources.length; i++) {
+      String r = resources[i];
+      if (!Resources.PODS.equals(r) && !(podReq[i] == 0 && isScalar(r))) {
+        out[n++] = i;
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  // Called per node: the usual two fractions stay in locals, an array is made only for more.
   @Override
   public long score(CycleState state, Pod pod, NodeInfo node) {
     PodRequests s = state.get(PRE_SCORE);
-    long[] podReq = s != null ? s.amounts : podRequests(pod);
-    if (s == null && isBestEffort(podReq)) {
-      return 0;
+    if (s == null) {
+      long[] amounts = podRequests(pod);
+      if (isBestEffort(amounts)) {
+        return 0;
+      }
+      s = new PodRequests(amounts, weighed(amounts));
     }
     Resources alloc = node.allocatable();
     Resources used = node.requested();
-    double[] fractions = new double[resources.length];
+    double f0 = 0;
+    double f1 = 0;
     int n = 0;
     double total = 0;
-    for (int i = 0; i < resources.length; i++) {
-      String r = resources[i];
-      // kube-scheduler counts cpu, memory, ephemeral-storage and scalar resources, the latter
-      // only when the pod asks for them; the pod count is no resource to balance.
-      if (Resources.PODS.equals(r) || (podReq[i] == 0 && isScalar(r))) {
+    for (int i : s.weighed) {
+      double f = fraction(alloc, used, resources[i], s.amounts[i]);
+      if (Double.isNaN(f)) {
         continue;
       }
-      long capacity = alloc.get(r);
-      if (capacity <= 0) {
-        continue;
+      if (n == 0) {
+        f0 = f;
+      } else if (n == 1) {
+        f1 = f;
       }
-      double fraction = Math.min(1.0, (double) (used.get(r) + podReq[i]) / capacity);
-      fractions[n++] = fraction;
-      total += fraction;
+      n++;
+      total += f;
+    }
+    if (n <= 2) {
+      return balancedScore(f0, f1, n);
+    }
+    double[] fractions = new double[n];
+    int k = 0;
+    for (int i : s.weighed) {
+      double f = fraction(alloc, used, resources[i], s.amounts[i]);
+      if (!Double.isNaN(f)) {
+        fractions[k++] = f;
+      }
     }
     return balancedScore(fractions, n, total);
+  }
+
+  /** The node's share of resource r with the pod placed, capped at 1; NaN when it offers none. */
+  private static double fraction(Resources alloc, Resources used, String r, long podReq) {
+    long capacity = alloc.get(r);
+    if (capacity <= 0) {
+      return Double.NaN;
+    }
+    return Math.min(1.0, (double) (used.get(r) + podReq) / capacity);
   }
 
   private static boolean isBestEffort(long[] amounts) {
@@ -129,18 +175,24 @@ public final class NodeResourcesBalancedAllocationPlugin implements PreScorePlug
    * so that replays outside the scheduler rank nodes alike.
    */
   public static long balancedScore(double[] fractions, int n, double total) {
-    double std = 0;
-    if (n == 2) {
-      std = Math.abs((fractions[0] - fractions[1]) / 2);
-    } else if (n > 2) {
-      double mean = total / n;
-      double sum = 0;
-      for (int i = 0; i < n; i++) {
-        double d = fractions[i] - mean;
-        sum += d * d;
-      }
-      std = Math.sqrt(sum / n);
+    if (n <= 2) {
+      return balancedScore(n > 0 ? fractions[0] : 0, n > 1 ? fractions[1] : 0, n);
     }
+    double mean = total / n;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+      double d = fractions[i] - mean;
+      sum += d * d;
+    }
+    return score(Math.sqrt(sum / n));
+  }
+
+  /** The same for at most two fractions, {@code f0} and {@code f1} of which the first n count. */
+  private static long balancedScore(double f0, double f1, int n) {
+    return score(n == 2 ? Math.abs((f0 - f1) / 2) : 0);
+  }
+
+  private static long score(double std) {
     return (long) ((1 - std) * MAX_NODE_SCORE);
   }
 
