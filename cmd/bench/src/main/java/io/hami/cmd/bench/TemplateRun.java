@@ -204,11 +204,13 @@ final class TemplateRun {
     h.say("starting %s", name);
     ProcessPhase phase = new ProcessPhase(h, name, PerfWorkload.NS_MEASURED, schedulerName);
     try (ScrapedProcess scheduler = starter.start()) {
-      phase.warmUp(
-          scheduler,
-          "warmup",
-          w.pods().warmup(),
-          i -> labeled(template.measuredPod(i, schedulerName), "warmup"));
+      int warmed =
+          phase.warmUpUntilSteady(
+              scheduler,
+              "warmup",
+              w.pods().warmup(),
+              i -> labeled(template.measuredPod(i, schedulerName), "warmup"));
+      env.put("warmupPods." + name, Integer.toString(warmed));
       String group = scheduler instanceof KubeSchedulerProcess ? "kube-scheduler" : "hami";
       BenchReport.Phase p =
           phase.measure(
