@@ -89,7 +89,7 @@ final class ProcessPhase {
       warmUp(scheduler, group, n, pods);
       double perPod = (scheduler.scrape().sum(PhaseFigures.CPU_SECONDS) - before) / n;
       h.say("%s: warm-up round %d: %.2f ms CPU per pod", name, round, perPod * 1000);
-      if (SteadyState.settled(round, best, perPod)) {
+      if (SteadyState.settled(round, round * n, best, perPod)) {
         return round * n;
       }
       best = Math.min(best, perPod);

@@ -21,9 +21,9 @@ import java.util.function.IntConsumer;
 
 /**
  * A scheduler_perf workload ({@code pods.template}): its objects once, then per phase (ours, then
- * kube-scheduler) the init pods created already bound, the scheduler started, the measured pods
- * created at the workload's rate and measured, the scheduler stopped and every pod deleted, so that
- * each phase starts from the same cluster.
+ * kube-scheduler) the init pods created already bound, the scheduler started and warmed up until
+ * its CPU per pod settles, the measured pods created at the workload's rate and measured, the
+ * scheduler stopped and every pod deleted, so that each phase starts from the same cluster.
  */
 final class TemplateRun {
   private final ClusterBench.Options o;
