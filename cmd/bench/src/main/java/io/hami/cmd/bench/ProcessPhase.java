@@ -87,6 +87,10 @@ final class ProcessPhase {
     for (int round = 1; ; round++) {
       double before = scheduler.scrape().sum(PhaseFigures.CPU_SECONDS);
       warmUp(scheduler, group, n, pods);
+      if (!scheduler.isAlive()) {
+        // Its warm-up reported the error; more rounds would only wait on it.
+        return round * n;
+      }
       double perPod = (scheduler.scrape().sum(PhaseFigures.CPU_SECONDS) - before) / n;
       h.say("%s: warm-up round %d: %.2f ms CPU per pod", name, round, perPod * 1000);
       if (SteadyState.settled(round, round * n, best, perPod)) {
