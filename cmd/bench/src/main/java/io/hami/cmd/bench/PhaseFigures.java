@@ -24,6 +24,15 @@ final class PhaseFigures {
   /** The API server's requests, by verb and resource (every client together). */
   static final String APISERVER_REQUESTS = "apiserver_request_total";
 
+  /** The process's CPU time, in both schedulers' metrics. */
+  static final String CPU_SECONDS = "process_cpu_seconds_total";
+
+  /**
+   * Time the JVM's compiler threads spent compiling (the CompilationMXBean's total): how much of a
+   * phase still went to JIT warm-up.
+   */
+  static final String JIT_SECONDS = "jvm_compilation_time_seconds_total";
+
   /** kube-scheduler's heap in use. */
   static final String KUBE_HEAP = "go_memstats_heap_alloc_bytes";
 
@@ -139,6 +148,7 @@ final class PhaseFigures {
     }
     String points = "hami_scheduler_framework_extension_point_duration_seconds_count";
     out.put("handshakeWrites", after.sum(HANDSHAKE_WRITES) - before.sum(HANDSHAKE_WRITES));
+    out.put("jitSeconds", after.sum(JIT_SECONDS) - before.sum(JIT_SECONDS));
     out.put(
         "permitWaits",
         after.sum(

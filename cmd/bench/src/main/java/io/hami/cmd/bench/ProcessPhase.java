@@ -73,6 +73,34 @@ final class ProcessPhase {
   }
 
   /**
+   * Warms up in rounds of {@code n} pods until the scheduler's CPU per pod has settled ({@link
+   * SteadyState}), so that a JVM scheduler is measured with its hot code compiled.
+   *
+   * @return the warm-up pods bound and deleted in all rounds
+   */
+  int warmUpUntilSteady(ScrapedProcess scheduler, String group, int n, IntFunction<Pod> pods)
+      throws Exception {
+    if (n == 0) {
+      return 0;
+    }
+    double best = Double.MAX_VALUE;
+    for (int round = 1; ; round++) {
+      double before = scheduler.scrape().sum(PhaseFigures.CPU_SECONDS);
+      warmUp(scheduler, group, n, pods);
+      if (!scheduler.isAlive()) {
+        // Its warm-up reported the error; more rounds would only wait on it.
+        return round * n;
+      }
+      double perPod = (scheduler.scrape().sum(PhaseFigures.CPU_SECONDS) - before) / n;
+      h.say("%s: warm-up round %d: %.2f ms CPU per pod", name, round, perPod * 1000);
+      if (SteadyState.settled(round, round * n, best, perPod)) {
+        return round * n;
+      }
+      best = Math.min(best, perPod);
+    }
+  }
+
+  /**
    * Creates {@code n} pods of {@code group} at the workload's rate and measures them until bound.
    *
    * @param pods pod {@code i}, labelled with {@code group}
@@ -151,7 +179,7 @@ final class ProcessPhase {
             after.sum(PhaseFigures.HANDSHAKE_WRITES) - before.sum(PhaseFigures.HANDSHAKE_WRITES);
         internals = PhaseFigures.internals(before, after);
       }
-      double cpu = after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
+      double cpu = after.sum(PhaseFigures.CPU_SECONDS) - before.sum(PhaseFigures.CPU_SECONDS);
       List<Double> heapSamples;
       synchronized (heap) {
         heapSamples = List.copyOf(heap);

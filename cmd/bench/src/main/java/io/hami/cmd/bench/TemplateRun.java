@@ -21,9 +21,9 @@ import java.util.function.IntConsumer;
 
 /**
  * A scheduler_perf workload ({@code pods.template}): its objects once, then per phase (ours, then
- * kube-scheduler) the init pods created already bound, the scheduler started, the measured pods
- * created at the workload's rate and measured, the scheduler stopped and every pod deleted, so that
- * each phase starts from the same cluster.
+ * kube-scheduler) the init pods created already bound, the scheduler started and warmed up until
+ * its CPU per pod settles, the measured pods created at the workload's rate and measured, the
+ * scheduler stopped and every pod deleted, so that each phase starts from the same cluster.
  */
 final class TemplateRun {
   private final ClusterBench.Options o;
@@ -204,11 +204,13 @@ final class TemplateRun {
     h.say("starting %s", name);
     ProcessPhase phase = new ProcessPhase(h, name, PerfWorkload.NS_MEASURED, schedulerName);
     try (ScrapedProcess scheduler = starter.start()) {
-      phase.warmUp(
-          scheduler,
-          "warmup",
-          w.pods().warmup(),
-          i -> labeled(template.measuredPod(i, schedulerName), "warmup"));
+      int warmed =
+          phase.warmUpUntilSteady(
+              scheduler,
+              "warmup",
+              w.pods().warmup(),
+              i -> labeled(template.measuredPod(i, schedulerName), "warmup"));
+      env.put("warmupPods." + name, Integer.toString(warmed));
       String group = scheduler instanceof KubeSchedulerProcess ? "kube-scheduler" : "hami";
       BenchReport.Phase p =
           phase.measure(

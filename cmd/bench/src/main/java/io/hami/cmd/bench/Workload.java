@@ -335,9 +335,9 @@ public record Workload(
       if (shapesNode != null) {
         f.error("pods.shapes", shapesNode.toString(), "not allowed with pods.template");
       }
-      // Warm-up pods are the measured template's, bound and deleted before measuring, so that
-      // a JVM scheduler is measured JIT-compiled, as a long-running one runs; the default is one
-      // measured set.
+      // Warm-up pods are the measured template's, bound and deleted before measuring, in rounds
+      // until the scheduler's CPU per pod settles (SteadyState), so that a JVM scheduler is
+      // measured JIT-compiled, as a long-running one runs; a round is one measured set.
       if (p != null && !p.has("warmup")) {
         warmup = podCount;
       }

@@ -44,4 +44,11 @@ class PromTextTest {
         .containsEntry("patch pods", 12.0)
         .containsEntry("patch nodes", 7.0);
   }
+
+  @Test
+  void internals_jitSecondsBetweenScrapes() {
+    PromText before = PromText.parse("jvm_compilation_time_seconds_total 12.5\n");
+    PromText after = PromText.parse("jvm_compilation_time_seconds_total 14.0\n");
+    assertThat(PhaseFigures.internals(before, after)).containsEntry("jitSeconds", 1.5);
+  }
 }

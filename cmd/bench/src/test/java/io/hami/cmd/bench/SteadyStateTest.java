@@ -1,0 +1,39 @@
+package io.hami.cmd.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+final class SteadyStateTest {
+  record Case(String name, int round, int pods, double best, double perPod, boolean settled) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Case> cases() {
+    return Stream.of(
+        new Case("first round never settles", 1, 5000, Double.MAX_VALUE, 0.002, false),
+        new Case("too few pods yet", 3, 450, 0.017, 0.0165, false),
+        new Case("still falling by more than a tenth", 5, 2500, 0.010, 0.0085, false),
+        new Case("within a tenth of the best", 4, 2000, 0.003, 0.0028, true),
+        new Case("above the best (noise)", 6, 3000, 0.003, 0.004, true),
+        new Case(
+            "last round settles whatever it costs",
+            SteadyState.MAX_ROUNDS,
+            100,
+            0.010,
+            0.001,
+            true));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void settled(Case c) {
+    assertThat(SteadyState.settled(c.round(), c.pods(), c.best(), c.perPod()))
+        .isEqualTo(c.settled());
+  }
+}
