@@ -137,16 +137,16 @@ final class BindingCycle {
     Status s = permitted;
     try {
       if (s.isSuccess()) {
-        s = fwk.runPreBind(c.state(), pod, nodeName);
+        s = fwk.binding().runPreBind(c.state(), pod, nodeName);
       }
       if (s.isSuccess()) {
-        s = fwk.runBind(c.state(), pod, nodeName);
+        s = fwk.binding().runBind(c.state(), pod, nodeName);
       }
     } catch (RuntimeException e) {
       s = Status.error(e);
     }
     if (!s.isSuccess()) {
-      fwk.runUnreserve(c.state(), pod, nodeName);
+      fwk.binding().runUnreserve(c.state(), pod, nodeName);
       cache.forgetPod(pod);
       metrics.binding("error", System.nanoTime() - start);
       observer.bindingFailed(pod, nodeName, s);
@@ -166,7 +166,7 @@ final class BindingCycle {
     QueuedPodInfo info = c.info();
     Pod pod = c.pod();
     cache.finishBinding(pod);
-    c.fwk().runPostBind(c.state(), pod, p.node());
+    c.fwk().binding().runPostBind(c.state(), pod, p.node());
     queue.done(info.uid());
     metrics.binding("success", System.nanoTime() - start);
     metrics.podScheduled(

@@ -6,15 +6,12 @@ import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.Code;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
-import io.hami.framework.api.ExactScorePlugin;
 import io.hami.framework.api.ExcludedNodes;
 import io.hami.framework.api.FieldErrors;
 import io.hami.framework.api.FilterPlugin;
 import io.hami.framework.api.FrameworkHandle;
 import io.hami.framework.api.NodeInfo;
-import io.hami.framework.api.NodeScores;
 import io.hami.framework.api.PermitPlugin;
-import io.hami.framework.api.PermitResult;
 import io.hami.framework.api.Plugin;
 import io.hami.framework.api.PodInfo;
 import io.hami.framework.api.PostBindPlugin;
@@ -28,7 +25,6 @@ import io.hami.framework.api.PreFilterResult;
 import io.hami.framework.api.PreScorePlugin;
 import io.hami.framework.api.QueueSortPlugin;
 import io.hami.framework.api.ReservePlugin;
-import io.hami.framework.api.ScoreExtensions;
 import io.hami.framework.api.ScorePlugin;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateData;
@@ -37,9 +33,7 @@ import io.hami.framework.api.Status;
 import io.hami.framework.config.ExtensionPoint;
 import io.hami.framework.config.ProfileConfig;
 import io.hami.framework.queue.Nominator;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,15 +68,8 @@ public final class FrameworkRuntime {
   private final int[] preFilterExtFilterPos;
   private final FilterPlugin[] filter;
   private final PostFilterPlugin[] postFilter;
-  private final PreScorePlugin[] preScore;
-  private final ScorePlugin[] score;
-  private final long[] scoreWeights;
-  private final int[] primaryScores;
-  private final ReservePlugin[] reserve;
-  private final PermitPlugin[] permit;
-  private final PreBindPlugin[] preBind;
-  private final BindPlugin[] bind;
-  private final PostBindPlugin[] postBind;
+  private final ScorePoints scoring;
+  private final BindingPoints binding;
   private final Map<String, List<ClusterEventWithHint>> registrations;
   private final Map<String, Plugin> plugins;
 
@@ -124,23 +111,23 @@ public final class FrameworkRuntime {
     }
     this.verdicts = new FilterVerdicts(filter);
     this.postFilter = arr(byPoint, ExtensionPoint.POST_FILTER, PostFilterPlugin[]::new);
-    this.preScore = arr(byPoint, ExtensionPoint.PRE_SCORE, PreScorePlugin[]::new);
-    this.score = arr(byPoint, ExtensionPoint.SCORE, ScorePlugin[]::new);
-    this.scoreWeights = new long[score.length];
-    for (int i = 0; i < score.length; i++) {
-      scoreWeights[i] = weights.getOrDefault(score[i].name(), 1);
-    }
-    List<String> scoreNames = Arrays.stream(score).map(ScorePlugin::name).toList();
-    this.primaryScores =
-        settings.primaryScores().stream()
-            .mapToInt(scoreNames::indexOf)
-            .filter(i -> i >= 0)
-            .toArray();
-    this.reserve = arr(byPoint, ExtensionPoint.RESERVE, ReservePlugin[]::new);
-    this.permit = arr(byPoint, ExtensionPoint.PERMIT, PermitPlugin[]::new);
-    this.preBind = arr(byPoint, ExtensionPoint.PRE_BIND, PreBindPlugin[]::new);
-    this.bind = arr(byPoint, ExtensionPoint.BIND, BindPlugin[]::new);
-    this.postBind = arr(byPoint, ExtensionPoint.POST_BIND, PostBindPlugin[]::new);
+    this.scoring =
+        new ScorePoints(
+            profileName,
+            arr(byPoint, ExtensionPoint.PRE_SCORE, PreScorePlugin[]::new),
+            arr(byPoint, ExtensionPoint.SCORE, ScorePlugin[]::new),
+            weights,
+            settings.primaryScores(),
+            metrics);
+    this.binding =
+        new BindingPoints(
+            profileName,
+            arr(byPoint, ExtensionPoint.RESERVE, ReservePlugin[]::new),
+            arr(byPoint, ExtensionPoint.PERMIT, PermitPlugin[]::new),
+            arr(byPoint, ExtensionPoint.PRE_BIND, PreBindPlugin[]::new),
+            arr(byPoint, ExtensionPoint.BIND, BindPlugin[]::new),
+            arr(byPoint, ExtensionPoint.POST_BIND, PostBindPlugin[]::new),
+            metrics);
     Map<String, List<ClusterEventWithHint>> regs = new LinkedHashMap<>();
     for (Plugin p : plugins.values()) {
       if (p instanceof EnqueueExtensions e) {
@@ -200,6 +187,16 @@ public final class FrameworkRuntime {
     return registrations;
   }
 
+  /** The runners of PreScore, Score and NormalizeScore. */
+  public ScorePoints scoring() {
+    return scoring;
+  }
+
+  /** The runners of Reserve, Permit and the binding cycle's points. */
+  public BindingPoints binding() {
+    return binding;
+  }
+
   /** The plugins of this profile by name. */
   public Map<String, Plugin> plugins() {
     return plugins;
@@ -224,28 +221,19 @@ public final class FrameworkRuntime {
           case PRE_FILTER -> preFilter;
           case FILTER -> filter;
           case POST_FILTER -> postFilter;
-          case PRE_SCORE -> preScore;
-          case SCORE -> score;
-          case RESERVE -> reserve;
-          case PERMIT -> permit;
-          case PRE_BIND -> preBind;
-          case BIND -> bind;
-          case POST_BIND -> postBind;
+          case PRE_SCORE -> scoring.preScore;
+          case SCORE -> scoring.score;
+          case RESERVE -> binding.reserve;
+          case PERMIT -> binding.permit;
+          case PRE_BIND -> binding.preBind;
+          case BIND -> binding.bind;
+          case POST_BIND -> binding.postBind;
         };
     List<String> out = new ArrayList<>();
     for (Plugin p : ps) {
       out.add(p.name());
     }
     return out;
-  }
-
-  public long scoreWeight(String plugin) {
-    for (int i = 0; i < score.length; i++) {
-      if (score[i].name().equals(plugin)) {
-        return scoreWeights[i];
-      }
-    }
-    return 0;
   }
 
   public boolean hasFilterPlugins() {
@@ -529,228 +517,7 @@ public final class FrameworkRuntime {
     return last;
   }
 
-  /** Runs PreScore; returns null on success (with skipped score plugins marked) or the error. */
-  public @Nullable Status runPreScore(
-      CycleState state, Pod pod, List<NodeInfo> feasible, boolean[] skipScore) {
-    long start = System.nanoTime();
-    Status result = null;
-    for (PreScorePlugin p : preScore) {
-      Status s;
-      try {
-        s = p.preScore(state, pod, feasible);
-      } catch (RuntimeException e) {
-        s = pluginError(p, "PreScore", pod, e);
-      }
-      if (s.isSkip()) {
-        for (int i = 0; i < score.length; i++) {
-          if (score[i].name().equals(p.name())) {
-            skipScore[i] = true;
-          }
-        }
-        continue;
-      }
-      if (!s.isSuccess()) {
-        result = s.withPlugin(p.name());
-        break;
-      }
-    }
-    metrics.extensionPoint(
-        "PreScore",
-        result == null ? "Success" : result.code().name(),
-        profileName,
-        System.nanoTime() - start);
-    return result;
-  }
-
-  public int scorePluginCount() {
-    return score.length;
-  }
-
-  /**
-   * The indexes of the Score plugins whose scores order nodes, first deciding (the profile's {@code
-   * primaryScore}); empty when the weighted sum decides. A copy.
-   */
-  public int[] primaryScoreIndexes() {
-    return primaryScores.clone();
-  }
-
-  /** Whether Score plugin {@code i} gives an unrounded score ({@link ExactScorePlugin}). */
-  public boolean hasExactScore(int i) {
-    return score[i] instanceof ExactScorePlugin;
-  }
-
-  /** Score plugin {@code i}'s unrounded score; only when {@link #hasExactScore}. */
-  public double runExactScore(int i, CycleState state, Pod pod, NodeInfo node) {
-    return ((ExactScorePlugin) score[i]).exactScore(state, pod, node);
-  }
-
-  /** Runs Score plugin {@code i} on one node; exceptions propagate to {@link #scoreError}. */
-  public long runScore(int i, CycleState state, Pod pod, NodeInfo node) {
-    return score[i].score(state, pod, node);
-  }
-
-  public Status scoreError(int i, Pod pod, RuntimeException e) {
-    return pluginError(score[i], "Score", pod, e).withPlugin(score[i].name());
-  }
-
-  /** Normalizes and weights the raw scores of plugin {@code i} in place; null on success. */
-  public @Nullable Status normalizeAndWeigh(
-      int i, CycleState state, Pod pod, List<NodeInfo> nodes, long[] raw) {
-    ScorePlugin p = score[i];
-    if (p instanceof ScoreExtensions x) {
-      Status s;
-      try {
-        s = x.normalizeScore(state, pod, new NodeScores(nodes, raw));
-      } catch (RuntimeException e) {
-        s = pluginError(p, "NormalizeScore", pod, e);
-      }
-      if (!s.isSuccess()) {
-        return s.withPlugin(p.name());
-      }
-    }
-    long w = scoreWeights[i];
-    for (int n = 0; n < raw.length; n++) {
-      long v = raw[n];
-      if (v < ScorePlugin.MIN_NODE_SCORE || v > ScorePlugin.MAX_NODE_SCORE) {
-        return Status.error(
-                "plugin "
-                    + p.name()
-                    + " returned score "
-                    + v
-                    + " for node "
-                    + nodes.get(n).name()
-                    + ", outside [0, 100]")
-            .withPlugin(p.name());
-      }
-      raw[n] = v * w;
-    }
-    return null;
-  }
-
-  public String scorePluginName(int i) {
-    return score[i].name();
-  }
-
-  public Status runReserve(CycleState state, Pod pod, String nodeName) {
-    long start = System.nanoTime();
-    Status result = Status.success();
-    for (ReservePlugin p : reserve) {
-      Status s;
-      try {
-        s = p.reserve(state, pod, nodeName);
-      } catch (RuntimeException e) {
-        s = pluginError(p, "Reserve", pod, e);
-      }
-      if (!s.isSuccess()) {
-        result = s.withPlugin(p.name());
-        break;
-      }
-    }
-    metrics.extensionPoint("Reserve", result.code().name(), profileName, System.nanoTime() - start);
-    return result;
-  }
-
-  /** Calls every Reserve plugin's Unreserve in reverse order; exceptions are logged. */
-  public void runUnreserve(CycleState state, Pod pod, String nodeName) {
-    for (int i = reserve.length - 1; i >= 0; i--) {
-      try {
-        reserve[i].unreserve(state, pod, nodeName);
-      } catch (RuntimeException e) {
-        log.error(
-            "Unreserve failed plugin={} pod={} node={}", reserve[i].name(), key(pod), nodeName, e);
-      }
-    }
-  }
-
-  /** The outcome of Permit: status, and the plugins that asked to wait with the longest timeout. */
-  public record PermitOutcome(Status status, Set<String> waitingPlugins, Duration timeout) {}
-
-  public PermitOutcome runPermit(CycleState state, Pod pod, String nodeName) {
-    long start = System.nanoTime();
-    Set<String> waiting = new HashSet<>();
-    Duration timeout = Duration.ZERO;
-    Status result = Status.success();
-    for (PermitPlugin p : permit) {
-      PermitResult r;
-      try {
-        r = p.permit(state, pod, nodeName);
-      } catch (RuntimeException e) {
-        r = PermitResult.reject(pluginError(p, "Permit", pod, e));
-      }
-      Status s = r.status();
-      if (s.isSuccess()) {
-        continue;
-      }
-      if (s.code() == Code.WAIT) {
-        waiting.add(p.name());
-        if (r.timeout().compareTo(timeout) > 0) {
-          timeout = r.timeout();
-        }
-        continue;
-      }
-      result = s.withPlugin(p.name());
-      break;
-    }
-    if (result.isSuccess() && !waiting.isEmpty()) {
-      result = Status.waiting();
-    }
-    metrics.extensionPoint("Permit", result.code().name(), profileName, System.nanoTime() - start);
-    return new PermitOutcome(result, waiting, timeout);
-  }
-
-  public Status runPreBind(CycleState state, Pod pod, String nodeName) {
-    long start = System.nanoTime();
-    Status result = Status.success();
-    for (PreBindPlugin p : preBind) {
-      Status s;
-      try {
-        s = p.preBind(state, pod, nodeName);
-      } catch (RuntimeException e) {
-        s = pluginError(p, "PreBind", pod, e);
-      }
-      if (!s.isSuccess() && !s.isSkip()) {
-        result = s.withPlugin(p.name());
-        break;
-      }
-    }
-    metrics.extensionPoint("PreBind", result.code().name(), profileName, System.nanoTime() - start);
-    return result;
-  }
-
-  public Status runBind(CycleState state, Pod pod, String nodeName) {
-    long start = System.nanoTime();
-    Status result = Status.skip();
-    for (BindPlugin p : bind) {
-      Status s;
-      try {
-        s = p.bind(state, pod, nodeName);
-      } catch (RuntimeException e) {
-        s = pluginError(p, "Bind", pod, e);
-      }
-      if (s.isSkip()) {
-        continue;
-      }
-      result = s.withPlugin(p.name());
-      break;
-    }
-    if (result.isSkip()) {
-      result = Status.error("no Bind plugin bound the pod");
-    }
-    metrics.extensionPoint("Bind", result.code().name(), profileName, System.nanoTime() - start);
-    return result;
-  }
-
-  public void runPostBind(CycleState state, Pod pod, String nodeName) {
-    for (PostBindPlugin p : postBind) {
-      try {
-        p.postBind(state, pod, nodeName);
-      } catch (RuntimeException e) {
-        log.error("PostBind failed plugin={} pod={} node={}", p.name(), key(pod), nodeName, e);
-      }
-    }
-  }
-
-  private static Status pluginError(Plugin p, String point, Pod pod, RuntimeException e) {
+  static Status pluginError(Plugin p, String point, Pod pod, RuntimeException e) {
     log.error("plugin failed plugin={} point={} pod={}", p.name(), point, key(pod), e);
     return Status.error(e).withPlugin(p.name());
   }

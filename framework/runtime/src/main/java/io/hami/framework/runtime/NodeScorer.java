@@ -43,15 +43,16 @@ final class NodeScorer {
    */
   @Nullable Status prioritizeAndSelect(PodCycle c, List<NodeInfo> feasible, Attempt a) {
     FrameworkRuntime fwk = c.fwk();
-    boolean[] skip = new boolean[fwk.scorePluginCount()];
-    Status pre = fwk.runPreScore(c.state(), c.pod(), feasible, skip);
+    boolean[] skip = new boolean[fwk.scoring().scorePluginCount()];
+    Status pre = fwk.scoring().runPreScore(c.state(), c.pod(), feasible, skip);
     if (pre != null) {
       return pre;
     }
     long scoreStart = System.nanoTime();
     int m = feasible.size();
     long[] total = longRow(0, m);
-    int[] primary = Arrays.stream(fwk.primaryScoreIndexes()).filter(p -> !skip[p]).toArray();
+    int[] primary =
+        Arrays.stream(fwk.scoring().primaryScoreIndexes()).filter(p -> !skip[p]).toArray();
     double[][] first = new double[primary.length][];
     for (int k = 0; k < primary.length; k++) {
       first[k] = doubleRow(k, m);
@@ -97,7 +98,7 @@ final class NodeScorer {
     double[][] exact = new double[plugins][];
     double[][] normalized = new double[plugins][];
     for (int k = 0; k < primary.length; k++) {
-      if (fwk.hasExactScore(primary[k])) {
+      if (fwk.scoring().hasExactScore(primary[k])) {
         exact[primary[k]] = first[k];
       } else {
         normalized[primary[k]] = first[k];
@@ -113,12 +114,12 @@ final class NodeScorer {
               continue;
             }
             try {
-              raw[p][i] = fwk.runScore(p, state, pod, node);
+              raw[p][i] = fwk.scoring().runScore(p, state, pod, node);
               if (exact[p] != null) {
-                exact[p][i] = fwk.runExactScore(p, state, pod, node);
+                exact[p][i] = fwk.scoring().runExactScore(p, state, pod, node);
               }
             } catch (RuntimeException e) {
-              error.compareAndSet(null, fwk.scoreError(p, pod, e));
+              error.compareAndSet(null, fwk.scoring().scoreError(p, pod, e));
             }
           }
         });
@@ -129,7 +130,7 @@ final class NodeScorer {
       if (raw[p] == null) {
         continue;
       }
-      Status s = fwk.normalizeAndWeigh(p, state, pod, feasible, raw[p]);
+      Status s = fwk.scoring().normalizeAndWeigh(p, state, pod, feasible, raw[p]);
       if (s != null) {
         return s;
       }

@@ -114,9 +114,9 @@ final class SchedulingCycle {
     cache.assumePod(pod, nodeName);
     // Assumed: the pod holds its node in the cache now, no longer through a nomination.
     nominator.remove(c.info().uid());
-    Status reserved = fwk.runReserve(state, pod, nodeName);
+    Status reserved = fwk.binding().runReserve(state, pod, nodeName);
     if (!reserved.isSuccess()) {
-      fwk.runUnreserve(state, pod, nodeName);
+      fwk.binding().runUnreserve(state, pod, nodeName);
       cache.forgetPod(pod);
       failed(
           c,
@@ -129,13 +129,13 @@ final class SchedulingCycle {
     String uid = c.info().uid();
     WaitingPodImpl waiting = new WaitingPodImpl(pod, nodeName);
     waitingPods.put(uid, waiting);
-    FrameworkRuntime.PermitOutcome permit = fwk.runPermit(state, pod, nodeName);
+    BindingPoints.PermitOutcome permit = fwk.binding().runPermit(state, pod, nodeName);
     Status permitted = permit.status();
     if (permitted.code() != Code.WAIT) {
       waitingPods.remove(uid);
     }
     if (!permitted.isSuccess() && permitted.code() != Code.WAIT) {
-      fwk.runUnreserve(state, pod, nodeName);
+      fwk.binding().runUnreserve(state, pod, nodeName);
       cache.forgetPod(pod);
       failed(c, Attempt.failedAt(nodeName, permitted, permitted.message()), "unschedulable");
       return null;
