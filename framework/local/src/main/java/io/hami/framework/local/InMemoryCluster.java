@@ -21,7 +21,6 @@ import io.hami.framework.runtime.StatusWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -64,8 +63,7 @@ public final class InMemoryCluster implements AutoCloseable {
   private final PodStore pods = new PodStore();
   private final PodOutcomes outcomes;
   private final ObjectStamps stamps;
-  private final List<RecordedEvent> events = new ArrayList<>();
-  private final boolean recordEvents;
+  private final RecordedEvents events = new RecordedEvents();
   private final Duration terminationDelay;
   private final Terminations terminating = new Terminations();
 
@@ -73,7 +71,6 @@ public final class InMemoryCluster implements AutoCloseable {
     this.clock = new ManualClock(b.start);
     this.stamps = new ObjectStamps(clock);
     this.outcomes = new PodOutcomes(b.observer);
-    this.recordEvents = b.recordEvents;
     this.terminationDelay = b.terminationDelay;
     Parallelizer parallelizer;
     if (b.parallelism > 1) {
@@ -91,7 +88,7 @@ public final class InMemoryCluster implements AutoCloseable {
             .objectWriter(this::updateObject)
             .statusWriter(new Writer())
             .evictor(this::evict)
-            .eventRecorder(this::recordEvent)
+            .eventRecorder(b.recordEvents ? events : EventRecorder.discarding())
             .bindingExecutor(Runnable::run)
             .tieBreakSeed(b.seed)
             .observer(outcomes)
@@ -333,7 +330,7 @@ public final class InMemoryCluster implements AutoCloseable {
   }
 
   public List<RecordedEvent> events() {
-    return List.copyOf(events);
+    return events.list();
   }
 
   public int boundCount() {
@@ -520,14 +517,6 @@ public final class InMemoryCluster implements AutoCloseable {
     for (String key : terminating.due(clock.instant())) {
       int slash = key.indexOf('/');
       deletePod(key.substring(0, slash), key.substring(slash + 1));
-    }
-  }
-
-  private void recordEvent(
-      HasMetadata regarding, EventRecorder.Type type, String reason, String action, String note) {
-    if (recordEvents) {
-      String obj = regarding.getMetadata().getNamespace() + "/" + regarding.getMetadata().getName();
-      events.add(new RecordedEvent(obj, type.value(), reason, note));
     }
   }
 
