@@ -1,89 +1,98 @@
 package io.hami.plugins.numa;
 
-import io.hami.plugins.vgpu.DeviceFitter;
-import io.hami.plugins.vgpu.DeviceUsage;
+import io.hami.framework.api.NodeInfo;
+import io.hami.framework.api.NodeLocal;
 import io.hami.plugins.vgpu.NodeDevices;
 import io.hami.plugins.vgpu.PodDeviceRequests;
-import io.hami.plugins.vgpu.PodGpuOptions;
 import io.hami.plugins.vgpu.VendorRequest;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
-/** Counts how many of a pod's multi-device requests a node can keep on one NUMA node. */
+/**
+ * Counts how many of a pod's multi-device requests a node can keep on one NUMA node: a request of n
+ * devices can when one NUMA node has n devices usable for it.
+ */
 final class NumaAlignment {
-  private NumaAlignment() {}
 
-  /** How many of the pod's requests ask for two or more devices, and so need alignment. */
-  static int multi(PodDeviceRequests r) {
-    int multi = 0;
-    List<? extends List<VendorRequest>> containers = r.requests().containers();
-    for (int ci = 0; ci < containers.size(); ci++) {
-      List<VendorRequest> c = containers.get(ci);
-      for (int qi = 0; qi < c.size(); qi++) {
-        if (c.get(qi).nums() >= 2) {
-          multi++;
+  /**
+   * The pod's requests for two or more devices, and so in need of alignment; derived once a pod.
+   */
+  static final class Multi {
+    private final PodDeviceRequests source;
+    private final NumaCounts.Usable[] keys;
+    private final int[] nums;
+
+    private Multi(PodDeviceRequests source, NumaCounts.Usable[] keys, int[] nums) {
+      this.source = source;
+      this.keys = keys;
+      this.nums = nums;
+    }
+
+    static Multi of(PodDeviceRequests r) {
+      List<NumaCounts.Usable> keys = new ArrayList<>();
+      List<Integer> nums = new ArrayList<>();
+      for (List<VendorRequest> c : r.requests().containers()) {
+        for (VendorRequest q : c) {
+          if (q.nums() >= 2) {
+            keys.add(NumaCounts.Usable.of(q, r.options()));
+            nums.add(q.nums());
+          }
         }
       }
+      return new Multi(
+          r,
+          keys.toArray(new NumaCounts.Usable[0]),
+          nums.stream().mapToInt(Integer::intValue).toArray());
     }
-    return multi;
+
+    /** The requests these were derived from. */
+    PodDeviceRequests source() {
+      return source;
+    }
+
+    /** How many requests need alignment. */
+    int size() {
+      return keys.length;
+    }
   }
 
-  /** How many of the pod's multi-device requests the node can keep on one NUMA node. */
-  // Called per node in Score: index loops and a bit set instead of iterators and a map per
-  // request, and a count instead of a result object, so that scoring makes no garbage here.
-  static int aligned(NodeDevices node, PodDeviceRequests r) {
+  private static final NodeLocal<NumaCounts> COUNTS =
+      NodeLocal.create("numa: usable devices per NUMA node");
+
+  private NumaAlignment() {}
+
+  /** How many of the pod's multi-device requests the view can keep on one NUMA node. */
+  static int aligned(NodeDevices view, Multi m) {
     int aligned = 0;
-    List<? extends List<VendorRequest>> containers = r.requests().containers();
-    List<DeviceUsage> devices = node.devices();
-    for (int ci = 0; ci < containers.size(); ci++) {
-      List<VendorRequest> c = containers.get(ci);
-      for (int qi = 0; qi < c.size(); qi++) {
-        VendorRequest q = c.get(qi);
-        if (q.nums() >= 2 && alignable(devices, q, r.options())) {
-          aligned++;
-        }
+    for (int i = 0; i < m.keys.length; i++) {
+      if (NumaCounts.mostOnOneNuma(view, m.keys[i]) >= m.nums[i]) {
+        aligned++;
       }
     }
     return aligned;
   }
 
-  /** Whether some NUMA node has at least {@code q.nums()} devices usable for q. */
-  private static boolean alignable(List<DeviceUsage> devices, VendorRequest q, PodGpuOptions opts) {
-    int n = devices.size();
-    if (n > Long.SIZE) {
-      return alignableByMap(devices, q, opts);
-    }
-    long usable = 0;
-    for (int i = 0; i < n; i++) {
-      DeviceUsage d = devices.get(i);
-      if (!DeviceFitter.usable(d, q, opts)) {
-        continue;
+  /**
+   * {@link #aligned(NodeDevices, Multi)} for the view pinned on {@code node}, with the counts kept
+   * on the NodeInfo for that view: computed once per view and request shape.
+   */
+  static int aligned(NodeInfo node, NodeDevices view, Multi m) {
+    NumaCounts kept = node.local(COUNTS);
+    NumaCounts counts = kept == null ? NumaCounts.NONE : kept;
+    int aligned = 0;
+    for (int i = 0; i < m.keys.length; i++) {
+      int most = counts.get(view, m.keys[i]);
+      if (most == NumaCounts.NOT_KEPT) {
+        most = NumaCounts.mostOnOneNuma(view, m.keys[i]);
+        counts = counts.with(view, m.keys[i], most);
       }
-      usable |= 1L << i;
-      // Count the usable devices so far on d's NUMA node, d included.
-      int numa = d.numa();
-      int same = 0;
-      for (long rest = usable; rest != 0; rest &= rest - 1) {
-        if (devices.get(Long.numberOfTrailingZeros(rest)).numa() == numa) {
-          same++;
-        }
-      }
-      if (same >= q.nums()) {
-        return true;
+      if (most >= m.nums[i]) {
+        aligned++;
       }
     }
-    return false;
-  }
-
-  private static boolean alignableByMap(
-      List<DeviceUsage> devices, VendorRequest q, PodGpuOptions opts) {
-    Map<Integer, Integer> perNuma = new HashMap<>();
-    for (DeviceUsage d : devices) {
-      if (DeviceFitter.usable(d, q, opts) && perNuma.merge(d.numa(), 1, Integer::sum) >= q.nums()) {
-        return true;
-      }
+    if (counts != kept && counts != NumaCounts.NONE) {
+      node.setLocal(COUNTS, counts);
     }
-    return false;
+    return aligned;
   }
 }

@@ -16,6 +16,7 @@ import io.hami.plugins.vgpu.PodDeviceRequests;
 import io.hami.plugins.vgpu.SharedGpuState;
 import io.hami.plugins.vgpu.UsageOverlay;
 import io.hami.plugins.vgpu.VgpuPlugin;
+import org.jspecify.annotations.Nullable;
 
 /**
  * NUMA alignment of multi-GPU containers. Score prefers nodes where every container asking for
@@ -29,6 +30,9 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
 
   private final AlignmentPolicy policy;
   private final DeviceUsageIndex index;
+
+  // The last pod's: Multi is immutable, so a thread reading another's stale value derives it again.
+  private volatile NumaAlignment.@Nullable Multi last;
 
   NumaPlugin(AlignmentPolicy policy, DeviceUsageIndex index) {
     this.policy = requireNonNull(policy, "policy");
@@ -62,7 +66,8 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
     if (r == null || !r.requests().multiDevice()) {
       return Status.success();
     }
-    return NumaAlignment.aligned(UsageOverlay.view(state, index, node), r) == NumaAlignment.multi(r)
+    NumaAlignment.Multi m = multi(r);
+    return aligned(state, node, r, m) == m.size()
         ? Status.success()
         : Status.unschedulable("NumaNotFit");
   }
@@ -83,10 +88,28 @@ public final class NumaPlugin implements FilterPlugin, FilterEquivalence, ScoreP
     if (!r.requests().multiDevice()) {
       return MAX_NODE_SCORE;
     }
-    int multi = NumaAlignment.multi(r);
-    if (multi == 0) {
+    NumaAlignment.Multi m = multi(r);
+    if (m.size() == 0) {
       return MAX_NODE_SCORE;
     }
-    return MAX_NODE_SCORE * NumaAlignment.aligned(UsageOverlay.view(state, index, node), r) / multi;
+    return MAX_NODE_SCORE * aligned(state, node, r, m) / m.size();
+  }
+
+  /** The pod's multi-device requests, derived once per pod rather than once per node. */
+  private NumaAlignment.Multi multi(PodDeviceRequests r) {
+    NumaAlignment.Multi m = last;
+    if (m == null || m.source() != r) {
+      m = NumaAlignment.Multi.of(r);
+      last = m;
+    }
+    return m;
+  }
+
+  private int aligned(CycleState state, NodeInfo node, PodDeviceRequests r, NumaAlignment.Multi m) {
+    if (r.overlay() != null) {
+      // A dry run's or a rescheduled pod's view belongs to this cycle alone: nothing is kept.
+      return NumaAlignment.aligned(UsageOverlay.view(state, index, node), m);
+    }
+    return NumaAlignment.aligned(node, index.node(node), m);
   }
 }
