@@ -110,4 +110,43 @@ public final class FitReasons {
   public String toString() {
     return message();
   }
+
+  /**
+   * {@link #parts()}, each shortage with what it is measured against on {@code devices} ({@code 2/2
+   * CardInsufficientMemory (cards of up to 81920 MiB, at most 1200 MiB free)}).
+   */
+  public List<String> partsWithCapacity(List<DeviceUsage> devices) {
+    List<String> out = new ArrayList<>();
+    for (String part : parts()) {
+      out.add(part + capacity(part, devices));
+    }
+    return out;
+  }
+
+  /** What a shortage reason is measured against on the node's devices; empty for other reasons. */
+  private static String capacity(String part, List<DeviceUsage> devices) {
+    if (devices.isEmpty()) {
+      return "";
+    }
+    if (part.endsWith(FitReason.NODE_INSUFFICIENT_DEVICE.code())) {
+      return " (the node has " + devices.size() + (devices.size() == 1 ? " GPU)" : " GPUs)");
+    }
+    int total = 0;
+    int free = 0;
+    if (part.endsWith(FitReason.CARD_INSUFFICIENT_MEMORY.code())) {
+      for (DeviceUsage d : devices) {
+        total = Math.max(total, d.totalMemMiB());
+        free = Math.max(free, d.freeMemMiB());
+      }
+      return " (cards of up to " + total + " MiB, at most " + free + " MiB free)";
+    }
+    if (part.endsWith(FitReason.CARD_INSUFFICIENT_CORE.code())) {
+      for (DeviceUsage d : devices) {
+        total = Math.max(total, d.totalCores());
+        free = Math.max(free, d.freeCores());
+      }
+      return " (cards of up to " + total + " cores, at most " + free + " free)";
+    }
+    return "";
+  }
 }

@@ -201,38 +201,7 @@ public final class VgpuPlugin
     if (reasons == null) {
       return List.of();
     }
-    List<String> parts = new ArrayList<>();
-    for (String part : reasons.parts()) {
-      parts.add(part + capacity(part, view.devices()));
-    }
-    return parts;
-  }
-
-  /** What a shortage reason is measured against on the node's devices; empty for other reasons. */
-  private static String capacity(String part, List<DeviceUsage> devices) {
-    if (devices.isEmpty()) {
-      return "";
-    }
-    if (part.endsWith(FitReason.NODE_INSUFFICIENT_DEVICE.code())) {
-      return " (the node has " + devices.size() + (devices.size() == 1 ? " GPU)" : " GPUs)");
-    }
-    int total = 0;
-    int free = 0;
-    if (part.endsWith(FitReason.CARD_INSUFFICIENT_MEMORY.code())) {
-      for (DeviceUsage d : devices) {
-        total = Math.max(total, d.totalMemMiB());
-        free = Math.max(free, d.freeMemMiB());
-      }
-      return " (cards of up to " + total + " MiB, at most " + free + " MiB free)";
-    }
-    if (part.endsWith(FitReason.CARD_INSUFFICIENT_CORE.code())) {
-      for (DeviceUsage d : devices) {
-        total = Math.max(total, d.totalCores());
-        free = Math.max(free, d.freeCores());
-      }
-      return " (cards of up to " + total + " cores, at most " + free + " free)";
-    }
-    return "";
+    return reasons.partsWithCapacity(view.devices());
   }
 
   /** Stops the ResourceQuota informer and gives back the handshake, last made first. */
