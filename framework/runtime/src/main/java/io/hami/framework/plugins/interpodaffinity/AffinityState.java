@@ -62,11 +62,22 @@ final class AffinityState implements StateData {
 
   /** Counts an existing pod against the incoming pod's required affinity and anti-affinity. */
   void countIncomingTerms(Pod existing, Map<String, String> nodeLabels, long multiplier) {
+    countIncomingTerms(
+        PodAffinities.namespaceOf(existing),
+        PodAffinities.labelsOf(existing),
+        nodeLabels,
+        multiplier);
+  }
+
+  /**
+   * Counts {@code multiplier} existing pods of namespace {@code ns} labelled {@code labels} against
+   * the incoming pod's required affinity and anti-affinity.
+   */
+  void countIncomingTerms(
+      String ns, Map<String, String> labels, Map<String, String> nodeLabels, long multiplier) {
     if (nodeLabels.isEmpty()) {
       return;
     }
-    String ns = PodAffinities.namespaceOf(existing);
-    Map<String, String> labels = PodAffinities.labelsOf(existing);
     List<AffinityTerm> aff = pod.requiredAffinity();
     if (PodAffinities.matchesAll(aff, ns, labels, null)) {
       for (int i = 0; i < aff.size(); i++) {

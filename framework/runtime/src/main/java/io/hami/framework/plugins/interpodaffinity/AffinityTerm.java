@@ -8,6 +8,7 @@ import io.hami.framework.plugins.helper.Selector.Op;
 import io.hami.framework.plugins.helper.Selector.Requirement;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -24,6 +25,7 @@ final class AffinityTerm {
   private final Selector selector;
   private final String topologyKey;
   private final int weight;
+  private final int hash;
 
   private AffinityTerm(
       ImmutableSet<String> namespaces,
@@ -38,6 +40,8 @@ final class AffinityTerm {
     this.selector = selector;
     this.topologyKey = topologyKey;
     this.weight = weight;
+    this.hash =
+        Objects.hash(namespaces, allNamespaces, namespaceSelector, selector, topologyKey, weight);
   }
 
   /**
@@ -151,5 +155,24 @@ final class AffinityTerm {
   /** Whether this term has an unresolved, non-empty namespace selector. */
   boolean hasNamespaceSelector() {
     return namespaceSelector != null;
+  }
+
+  /** Equal terms select the same pods over the same key with the same weight. */
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return o == this
+        || (o instanceof AffinityTerm t
+            && hash == t.hash
+            && weight == t.weight
+            && allNamespaces == t.allNamespaces
+            && topologyKey.equals(t.topologyKey)
+            && namespaces.equals(t.namespaces)
+            && Objects.equals(namespaceSelector, t.namespaceSelector)
+            && selector.equals(t.selector));
+  }
+
+  @Override
+  public int hashCode() {
+    return hash;
   }
 }

@@ -26,6 +26,7 @@ import io.hami.framework.api.StateData;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -37,11 +38,12 @@ import org.jspecify.annotations.Nullable;
  * pods' preferred terms and (weighted by {@code hardPodAffinityWeight}) their required affinity
  * terms, normalized min-max to 0..100.
  *
- * <p>Cost: the pods of a node that declare pod (anti-)affinity are compiled once per {@link
- * NodeInfo} instance and kept on it ({@link NodeLocal}). PreFilter and PreScore skip, after one
- * pass over the nodes reading that slot, when neither the pod nor any existing pod has terms that
- * apply; otherwise PreFilter counts matching pods per topology pair once, and Filter is a lookup
- * per term.
+ * <p>Cost: a pod's terms are compiled once per pod object ({@link PodAffinities#of}). The pods of a
+ * node are grouped once per {@link NodeInfo} instance and kept on it ({@link NodeLocal}): by
+ * namespace and labels, and by equal terms, so that a term is matched once per group rather than
+ * per pod. PreFilter and PreScore skip, after one pass over the nodes reading that slot, when
+ * neither the pod nor any existing pod has terms that apply; otherwise PreFilter counts matching
+ * pods per topology pair once, and Filter is a lookup per term.
  */
 public final class InterPodAffinityPlugin
     implements PreFilterPlugin,
@@ -74,17 +76,23 @@ public final class InterPodAffinityPlugin
   private static final NodeLocal<NodePods> PODS =
       NodeLocal.create("interpodaffinity: pods with affinity");
 
-  /** An existing pod that declares pod (anti-)affinity, with its terms compiled. */
-  record ExistingPod(Pod pod, PodAffinities terms) {}
+  /** Pods of one node that share a namespace and labels: terms select all of them or none. */
+  record LabelGroup(String namespace, Map<String, String> labels, int count) {}
+
+  /** Pods of one node whose compiled terms are equal: they count and score alike. */
+  record TermsGroup(PodAffinities terms, int count) {}
 
   /**
-   * The pods of one node that declare any pod (anti-)affinity, and those of them with required
-   * anti-affinity.
+   * The pods of one node grouped for matching: all of them by namespace and labels, those that
+   * declare any pod (anti-)affinity by their terms, and those of them with required anti-affinity.
+   * Pods of one workload share labels and terms, so a term is matched once per group, not per pod.
    */
   record NodePods(
-      ImmutableList<ExistingPod> withAffinity,
-      ImmutableList<ExistingPod> withRequiredAntiAffinity) {
-    static final NodePods NONE = new NodePods(ImmutableList.of(), ImmutableList.of());
+      ImmutableList<LabelGroup> byLabels,
+      ImmutableList<TermsGroup> withAffinity,
+      ImmutableList<TermsGroup> withRequiredAntiAffinity) {
+    static final NodePods NONE =
+        new NodePods(ImmutableList.of(), ImmutableList.of(), ImmutableList.of());
   }
 
   private record PreScoreState(TopologyCounts scores) implements StateData {}
@@ -128,43 +136,61 @@ public final class InterPodAffinityPlugin
     return NAME;
   }
 
-  /** The pods of {@code node} with pod (anti-)affinity, computed once per NodeInfo instance. */
+  /** The pods of {@code node}, grouped ({@link NodePods}), computed once per NodeInfo instance. */
   static NodePods podsOf(NodeInfo node) {
     NodePods kept = node.local(PODS);
     if (kept != null) {
       return kept;
     }
-    ImmutableList.Builder<ExistingPod> withAffinity = null;
-    ImmutableList.Builder<ExistingPod> withAnti = null;
-    for (PodInfo p : node.pods()) {
-      if (!PodAffinities.declaresAny(p.pod())) {
+    List<PodInfo> pods = node.pods();
+    if (pods.isEmpty()) {
+      node.setLocal(PODS, NodePods.NONE);
+      return NodePods.NONE;
+    }
+    Map<LabelKey, Integer> byLabels = new LinkedHashMap<>();
+    Map<PodAffinities, Integer> byTerms = null;
+    for (int i = 0; i < pods.size(); i++) {
+      Pod p = pods.get(i).pod();
+      byLabels.merge(
+          new LabelKey(PodAffinities.namespaceOf(p), PodAffinities.labelsOf(p)), 1, Integer::sum);
+      if (!PodAffinities.declaresAny(p)) {
         continue;
       }
       // A malformed term of an existing pod is left out, as kube-scheduler does.
-      PodAffinities terms = PodAffinities.of(p.pod(), new ArrayList<>());
+      PodAffinities terms = PodAffinities.of(p, new ArrayList<>());
       if (terms.isEmpty()) {
         continue;
       }
-      ExistingPod e = new ExistingPod(p.pod(), terms);
-      if (withAffinity == null) {
-        withAffinity = ImmutableList.builder();
+      if (byTerms == null) {
+        byTerms = new LinkedHashMap<>();
       }
-      withAffinity.add(e);
-      if (!terms.requiredAntiAffinity().isEmpty()) {
-        if (withAnti == null) {
-          withAnti = ImmutableList.builder();
-        }
-        withAnti.add(e);
-      }
+      byTerms.merge(terms, 1, Integer::sum);
     }
-    NodePods result =
-        withAffinity == null
-            ? NodePods.NONE
-            : new NodePods(
-                withAffinity.build(), withAnti == null ? ImmutableList.of() : withAnti.build());
+    ImmutableList.Builder<LabelGroup> labelGroups =
+        ImmutableList.builderWithExpectedSize(byLabels.size());
+    byLabels.forEach((k, n) -> labelGroups.add(new LabelGroup(k.namespace(), k.labels(), n)));
+    ImmutableList<TermsGroup> withAffinity = ImmutableList.of();
+    ImmutableList<TermsGroup> withAnti = ImmutableList.of();
+    if (byTerms != null) {
+      ImmutableList.Builder<TermsGroup> all = ImmutableList.builder();
+      ImmutableList.Builder<TermsGroup> anti = ImmutableList.builder();
+      byTerms.forEach(
+          (terms, n) -> {
+            TermsGroup g = new TermsGroup(terms, n);
+            all.add(g);
+            if (!terms.requiredAntiAffinity().isEmpty()) {
+              anti.add(g);
+            }
+          });
+      withAffinity = all.build();
+      withAnti = anti.build();
+    }
+    NodePods result = new NodePods(labelGroups.build(), withAffinity, withAnti);
     node.setLocal(PODS, result);
     return result;
   }
+
+  private record LabelKey(String namespace, Map<String, String> labels) {}
 
   // ---- PreFilter and Filter
 
@@ -242,12 +268,13 @@ public final class InterPodAffinityPlugin
     for (int i = from; i < to; i++) {
       NodeInfo n = nodes.get(i);
       Map<String, String> labels = n.labels();
-      for (ExistingPod e : podsOf(n).withRequiredAntiAffinity()) {
-        s.countExistingAntiAffinity(e.terms(), labels, 1);
+      NodePods pods = podsOf(n);
+      for (TermsGroup g : pods.withRequiredAntiAffinity()) {
+        s.countExistingAntiAffinity(g.terms(), labels, g.count());
       }
       if (incoming && !labels.isEmpty()) {
-        for (PodInfo p : n.pods()) {
-          s.countIncomingTerms(p.pod(), labels, 1);
+        for (LabelGroup g : pods.byLabels()) {
+          s.countIncomingTerms(g.namespace(), g.labels(), labels, g.count());
         }
       }
     }
@@ -332,53 +359,71 @@ public final class InterPodAffinityPlugin
     Target incoming = new Target(ns, PodAffinities.labelsOf(pod), namespaces.labels(ns));
     terms = terms.resolveNamespaces(namespaces::matching);
     TopologyCounts scores = new TopologyCounts();
+    // A node's weights are summed per topology key first and added to its pair once: the pair
+    // lookups, not the matching, dominated PreScore when many pods match.
+    KeyTally tally = new KeyTally();
     for (int i = 0; i < nodes.size(); i++) {
       NodeInfo n = nodes.get(i);
       Map<String, String> nodeLabels = n.labels();
       if (nodeLabels.isEmpty()) {
         continue;
       }
+      NodePods pods = podsOf(n);
       if (own) {
-        for (PodInfo p : n.pods()) {
-          Target existing = Target.of(p.pod());
-          addMatching(scores, terms.preferredAffinity(), existing, nodeLabels, 1);
-          addMatching(scores, terms.preferredAntiAffinity(), existing, nodeLabels, -1);
-        }
+        tallyMatchingPods(tally, terms.preferredAffinity(), pods.byLabels(), 1);
+        tallyMatchingPods(tally, terms.preferredAntiAffinity(), pods.byLabels(), -1);
       }
-      for (ExistingPod e : podsOf(n).withAffinity()) {
-        scoreExistingTerms(scores, e.terms(), incoming, nodeLabels);
+      List<TermsGroup> withAffinity = pods.withAffinity();
+      for (int j = 0; j < withAffinity.size(); j++) {
+        TermsGroup g = withAffinity.get(j);
+        tallyExistingTerms(tally, g.terms(), incoming, g.count());
       }
+      tally.drainInto(scores, nodeLabels);
     }
     state.write(PRE_SCORE, new PreScoreState(scores));
     return Status.success();
   }
 
-  private void scoreExistingTerms(
-      TopologyCounts scores, PodAffinities existing, Target in, Map<String, String> nodeLabels) {
+  /** Adds, per term, its weight times the count of the pods of {@code groups} it matches. */
+  private static void tallyMatchingPods(
+      KeyTally tally, List<AffinityTerm> terms, List<LabelGroup> groups, int sign) {
+    for (int i = 0; i < terms.size(); i++) {
+      AffinityTerm t = terms.get(i);
+      long matched = 0;
+      for (int j = 0; j < groups.size(); j++) {
+        LabelGroup g = groups.get(j);
+        if (t.matches(g.namespace(), g.labels(), null)) {
+          matched += g.count();
+        }
+      }
+      if (matched > 0) {
+        tally.add(t.topologyKey(), sign * t.weight() * matched);
+      }
+    }
+  }
+
+  /** Adds the terms of {@code pods} existing pods that all have {@code existing} terms. */
+  private void tallyExistingTerms(KeyTally tally, PodAffinities existing, Target in, int pods) {
     int hard = args.hardPodAffinityWeight();
     if (hard > 0) {
       for (AffinityTerm t : existing.requiredAffinity()) {
         if (t.matches(in.namespace(), in.labels(), in.nsLabels())) {
-          scores.addForNode(t.topologyKey(), nodeLabels, hard);
+          tally.add(t.topologyKey(), (long) hard * pods);
         }
       }
     }
     if (!args.ignorePreferredTermsOfExistingPods()) {
-      addMatching(scores, existing.preferredAffinity(), in, nodeLabels, 1);
-      addMatching(scores, existing.preferredAntiAffinity(), in, nodeLabels, -1);
+      tallyMatching(tally, existing.preferredAffinity(), in, pods);
+      tallyMatching(tally, existing.preferredAntiAffinity(), in, -pods);
     }
   }
 
-  private static void addMatching(
-      TopologyCounts scores,
-      List<AffinityTerm> terms,
-      Target target,
-      Map<String, String> nodeLabels,
-      int sign) {
+  private static void tallyMatching(
+      KeyTally tally, List<AffinityTerm> terms, Target target, long multiplier) {
     for (int i = 0; i < terms.size(); i++) {
       AffinityTerm t = terms.get(i);
       if (t.matches(target.namespace(), target.labels(), target.nsLabels())) {
-        scores.addForNode(t.topologyKey(), nodeLabels, (long) sign * t.weight());
+        tally.add(t.topologyKey(), multiplier * t.weight());
       }
     }
   }

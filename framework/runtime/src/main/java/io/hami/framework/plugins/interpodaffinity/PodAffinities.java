@@ -1,5 +1,7 @@
 package io.hami.framework.plugins.interpodaffinity;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.common.collect.ImmutableList;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -8,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PodAntiAffinity;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import io.hami.framework.plugins.helper.Selector;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,11 +56,34 @@ record PodAffinities(
     return a != null && (a.getPodAffinity() != null || a.getPodAntiAffinity() != null);
   }
 
+  /** What compiling one pod gave: its terms and the errors of the terms left out. */
+  private record Compiled(PodAffinities terms, ImmutableList<String> errors) {}
+
   /**
-   * Compiles the terms of {@code pod}. A malformed term is left out and described in {@code errors}
-   * (with its field path), so that one bad pod costs only its own terms.
+   * Compiled terms by pod object (identity, weakly held). Pods are not mutated once the informer
+   * delivers them, and an unchanged pod keeps its object when its node's NodeInfo is rebuilt, so
+   * each version of a pod compiles once instead of once per rebuild, PreFilter and PreScore.
+   */
+  private static final Cache<Pod, Compiled> COMPILED =
+      Caffeine.newBuilder().weakKeys().executor(Runnable::run).build();
+
+  /**
+   * The terms of {@code pod}, compiled once per pod object. A malformed term is left out and
+   * described in {@code errors} (with its field path), so that one bad pod costs only its own
+   * terms.
    */
   static PodAffinities of(Pod pod, List<String> errors) {
+    Compiled c = COMPILED.get(pod, PodAffinities::compile);
+    errors.addAll(c.errors());
+    return c.terms();
+  }
+
+  private static Compiled compile(Pod pod) {
+    List<String> errors = new ArrayList<>();
+    return new Compiled(compile(pod, errors), ImmutableList.copyOf(errors));
+  }
+
+  private static PodAffinities compile(Pod pod, List<String> errors) {
     String ns = namespaceOf(pod);
     Map<String, String> labels = labelsOf(pod);
     Affinity a = pod.getSpec() == null ? null : pod.getSpec().getAffinity();

@@ -1,6 +1,5 @@
 package io.hami.framework.plugins.interpodaffinity;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -12,8 +11,4 @@ import org.jspecify.annotations.Nullable;
  * @param nsLabels its namespace's labels; null for terms whose namespace selectors are resolved
  */
 record Target(
-    String namespace, Map<String, String> labels, @Nullable Map<String, String> nsLabels) {
-  static Target of(Pod pod) {
-    return new Target(PodAffinities.namespaceOf(pod), PodAffinities.labelsOf(pod), null);
-  }
-}
+    String namespace, Map<String, String> labels, @Nullable Map<String, String> nsLabels) {}

@@ -489,6 +489,28 @@ class InterPodAffinityPluginTest {
   }
 
   @Test
+  void removePod_ofOneOfTwoAlikeBlockers_keepsTheNodeBlocked() {
+    Pod pod = MakePod.named("p").label("app", "web").obj();
+    Pod g1 = MakePod.named("g1").nodeName("n1").podAntiAffinity(HOST, "app", "web").obj();
+    Pod g2 = MakePod.named("g2").nodeName("n1").podAntiAffinity(HOST, "app", "web").obj();
+    NodeInfo n1 = info(node("n1", "a"), g1, g2);
+    InterPodAffinityPlugin p = plugin(new FakeHandle().withNodes(n1));
+    CycleState state = new CycleState();
+    p.preFilter(state, pod, Snapshot.of(List.of(n1)));
+    assertThat(
+            state.require(InterPodAffinityPlugin.PRE_FILTER).existingAntiAffinity.get(HOST, "n1"))
+        .isEqualTo(2);
+
+    CycleState one = state.copy();
+    p.removePod(one, pod, PodInfo.of(g1), n1);
+    NodeInfo withoutOne = n1.withoutPod(PodInfo.of(g1).uid());
+    assertThat(verdict(p.filter(one, pod, withoutOne))).isEqualTo("existing");
+    p.removePod(one, pod, PodInfo.of(g2), withoutOne);
+    assertThat(verdict(p.filter(one, pod, withoutOne.withoutPod(PodInfo.of(g2).uid()))))
+        .isEqualTo("ok");
+  }
+
+  @Test
   void preFilter_countsInParallelPiecesAsItDoesSequentially() {
     // Counting reads labels and namespaces only, so one pod object may stand on many nodes.
     Pod db = existing("db", "n0", "app", "db");
@@ -668,6 +690,37 @@ class InterPodAffinityPluginTest {
                         .obj()),
                 info(node("n2", "b"))),
             "{n1=0, n2=100}"),
+        new ScoreCase(
+            "pods sharing labels or terms each count",
+            MakePod.named("p")
+                .label("app", "client")
+                .preferredPodAffinity(10, HOST, "app", "db")
+                .obj(),
+            List.of(
+                info(
+                    node("n1", "a"),
+                    existing("db1", "n1", "app", "db"),
+                    existing("db2", "n1", "app", "db"),
+                    existing("db3", "n1", "app", "db")),
+                info(
+                    node("n2", "a"),
+                    existing("db4", "n2", "app", "db"),
+                    existing("web", "n2", "app", "web")),
+                info(
+                    node("n3", "b"),
+                    MakePod.named("e1")
+                        .nodeName("n3")
+                        .label("app", "e")
+                        .preferredPodAntiAffinity(5, HOST, "app", "client")
+                        .obj(),
+                    MakePod.named("e2")
+                        .nodeName("n3")
+                        .label("app", "e")
+                        .preferredPodAntiAffinity(5, HOST, "app", "client")
+                        .obj()),
+                info(node("n4", "b"))),
+            // raw: n1 = 3 x 10, n2 = 10, n3 = 2 x -5, n4 = 0
+            "{n1=100, n2=50, n3=0, n4=25}"),
         new ScoreCase(
             "nodes without labels are not scored",
             MakePod.named("p").preferredPodAffinity(10, ZONE, "app", "db").obj(),
