@@ -83,17 +83,20 @@ public final class InterPodAffinityPlugin
   record TermsGroup(PodAffinities terms, int count) {}
 
   /**
-   * The pods of one node grouped for matching: all of them by namespace and labels, those that
-   * declare any pod (anti-)affinity by their terms, and those of them with required anti-affinity.
-   * Pods of one workload share labels and terms, so a term is matched once per group, not per pod.
+   * The pods of one node that declare any pod (anti-)affinity, grouped by their terms, and those
+   * groups with required anti-affinity. Pods of one workload share terms, so a term is matched once
+   * per group, not per pod.
    */
   record NodePods(
-      ImmutableList<LabelGroup> byLabels,
-      ImmutableList<TermsGroup> withAffinity,
-      ImmutableList<TermsGroup> withRequiredAntiAffinity) {
-    static final NodePods NONE =
-        new NodePods(ImmutableList.of(), ImmutableList.of(), ImmutableList.of());
+      ImmutableList<TermsGroup> withAffinity, ImmutableList<TermsGroup> withRequiredAntiAffinity) {
+    static final NodePods NONE = new NodePods(ImmutableList.of(), ImmutableList.of());
   }
+
+  /**
+   * The pods of a node grouped by namespace and labels, computed when an incoming pod has terms.
+   */
+  private static final NodeLocal<ImmutableList<LabelGroup>> LABEL_GROUPS =
+      NodeLocal.create("interpodaffinity: pods by labels");
 
   private record PreScoreState(TopologyCounts scores) implements StateData {}
 
@@ -136,23 +139,18 @@ public final class InterPodAffinityPlugin
     return NAME;
   }
 
-  /** The pods of {@code node}, grouped ({@link NodePods}), computed once per NodeInfo instance. */
+  /**
+   * The pods of {@code node} with terms, grouped ({@link NodePods}), once per NodeInfo instance.
+   */
   static NodePods podsOf(NodeInfo node) {
     NodePods kept = node.local(PODS);
     if (kept != null) {
       return kept;
     }
     List<PodInfo> pods = node.pods();
-    if (pods.isEmpty()) {
-      node.setLocal(PODS, NodePods.NONE);
-      return NodePods.NONE;
-    }
-    Map<LabelKey, Integer> byLabels = new LinkedHashMap<>();
     Map<PodAffinities, Integer> byTerms = null;
     for (int i = 0; i < pods.size(); i++) {
       Pod p = pods.get(i).pod();
-      byLabels.merge(
-          new LabelKey(PodAffinities.namespaceOf(p), PodAffinities.labelsOf(p)), 1, Integer::sum);
       if (!PodAffinities.declaresAny(p)) {
         continue;
       }
@@ -166,11 +164,7 @@ public final class InterPodAffinityPlugin
       }
       byTerms.merge(terms, 1, Integer::sum);
     }
-    ImmutableList.Builder<LabelGroup> labelGroups =
-        ImmutableList.builderWithExpectedSize(byLabels.size());
-    byLabels.forEach((k, n) -> labelGroups.add(new LabelGroup(k.namespace(), k.labels(), n)));
-    ImmutableList<TermsGroup> withAffinity = ImmutableList.of();
-    ImmutableList<TermsGroup> withAnti = ImmutableList.of();
+    NodePods result = NodePods.NONE;
     if (byTerms != null) {
       ImmutableList.Builder<TermsGroup> all = ImmutableList.builder();
       ImmutableList.Builder<TermsGroup> anti = ImmutableList.builder();
@@ -182,11 +176,30 @@ public final class InterPodAffinityPlugin
               anti.add(g);
             }
           });
-      withAffinity = all.build();
-      withAnti = anti.build();
+      result = new NodePods(all.build(), anti.build());
     }
-    NodePods result = new NodePods(labelGroups.build(), withAffinity, withAnti);
     node.setLocal(PODS, result);
+    return result;
+  }
+
+  /** The pods of {@code node} grouped by namespace and labels, once per NodeInfo instance. */
+  static ImmutableList<LabelGroup> labelGroupsOf(NodeInfo node) {
+    ImmutableList<LabelGroup> kept = node.local(LABEL_GROUPS);
+    if (kept != null) {
+      return kept;
+    }
+    List<PodInfo> pods = node.pods();
+    Map<LabelKey, Integer> byLabels = new LinkedHashMap<>();
+    for (int i = 0; i < pods.size(); i++) {
+      Pod p = pods.get(i).pod();
+      byLabels.merge(
+          new LabelKey(PodAffinities.namespaceOf(p), PodAffinities.labelsOf(p)), 1, Integer::sum);
+    }
+    ImmutableList.Builder<LabelGroup> groups =
+        ImmutableList.builderWithExpectedSize(byLabels.size());
+    byLabels.forEach((k, n) -> groups.add(new LabelGroup(k.namespace(), k.labels(), n)));
+    ImmutableList<LabelGroup> result = groups.build();
+    node.setLocal(LABEL_GROUPS, result);
     return result;
   }
 
@@ -268,12 +281,11 @@ public final class InterPodAffinityPlugin
     for (int i = from; i < to; i++) {
       NodeInfo n = nodes.get(i);
       Map<String, String> labels = n.labels();
-      NodePods pods = podsOf(n);
-      for (TermsGroup g : pods.withRequiredAntiAffinity()) {
+      for (TermsGroup g : podsOf(n).withRequiredAntiAffinity()) {
         s.countExistingAntiAffinity(g.terms(), labels, g.count());
       }
-      if (incoming && !labels.isEmpty()) {
-        for (LabelGroup g : pods.byLabels()) {
+      if (incoming && !labels.isEmpty() && !n.pods().isEmpty()) {
+        for (LabelGroup g : labelGroupsOf(n)) {
           s.countIncomingTerms(g.namespace(), g.labels(), labels, g.count());
         }
       }
@@ -368,12 +380,12 @@ public final class InterPodAffinityPlugin
       if (nodeLabels.isEmpty()) {
         continue;
       }
-      NodePods pods = podsOf(n);
-      if (own) {
-        tallyMatchingPods(tally, terms.preferredAffinity(), pods.byLabels(), 1);
-        tallyMatchingPods(tally, terms.preferredAntiAffinity(), pods.byLabels(), -1);
+      if (own && !n.pods().isEmpty()) {
+        List<LabelGroup> groups = labelGroupsOf(n);
+        tallyMatchingPods(tally, terms.preferredAffinity(), groups, 1);
+        tallyMatchingPods(tally, terms.preferredAntiAffinity(), groups, -1);
       }
-      List<TermsGroup> withAffinity = pods.withAffinity();
+      List<TermsGroup> withAffinity = podsOf(n).withAffinity();
       for (int j = 0; j < withAffinity.size(); j++) {
         TermsGroup g = withAffinity.get(j);
         tallyExistingTerms(tally, g.terms(), incoming, g.count());
