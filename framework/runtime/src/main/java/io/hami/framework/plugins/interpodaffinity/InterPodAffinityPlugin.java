@@ -39,11 +39,11 @@ import org.jspecify.annotations.Nullable;
  * terms, normalized min-max to 0..100.
  *
  * <p>Cost: a pod's terms are compiled once per pod object ({@link PodAffinities#of}). The pods of a
- * node are grouped once per {@link NodeInfo} instance and kept on it ({@link NodeLocal}): by
- * namespace and labels, and by equal terms, so that a term is matched once per group rather than
- * per pod. PreFilter and PreScore skip, after one pass over the nodes reading that slot, when
- * neither the pod nor any existing pod has terms that apply; otherwise PreFilter counts matching
- * pods per topology pair once, and Filter is a lookup per term.
+ * node are grouped once per {@link NodeInfo} instance and kept on it ({@link NodeLocal}): by equal
+ * terms, and (once an incoming pod has terms) by namespace and labels, so that a term is matched
+ * once per group rather than per pod. PreFilter and PreScore skip, after one pass over the nodes
+ * reading that slot, when neither the pod nor any existing pod has terms that apply; otherwise
+ * PreFilter counts matching pods per topology pair once, and Filter is a lookup per term.
  */
 public final class InterPodAffinityPlugin
     implements PreFilterPlugin,
