@@ -126,6 +126,13 @@ final class BindTracker implements AutoCloseable {
     return created.values().stream().mapToLong(Long::longValue).min().orElse(nanoTime.getAsLong());
   }
 
+  /**
+   * Pods created per second, from the first create request sent to the last ({@link Stats#rate}).
+   */
+  double createdPerSecond() {
+    return Stats.rate(created.values().stream().mapToLong(Long::longValue).toArray());
+  }
+
   @Override
   public void close() {
     informer.close();

@@ -240,6 +240,7 @@ final class PhaseFigures {
         writes - events - (bound == 0 ? 0 : handshakeWrites / bound),
         cpu,
         heap,
-        internals);
+        internals,
+        tracker.createdPerSecond());
   }
 }

@@ -152,13 +152,8 @@ final class ProcessPhase {
           "%s: creating %d pods at %s/s with %d clients",
           name, n, ClusterBench.fmt(w.pods().qps()), w.pods().clients());
       PodCreator creator = new PodCreator(admin, namespace, schedulerName);
-      long createStart = System.nanoTime();
       creator.createAll(
           n, pods, new PodCreator.Rate(w.pods().qps(), w.pods().clients()), tracker, p -> {});
-      double createSeconds = (System.nanoTime() - createStart) / 1e9;
-      // When the API server is slow to create, the pods arrive slower than asked: say so, since
-      // the bind rate then follows the creation rate.
-      h.say("%s: created %d pods in %.2f s (%.0f/s)", name, n, createSeconds, n / createSeconds);
       String stopped = h.awaitBound(tracker, scheduler::isAlive);
       if (stopped != null) {
         h.error(name + ": " + tracker.pending() + " measured pods unbound (" + stopped + ")");

@@ -77,4 +77,21 @@ public record Stats(
     }
     return counts;
   }
+
+  /**
+   * The rate of events over their span: the events after the first, per second from the first to
+   * the last; 0 with fewer than two events or no time between them.
+   */
+  public static double rate(long[] eventNanos) {
+    if (eventNanos.length < 2) {
+      return 0;
+    }
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (long t : eventNanos) {
+      first = Math.min(first, t);
+      last = Math.max(last, t);
+    }
+    return last == first ? 0 : (eventNanos.length - 1) / ((last - first) / 1e9);
+  }
 }

@@ -295,7 +295,8 @@ class ClusterBenchCommandTest {
             3.0,
             1.5,
             Stats.of(new double[] {100, 200}),
-            Map.of("attempts.scheduled", 10.0));
+            Map.of("attempts.scheduled", 10.0),
+            180.0);
     BenchReport r =
         new BenchReport(
             "Basic",
@@ -314,9 +315,12 @@ class ClusterBenchCommandTest {
         .contains("| hami-scheduler | 10/10 | 5.0 | 4 / 6 / 6 | 20 / 30 | 3.00 (3.00) |")
         .contains(
             "create pods/binding 1.00<br>get nodes 1.00<br>patch nodes 1.00<br>patch pods 1.00")
-        .contains("| 1.5 | 150 / 200 |")
+        .contains("| heap MiB avg / max | created/s |")
+        .contains("| 1.5 | 150 / 200 | 180 |")
         .doesNotContain("HAMi scheduler");
-    assertThat(r.toJson()).contains("\"writesPerPod\" : 3.0").doesNotContain("\"hami\"");
+    assertThat(r.toJson())
+        .contains("\"writesPerPod\" : 3.0", "\"createdPerSecond\" : 180.0")
+        .doesNotContain("\"hami\"");
     assertThat(r.checks().ok()).isTrue();
   }
 
@@ -462,7 +466,8 @@ class ClusterBenchCommandTest {
         1.0,
         1.5,
         Stats.of(new double[] {100, 200}),
-        Map.of("attempts.scheduled", 10.0));
+        Map.of("attempts.scheduled", 10.0),
+        200.0);
   }
 
   /**

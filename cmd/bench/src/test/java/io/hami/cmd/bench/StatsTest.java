@@ -66,4 +66,36 @@ class StatsTest {
     assertThat(Stats.perSecond(new long[] {6, 7, 8}, start)).containsExactly(3);
     assertThat(Stats.perSecond(new long[0], start)).isEmpty();
   }
+
+  record RateCase(String name, long[] events, double want) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<RateCase> rateCases() {
+    long s = 1_000_000_000L;
+    return Stream.of(
+        new RateCase("none", new long[0], 0),
+        new RateCase("one", new long[] {5 * s}, 0),
+        new RateCase("two at once", new long[] {5 * s, 5 * s}, 0),
+        new RateCase(
+            "five over two seconds, unsorted", new long[] {2 * s, 0, s, s / 2, 3 * s / 2}, 2),
+        new RateCase("201 over one second", evenly(201, s / 200), 200));
+  }
+
+  private static long[] evenly(int n, long step) {
+    long[] out = new long[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = i * step;
+    }
+    return out;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rateCases")
+  void rate_countsTheEventsAfterTheFirstOverTheirSpan(RateCase c) {
+    assertThat(Stats.rate(c.events())).isCloseTo(c.want(), within(1e-9));
+  }
 }
