@@ -149,14 +149,7 @@ class ApiserverRestartE2E {
       long firstAfter = System.nanoTime();
       creator.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
 
-      List<Pod> finished =
-          await()
-              .atMost(PATIENCE)
-              .pollInterval(Duration.ofMillis(100))
-              .ignoreExceptions()
-              .until(
-                  () -> client.pods().inNamespace(ns).list().getItems(),
-                  ps -> ps.size() == PODS && ps.stream().allMatch(ApiserverRestartE2E::done));
+      List<Pod> finished = awaitAllDone(client, ns, nodes);
       long finishedAt = System.nanoTime();
 
       Set<String> names = new HashSet<>();
@@ -213,6 +206,63 @@ class ApiserverRestartE2E {
       }
       cp.close();
     }
+  }
+
+  /**
+   * Waits for every pod to be done. On a timeout the failure names each pod that is not, with where
+   * it stands, and the nodes' locks and Allocate errors, rather than printing every pod object.
+   */
+  private static List<Pod> awaitAllDone(KubernetesClient client, String ns, List<GpuNode> nodes)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    List<Pod> last = List.of();
+    String lastError = "";
+    while (System.nanoTime() < deadline) {
+      try {
+        last = client.pods().inNamespace(ns).list().getItems();
+        if (last.size() == PODS && last.stream().allMatch(ApiserverRestartE2E::done)) {
+          return last;
+        }
+      } catch (KubernetesClientException e) {
+        lastError = "; last list failed: " + e.getMessage();
+      }
+      Thread.sleep(100);
+    }
+    StringBuilder why = new StringBuilder();
+    why.append(last.size()).append(" of ").append(PODS).append(" pods exist");
+    for (Pod p : last) {
+      if (!done(p)) {
+        Map<String, String> a = p.getMetadata().getAnnotations();
+        why.append("\n  not done: ")
+            .append(p.getMetadata().getName())
+            .append(" node=")
+            .append(p.getSpec().getNodeName())
+            .append(" bind-phase=")
+            .append(a == null ? null : a.get(Annotations.BIND_PHASE))
+            .append(" phase=")
+            .append(p.getStatus() == null ? null : p.getStatus().getPhase())
+            .append(" reason=")
+            .append(p.getStatus() == null ? null : p.getStatus().getReason())
+            .append(" message=")
+            .append(p.getStatus() == null ? null : p.getStatus().getMessage());
+      }
+    }
+    for (GpuNode n : nodes) {
+      String lock;
+      try {
+        lock = n.annotations().get(Annotations.MUTEX_LOCK);
+      } catch (KubernetesClientException e) {
+        lock = "unreadable: " + e.getMessage();
+      }
+      why.append("\n  node ")
+          .append(n.name())
+          .append(": lock=")
+          .append(lock)
+          .append(" allocateErrors=")
+          .append(n.allocateErrors());
+    }
+    throw new AssertionError(
+        "not every pod was running within " + PATIENCE + ": " + why + lastError);
   }
 
   private static long countDone(KubernetesClient client, String ns) {

@@ -71,11 +71,13 @@ import org.junit.jupiter.api.io.TempDir;
  * informers: it lists its node's pods). The line fitted by least squares to the last third of the
  * samples must stay flat: over that third it may rise by at most {@link #MAX_THREAD_RISE} threads
  * ({@link #MAX_THREAD_RISE_SHORT} when the third lasts under {@link #SHORT_WINDOW_SECONDS} s),
- * {@link #MAX_HEAP_RISE_MIB} MiB of heap and {@link #MAX_FD_RISE} descriptors, and the informer
- * count must not change. The invariants (no device over-committed against the register annotation,
- * no node lock older than {@link #STALE_LOCK}, no Allocate failure) are checked at every sample; at
- * the end every pod is bound and running, or pending with an Unschedulable reason, and the
- * scheduler bound no more pods than were created.
+ * {@link #MAX_HEAP_RISE_MIB} MiB of heap and {@link #MAX_FD_RISE} descriptors (a rise of
+ * descriptors counts only when the last third also tops every earlier sample by more than that: a
+ * connection opened once late in a short run is a step, not a leak), and the informer count must
+ * not change. The invariants (no device over-committed against the register annotation, no node
+ * lock older than {@link #STALE_LOCK}, no Allocate failure) are checked at every sample; at the end
+ * every pod is bound and running, or pending with an Unschedulable reason, and the scheduler bound
+ * no more pods than were created.
  *
  * <p>The samples and slopes are printed as lines starting {@code soak:} and written to {@code
  * target/soak/}.
@@ -382,7 +384,19 @@ class SoakE2E {
           threads * minutesInWindow,
           window < SHORT_WINDOW_SECONDS ? MAX_THREAD_RISE_SHORT : MAX_THREAD_RISE);
       check(flatness, p.name, "heap MiB", heap * minutesInWindow, MAX_HEAP_RISE_MIB);
-      check(flatness, p.name, "fds", fds * minutesInWindow, MAX_FD_RISE);
+      // A descriptor opened once late in the run (a connection opened on first use) is a step,
+      // not a leak: the fitted rise counts only when the last third also climbs above every
+      // earlier sample by more than the allowance.
+      int fdsBefore =
+          samples.stream()
+              .filter(s -> s.process.equals(p.name) && s.t < 2 * window)
+              .mapToInt(s -> s.fds)
+              .max()
+              .orElse(0);
+      int fdsAbove = last.stream().mapToInt(s -> s.fds).max().orElse(0) - fdsBefore;
+      if (fdsAbove > MAX_FD_RISE) {
+        check(flatness, p.name, "fds", fds * minutesInWindow, MAX_FD_RISE);
+      }
     }
     violations.forEach(v -> report.add("soak: violation " + v));
     flatness.forEach(v -> report.add("soak: not flat " + v));
