@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts core/v1 Events on its own executor, aggregated as kube-scheduler's event broadcaster does
- * ({@code k8s.io/client-go/tools/events}): Events that differ only in their note (same object,
+ * Posts core/v1 Events on its own writer lanes, aggregated as kube-scheduler's event broadcaster
+ * does ({@code k8s.io/client-go/tools/events}): Events that differ only in their note (same object,
  * type, reason and action) form a series. The first is created; the second patches its {@code
  * count} at once; later ones only count, and {@link #flush} (every 30 s) writes each changed count
  * and forgets series quiet for {@link #FINISH_AFTER}. A pod that fails the same way every attempt
@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * are dropped rather than slowing the scheduler.
  *
  * <p>Concurrency: {@link #record} may be called from any thread; the series cache is guarded by
- * this recorder's lock, and writes run on the executor.
+ * this recorder's lock, and writes run on the lanes.
  */
 public final class ApiEventRecorder implements EventRecorder {
   /** A series with no new occurrence for this long is finished and forgotten. */
@@ -53,7 +53,7 @@ public final class ApiEventRecorder implements EventRecorder {
   private static final Logger log = LoggerFactory.getLogger(ApiEventRecorder.class);
 
   private final KubernetesClient client;
-  private final ExecutorService executor;
+  private final List<ExecutorService> lanes;
   private final InstantSource clock;
   private final ApiRateLimiter limiter;
   private final ApiRequestObserver observer;
@@ -70,8 +70,26 @@ public final class ApiEventRecorder implements EventRecorder {
       ApiRateLimiter limiter,
       ApiRequestObserver observer,
       String component) {
+    this(client, List.of(executor), clock, limiter, observer, component);
+  }
+
+  /**
+   * @param lanes the executors that write, each in order: an Event's create and its count patches
+   *     go to one lane (chosen by the Event's name), so a burst of Events is written in parallel,
+   *     as the broadcaster writes each in its own goroutine, and a series' writes stay in order
+   */
+  public ApiEventRecorder(
+      KubernetesClient client,
+      List<ExecutorService> lanes,
+      InstantSource clock,
+      ApiRateLimiter limiter,
+      ApiRequestObserver observer,
+      String component) {
+    if (lanes.isEmpty()) {
+      throw new IllegalArgumentException("at least one event writer lane is needed");
+    }
     this.client = client;
-    this.executor = executor;
+    this.lanes = List.copyOf(lanes);
     this.clock = clock;
     this.limiter = limiter;
     this.observer = observer;
@@ -141,10 +159,10 @@ public final class ApiEventRecorder implements EventRecorder {
       }
     }
     if (created) {
-      submit(() -> create(event), reason);
+      submit(event.getMetadata().getName(), () -> create(event), reason);
     }
     for (CountWrite c : counts) {
-      submit(() -> patchCount(c), reason);
+      submit(c.name(), () -> patchCount(c), reason);
     }
   }
 
@@ -168,7 +186,7 @@ public final class ApiEventRecorder implements EventRecorder {
       }
     }
     for (CountWrite w : writes) {
-      submit(() -> patchCount(w), "series");
+      submit(w.name(), () -> patchCount(w), "series");
     }
   }
 
@@ -190,17 +208,20 @@ public final class ApiEventRecorder implements EventRecorder {
         : new CountWrite(eldest.namespace, eldest.name, eldest.count, eldest.last);
   }
 
-  private void submit(Runnable write, String reason) {
+  /** Runs {@code write} on the lane of the Event named {@code eventName}. */
+  private void submit(String eventName, Runnable write, String reason) {
     try {
-      executor.execute(
-          () -> {
-            try {
-              limiter.acquire();
-              write.run();
-            } catch (InterruptedException ex) {
-              Thread.currentThread().interrupt();
-            }
-          });
+      lanes
+          .get(Math.floorMod(eventName.hashCode(), lanes.size()))
+          .execute(
+              () -> {
+                try {
+                  limiter.acquire();
+                  write.run();
+                } catch (InterruptedException ex) {
+                  Thread.currentThread().interrupt();
+                }
+              });
     } catch (RejectedExecutionException ex) {
       log.debug("event queue full; dropping event reason={}", reason);
     }

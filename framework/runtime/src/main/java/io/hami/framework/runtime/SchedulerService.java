@@ -65,6 +65,12 @@ public final class SchedulerService implements AutoCloseable {
   /** How long the scheduling loop may go without turning before {@code /healthz} fails. */
   static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(60);
 
+  /**
+   * Event writers: a burst of pods (a Job's, a drained backlog's) gets its Events written as it is
+   * bound, as kube-scheduler's broadcaster writes each Event in its own goroutine.
+   */
+  static final int EVENT_LANES = 4;
+
   /** Settings that come from flags rather than the configuration file. */
   public record Options(
       boolean leaderElect,
@@ -86,7 +92,7 @@ public final class SchedulerService implements AutoCloseable {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final ExecutorService bindingPool;
   private final ExecutorService writerPool;
-  private final ExecutorService eventPool;
+  private final List<ExecutorService> eventLanes;
   private final ScheduledExecutorService timer;
   private final ApiEventRecorder events;
   private final CompletableFuture<Integer> terminated = new CompletableFuture<>();
@@ -115,7 +121,11 @@ public final class SchedulerService implements AutoCloseable {
         Executors.newFixedThreadPool(
             options.bindingThreads(), ServiceThreads.daemon("hami-binding"));
     this.writerPool = ServiceThreads.boundedSingle("hami-status-writer", 10_000);
-    this.eventPool = ServiceThreads.boundedSingle("hami-events", 10_000);
+    List<ExecutorService> lanes = new ArrayList<>();
+    for (int i = 0; i < EVENT_LANES; i++) {
+      lanes.add(ServiceThreads.boundedSingle("hami-events-" + i, 10_000 / EVENT_LANES));
+    }
+    this.eventLanes = List.copyOf(lanes);
     this.timer = Executors.newSingleThreadScheduledExecutor(ServiceThreads.daemon("hami-timer"));
     ApiRateLimiter limiter =
         new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);
@@ -131,7 +141,7 @@ public final class SchedulerService implements AutoCloseable {
     ApiStatusWriter statusWriter =
         new ApiStatusWriter(client, writerPool, clock, limiter, observer);
     this.events =
-        new ApiEventRecorder(client, eventPool, clock, limiter, observer, "hami-scheduler");
+        new ApiEventRecorder(client, eventLanes, clock, limiter, observer, "hami-scheduler");
     this.scheduler =
         Scheduler.builder(config, plugins)
             .clock(clock)
@@ -571,7 +581,7 @@ public final class SchedulerService implements AutoCloseable {
     bindingPool.shutdown();
     writerPool.shutdown();
     events.flush(); // the counts of open series
-    eventPool.shutdown();
+    eventLanes.forEach(ExecutorService::shutdown);
     try {
       bindingPool.awaitTermination(5, TimeUnit.SECONDS);
       Thread t = loop;

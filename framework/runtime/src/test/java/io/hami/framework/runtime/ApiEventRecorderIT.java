@@ -1,6 +1,7 @@
 package io.hami.framework.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import io.fabric8.kubernetes.api.model.Event;
@@ -17,6 +18,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -127,6 +130,94 @@ final class ApiEventRecorderIT {
     }
     r.flush();
     assertThat(writes).hasSize(20).containsOnly("create events ok");
+  }
+
+  /** Runs each task at once, in the caller, and remembers which Event names it was given. */
+  private static final class Lane extends AbstractExecutorService {
+    final List<Runnable> ran = new ArrayList<>();
+
+    @Override
+    public void execute(Runnable command) {
+      ran.add(command);
+      command.run();
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return false;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return true;
+    }
+  }
+
+  @Test
+  void lanes_spreadABurstOfEvents_andKeepASeriesOnOneLane() {
+    Lane a = new Lane();
+    Lane b = new Lane();
+    ApiEventRecorder r =
+        new ApiEventRecorder(
+            client,
+            List.of(a, b),
+            clock,
+            ApiRateLimiter.unlimited(),
+            (verb, resource, outcome) -> writes.add(verb + " " + resource + " " + outcome),
+            "hami-scheduler");
+    for (int i = 0; i < 20; i++) {
+      r.record(
+          MakePod.named("p" + i).uid("u" + i).obj(),
+          EventRecorder.Type.NORMAL,
+          "Scheduled",
+          "Binding",
+          "Successfully assigned default/p" + i + " to n1");
+    }
+    assertThat(a.ran).isNotEmpty();
+    assertThat(b.ran).isNotEmpty();
+    assertThat(a.ran.size() + b.ran.size()).isEqualTo(20);
+
+    // A series: its create, the patch at its second occurrence and the flush's all on one lane.
+    int beforeA = a.ran.size();
+    int beforeB = b.ran.size();
+    failed(r, "0/3 nodes are available");
+    failed(r, "0/4 nodes are available");
+    failed(r, "0/5 nodes are available");
+    r.flush();
+    int onA = a.ran.size() - beforeA;
+    int onB = b.ran.size() - beforeB;
+    assertThat(List.of(onA, onB)).containsExactlyInAnyOrder(3, 0);
+    assertThat(writes)
+        .hasSize(23)
+        .endsWith("create events ok", "patch events ok", "patch events ok");
+    assertThat(events()).hasSize(21);
+  }
+
+  @Test
+  void noLanes_isRefused() {
+    assertThatThrownBy(
+            () ->
+                new ApiEventRecorder(
+                    client,
+                    List.of(),
+                    clock,
+                    ApiRateLimiter.unlimited(),
+                    (verb, resource, outcome) -> {},
+                    "hami-scheduler"))
+        .hasMessage("at least one event writer lane is needed");
   }
 
   @Test
