@@ -25,6 +25,7 @@ final class BindTracker implements AutoCloseable {
   private final Map<String, Long> bound = new ConcurrentHashMap<>();
   private final Map<String, String> nodes = new ConcurrentHashMap<>();
   private final Set<String> deleted = ConcurrentHashMap.newKeySet();
+  private volatile long releasedAt = Long.MIN_VALUE;
   private final SharedIndexInformer<Pod> informer;
 
   BindTracker(KubernetesClient client, String namespace, String group, LongSupplier nanoTime) {
@@ -114,16 +115,34 @@ final class BindTracker implements AutoCloseable {
         .toArray();
   }
 
-  /** Create-to-bind latencies in milliseconds. */
+  /**
+   * The pods were held back until {@code at} (their scheduler paused while they were created, for a
+   * backlog measure): the phase and each pod's latency count from then.
+   */
+  void released(long at) {
+    releasedAt = at;
+  }
+
+  /** Create-to-bind latencies in milliseconds, from the release for pods created before it. */
   double[] latenciesMs() {
+    long from = releasedAt;
     return bound.entrySet().stream()
         .filter(e -> created.containsKey(e.getKey()))
-        .mapToDouble(e -> (e.getValue() - Objects.requireNonNull(created.get(e.getKey()))) / 1e6)
+        .mapToDouble(
+            e -> latencyMs(Objects.requireNonNull(created.get(e.getKey())), e.getValue(), from))
         .toArray();
   }
 
-  long firstCreate() {
-    return created.values().stream().mapToLong(Long::longValue).min().orElse(nanoTime.getAsLong());
+  /** A pod's wait from its create, or from the release when it was created before that. */
+  static double latencyMs(long created, long bound, long released) {
+    return (bound - Math.max(created, released)) / 1e6;
+  }
+
+  /** When the phase's clock starts: the first create, or the release when pods were held back. */
+  long measuredFrom() {
+    long first =
+        created.values().stream().mapToLong(Long::longValue).min().orElse(nanoTime.getAsLong());
+    return Math.max(first, releasedAt);
   }
 
   /**

@@ -67,6 +67,7 @@ final class ClusterBench {
       Path jar,
       Baselines baselines,
       SchedulerProcess.Settings settings,
+      boolean backlog,
       PrintWriter out) {
     boolean ceiling() {
       return baselines.ceiling();
@@ -150,6 +151,12 @@ final class ClusterBench {
     env.put("bindingThreads", Integer.toString(w.scheduler().bindingThreads()));
     env.put("schedulerHeapMiB", Integer.toString(w.scheduler().heapMiB()));
     env.put("settings", o.settings().describe());
+    env.put(
+        "measure",
+        o.backlog()
+            ? "backlog (measured pods created with the scheduler paused; pods/s and create→bind"
+                + " from its resume)"
+            : "arrival (measured pods created at podQps while the scheduler runs)");
     KubernetesClient admin = h.admin();
     try (KubernetesClient nodeSide = client(kubeconfig, null)) {
       prepareNamespace(admin);
@@ -465,9 +472,17 @@ final class ClusterBench {
                 TimeUnit.MILLISECONDS);
       }
       h.say(
-          "creating %d pods at %s/s with %d clients",
-          shapes.size(), fmt(w.pods().qps()), w.pods().clients());
-      creator.createAll(shapes, "hami", w.pods().qps(), w.pods().clients(), tracker, p -> {});
+          "creating %d pods at %s/s with %d clients%s",
+          shapes.size(),
+          fmt(w.pods().qps()),
+          w.pods().clients(),
+          o.backlog() ? ", the scheduler paused" : "");
+      Backlog.hold(
+          o.backlog() ? scheduler : null,
+          tracker,
+          () ->
+              creator.createAll(
+                  shapes, "hami", w.pods().qps(), w.pods().clients(), tracker, p -> {}));
       String stopped = h.awaitBound(tracker, scheduler::isAlive);
       if (stopped != null) {
         h.error(tracker.pending() + " measured pods unbound (" + stopped + ")");
@@ -565,8 +580,17 @@ final class ClusterBench {
               5,
               TimeUnit.SECONDS);
       PodCreator creator = new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER);
-      Consumer<Pod> offer = binder::offer;
-      creator.createAll(shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, offer);
+      if (o.backlog()) {
+        // The binder's backlog: every pod offered at once when all are created.
+        List<Pod> held = Collections.synchronizedList(new ArrayList<>());
+        creator.createAll(
+            shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, held::add);
+        tracker.released(System.nanoTime());
+        List.copyOf(held).forEach(binder::offer);
+      } else {
+        Consumer<Pod> offer = binder::offer;
+        creator.createAll(shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, offer);
+      }
       String stopped = h.awaitBound(tracker, () -> true);
       if (stopped != null) {
         h.error("API ceiling: " + tracker.pending() + " pods unbound (" + stopped + ")");

@@ -121,6 +121,15 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   @Nullable Integer maxBusyNodes;
 
   @Option(
+      names = "--backlog",
+      description =
+          "Create each phase's measured pods while its scheduler is paused (SIGSTOP), then time"
+              + " it draining them from its resume, as scheduler_perf times a scheduler whose pods"
+              + " are waiting: pods/s and create→bind count from the resume. Not for workloads"
+              + " with churn or unschedulable pods, which need pods arriving.")
+  boolean backlog;
+
+  @Option(
       names = "--qps",
       description = "Override the workload's pod creation rate (pods per second).")
   @Nullable Double qps;
@@ -204,6 +213,15 @@ public final class ClusterBenchCommand implements Callable<Integer> {
       }
       w = w.withInit(initPods);
     }
+    if (backlog && (w.churn() != null || w.unschedulable() != null)) {
+      return usage(
+          err,
+          "--backlog: workload "
+              + w.name()
+              + " has "
+              + (w.churn() != null ? "churn" : "unschedulable pods")
+              + ", which needs pods arriving while the scheduler runs; run it without --backlog");
+    }
     String capacity = w.capacityProblem();
     if (capacity != null) {
       return usage(err, "--workload " + workload + ": " + capacity);
@@ -247,7 +265,7 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     BenchReport report =
         ClusterBench.run(
             new ClusterBench.Options(
-                w, cluster.kubeconfig(), root.get(), jar, baselines, settings, out));
+                w, cluster.kubeconfig(), root.get(), jar, baselines, settings, backlog, out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);

@@ -72,7 +72,7 @@ final class Harness {
    */
   @Nullable String awaitBound(BindTracker tracker, BooleanSupplier alive)
       throws InterruptedException {
-    long deadline = tracker.firstCreate() + w.timeout().toNanos();
+    long deadline = tracker.measuredFrom() + w.timeout().toNanos();
     int last = tracker.boundCount();
     long lastChange = System.nanoTime();
     while (tracker.pending() > 0) {

@@ -207,6 +207,11 @@ final class KubeSchedulerProcess implements ScrapedProcess {
   }
 
   @Override
+  public long pid() {
+    return process.pid();
+  }
+
+  @Override
   public Path log() {
     return log;
   }

@@ -81,7 +81,7 @@ final class NonGpuRun {
       throws Exception {
     String ns = ClusterBench.NAMESPACE;
     String warmGroup = group + "-warmup";
-    ProcessPhase phase = new ProcessPhase(h, name, ns, schedulerName);
+    ProcessPhase phase = new ProcessPhase(h, name, ns, schedulerName, o.backlog());
     h.say("starting %s", name);
     try (ScrapedProcess scheduler = starter.start()) {
       phase.warmUp(

@@ -206,7 +206,7 @@ final class PhaseFigures {
       @Nullable Double cpu,
       @Nullable Stats heap,
       Map<String, Double> internals) {
-    long start = tracker.firstCreate();
+    long start = tracker.measuredFrom();
     long[] binds = tracker.bindTimes();
     long last = start;
     for (long t : binds) {

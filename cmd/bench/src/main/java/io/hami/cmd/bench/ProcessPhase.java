@@ -26,17 +26,21 @@ final class ProcessPhase {
   private final String name;
   private final String namespace;
   private final String schedulerName;
+  private final boolean backlog;
 
   /**
    * @param name the phase's row in the report
    * @param namespace where its pods are created
    * @param schedulerName the {@code spec.schedulerName} its pods carry
+   * @param backlog whether the measured pods are created while the scheduler is paused and measured
+   *     from its resume ({@code --backlog})
    */
-  ProcessPhase(Harness h, String name, String namespace, String schedulerName) {
+  ProcessPhase(Harness h, String name, String namespace, String schedulerName, boolean backlog) {
     this.h = h;
     this.name = name;
     this.namespace = namespace;
     this.schedulerName = schedulerName;
+    this.backlog = backlog;
   }
 
   String name() {
@@ -149,11 +153,23 @@ final class ProcessPhase {
               5,
               TimeUnit.SECONDS);
       h.say(
-          "%s: creating %d pods at %s/s with %d clients",
-          name, n, ClusterBench.fmt(w.pods().qps()), w.pods().clients());
+          "%s: creating %d pods at %s/s with %d clients%s",
+          name,
+          n,
+          ClusterBench.fmt(w.pods().qps()),
+          w.pods().clients(),
+          backlog ? ", the scheduler paused" : "");
       PodCreator creator = new PodCreator(admin, namespace, schedulerName);
-      creator.createAll(
-          n, pods, new PodCreator.Rate(w.pods().qps(), w.pods().clients()), tracker, p -> {});
+      Backlog.hold(
+          backlog ? scheduler : null,
+          tracker,
+          () ->
+              creator.createAll(
+                  n,
+                  pods,
+                  new PodCreator.Rate(w.pods().qps(), w.pods().clients()),
+                  tracker,
+                  p -> {}));
       String stopped = h.awaitBound(tracker, scheduler::isAlive);
       if (stopped != null) {
         h.error(name + ": " + tracker.pending() + " measured pods unbound (" + stopped + ")");

@@ -259,7 +259,8 @@ final class SchedulerProcess implements ScrapedProcess {
     return PromText.parse(r.body());
   }
 
-  long pid() {
+  @Override
+  public long pid() {
     return process.pid();
   }
 

@@ -202,7 +202,8 @@ final class TemplateRun {
           h.admin().pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
         });
     h.say("starting %s", name);
-    ProcessPhase phase = new ProcessPhase(h, name, PerfWorkload.NS_MEASURED, schedulerName);
+    ProcessPhase phase =
+        new ProcessPhase(h, name, PerfWorkload.NS_MEASURED, schedulerName, o.backlog());
     try (ScrapedProcess scheduler = starter.start()) {
       int warmed =
           phase.warmUpUntilSteady(

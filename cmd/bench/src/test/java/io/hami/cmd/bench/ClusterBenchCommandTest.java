@@ -105,6 +105,66 @@ class ClusterBenchCommandTest {
   }
 
   @Test
+  void backlogWithChurn_isAConfigError() {
+    Path w =
+        Path.of("")
+            .toAbsolutePath()
+            .getParent()
+            .getParent()
+            .resolve("config/bench/mixed-churn.yaml");
+    String[] r = run("bench", "cluster", "--workload", w.toString(), "--backlog");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2])
+        .contains(
+            "--backlog: workload MixedChurn has churn, which needs pods arriving while the"
+                + " scheduler runs; run it without --backlog");
+  }
+
+  @Test
+  void backlog_latencyCountsFromTheRelease_forPodsCreatedBeforeIt() {
+    // Created at 1 s, released at 3 s, bound at 3.5 s: 500 ms of the scheduler's.
+    assertThat(BindTracker.latencyMs(1_000_000_000L, 3_500_000_000L, 3_000_000_000L))
+        .isEqualTo(500.0);
+    // Created after the release (or never held): from its create.
+    assertThat(BindTracker.latencyMs(4_000_000_000L, 4_200_000_000L, 3_000_000_000L))
+        .isEqualTo(200.0);
+    assertThat(BindTracker.latencyMs(1_000_000_000L, 1_300_000_000L, Long.MIN_VALUE))
+        .isEqualTo(300.0);
+  }
+
+  @Test
+  void signal_pausesAndResumesAProcess_andNamesAFailure() throws Exception {
+    Process p = new ProcessBuilder("sleep", "30").start();
+    try {
+      ScrapedProcess.signal(p.pid(), "STOP");
+      assertThat(processState(p.pid(), "T")).isEqualTo("T");
+      ScrapedProcess.signal(p.pid(), "CONT");
+      assertThat(processState(p.pid(), "S", "R")).isIn("S", "R");
+    } finally {
+      p.destroyForcibly().waitFor();
+    }
+    assertThatThrownBy(() -> ScrapedProcess.signal(p.pid(), "CONT"))
+        .hasMessageContaining("kill -CONT " + p.pid() + " exited");
+  }
+
+  /**
+   * The state letter of {@code /proc/<pid>/stat} (T: stopped) once it is one of {@code want}, or as
+   * last read after a second: a signal is delivered a moment after kill(1) returns.
+   */
+  private static String processState(long pid, String... want) throws Exception {
+    String state = "";
+    for (int i = 0; i < 100; i++) {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      state = stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (List.of(want).contains(state)) {
+        return state;
+      }
+      Thread.sleep(10);
+    }
+    return state;
+  }
+
+  @Test
   void scaledTemplateBeyondCapacity_isAConfigError() {
     Path w =
         Path.of("")
