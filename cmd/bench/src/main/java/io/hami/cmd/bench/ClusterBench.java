@@ -215,7 +215,13 @@ final class ClusterBench {
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
                 STARTUP)) {
-          warmUp(admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {}, scheduler::isAlive);
+          warmUp(
+              admin,
+              BenchPods.SCHEDULER_NAME,
+              "hami-warmup",
+              p -> {},
+              scheduler::isAlive,
+              o.backlog() ? scheduler : null);
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
           h.say("checking invariants on %d nodes", nodeNames.size());
           violations = Invariants.check(admin, nodeNames);
@@ -358,14 +364,17 @@ final class ClusterBench {
   /**
    * Binds the workload's warm-up pods (another draw of its shapes) through the scheduler named
    * {@code schedulerName}, or through {@code offer} when that is the harness's own binder, then
-   * deletes them: what is measured next runs warm, as a long-running scheduler does.
+   * deletes them: what is measured next runs warm, as a long-running scheduler does. With {@code
+   * paused} (a backlog measure) the pods are created while that scheduler is paused, as the
+   * measured ones will be.
    */
   private void warmUp(
       KubernetesClient admin,
       String schedulerName,
       String group,
       Consumer<Pod> offer,
-      BooleanSupplier alive)
+      BooleanSupplier alive,
+      @Nullable ScrapedProcess paused)
       throws Exception {
     int n = w.pods().warmup();
     if (n == 0) {
@@ -375,8 +384,12 @@ final class ClusterBench {
     List<Workload.Shape> shapes = new BenchPods(w.pods()).draw(n, 7);
     try (BindTracker tracker = new BindTracker(admin, NAMESPACE, group, System::nanoTime)) {
       tracker.start();
-      new PodCreator(admin, NAMESPACE, schedulerName)
-          .createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer);
+      Backlog.hold(
+          paused,
+          tracker,
+          () ->
+              new PodCreator(admin, NAMESPACE, schedulerName)
+                  .createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer));
       String stopped = h.awaitBound(tracker, alive);
       if (stopped != null) {
         h.error(
@@ -561,7 +574,7 @@ final class ClusterBench {
             new CeilingBinder(
                 binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
         BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
-      warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer, () -> true);
+      warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer, () -> true, null);
       Map<String, Double> warm = PhaseFigures.counts(registry);
       tracker.start();
       ScheduledExecutorService progress =

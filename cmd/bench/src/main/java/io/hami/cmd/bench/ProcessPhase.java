@@ -63,9 +63,19 @@ final class ProcessPhase {
     Workload w = h.workload();
     try (BindTracker tracker = new BindTracker(admin, namespace, group, System::nanoTime)) {
       tracker.start();
-      new PodCreator(admin, namespace, schedulerName)
-          .createAll(
-              n, pods, new PodCreator.Rate(w.pods().qps(), w.pods().clients()), tracker, p -> {});
+      // A backlog is drained warm only if the warm-up drained backlogs too: a queue of hundreds
+      // of pods runs code the arrival of one pod at a time leaves cold.
+      Backlog.hold(
+          backlog ? scheduler : null,
+          tracker,
+          () ->
+              new PodCreator(admin, namespace, schedulerName)
+                  .createAll(
+                      n,
+                      pods,
+                      new PodCreator.Rate(w.pods().qps(), w.pods().clients()),
+                      tracker,
+                      p -> {}));
       String stopped = h.awaitBound(tracker, scheduler::isAlive);
       if (stopped != null) {
         h.error(name + ": " + tracker.pending() + " warm-up pods unbound (" + stopped + ")");
