@@ -14,7 +14,6 @@ import io.hami.framework.runtime.ClientRequestMetrics;
 import io.hami.kube.KubeClients;
 import io.hami.kube.cli.ClusterOptions;
 import io.hami.nodeagent.nvml.GpuInfo;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -131,7 +130,7 @@ final class ClusterBench {
     }
   }
 
-  private static KubernetesClient client(Path kubeconfig, @Nullable ClientRequestMetrics metrics)
+  static KubernetesClient client(Path kubeconfig, @Nullable ClientRequestMetrics metrics)
       throws IOException {
     Config config = ClusterOptions.of(kubeconfig).config();
     config.setRequestTimeout(60_000);
@@ -253,7 +252,21 @@ final class ClusterBench {
             kube = plain.kubeScheduler(binary);
           }
           if (b.ceiling()) {
-            ceiling = measureCeiling(kubeconfig, admin, shapes, new ArrayList<>(light.names()));
+            ceiling =
+                new CeilingPhase(h, o.backlog())
+                    .measure(
+                        kubeconfig,
+                        admin,
+                        shapes,
+                        new ArrayList<>(light.names()),
+                        offer ->
+                            warmUp(
+                                admin,
+                                CEILING_SCHEDULER,
+                                "ceiling-warmup",
+                                offer,
+                                () -> true,
+                                null));
             h.deletePods(NAMESPACE, null);
           }
           if (light.errors() > 0) {
@@ -559,64 +572,6 @@ final class ClusterBench {
       }
     } catch (KubernetesClientException e) {
       h.errorUpTo(20, "churn: " + e.getMessage());
-    }
-  }
-
-  private BenchReport.Phase measureCeiling(
-      Path kubeconfig, KubernetesClient admin, List<Workload.Shape> shapes, List<String> nodes)
-      throws Exception {
-    h.say("API ceiling: binding the same %d pods round-robin without scheduling", shapes.size());
-    ClientRequestMetrics metrics = new ClientRequestMetrics();
-    PrometheusRegistry registry = new PrometheusRegistry();
-    metrics.register(registry);
-    try (KubernetesClient binderClient = client(kubeconfig, metrics);
-        CeilingBinder binder =
-            new CeilingBinder(
-                binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
-        BindTracker tracker = new BindTracker(admin, NAMESPACE, "ceiling", System::nanoTime)) {
-      warmUp(admin, CEILING_SCHEDULER, "ceiling-warmup", binder::offer, () -> true, null);
-      Map<String, Double> warm = PhaseFigures.counts(registry);
-      tracker.start();
-      ScheduledExecutorService progress =
-          Executors.newSingleThreadScheduledExecutor(Daemons.named("bench-progress"));
-      // Runs until progress is shut down below.
-      var unusedProgress =
-          progress.scheduleAtFixedRate(
-              () ->
-                  h.say(
-                      "  %s: created %d, bound %d, pending %d",
-                      tracker.group(),
-                      tracker.createdCount(),
-                      tracker.boundCount(),
-                      tracker.pending()),
-              5,
-              5,
-              TimeUnit.SECONDS);
-      PodCreator creator = new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER);
-      if (o.backlog()) {
-        // The binder's backlog: every pod offered at once when all are created.
-        List<Pod> held = Collections.synchronizedList(new ArrayList<>());
-        creator.createAll(
-            shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, held::add);
-        tracker.released(System.nanoTime());
-        List.copyOf(held).forEach(binder::offer);
-      } else {
-        Consumer<Pod> offer = binder::offer;
-        creator.createAll(shapes, "ceiling", w.pods().qps(), w.pods().clients(), tracker, offer);
-      }
-      String stopped = h.awaitBound(tracker, () -> true);
-      if (stopped != null) {
-        h.error("API ceiling: " + tracker.pending() + " pods unbound (" + stopped + ")");
-      }
-      progress.shutdownNow();
-      if (binder.failures() > 0) {
-        h.error(binder.failures() + " ceiling binds failed");
-      }
-      Map<String, Double> requests = PhaseFigures.counts(registry);
-      warm.forEach((k, v) -> requests.merge(k, -v, Double::sum));
-      requests.values().removeIf(v -> v <= 0);
-      // The ceiling runs in this JVM, beside the harness; its CPU time is not separable.
-      return PhaseFigures.phase("API ceiling", tracker, requests, 0, null, null, Map.of());
     }
   }
 

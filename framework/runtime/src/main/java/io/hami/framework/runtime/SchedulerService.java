@@ -65,10 +65,7 @@ public final class SchedulerService implements AutoCloseable {
   /** How long the scheduling loop may go without turning before {@code /healthz} fails. */
   static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(60);
 
-  /**
-   * Event writers: a burst of pods (a Job's, a drained backlog's) gets its Events written as it is
-   * bound, as kube-scheduler's broadcaster writes each Event in its own goroutine.
-   */
+  /** Event writers, so that a burst's Events are written as its pods are bound. */
   static final int EVENT_LANES = 4;
 
   /** Settings that come from flags rather than the configuration file. */
@@ -121,11 +118,7 @@ public final class SchedulerService implements AutoCloseable {
         Executors.newFixedThreadPool(
             options.bindingThreads(), ServiceThreads.daemon("hami-binding"));
     this.writerPool = ServiceThreads.boundedSingle("hami-status-writer", 10_000);
-    List<ExecutorService> lanes = new ArrayList<>();
-    for (int i = 0; i < EVENT_LANES; i++) {
-      lanes.add(ServiceThreads.boundedSingle("hami-events-" + i, 10_000 / EVENT_LANES));
-    }
-    this.eventLanes = List.copyOf(lanes);
+    this.eventLanes = ServiceThreads.lanes("hami-events", EVENT_LANES, 10_000 / EVENT_LANES);
     this.timer = Executors.newSingleThreadScheduledExecutor(ServiceThreads.daemon("hami-timer"));
     ApiRateLimiter limiter =
         new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);

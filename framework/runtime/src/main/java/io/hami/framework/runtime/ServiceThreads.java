@@ -1,6 +1,8 @@
 package io.hami.framework.runtime;
 
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
@@ -14,6 +16,15 @@ final class ServiceThreads {
   /** Daemon threads named {@code <prefix>-1}, {@code <prefix>-2}, ... */
   static ThreadFactory daemon(String prefix) {
     return new ThreadFactoryBuilder().setNameFormat(prefix + "-%d").setDaemon(true).build();
+  }
+
+  /** {@code count} executors of {@link #boundedSingle}, named {@code <name>-<i>}. */
+  static List<ExecutorService> lanes(String name, int count, int capacity) {
+    List<ExecutorService> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      out.add(boundedSingle(name + "-" + i, capacity));
+    }
+    return List.copyOf(out);
   }
 
   /** One daemon thread behind a queue of {@code capacity} tasks; a task over it is refused. */

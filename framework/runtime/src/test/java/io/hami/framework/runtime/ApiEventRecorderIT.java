@@ -3,6 +3,7 @@ package io.hami.framework.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.common.util.concurrent.ForwardingExecutorService;
 import com.google.common.util.concurrent.MoreExecutors;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -18,8 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.AbstractExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +53,18 @@ final class ApiEventRecorderIT {
         new ArrayList<>(client.v1().events().inNamespace("default").list().getItems());
     out.sort(Comparator.comparing(e -> e.getMetadata().getName()));
     return out;
+  }
+
+  /** Records the Scheduled Event of pods p0 to p{n-1}. */
+  private static void scheduled(EventRecorder r, int n) {
+    for (int i = 0; i < n; i++) {
+      r.record(
+          MakePod.named("p" + i).uid("u" + i).obj(),
+          EventRecorder.Type.NORMAL,
+          "Scheduled",
+          "Binding",
+          "Successfully assigned default/p" + i + " to n1");
+    }
   }
 
   private void failed(EventRecorder r, String note) {
@@ -120,49 +132,25 @@ final class ApiEventRecorderIT {
   @Test
   void aSingleEventPerPod_isOneWrite() {
     ApiEventRecorder r = recorder();
-    for (int i = 0; i < 20; i++) {
-      r.record(
-          MakePod.named("p" + i).uid("u" + i).obj(),
-          EventRecorder.Type.NORMAL,
-          "Scheduled",
-          "Binding",
-          "Successfully assigned default/p" + i + " to n1");
-    }
+    scheduled(r, 20);
     r.flush();
     assertThat(writes).hasSize(20).containsOnly("create events ok");
   }
 
-  /** Runs each task at once, in the caller, and remembers which Event names it was given. */
-  private static final class Lane extends AbstractExecutorService {
-    final List<Runnable> ran = new ArrayList<>();
+  /** Runs each task at once, in the caller, and counts them. */
+  private static final class Lane extends ForwardingExecutorService {
+    private final ExecutorService direct = MoreExecutors.newDirectExecutorService();
+    int ran;
+
+    @Override
+    protected ExecutorService delegate() {
+      return direct;
+    }
 
     @Override
     public void execute(Runnable command) {
-      ran.add(command);
+      ran++;
       command.run();
-    }
-
-    @Override
-    public void shutdown() {}
-
-    @Override
-    public List<Runnable> shutdownNow() {
-      return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-      return false;
-    }
-
-    @Override
-    public boolean isTerminated() {
-      return false;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-      return true;
     }
   }
 
@@ -178,27 +166,20 @@ final class ApiEventRecorderIT {
             ApiRateLimiter.unlimited(),
             (verb, resource, outcome) -> writes.add(verb + " " + resource + " " + outcome),
             "hami-scheduler");
-    for (int i = 0; i < 20; i++) {
-      r.record(
-          MakePod.named("p" + i).uid("u" + i).obj(),
-          EventRecorder.Type.NORMAL,
-          "Scheduled",
-          "Binding",
-          "Successfully assigned default/p" + i + " to n1");
-    }
-    assertThat(a.ran).isNotEmpty();
-    assertThat(b.ran).isNotEmpty();
-    assertThat(a.ran.size() + b.ran.size()).isEqualTo(20);
+    scheduled(r, 20);
+    assertThat(a.ran).isPositive();
+    assertThat(b.ran).isPositive();
+    assertThat(a.ran + b.ran).isEqualTo(20);
 
     // A series: its create, the patch at its second occurrence and the flush's all on one lane.
-    int beforeA = a.ran.size();
-    int beforeB = b.ran.size();
+    int beforeA = a.ran;
+    int beforeB = b.ran;
     failed(r, "0/3 nodes are available");
     failed(r, "0/4 nodes are available");
     failed(r, "0/5 nodes are available");
     r.flush();
-    int onA = a.ran.size() - beforeA;
-    int onB = b.ran.size() - beforeB;
+    int onA = a.ran - beforeA;
+    int onB = b.ran - beforeB;
     assertThat(List.of(onA, onB)).containsExactlyInAnyOrder(3, 0);
     assertThat(writes)
         .hasSize(23)
