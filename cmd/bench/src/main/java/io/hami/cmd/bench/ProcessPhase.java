@@ -194,10 +194,8 @@ final class ProcessPhase {
       Map<String, Double> internals;
       double handshakeWrites = 0;
       if (kube) {
-        requests = PhaseFigures.kubeRequestDelta(before, after);
-        Set<String> written = kubeSchedulerEvents(admin);
-        written.removeAll(eventsBefore);
-        PhaseFigures.moveToEvents(requests, "create", written.size());
+        requests =
+            kubeRequests(scheduler, admin, before, after, eventsBefore, tracker.boundCount());
         internals = PhaseFigures.kubeInternals(before, after);
       } else {
         requests = PhaseFigures.requestDelta(before, after);
@@ -216,6 +214,39 @@ final class ProcessPhase {
       timers.shutdownNow();
     }
   }
+
+  /**
+   * kube-scheduler's requests of the phase, its Events split out of its creates. Its client counts
+   * a request when the answer has been read, and after a burst that lags the Events it wrote and
+   * the bindings the watch saw by a moment: the counts are read again (for up to {@link
+   * #SETTLE_MILLIS}) until its creates cover every binding and every Event it wrote.
+   */
+  private static Map<String, Double> kubeRequests(
+      ScrapedProcess scheduler,
+      KubernetesClient admin,
+      PromText before,
+      PromText after,
+      Set<String> eventsBefore,
+      int bound)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS);
+    PromText now = after;
+    while (true) {
+      Map<String, Double> requests = PhaseFigures.kubeRequestDelta(before, now);
+      Set<String> written = kubeSchedulerEvents(admin);
+      written.removeAll(eventsBefore);
+      double creates = requests.getOrDefault("create " + PhaseFigures.ANY_RESOURCE, 0.0);
+      if (creates >= bound + written.size() || System.nanoTime() > deadline) {
+        PhaseFigures.moveToEvents(requests, "create", written.size());
+        return requests;
+      }
+      Thread.sleep(200);
+      now = scheduler.scrape();
+    }
+  }
+
+  /** How long kube-scheduler's request counts may take to catch up with the phase. */
+  static final long SETTLE_MILLIS = 10_000;
 
   /** The UIDs of the Events that kube-scheduler ({@code default-scheduler}) has written. */
   private static Set<String> kubeSchedulerEvents(KubernetesClient admin) {
