@@ -49,6 +49,13 @@ public final class GpuNode implements AutoCloseable {
   private final KubernetesClient agentClient;
   private static final Duration API_RETRY = Duration.ofMillis(500);
 
+  /**
+   * How often the node's pods are listed besides the watch, as kubelet's periodic sync does: a
+   * watch that went quiet across an API server restart must not leave a bound pod unstarted or a
+   * deleted one unfinished.
+   */
+  private static final Duration RELIST = Duration.ofSeconds(5);
+
   private final FakeKubelet kubelet;
   private final NodeAgentConfig config;
   private final List<GpuInfo> gpus;
@@ -201,6 +208,10 @@ public final class GpuNode implements AutoCloseable {
         new GpuNode(name, client, agentClient, kubelet, config, gpus, agent, informer, loop);
     informer.addEventHandler(node.handler());
     informer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    // Runs until the loop is shut down in close().
+    var unusedRelist =
+        loop.scheduleWithFixedDelay(
+            node::relist, RELIST.toMillis(), RELIST.toMillis(), TimeUnit.MILLISECONDS);
     return node;
   }
 
@@ -292,6 +303,22 @@ public final class GpuNode implements AutoCloseable {
 
   private ResourceEventHandler<Pod> handler() {
     return Informers.onLatest(pod -> kubeletLoop.execute(() -> sync(pod)));
+  }
+
+  /** Syncs the node's pods that are not started yet or are being deleted, as listed now. */
+  private void relist() {
+    try {
+      for (Pod p :
+          client.pods().inAnyNamespace().withField("spec.nodeName", name).list().getItems()) {
+        if (p.getMetadata().getDeletionTimestamp() != null
+            || !reported.contains(p.getMetadata().getUid())) {
+          sync(p);
+        }
+      }
+    } catch (RuntimeException e) {
+      // The API server is away: the next relist tries again (and a throw would end them).
+      log.debug("fake kubelet on {}: relist failed: {}", name, e.toString());
+    }
   }
 
   /** What kubelet does when it sees a pod on its node. */
