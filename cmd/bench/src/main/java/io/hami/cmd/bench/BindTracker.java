@@ -98,6 +98,11 @@ final class BindTracker implements AutoCloseable {
     return n;
   }
 
+  /** The progress line a phase prints while it waits: created, bound and pending counts. */
+  String progress() {
+    return "created " + createdCount() + ", bound " + boundCount() + ", pending " + pending();
+  }
+
   /** Names of bound pods not deleted on purpose, for churn to pick from. */
   List<String> boundLive() {
     return bound.keySet().stream().filter(n -> !deleted.contains(n)).toList();

@@ -67,16 +67,7 @@ final class CeilingPhase {
       // Runs until progress is shut down below.
       var unusedProgress =
           progress.scheduleAtFixedRate(
-              () ->
-                  h.say(
-                      "  %s: created %d, bound %d, pending %d",
-                      tracker.group(),
-                      tracker.createdCount(),
-                      tracker.boundCount(),
-                      tracker.pending()),
-              5,
-              5,
-              TimeUnit.SECONDS);
+              () -> h.say("  %s: %s", tracker.group(), tracker.progress()), 5, 5, TimeUnit.SECONDS);
       PodCreator creator =
           new PodCreator(admin, ClusterBench.NAMESPACE, ClusterBench.CEILING_SCHEDULER);
       if (backlog) {

@@ -460,16 +460,7 @@ final class ClusterBench {
               TimeUnit.SECONDS);
       var unusedProgress =
           timers.scheduleAtFixedRate(
-              () ->
-                  h.say(
-                      "  %s: created %d, bound %d, pending %d",
-                      tracker.group(),
-                      tracker.createdCount(),
-                      tracker.boundCount(),
-                      tracker.pending()),
-              5,
-              5,
-              TimeUnit.SECONDS);
+              () -> h.say("  %s: %s", tracker.group(), tracker.progress()), 5, 5, TimeUnit.SECONDS);
       Workload.Unschedulable u = w.unschedulable();
       AtomicInteger unschedN = new AtomicInteger();
       if (u != null) {

@@ -155,13 +155,7 @@ final class ProcessPhase {
               TimeUnit.SECONDS);
       var unusedProgress =
           timers.scheduleAtFixedRate(
-              () ->
-                  h.say(
-                      "  %s: created %d, bound %d, pending %d",
-                      name, tracker.createdCount(), tracker.boundCount(), tracker.pending()),
-              5,
-              5,
-              TimeUnit.SECONDS);
+              () -> h.say("  %s: %s", name, tracker.progress()), 5, 5, TimeUnit.SECONDS);
       h.say(
           "%s: creating %d pods at %s/s with %d clients%s",
           name,

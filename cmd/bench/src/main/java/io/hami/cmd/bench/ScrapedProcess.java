@@ -1,6 +1,7 @@
 package io.hami.cmd.bench;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -44,9 +45,7 @@ interface ScrapedProcess extends AutoCloseable {
       throw new IOException("kill -" + name + " " + pid + " did not return within 10 s");
     }
     if (kill.exitValue() != 0) {
-      String out =
-          new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
-              .strip();
+      String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       throw new IOException(
           "kill -" + name + " " + pid + " exited " + kill.exitValue() + ": " + out);
     }
