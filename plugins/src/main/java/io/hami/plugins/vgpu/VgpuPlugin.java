@@ -7,7 +7,6 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
 import io.hami.framework.api.EnqueueExtensions;
@@ -27,6 +26,7 @@ import io.hami.framework.api.ReservePlugin;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
+import io.hami.kube.WatchedInformer;
 import io.hami.plugins.explain.ScheduleExplainWriter;
 import io.hami.plugins.metrics.GpuMetrics;
 import java.time.Duration;
@@ -34,6 +34,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -97,6 +100,11 @@ public final class VgpuPlugin
 
   private static final Logger log = LoggerFactory.getLogger(VgpuPlugin.class);
 
+  /** How often the ResourceQuota informer's watch is checked, and how long it may be lost. */
+  private static final Duration QUOTA_INFORMER_CHECK = Duration.ofSeconds(5);
+
+  private static final Duration QUOTA_INFORMER_GRACE = Duration.ofSeconds(30);
+
   private final FrameworkHandle handle;
   private final DeviceUsageIndex index;
   private final NodePlacer placer;
@@ -154,9 +162,7 @@ public final class VgpuPlugin
     List<AutoCloseable> owned = new ArrayList<>();
     if (client != null) {
       quotas = NamespaceQuotas.of(args.vendors());
-      SharedIndexInformer<ResourceQuota> informer =
-          client.resourceQuotas().inAnyNamespace().inform(quotas.handler());
-      owned.add(informer::stop);
+      owned.add(watchQuotas(client, quotas));
       if (args.handshakePeriodSeconds() > 0) {
         Duration period = Duration.ofSeconds(args.handshakePeriodSeconds());
         shared
@@ -175,6 +181,46 @@ public final class VgpuPlugin
     // devices of each node that refused the pod.
     handle.addAttemptObserver(new ScheduleExplainWriter(plugin::deviceReasons));
     return plugin;
+  }
+
+  /**
+   * Starts the ResourceQuota informer feeding {@code quotas}, waiting for its first listing, and
+   * replaces it whenever its watch is lost (see {@link WatchedInformer}); the result stops both.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the check logs its own failures
+  private static AutoCloseable watchQuotas(KubernetesClient client, NamespaceQuotas quotas) {
+    WatchedInformer<ResourceQuota> informer =
+        new WatchedInformer<>(
+            "ResourceQuota",
+            () -> client.resourceQuotas().inAnyNamespace().runnableInformer(0),
+            List.of(quotas.handler()),
+            WatchedInformer.countOf(client.resourceQuotas().inAnyNamespace()),
+            QUOTA_INFORMER_GRACE,
+            (name, cause, detail) -> {});
+    informer.start().join();
+    ScheduledExecutorService checks =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "hami-quota-informer-watchdog");
+              t.setDaemon(true);
+              return t;
+            });
+    long every = QUOTA_INFORMER_CHECK.toMillis();
+    checks.scheduleWithFixedDelay(
+        () -> {
+          try {
+            informer.check(System.nanoTime());
+          } catch (RuntimeException e) {
+            log.error("ResourceQuota informer check failed", e);
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+    return () -> {
+      checks.shutdownNow();
+      informer.stop();
+    };
   }
 
   /**

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -59,8 +60,16 @@ class ApiserverRestartE2E {
     /** SIGTERM: in-flight requests are drained. */
     GRACEFUL,
     /** SIGKILL: connections are cut mid-request. */
-    CRASH
+    CRASH,
+    /**
+     * SIGKILL, and back only after the scheduler's informer grace: the scheduler replaces the
+     * informers that stopped watching, and the replacements take over when it returns.
+     */
+    LONG_OUTAGE
   }
+
+  /** Longer than the scheduler's informer grace (30 s) and check period (5 s). */
+  private static final Duration LONG_OUTAGE = Duration.ofSeconds(40);
 
   @ParameterizedTest(name = "{0}")
   @EnumSource(Stop.class)
@@ -108,10 +117,16 @@ class ApiserverRestartE2E {
       // it.
       AtomicInteger created = new AtomicInteger();
       AtomicInteger createRetries = new AtomicInteger();
+      // A long outage holds the rest of the workload back until the apiserver returns: a pod
+      // whose Allocate falls in the outage fails admission, as it would under a real kubelet.
+      CountDownLatch back = new CountDownLatch(stop == Stop.LONG_OUTAGE ? 1 : 0);
       CompletableFuture<Void> creator =
           CompletableFuture.runAsync(
               () -> {
                 for (int i = 0; i < PODS; i++) {
+                  if (i == CREATED_BEFORE_RESTART) {
+                    awaitQuietly(back);
+                  }
                   Pod pod = GpuPods.named(String.format("p-%02d", i)).gpu(1, 2000, 10).build();
                   while (true) {
                     try {
@@ -131,13 +146,20 @@ class ApiserverRestartE2E {
               });
 
       await().atMost(PATIENCE).until(() -> created.get() >= CREATED_BEFORE_RESTART);
+      if (stop == Stop.LONG_OUTAGE) {
+        await().atMost(PATIENCE).until(() -> countDone(client, ns) == CREATED_BEFORE_RESTART);
+      }
       int createdAtRestart = created.get();
       long boundAtRestart = countDone(client, ns);
       long restartBegan = System.nanoTime();
-      if (stop == Stop.CRASH) {
+      if (stop != Stop.GRACEFUL) {
         cp.killApiServer();
       }
+      if (stop == Stop.LONG_OUTAGE) {
+        Thread.sleep(LONG_OUTAGE.toMillis());
+      }
       cp.restartApiServer();
+      back.countDown();
       long ready = System.nanoTime();
       // Recovery: the first pod that completes after the apiserver is back.
       long doneAtReady = countDone(client, ns);
@@ -152,6 +174,11 @@ class ApiserverRestartE2E {
       List<Pod> finished = awaitAllDone(client, ns, nodes);
       long finishedAt = System.nanoTime();
 
+      if (stop == Stop.LONG_OUTAGE) {
+        assertThat(scheduler.informerReplacements())
+            .as("informers the scheduler replaced while the apiserver was away")
+            .isPositive();
+      }
       Set<String> names = new HashSet<>();
       nodes.forEach(n -> names.add(n.name()));
       assertThat(Invariants.check(client, names)).as("invariants on %s", names).isEmpty();
@@ -289,6 +316,17 @@ class ApiserverRestartE2E {
   private static void sleep(long millis) {
     try {
       Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      if (!latch.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the apiserver did not return within " + PATIENCE);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

@@ -285,6 +285,8 @@ class ChaosE2E {
             "chaos: settle ended (%s) with scheduler queues %s%n",
             System.nanoTime() < settleDeadline ? "nothing moved for " + STALL : "bound reached",
             queues(scheduler[0]));
+        // Where its threads stand, into its log (saved with the diagnostics below).
+        scheduler[0].dumpThreads();
         List<Pod> pods = client.pods().inNamespace(NS).list().getItems();
         for (String line : PendingPods.describe(client, pods, Instant.now(), 50)) {
           System.out.println("chaos: unsettled: " + line);
@@ -532,6 +534,7 @@ class ChaosE2E {
       for (String q : List.of("active", "backoff", "unschedulable", "in_flight")) {
         out.put(q, s.metric("hami_scheduler_pending_pods", "queue=\"" + q + "\""));
       }
+      out.put("informers_replaced", s.metric("hami_scheduler_informer_replacements_total", ""));
     } catch (Exception e) {
       return out + " (" + e + ")";
     }

@@ -9,6 +9,8 @@ import io.hami.framework.config.ConfigLoader;
 import io.hami.framework.config.SchedulerConfiguration;
 import io.hami.framework.runtime.Registry;
 import io.hami.framework.runtime.SchedulerService;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -64,6 +66,20 @@ public final class Scheduler implements AutoCloseable {
       throw e;
     }
     return new Scheduler(service);
+  }
+
+  /** How many informers the scheduler replaced after losing their watch, all kinds and causes. */
+  public double informerReplacements() {
+    double sum = 0;
+    for (MetricSnapshot m : service.metricsRegistry().scrape()) {
+      if (m instanceof CounterSnapshot c
+          && c.getMetadata().getName().equals("hami_scheduler_informer_replacements")) {
+        for (CounterSnapshot.CounterDataPointSnapshot d : c.getDataPoints()) {
+          sum += d.getValue();
+        }
+      }
+    }
+    return sum;
   }
 
   @Override

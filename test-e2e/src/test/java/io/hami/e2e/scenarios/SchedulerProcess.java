@@ -129,6 +129,23 @@ final class SchedulerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** Asks the JVM for a thread dump (SIGQUIT), which it prints into its log; best effort. */
+  void dumpThreads() {
+    if (!process.isAlive()) {
+      return;
+    }
+    try {
+      new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid()))
+          .inheritIO()
+          .start()
+          .waitFor(5, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      System.out.println("thread dump of scheduler " + identity + " failed: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   String log() {
     try {
       return Files.readString(log, StandardCharsets.UTF_8);

@@ -30,6 +30,7 @@ public final class SchedulerMetrics {
   private final Histogram bindingDuration;
   private final Counter apiRequests;
   private final Counter events;
+  private final Counter informerReplacements;
   private final ConcurrentMap<String, DistributionDataPoint> points = new ConcurrentHashMap<>();
   private final ConcurrentMap<String, CounterDataPoint> counters = new ConcurrentHashMap<>();
 
@@ -83,6 +84,14 @@ public final class SchedulerMetrics {
             .help("Cluster events handled, by label.")
             .labelNames("event")
             .build();
+    informerReplacements =
+        Counter.builder()
+            .name("hami_scheduler_informer_replacements_total")
+            .help(
+                "Informers replaced because their watch was lost (stopped, not-watching, silent),"
+                    + " by informer and cause.")
+            .labelNames("informer", "cause")
+            .build();
     registry.register(attempts);
     registry.register(attemptDuration);
     registry.register(e2eDuration);
@@ -91,6 +100,7 @@ public final class SchedulerMetrics {
     registry.register(bindingDuration);
     registry.register(apiRequests);
     registry.register(events);
+    registry.register(informerReplacements);
   }
 
   /** A latency histogram in seconds with the shared buckets. */
@@ -131,6 +141,10 @@ public final class SchedulerMetrics {
 
   public void apiRequest(String verb, String resource, String outcome) {
     counter(apiRequests, "r", verb, resource, outcome).inc();
+  }
+
+  public void informerReplaced(String informer, String cause) {
+    counter(informerReplacements, "i", informer, cause).inc();
   }
 
   public void clusterEvent(String label) {

@@ -2,9 +2,11 @@ package io.hami.framework.runtime;
 
 import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Listable;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
@@ -19,6 +21,7 @@ import io.hami.framework.bind.Binder;
 import io.hami.framework.bind.PodEvictor;
 import io.hami.framework.config.LeaderElectionConfig;
 import io.hami.framework.config.SchedulerConfiguration;
+import io.hami.kube.WatchedInformer;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -42,6 +45,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +71,14 @@ public final class SchedulerService implements AutoCloseable {
 
   /** Event writers, so that a burst's Events are written as its pods are bound. */
   static final int EVENT_LANES = 4;
+
+  /**
+   * How often each informer's watch is checked, and how long it may be lost (see {@link
+   * WatchedInformer}).
+   */
+  static final Duration INFORMER_CHECK = Duration.ofSeconds(5);
+
+  static final Duration INFORMER_GRACE = Duration.ofSeconds(30);
 
   /** Settings that come from flags rather than the configuration file. */
   public record Options(
@@ -98,9 +110,8 @@ public final class SchedulerService implements AutoCloseable {
   private volatile boolean synced;
   private volatile boolean failed;
   private volatile boolean leading;
-  private volatile @Nullable SharedIndexInformer<Node> nodeInformer;
-  private volatile @Nullable SharedIndexInformer<Pod> podInformer;
-  private final List<SharedIndexInformer<?>> objectInformers = new CopyOnWriteArrayList<>();
+  private final List<WatchedInformer<?>> informers = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService watchdog;
   private volatile @Nullable Thread loop;
   private volatile @Nullable HTTPServer http;
   private final Map<String, HttpHandler> routes = new ConcurrentHashMap<>();
@@ -120,6 +131,9 @@ public final class SchedulerService implements AutoCloseable {
     this.writerPool = ServiceThreads.boundedSingle("hami-status-writer", 10_000);
     this.eventLanes = ServiceThreads.lanes("hami-events", EVENT_LANES, 10_000 / EVENT_LANES);
     this.timer = Executors.newSingleThreadScheduledExecutor(ServiceThreads.daemon("hami-timer"));
+    // Its own thread: a count probe may wait on an API server that is away.
+    this.watchdog =
+        Executors.newSingleThreadScheduledExecutor(ServiceThreads.daemon("hami-informer-watchdog"));
     ApiRateLimiter limiter =
         new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);
     SchedulerMetrics[] metricsRef = new SchedulerMetrics[1];
@@ -171,10 +185,35 @@ public final class SchedulerService implements AutoCloseable {
 
   /** The informers this service started that are still running. */
   private int runningInformers() {
-    List<@Nullable SharedIndexInformer<?>> all = new ArrayList<>(objectInformers);
-    all.add(nodeInformer);
-    all.add(podInformer);
-    return (int) all.stream().filter(i -> i != null && i.isRunning()).count();
+    return (int) informers.stream().filter(WatchedInformer::isRunning).count();
+  }
+
+  /** Replaces each informer whose watch is lost (see {@link WatchedInformer}). */
+  private void checkInformers() {
+    for (WatchedInformer<?> i : informers) {
+      try {
+        i.check(System.nanoTime());
+      } catch (RuntimeException e) {
+        log.error("informer check failed informer={}", i.name(), e);
+      }
+    }
+  }
+
+  private <T extends HasMetadata> WatchedInformer<T> watched(
+      String name,
+      Supplier<SharedIndexInformer<T>> factory,
+      Listable<? extends KubernetesResourceList<?>> lister,
+      ResourceEventHandler<T> handler) {
+    WatchedInformer<T> w =
+        new WatchedInformer<>(
+            name,
+            factory,
+            List.of(handler),
+            WatchedInformer.countOf(lister),
+            INFORMER_GRACE,
+            (n, cause, detail) -> scheduler.metrics().informerReplaced(n, cause.label()));
+    informers.add(w);
+    return w;
   }
 
   public Scheduler scheduler() {
@@ -332,56 +371,62 @@ public final class SchedulerService implements AutoCloseable {
    * Starts the node and pod informers and waits up to {@code syncTimeout} until their handlers have
    * seen the initial listing.
    */
+  // The watchdog's task logs its own failures and stops with the service.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void startInformers(Duration syncTimeout) {
     ClusterEventHandler handler = scheduler.eventHandler();
-    SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
-    this.nodeInformer = nodeInformer;
-    nodeInformer.addEventHandler(
-        new ResourceEventHandler<Node>() {
-          @Override
-          public void onAdd(Node obj) {
-            handler.onNodeAdd(obj);
-            nodeAdds.incrementAndGet();
-          }
+    WatchedInformer<Node> nodeInformer =
+        watched(
+            "nodes",
+            () -> client.nodes().runnableInformer(0),
+            client.nodes(),
+            new ResourceEventHandler<Node>() {
+              @Override
+              public void onAdd(Node obj) {
+                handler.onNodeAdd(obj);
+                nodeAdds.incrementAndGet();
+              }
 
-          @Override
-          public void onUpdate(Node oldObj, Node newObj) {
-            if (!Objects.equals(
-                oldObj.getMetadata().getResourceVersion(),
-                newObj.getMetadata().getResourceVersion())) {
-              handler.onNodeUpdate(oldObj, newObj);
-            }
-          }
+              @Override
+              public void onUpdate(Node oldObj, Node newObj) {
+                if (!Objects.equals(
+                    oldObj.getMetadata().getResourceVersion(),
+                    newObj.getMetadata().getResourceVersion())) {
+                  handler.onNodeUpdate(oldObj, newObj);
+                }
+              }
 
-          @Override
-          public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
-            handler.onNodeDelete(obj);
-          }
-        });
-    SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
-    this.podInformer = podInformer;
-    podInformer.addEventHandler(
-        new ResourceEventHandler<Pod>() {
-          @Override
-          public void onAdd(Pod obj) {
-            handler.onPodAdd(obj);
-            podAdds.incrementAndGet();
-          }
+              @Override
+              public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
+                handler.onNodeDelete(obj);
+              }
+            });
+    WatchedInformer<Pod> podInformer =
+        watched(
+            "pods",
+            () -> client.pods().inAnyNamespace().runnableInformer(0),
+            client.pods().inAnyNamespace(),
+            new ResourceEventHandler<Pod>() {
+              @Override
+              public void onAdd(Pod obj) {
+                handler.onPodAdd(obj);
+                podAdds.incrementAndGet();
+              }
 
-          @Override
-          public void onUpdate(Pod oldObj, Pod newObj) {
-            if (!Objects.equals(
-                oldObj.getMetadata().getResourceVersion(),
-                newObj.getMetadata().getResourceVersion())) {
-              handler.onPodUpdate(oldObj, newObj);
-            }
-          }
+              @Override
+              public void onUpdate(Pod oldObj, Pod newObj) {
+                if (!Objects.equals(
+                    oldObj.getMetadata().getResourceVersion(),
+                    newObj.getMetadata().getResourceVersion())) {
+                  handler.onPodUpdate(oldObj, newObj);
+                }
+              }
 
-          @Override
-          public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
-            handler.onPodDelete(obj);
-          }
-        });
+              @Override
+              public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
+                handler.onPodDelete(obj);
+              }
+            });
     List<CompletableFuture<?>> started = new ArrayList<>();
     for (ObjectKind<?> kind : scheduler.objects().requestedKinds()) {
       if (kind.mayBeUnserved() && !client.supports(kind.type())) {
@@ -390,8 +435,8 @@ public final class SchedulerService implements AutoCloseable {
       }
       started.add(startObjectInformer(kind, handler));
     }
-    started.add(nodeInformer.start().toCompletableFuture());
-    started.add(podInformer.start().toCompletableFuture());
+    started.add(nodeInformer.start());
+    started.add(podInformer.start());
     try {
       CompletableFuture.allOf(started.toArray(CompletableFuture[]::new))
           .get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -401,7 +446,9 @@ public final class SchedulerService implements AutoCloseable {
     // The stores are synced; wait until the handlers have also seen the initial listing, so
     // the first cycle does not run against a half-filled cache.
     awaitHandlers(
-        nodeInformer.getStore().list().size(), podInformer.getStore().list().size(), syncTimeout);
+        nodeInformer.store().list().size(), podInformer.store().list().size(), syncTimeout);
+    long check = INFORMER_CHECK.toMillis();
+    watchdog.scheduleWithFixedDelay(this::checkInformers, check, check, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -418,34 +465,40 @@ public final class SchedulerService implements AutoCloseable {
         == null) {
       serialization.registerKubernetesResource(kind.type());
     }
-    SharedIndexInformer<T> informer =
+    Listable<? extends KubernetesResourceList<?>> lister =
         kind.namespaced()
-            ? client.resources(kind.type()).inAnyNamespace().runnableInformer(0)
-            : client.resources(kind.type()).runnableInformer(0);
-    objectInformers.add(informer);
-    informer.addEventHandler(
-        new ResourceEventHandler<T>() {
-          @Override
-          public void onAdd(T obj) {
-            handler.onObjectAdd(obj);
-          }
+            ? client.resources(kind.type()).inAnyNamespace()
+            : client.resources(kind.type());
+    WatchedInformer<T> informer =
+        watched(
+            kind.toString(),
+            () ->
+                kind.namespaced()
+                    ? client.resources(kind.type()).inAnyNamespace().runnableInformer(0)
+                    : client.resources(kind.type()).runnableInformer(0),
+            lister,
+            new ResourceEventHandler<T>() {
+              @Override
+              public void onAdd(T obj) {
+                handler.onObjectAdd(obj);
+              }
 
-          @Override
-          public void onUpdate(T oldObj, T newObj) {
-            if (!Objects.equals(
-                oldObj.getMetadata().getResourceVersion(),
-                newObj.getMetadata().getResourceVersion())) {
-              handler.onObjectUpdate(oldObj, newObj);
-            }
-          }
+              @Override
+              public void onUpdate(T oldObj, T newObj) {
+                if (!Objects.equals(
+                    oldObj.getMetadata().getResourceVersion(),
+                    newObj.getMetadata().getResourceVersion())) {
+                  handler.onObjectUpdate(oldObj, newObj);
+                }
+              }
 
-          @Override
-          public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-            handler.onObjectDelete(obj);
-          }
-        });
+              @Override
+              public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                handler.onObjectDelete(obj);
+              }
+            });
     log.info("watching {} for plugins", kind);
-    return informer.start().toCompletableFuture();
+    return informer.start();
   }
 
   private void awaitHandlers(int nodes, int pods, Duration syncTimeout) {
@@ -561,14 +614,9 @@ public final class SchedulerService implements AutoCloseable {
     if (election != null) {
       election.cancel(true);
     }
-    for (SharedIndexInformer<?> i : objectInformers) {
+    watchdog.shutdownNow();
+    for (WatchedInformer<?> i : informers) {
       i.stop();
-    }
-    if (podInformer != null) {
-      podInformer.stop();
-    }
-    if (nodeInformer != null) {
-      nodeInformer.stop();
     }
     timer.shutdownNow();
     bindingPool.shutdown();
