@@ -17,12 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
 final class NodeCounts {
   private static final NodeLocal<NodeCounts> SLOT =
       NodeLocal.create("PodTopologySpread matching pods");
-  // Counting a handful of pods is cheaper than hashing the key.
-  private static final int COUNT_DIRECTLY = 4;
+  // Counting one pod is no dearer than looking the count up; matching two or more is (a label
+  // lookup and a sorted-set search per requirement and pod).
+  private static final int COUNT_DIRECTLY = 1;
   // Selectors are few at a time (one or two per workload); past this the cache starts over.
   private static final int MAX_KEYS = 32;
 
-  private record Key(String namespace, Selector selector) {}
+  /** What a count is kept under: make it once per cycle with {@link #key}. */
+  record Key(String namespace, Selector selector) {}
 
   private final Map<Key, Integer> counts = new ConcurrentHashMap<>();
 
@@ -33,7 +35,18 @@ final class NodeCounts {
    * left out; 0 for an empty selector, as kube-scheduler counts.
    */
   static int count(NodeInfo node, Selector selector, String namespace) {
+    return count(node, key(selector, namespace));
+  }
+
+  static Key key(Selector selector, String namespace) {
+    return new Key(namespace, selector);
+  }
+
+  /** {@link #count(NodeInfo, Selector, String)} under a key made once for many nodes. */
+  static int count(NodeInfo node, Key key) {
     List<PodInfo> pods = node.pods();
+    Selector selector = key.selector();
+    String namespace = key.namespace();
     if (selector.isEmpty() || pods.isEmpty()) {
       return 0;
     }
@@ -45,7 +58,6 @@ final class NodeCounts {
       c = new NodeCounts();
       node.setLocal(SLOT, c);
     }
-    Key key = new Key(namespace, selector);
     Integer n = c.counts.get(key);
     if (n == null) {
       n = countPods(pods, selector, namespace);

@@ -52,6 +52,10 @@ final class PreFilterState implements StateData {
     int k = constraints.size();
     // -1: the node is no member of an eligible domain for that constraint.
     int[] perNode = new int[nodes.size() * k];
+    NodeCounts.Key[] keys = new NodeCounts.Key[k];
+    for (int i = 0; i < k; i++) {
+      keys[i] = NodeCounts.key(constraints.get(i).selector(), ns);
+    }
     p.until(
         nodes.size(),
         n -> {
@@ -60,7 +64,7 @@ final class PreFilterState implements StateData {
           for (int i = 0; i < k; i++) {
             Constraint c = constraints.get(i);
             perNode[n * k + i] =
-                all && c.includes(node, ctx) ? NodeCounts.count(node, c.selector(), ns) : -1;
+                all && c.includes(node, ctx) ? NodeCounts.count(node, keys[i]) : -1;
           }
         });
     List<Map<String, Integer>> counts = new ArrayList<>(k);
