@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -100,14 +101,24 @@ final class ProcessPhase {
     double best = Double.MAX_VALUE;
     for (int round = 1; ; round++) {
       double before = scheduler.scrape().sum(PhaseFigures.CPU_SECONDS);
+      OptionalDouble jitBefore = CompilerCpu.seconds(scheduler.pid());
       warmUp(scheduler, group, n, pods);
       if (!scheduler.isAlive()) {
         // Its warm-up reported the error; more rounds would only wait on it.
         return round * n;
       }
-      double perPod = (scheduler.scrape().sum(PhaseFigures.CPU_SECONDS) - before) / n;
-      h.say("%s: warm-up round %d: %.2f ms CPU per pod", name, round, perPod * 1000);
-      if (SteadyState.settled(round, round * n, best, perPod)) {
+      double cpu = scheduler.scrape().sum(PhaseFigures.CPU_SECONDS) - before;
+      OptionalDouble jitAfter = CompilerCpu.seconds(scheduler.pid());
+      double jit =
+          jitBefore.isPresent() && jitAfter.isPresent()
+              ? jitAfter.getAsDouble() - jitBefore.getAsDouble()
+              : 0;
+      double jitShare = cpu > 0 ? jit / cpu : 0;
+      double perPod = cpu / n;
+      h.say(
+          "%s: warm-up round %d: %.2f ms CPU per pod, %.0f%% of it compiling",
+          name, round, perPod * 1000, jitShare * 100);
+      if (SteadyState.settled(round, round * n, best, perPod, jitShare)) {
         return round * n;
       }
       best = Math.min(best, perPod);
@@ -125,6 +136,7 @@ final class ProcessPhase {
     Workload w = h.workload();
     boolean kube = scheduler instanceof KubeSchedulerProcess;
     PromText before = scheduler.scrape();
+    OptionalDouble jitBefore = CompilerCpu.seconds(scheduler.pid());
     // Events kube-scheduler had written before: the phase's own are counted exactly, whatever
     // else (a controller-manager, say) writes Events meanwhile.
     Set<String> eventsBefore = kube ? kubeSchedulerEvents(admin) : Set.of();
@@ -198,6 +210,10 @@ final class ProcessPhase {
         internals = PhaseFigures.internals(before, after);
       }
       double cpu = after.sum(PhaseFigures.CPU_SECONDS) - before.sum(PhaseFigures.CPU_SECONDS);
+      OptionalDouble jitAfter = CompilerCpu.seconds(scheduler.pid());
+      if (!kube && jitBefore.isPresent() && jitAfter.isPresent()) {
+        internals.put("jitCpuSeconds", jitAfter.getAsDouble() - jitBefore.getAsDouble());
+      }
       List<Double> heapSamples;
       synchronized (heap) {
         heapSamples = List.copyOf(heap);
