@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.hami.framework.api.ClusterEventWithHint;
 import io.hami.framework.api.CycleState;
@@ -26,6 +25,7 @@ import io.hami.framework.api.ReservePlugin;
 import io.hami.framework.api.Snapshot;
 import io.hami.framework.api.StateKey;
 import io.hami.framework.api.Status;
+import io.hami.kube.InformerWatchdog;
 import io.hami.kube.WatchedInformer;
 import io.hami.plugins.explain.ScheduleExplainWriter;
 import io.hami.plugins.metrics.GpuMetrics;
@@ -34,9 +34,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -187,40 +184,22 @@ public final class VgpuPlugin
    * Starts the ResourceQuota informer feeding {@code quotas}, waiting for its first listing, and
    * replaces it whenever its watch is lost (see {@link WatchedInformer}); the result stops both.
    */
-  @SuppressWarnings("FutureReturnValueIgnored") // the check logs its own failures
   private static AutoCloseable watchQuotas(KubernetesClient client, NamespaceQuotas quotas) {
-    WatchedInformer<ResourceQuota> informer =
-        new WatchedInformer<>(
-            "ResourceQuota",
-            () -> client.resourceQuotas().inAnyNamespace().runnableInformer(0),
-            List.of(quotas.handler()),
-            WatchedInformer.countOf(client.resourceQuotas().inAnyNamespace()),
-            QUOTA_INFORMER_GRACE,
-            (name, cause, detail) -> {});
-    informer.start().join();
-    ScheduledExecutorService checks =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "hami-quota-informer-watchdog");
-              t.setDaemon(true);
-              return t;
-            });
-    long every = QUOTA_INFORMER_CHECK.toMillis();
-    checks.scheduleWithFixedDelay(
-        () -> {
-          try {
-            informer.check(System.nanoTime());
-          } catch (RuntimeException e) {
-            log.error("ResourceQuota informer check failed", e);
-          }
-        },
-        every,
-        every,
-        TimeUnit.MILLISECONDS);
-    return () -> {
-      checks.shutdownNow();
-      informer.stop();
-    };
+    // Its thread starts once the informer has listed: a failed listing leaves nothing behind.
+    InformerWatchdog watchdog = new InformerWatchdog("hami-quota-informer-watchdog");
+    watchdog
+        .add(
+            new WatchedInformer<>(
+                "ResourceQuota",
+                () -> client.resourceQuotas().inAnyNamespace().runnableInformer(0),
+                List.of(quotas.handler()),
+                WatchedInformer.countOf(client.resourceQuotas().inAnyNamespace()),
+                QUOTA_INFORMER_GRACE,
+                (name, cause, detail) -> {}))
+        .start()
+        .join();
+    watchdog.start(QUOTA_INFORMER_CHECK);
+    return watchdog;
   }
 
   /**

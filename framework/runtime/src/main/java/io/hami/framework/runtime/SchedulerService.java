@@ -1,27 +1,17 @@
 package io.hami.framework.runtime;
 
 import com.sun.net.httpserver.HttpHandler;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.Listable;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.hami.framework.api.ObjectKind;
 import io.hami.framework.bind.ApiRateLimiter;
 import io.hami.framework.bind.ApiRequestObserver;
 import io.hami.framework.bind.Binder;
 import io.hami.framework.bind.PodEvictor;
 import io.hami.framework.config.LeaderElectionConfig;
 import io.hami.framework.config.SchedulerConfiguration;
-import io.hami.kube.WatchedInformer;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -31,21 +21,17 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,14 +58,6 @@ public final class SchedulerService implements AutoCloseable {
   /** Event writers, so that a burst's Events are written as its pods are bound. */
   static final int EVENT_LANES = 4;
 
-  /**
-   * How often each informer's watch is checked, and how long it may be lost (see {@link
-   * WatchedInformer}).
-   */
-  static final Duration INFORMER_CHECK = Duration.ofSeconds(5);
-
-  static final Duration INFORMER_GRACE = Duration.ofSeconds(30);
-
   /** Settings that come from flags rather than the configuration file. */
   public record Options(
       boolean leaderElect,
@@ -105,13 +83,10 @@ public final class SchedulerService implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final ApiEventRecorder events;
   private final CompletableFuture<Integer> terminated = new CompletableFuture<>();
-  private final AtomicLong nodeAdds = new AtomicLong();
-  private final AtomicLong podAdds = new AtomicLong();
   private volatile boolean synced;
   private volatile boolean failed;
   private volatile boolean leading;
-  private final List<WatchedInformer<?>> informers = new CopyOnWriteArrayList<>();
-  private final ScheduledExecutorService watchdog;
+  private final ClusterInformers informers;
   private volatile @Nullable Thread loop;
   private volatile @Nullable HTTPServer http;
   private final Map<String, HttpHandler> routes = new ConcurrentHashMap<>();
@@ -131,9 +106,6 @@ public final class SchedulerService implements AutoCloseable {
     this.writerPool = ServiceThreads.boundedSingle("hami-status-writer", 10_000);
     this.eventLanes = ServiceThreads.lanes("hami-events", EVENT_LANES, 10_000 / EVENT_LANES);
     this.timer = Executors.newSingleThreadScheduledExecutor(ServiceThreads.daemon("hami-timer"));
-    // Its own thread: a count probe may wait on an API server that is away.
-    this.watchdog =
-        Executors.newSingleThreadScheduledExecutor(ServiceThreads.daemon("hami-informer-watchdog"));
     ApiRateLimiter limiter =
         new ApiRateLimiter(options.kubeQps(), options.kubeBurst(), System::nanoTime);
     SchedulerMetrics[] metricsRef = new SchedulerMetrics[1];
@@ -165,6 +137,7 @@ public final class SchedulerService implements AutoCloseable {
             .maxBindingsInFlight(2 * options.bindingThreads())
             .build();
     metricsRef[0] = scheduler.metrics();
+    this.informers = new ClusterInformers(client, scheduler);
     scheduler
         .metrics()
         .gauge(
@@ -172,7 +145,7 @@ public final class SchedulerService implements AutoCloseable {
             "Informers started and still running (nodes, pods and the kinds plugins list); a"
                 + " number that grows over time is a leak.",
             new String[0],
-            cb -> cb.call(runningInformers()));
+            cb -> cb.call(informers.running()));
     scheduler.onFatal(e -> fail("fatal error in the scheduler", e));
     Scheduler s = this.scheduler;
     statusWriter.onPodGone(
@@ -181,39 +154,6 @@ public final class SchedulerService implements AutoCloseable {
           s.queue().deleteGone(p);
           s.eventHandler().onPodDelete(p);
         });
-  }
-
-  /** The informers this service started that are still running. */
-  private int runningInformers() {
-    return (int) informers.stream().filter(WatchedInformer::isRunning).count();
-  }
-
-  /** Replaces each informer whose watch is lost (see {@link WatchedInformer}). */
-  private void checkInformers() {
-    for (WatchedInformer<?> i : informers) {
-      try {
-        i.check(System.nanoTime());
-      } catch (RuntimeException e) {
-        log.error("informer check failed informer={}", i.name(), e);
-      }
-    }
-  }
-
-  private <T extends HasMetadata> WatchedInformer<T> watched(
-      String name,
-      Supplier<SharedIndexInformer<T>> factory,
-      Listable<? extends KubernetesResourceList<?>> lister,
-      ResourceEventHandler<T> handler) {
-    WatchedInformer<T> w =
-        new WatchedInformer<>(
-            name,
-            factory,
-            List.of(handler),
-            WatchedInformer.countOf(lister),
-            INFORMER_GRACE,
-            (n, cause, detail) -> scheduler.metrics().informerReplaced(n, cause.label()));
-    informers.add(w);
-    return w;
   }
 
   public Scheduler scheduler() {
@@ -315,7 +255,7 @@ public final class SchedulerService implements AutoCloseable {
     if (metricsAddress != null) {
       serveMetrics(metricsAddress);
     }
-    startInformers(syncTimeout);
+    informers.start(syncTimeout);
     synced = true;
     timer.scheduleWithFixedDelay(this::tickSafely, 1, 1, TimeUnit.SECONDS);
     long flush = ApiEventRecorder.FLUSH_EVERY.toMillis();
@@ -365,155 +305,6 @@ public final class SchedulerService implements AutoCloseable {
                 })
             .buildAndStart();
     log.info("serving metrics and health on port {}", http.getPort());
-  }
-
-  /**
-   * Starts the node and pod informers and waits up to {@code syncTimeout} until their handlers have
-   * seen the initial listing.
-   */
-  // The watchdog's task logs its own failures and stops with the service.
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void startInformers(Duration syncTimeout) {
-    ClusterEventHandler handler = scheduler.eventHandler();
-    WatchedInformer<Node> nodeInformer =
-        watched(
-            "nodes",
-            () -> client.nodes().runnableInformer(0),
-            client.nodes(),
-            new ResourceEventHandler<Node>() {
-              @Override
-              public void onAdd(Node obj) {
-                handler.onNodeAdd(obj);
-                nodeAdds.incrementAndGet();
-              }
-
-              @Override
-              public void onUpdate(Node oldObj, Node newObj) {
-                if (!Objects.equals(
-                    oldObj.getMetadata().getResourceVersion(),
-                    newObj.getMetadata().getResourceVersion())) {
-                  handler.onNodeUpdate(oldObj, newObj);
-                }
-              }
-
-              @Override
-              public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
-                handler.onNodeDelete(obj);
-              }
-            });
-    WatchedInformer<Pod> podInformer =
-        watched(
-            "pods",
-            () -> client.pods().inAnyNamespace().runnableInformer(0),
-            client.pods().inAnyNamespace(),
-            new ResourceEventHandler<Pod>() {
-              @Override
-              public void onAdd(Pod obj) {
-                handler.onPodAdd(obj);
-                podAdds.incrementAndGet();
-              }
-
-              @Override
-              public void onUpdate(Pod oldObj, Pod newObj) {
-                if (!Objects.equals(
-                    oldObj.getMetadata().getResourceVersion(),
-                    newObj.getMetadata().getResourceVersion())) {
-                  handler.onPodUpdate(oldObj, newObj);
-                }
-              }
-
-              @Override
-              public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
-                handler.onPodDelete(obj);
-              }
-            });
-    List<CompletableFuture<?>> started = new ArrayList<>();
-    for (ObjectKind<?> kind : scheduler.objects().requestedKinds()) {
-      if (kind.mayBeUnserved() && !client.supports(kind.type())) {
-        log.info("the cluster does not serve {}; plugins see none", kind);
-        continue;
-      }
-      started.add(startObjectInformer(kind, handler));
-    }
-    started.add(nodeInformer.start());
-    started.add(podInformer.start());
-    try {
-      CompletableFuture.allOf(started.toArray(CompletableFuture[]::new))
-          .get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("informers did not sync within " + syncTimeout, e);
-    }
-    // The stores are synced; wait until the handlers have also seen the initial listing, so
-    // the first cycle does not run against a half-filled cache.
-    awaitHandlers(
-        nodeInformer.store().list().size(), podInformer.store().list().size(), syncTimeout);
-    long check = INFORMER_CHECK.toMillis();
-    watchdog.scheduleWithFixedDelay(this::checkInformers, check, check, TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * Starts an informer on {@code kind}, feeding {@code handler}. Its handler adds to the store
-   * synchronously, so the listing is visible to plugins once the returned future completes.
-   */
-  private <T extends HasMetadata> CompletableFuture<?> startObjectInformer(
-      ObjectKind<T> kind, ClusterEventHandler handler) {
-    // A kind the client has no model of (an alpha API's) would otherwise arrive as a
-    // GenericKubernetesResource.
-    KubernetesSerialization serialization = client.getKubernetesSerialization();
-    if (serialization.getRegisteredKubernetesResource(
-            HasMetadata.getApiVersion(kind.type()), HasMetadata.getKind(kind.type()))
-        == null) {
-      serialization.registerKubernetesResource(kind.type());
-    }
-    Listable<? extends KubernetesResourceList<?>> lister =
-        kind.namespaced()
-            ? client.resources(kind.type()).inAnyNamespace()
-            : client.resources(kind.type());
-    WatchedInformer<T> informer =
-        watched(
-            kind.toString(),
-            () ->
-                kind.namespaced()
-                    ? client.resources(kind.type()).inAnyNamespace().runnableInformer(0)
-                    : client.resources(kind.type()).runnableInformer(0),
-            lister,
-            new ResourceEventHandler<T>() {
-              @Override
-              public void onAdd(T obj) {
-                handler.onObjectAdd(obj);
-              }
-
-              @Override
-              public void onUpdate(T oldObj, T newObj) {
-                if (!Objects.equals(
-                    oldObj.getMetadata().getResourceVersion(),
-                    newObj.getMetadata().getResourceVersion())) {
-                  handler.onObjectUpdate(oldObj, newObj);
-                }
-              }
-
-              @Override
-              public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-                handler.onObjectDelete(obj);
-              }
-            });
-    log.info("watching {} for plugins", kind);
-    return informer.start();
-  }
-
-  private void awaitHandlers(int nodes, int pods, Duration syncTimeout) {
-    long deadline = System.nanoTime() + syncTimeout.toNanos();
-    while (nodeAdds.get() < nodes || podAdds.get() < pods) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("informer handlers did not catch up within " + syncTimeout);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for informers", e);
-      }
-    }
   }
 
   /** Starts the loop once this replica wins the lease; stops the process if it loses it. */
@@ -614,10 +405,7 @@ public final class SchedulerService implements AutoCloseable {
     if (election != null) {
       election.cancel(true);
     }
-    watchdog.shutdownNow();
-    for (WatchedInformer<?> i : informers) {
-      i.stop();
-    }
+    informers.close();
     timer.shutdownNow();
     bindingPool.shutdown();
     writerPool.shutdown();
