@@ -67,6 +67,7 @@ final class ClusterBench {
       Baselines baselines,
       SchedulerProcess.Settings settings,
       boolean backlog,
+      boolean kubeSchedulerFirst,
       PrintWriter out) {
     boolean ceiling() {
       return baselines.ceiling();

@@ -130,6 +130,13 @@ public final class ClusterBenchCommand implements Callable<Integer> {
   boolean backlog;
 
   @Option(
+      names = "--kube-scheduler-first",
+      description =
+          "Run the kube-scheduler phase before ours (pods.template workloads), so that ours is"
+              + " measured second, on the API server and etcd the other phase has already used.")
+  boolean kubeSchedulerFirst;
+
+  @Option(
       names = "--qps",
       description = "Override the workload's pod creation rate (pods per second).")
   @Nullable Double qps;
@@ -239,6 +246,16 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       return usage(err, e.getMessage());
     }
+    if (kubeSchedulerFirst && (!templated || baselines.kubeScheduler() == null)) {
+      return usage(
+          err,
+          "--kube-scheduler-first: "
+              + (!templated
+                  ? "only with a pods.template workload, and " + w.name() + " has none"
+                  : "no kube-scheduler to run (set --kube-scheduler or "
+                      + KubeSchedulerProcess.ENV
+                      + ")"));
+    }
     Optional<Path> root =
         repoRoot(System.getenv(HOME_ENV), Path.of("").toAbsolutePath(), codeLocation());
     if (root.isEmpty()) {
@@ -265,7 +282,15 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     BenchReport report =
         ClusterBench.run(
             new ClusterBench.Options(
-                w, cluster.kubeconfig(), root.get(), jar, baselines, settings, backlog, out));
+                w,
+                cluster.kubeconfig(),
+                root.get(),
+                jar,
+                baselines,
+                settings,
+                backlog,
+                kubeSchedulerFirst,
+                out));
     String md = report.toMarkdown();
     out.println();
     out.print(md);

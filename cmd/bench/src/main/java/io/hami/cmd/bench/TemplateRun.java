@@ -21,9 +21,10 @@ import java.util.function.IntConsumer;
 
 /**
  * A scheduler_perf workload ({@code pods.template}): its objects once, then per phase (ours, then
- * kube-scheduler) the init pods created already bound, the scheduler started and warmed up until
- * its CPU per pod settles, the measured pods created at the workload's rate and measured, the
- * scheduler stopped and every pod deleted, so that each phase starts from the same cluster.
+ * kube-scheduler, or the other way round with {@code --kube-scheduler-first}) the init pods created
+ * already bound, the scheduler started and warmed up until its CPU per pod settles, the measured
+ * pods created at the workload's rate and measured, the scheduler stopped and every pod deleted, so
+ * that each phase starts from the same cluster.
  */
 final class TemplateRun {
   private final ClusterBench.Options o;
@@ -61,6 +62,12 @@ final class TemplateRun {
     KubernetesClient admin = h.admin();
     try {
       createObjects(objects);
+      Path binary = o.baselines().kubeScheduler();
+      BenchReport.Phase kube = null;
+      if (binary != null && o.kubeSchedulerFirst()) {
+        env.put("order", "kube-scheduler first");
+        kube = kubePhase(binary);
+      }
       BenchReport.Phase ours =
           phase(
               "hami-scheduler",
@@ -73,21 +80,8 @@ final class TemplateRun {
                       w.scheduler(),
                       work.resolve("logs/hami-scheduler.log"),
                       ClusterBench.STARTUP));
-      BenchReport.Phase kube = null;
-      Path binary = o.baselines().kubeScheduler();
-      if (binary != null) {
-        env.put("kubeScheduler", binary.toString());
-        kube =
-            phase(
-                "kube-scheduler",
-                KubeSchedulerProcess.SCHEDULER_NAME,
-                () ->
-                    KubeSchedulerProcess.start(
-                        binary,
-                        kubeconfig,
-                        w.scheduler(),
-                        work.resolve("logs"),
-                        ClusterBench.STARTUP));
+      if (binary != null && !o.kubeSchedulerFirst()) {
+        kube = kubePhase(binary);
       }
       int unbound =
           ours.created() - ours.bound() + (kube == null ? 0 : kube.created() - kube.bound());
@@ -188,6 +182,16 @@ final class TemplateRun {
     }
     pod.getMetadata().getLabels().put(BenchPods.GROUP_LABEL, group);
     return pod;
+  }
+
+  private BenchReport.Phase kubePhase(Path binary) throws Exception {
+    env.put("kubeScheduler", binary.toString());
+    return phase(
+        "kube-scheduler",
+        KubeSchedulerProcess.SCHEDULER_NAME,
+        () ->
+            KubeSchedulerProcess.start(
+                binary, kubeconfig, w.scheduler(), work.resolve("logs"), ClusterBench.STARTUP));
   }
 
   private BenchReport.Phase phase(String name, String schedulerName, ClusterBench.Starter starter)

@@ -105,6 +105,38 @@ class ClusterBenchCommandTest {
   }
 
   @Test
+  void kubeSchedulerFirstWithoutTemplate_isAConfigError(@TempDir Path dir) throws IOException {
+    Path w = dir.resolve("w.yaml");
+    Files.writeString(
+        w, "name: X\nnodes: {count: 1}\npods: {count: 1, shapes: [{memoryMiB: 1}]}\n");
+    String[] r = run("bench", "cluster", "--workload", w.toString(), "--kube-scheduler-first");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2])
+        .contains("--kube-scheduler-first: only with a pods.template workload, and X has none");
+  }
+
+  @Test
+  void kubeSchedulerFirstWithoutKubeScheduler_isAConfigError() {
+    Path w =
+        Path.of("")
+            .toAbsolutePath()
+            .getParent()
+            .getParent()
+            .resolve("config/bench/topology-spreading.yaml");
+    String[] r =
+        run(
+            "bench",
+            "cluster",
+            "--workload",
+            w.toString(),
+            "--baseline",
+            "none",
+            "--kube-scheduler-first");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--kube-scheduler-first: no kube-scheduler to run");
+  }
+
+  @Test
   void backlogWithChurn_isAConfigError() {
     Path w =
         Path.of("")
