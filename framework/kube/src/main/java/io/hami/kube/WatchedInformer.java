@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Store;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,7 @@ public final class WatchedInformer<T extends HasMetadata> {
 
     /** The label value for metrics. */
     public String label() {
-      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
   }
 
@@ -181,7 +182,6 @@ public final class WatchedInformer<T extends HasMetadata> {
     }
     notWatching = false;
     String version = informer.lastSyncResourceVersion();
-    int held = informer.getStore().listKeys().size();
     OptionalLong api;
     try {
       api = apiCount.get();
@@ -189,6 +189,8 @@ public final class WatchedInformer<T extends HasMetadata> {
       log.debug("count probe failed informer={}", name, e);
       return null;
     }
+    // The store is counted only when the probe answered: its keys are copied.
+    int held = api.isEmpty() ? -1 : informer.getStore().listKeys().size();
     if (api.isEmpty() || api.getAsLong() == held) {
       mismatch = null;
       return null;

@@ -2,11 +2,14 @@ package io.hami.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -47,5 +50,34 @@ class InformersTest {
     List<String> got = new ArrayList<>();
     event.accept(Informers.<String>onLatest(s -> got.add("latest " + s)));
     assertThat(got).isEqualTo(want.stream().filter(s -> s.startsWith("latest")).toList());
+  }
+
+  private static Pod pod(String name, String resourceVersion) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .build();
+  }
+
+  @Test
+  void onChangePassesUpdatesOnlyWhenTheResourceVersionChanged() {
+    List<String> got = new ArrayList<>();
+    ResourceEventHandler<Pod> h =
+        Informers.onChange(
+            p -> got.add("add " + p.getMetadata().getName()),
+            (o, n) ->
+                got.add(
+                    "update "
+                        + o.getMetadata().getResourceVersion()
+                        + "->"
+                        + n.getMetadata().getResourceVersion()),
+            p -> got.add("delete " + p.getMetadata().getName()));
+    h.onAdd(pod("a", "1"));
+    h.onUpdate(pod("a", "1"), pod("a", "1"));
+    h.onUpdate(pod("a", "1"), pod("a", "2"));
+    h.onDelete(pod("a", "2"), true);
+    assertThat(got).containsExactly("add a", "update 1->2", "delete a");
   }
 }

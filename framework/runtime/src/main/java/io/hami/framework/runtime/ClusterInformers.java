@@ -11,16 +11,14 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.hami.framework.api.ObjectKind;
 import io.hami.kube.InformerWatchdog;
+import io.hami.kube.Informers;
 import io.hami.kube.WatchedInformer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,7 +82,7 @@ final class ClusterInformers implements AutoCloseable {
             "nodes",
             () -> client.nodes().runnableInformer(0),
             client.nodes(),
-            onChange(
+            Informers.onChange(
                 n -> {
                   handler.onNodeAdd(n);
                   nodeAdds.incrementAndGet();
@@ -96,7 +94,7 @@ final class ClusterInformers implements AutoCloseable {
             "pods",
             () -> client.pods().inAnyNamespace().runnableInformer(0),
             client.pods().inAnyNamespace(),
-            onChange(
+            Informers.onChange(
                 p -> {
                   handler.onPodAdd(p);
                   podAdds.incrementAndGet();
@@ -152,7 +150,8 @@ final class ClusterInformers implements AutoCloseable {
                     ? client.resources(kind.type()).inAnyNamespace().runnableInformer(0)
                     : client.resources(kind.type()).runnableInformer(0),
             lister,
-            onChange(handler::onObjectAdd, handler::onObjectUpdate, handler::onObjectDelete));
+            Informers.onChange(
+                handler::onObjectAdd, handler::onObjectUpdate, handler::onObjectDelete));
     log.info("watching {} for plugins", kind);
     return informer.start();
   }
@@ -170,30 +169,6 @@ final class ClusterInformers implements AutoCloseable {
         throw new IllegalStateException("interrupted while waiting for informers", e);
       }
     }
-  }
-
-  /** A handler that passes on updates only when the resourceVersion changed (not resyncs). */
-  private static <T extends HasMetadata> ResourceEventHandler<T> onChange(
-      Consumer<T> added, BiConsumer<T, T> updated, Consumer<T> deleted) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        added.accept(obj);
-      }
-
-      @Override
-      public void onUpdate(T oldObj, T newObj) {
-        if (!Objects.equals(
-            oldObj.getMetadata().getResourceVersion(), newObj.getMetadata().getResourceVersion())) {
-          updated.accept(oldObj, newObj);
-        }
-      }
-
-      @Override
-      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-        deleted.accept(obj);
-      }
-    };
   }
 
   @Override
