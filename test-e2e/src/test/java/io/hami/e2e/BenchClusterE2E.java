@@ -146,6 +146,41 @@ class BenchClusterE2E {
     assertThat(r.path("checks").path("unbound").asInt()).isZero();
   }
 
+  /**
+   * Basic from a backlog in lock mode {@code scheduler}, scaled down: the GPU phase is warmed up in
+   * rounds until steady, and both the scheduler and the API ceiling bind with the binding alone.
+   */
+  @Test
+  void basic_backlogInLockModeScheduler_bindsWithTheBindingAlone(ControlPlane cp) throws Exception {
+    JsonNode r =
+        run(
+            cp,
+            "config/bench/basic.yaml",
+            "--nodes",
+            "20",
+            "--pods",
+            "100",
+            "--backlog",
+            "--lock-mode",
+            "scheduler",
+            "--baseline",
+            "ceiling");
+    JsonNode ours = r.path("ours");
+    assertThat(ours.path("bound").asInt()).isEqualTo(100);
+    assertThat(ours.path("requestsPerPod").path("create bindings").asDouble())
+        .isBetween(0.99, 1.01);
+    assertThat(ours.path("bindingWritesPerPod").asDouble()).isBetween(0.99, 1.01);
+    // At least two rounds of 100 warm-up pods, however quickly the compiler settles.
+    assertThat(Integer.parseInt(r.path("environment").path("warmupPods.hami-scheduler").asString()))
+        .isBetween(200, 2000);
+    JsonNode ceiling = r.path("ceiling");
+    assertThat(ceiling.path("bound").asInt()).isEqualTo(100);
+    assertThat(ceiling.path("writesPerPod").asDouble()).isEqualTo(1.0);
+    assertThat(ceiling.path("requestsPerPod").has("get nodes")).isFalse();
+    assertThat(r.path("checks").path("violations")).isEmpty();
+    assertThat(r.path("checks").path("unbound").asInt()).isZero();
+  }
+
   @Test
   void sameNodeBurst_throughTheNodeAgentsAllocate_hasNoMisallocation(ControlPlane cp)
       throws Exception {

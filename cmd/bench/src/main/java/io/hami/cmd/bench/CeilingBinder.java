@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
  * else: the node lock (GET the node, merge patch with its resourceVersion) and the binding, which
  * carries the pod's device annotations and label (the API server copies them onto the pod). Nodes
  * are taken round-robin, skipping one whose lock is held; there is no filtering, scoring or cache.
+ * In lock mode {@code scheduler} the binding alone: the scheduler keeps its one pod per node in
+ * memory, and round-robin over the nodes comes back to a node long after its last pod was served.
  */
 final class CeilingBinder implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CeilingBinder.class);
@@ -48,9 +50,15 @@ final class CeilingBinder implements AutoCloseable {
   private final AtomicInteger cursor = new AtomicInteger();
   private final AtomicLong failures = new AtomicLong();
   private final int threads;
+  private final boolean lockFree;
 
-  CeilingBinder(KubernetesClient client, List<String> nodes, int gpusPerNode, int threads) {
+  /**
+   * @param lockFree bind without the node lock, as lock mode {@code scheduler} does
+   */
+  CeilingBinder(
+      KubernetesClient client, List<String> nodes, int gpusPerNode, int threads, boolean lockFree) {
     this.client = client;
+    this.lockFree = lockFree;
     this.nodes = List.copyOf(nodes);
     this.gpusPerNode = gpusPerNode;
     this.threads = threads;
@@ -93,7 +101,7 @@ final class CeilingBinder implements AutoCloseable {
     String name = pod.getMetadata().getName();
     for (int attempt = 0; attempt < nodes.size() * 2; attempt++) {
       String node = nodes.get(Math.floorMod(cursor.getAndIncrement(), nodes.size()));
-      if (!lock(node, ns, name)) {
+      if (!lockFree && !lock(node, ns, name)) {
         continue;
       }
       client

@@ -28,13 +28,17 @@ final class CeilingPhase {
 
   private final Harness h;
   private final boolean backlog;
+  private final boolean lockFree;
 
   /**
    * @param backlog whether every pod is offered to the binder only once all are created
+   * @param lockFree whether the scheduler under test runs in lock mode {@code scheduler}: the
+   *     ceiling then makes the binding alone
    */
-  CeilingPhase(Harness h, boolean backlog) {
+  CeilingPhase(Harness h, boolean backlog, boolean lockFree) {
     this.h = h;
     this.backlog = backlog;
+    this.lockFree = lockFree;
   }
 
   /**
@@ -56,7 +60,11 @@ final class CeilingPhase {
     try (KubernetesClient binderClient = ClusterBench.client(kubeconfig, metrics);
         CeilingBinder binder =
             new CeilingBinder(
-                binderClient, nodes, w.nodes().gpusPerNode(), w.scheduler().bindingThreads());
+                binderClient,
+                nodes,
+                w.nodes().gpusPerNode(),
+                w.scheduler().bindingThreads(),
+                lockFree);
         BindTracker tracker =
             new BindTracker(admin, ClusterBench.NAMESPACE, "ceiling", System::nanoTime)) {
       warmUp.run(binder::offer);

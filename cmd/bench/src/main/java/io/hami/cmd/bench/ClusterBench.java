@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -215,13 +216,24 @@ final class ClusterBench {
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
                 STARTUP)) {
-          warmUp(
-              admin,
-              BenchPods.SCHEDULER_NAME,
-              "hami-warmup",
-              p -> {},
-              scheduler::isAlive,
-              o.backlog() ? scheduler : null);
+          if (o.backlog()) {
+            // Drained from a backlog, the scheduler is measured at steady state, compiled as a
+            // long-running one is (SteadyState), like the yardsticks after it.
+            List<Workload.Shape> warm = pods.draw(w.pods().warmup(), 7);
+            int warmed =
+                new ProcessPhase(h, "hami-scheduler", NAMESPACE, BenchPods.SCHEDULER_NAME, true)
+                    .warmUpUntilSteady(
+                        scheduler,
+                        "hami-warmup",
+                        warm.size(),
+                        i ->
+                            BenchPods.pod(
+                                NAMESPACE, "hami-warmup-" + i, "hami-warmup", warm.get(i)));
+            env.put("warmupPods.hami-scheduler", Integer.toString(warmed));
+          } else {
+            warmUp(
+                admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {}, scheduler::isAlive, null);
+          }
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
           h.say("checking invariants on %d nodes", nodeNames.size());
           violations = Invariants.check(admin, nodeNames);
@@ -243,7 +255,7 @@ final class ClusterBench {
           // The same pods without GPU requests, through ours and through kube-scheduler, each
           // from the cluster the GPU phase started from (deletePods waited for every pod to go).
           NonGpuRun plain =
-              new NonGpuRun(o, h, kubeconfig, work, pods.draw(w.pods().warmup(), 7), shapes);
+              new NonGpuRun(o, h, kubeconfig, work, pods.draw(w.pods().warmup(), 7), shapes, env);
           if (b.nonGpu()) {
             nonGpu = plain.ours();
           }
@@ -254,7 +266,7 @@ final class ClusterBench {
           }
           if (b.ceiling()) {
             ceiling =
-                new CeilingPhase(h, o.backlog())
+                new CeilingPhase(h, o.backlog(), o.settings().lockMode().equals("scheduler"))
                     .measure(
                         kubeconfig,
                         admin,
@@ -433,6 +445,7 @@ final class ClusterBench {
       int[] unsched)
       throws Exception {
     PromText before = scheduler.scrape();
+    OptionalDouble jitBefore = CompilerCpu.seconds(scheduler.pid());
     // The scheduler's heap, sampled each second by a timer thread.
     List<Double> heapMiB = Collections.synchronizedList(new ArrayList<>());
     ScheduledExecutorService timers =
@@ -516,16 +529,15 @@ final class ClusterBench {
       Map<String, Double> requests = PhaseFigures.requestDelta(before, after);
       double handshakeWrites =
           after.sum(PhaseFigures.HANDSHAKE_WRITES) - before.sum(PhaseFigures.HANDSHAKE_WRITES);
-      double cpu = after.sum("process_cpu_seconds_total") - before.sum("process_cpu_seconds_total");
+      double cpu = after.sum(PhaseFigures.CPU_SECONDS) - before.sum(PhaseFigures.CPU_SECONDS);
+      Map<String, Double> internals = PhaseFigures.internals(before, after);
+      OptionalDouble jitAfter = CompilerCpu.seconds(scheduler.pid());
+      if (jitBefore.isPresent() && jitAfter.isPresent()) {
+        internals.put("jitCpuSeconds", jitAfter.getAsDouble() - jitBefore.getAsDouble());
+      }
       List<Double> heap = List.copyOf(heapMiB);
       return PhaseFigures.phase(
-          "hami-scheduler",
-          tracker,
-          requests,
-          handshakeWrites,
-          cpu,
-          Stats.of(heap),
-          PhaseFigures.internals(before, after));
+          "hami-scheduler", tracker, requests, handshakeWrites, cpu, Stats.of(heap), internals);
     } finally {
       timers.shutdownNow();
     }

@@ -1,7 +1,10 @@
 package io.hami.cmd.bench;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * The yardsticks of a GPU workload that need no GPUs: the same pods with their GPU requests taken
@@ -24,10 +27,13 @@ final class NonGpuRun {
   private final Path work;
   private final List<Workload.Shape> warmup;
   private final List<Workload.Shape> measured;
+  private final Map<String, String> env;
 
   /**
    * @param warmup the shapes of the warm-up pods, as the GPU phase drew them
    * @param measured the shapes of the measured pods, as the GPU phase drew them
+   * @param env the report's environment, which gets each phase's warm-up pods under {@code
+   *     --backlog}
    */
   NonGpuRun(
       ClusterBench.Options o,
@@ -35,13 +41,15 @@ final class NonGpuRun {
       Path kubeconfig,
       Path work,
       List<Workload.Shape> warmup,
-      List<Workload.Shape> measured) {
+      List<Workload.Shape> measured,
+      Map<String, String> env) {
     this.o = o;
     this.h = h;
     this.kubeconfig = kubeconfig;
     this.work = work;
     this.warmup = warmup;
     this.measured = measured;
+    this.env = env;
   }
 
   /** Our scheduler, with the shipped profile as in the GPU phase, on the pods without GPUs. */
@@ -84,13 +92,17 @@ final class NonGpuRun {
     ProcessPhase phase = new ProcessPhase(h, name, ns, schedulerName, o.backlog());
     h.say("starting %s", name);
     try (ScrapedProcess scheduler = starter.start()) {
-      phase.warmUp(
-          scheduler,
-          warmGroup,
-          warmup.size(),
+      IntFunction<Pod> warmPods =
           i ->
               BenchPods.withoutGpus(
-                  ns, warmGroup + "-" + i, warmGroup, warmup.get(i), schedulerName));
+                  ns, warmGroup + "-" + i, warmGroup, warmup.get(i), schedulerName);
+      if (o.backlog()) {
+        // As the GPU phase: a backlog is drained at steady state.
+        int warmed = phase.warmUpUntilSteady(scheduler, warmGroup, warmup.size(), warmPods);
+        env.put("warmupPods." + group, Integer.toString(warmed));
+      } else {
+        phase.warmUp(scheduler, warmGroup, warmup.size(), warmPods);
+      }
       BenchReport.Phase p =
           phase.measure(
               scheduler,
