@@ -34,7 +34,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -216,24 +215,17 @@ final class ClusterBench {
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
                 STARTUP)) {
-          if (o.backlog()) {
-            // Drained from a backlog, the scheduler is measured at steady state, compiled as a
-            // long-running one is (SteadyState), like the yardsticks after it.
-            List<Workload.Shape> warm = pods.draw(w.pods().warmup(), 7);
-            int warmed =
-                new ProcessPhase(h, "hami-scheduler", NAMESPACE, BenchPods.SCHEDULER_NAME, true)
-                    .warmUpUntilSteady(
-                        scheduler,
-                        "hami-warmup",
-                        warm.size(),
-                        i ->
-                            BenchPods.pod(
-                                NAMESPACE, "hami-warmup-" + i, "hami-warmup", warm.get(i)));
-            env.put("warmupPods.hami-scheduler", Integer.toString(warmed));
-          } else {
-            warmUp(
-                admin, BenchPods.SCHEDULER_NAME, "hami-warmup", p -> {}, scheduler::isAlive, null);
-          }
+          List<Workload.Shape> warm = pods.draw(w.pods().warmup(), 7);
+          int warmed =
+              new ProcessPhase(
+                      h, "hami-scheduler", NAMESPACE, BenchPods.SCHEDULER_NAME, o.backlog())
+                  .warmUpForMeasure(
+                      scheduler,
+                      "hami-warmup",
+                      warm.size(),
+                      i ->
+                          BenchPods.pod(NAMESPACE, "hami-warmup-" + i, "hami-warmup", warm.get(i)));
+          env.put("warmupPods.hami-scheduler", Integer.toString(warmed));
           ours = measureOurs(admin, scheduler, shapes, light, unsched);
           h.say("checking invariants on %d nodes", nodeNames.size());
           violations = Invariants.check(admin, nodeNames);
@@ -266,20 +258,13 @@ final class ClusterBench {
           }
           if (b.ceiling()) {
             ceiling =
-                new CeilingPhase(h, o.backlog(), o.settings().lockMode().equals("scheduler"))
+                new CeilingPhase(h, o.backlog(), o.settings().lockFree())
                     .measure(
                         kubeconfig,
                         admin,
                         shapes,
                         new ArrayList<>(light.names()),
-                        offer ->
-                            warmUp(
-                                admin,
-                                CEILING_SCHEDULER,
-                                "ceiling-warmup",
-                                offer,
-                                () -> true,
-                                null));
+                        offer -> warmUpCeiling(admin, offer));
             h.deletePods(NAMESPACE, null);
           }
           if (light.errors() > 0) {
@@ -388,35 +373,23 @@ final class ClusterBench {
   }
 
   /**
-   * Binds the workload's warm-up pods (another draw of its shapes) through the scheduler named
-   * {@code schedulerName}, or through {@code offer} when that is the harness's own binder, then
-   * deletes them: what is measured next runs warm, as a long-running scheduler does. With {@code
-   * paused} (a backlog measure) the pods are created while that scheduler is paused, as the
-   * measured ones will be.
+   * Binds the workload's warm-up pods (another draw of its shapes) through the API ceiling's binder
+   * ({@code offer}), then deletes them: its client and the API server are measured warm, as the
+   * schedulers are.
    */
-  private void warmUp(
-      KubernetesClient admin,
-      String schedulerName,
-      String group,
-      Consumer<Pod> offer,
-      BooleanSupplier alive,
-      @Nullable ScrapedProcess paused)
-      throws Exception {
+  private void warmUpCeiling(KubernetesClient admin, Consumer<Pod> offer) throws Exception {
     int n = w.pods().warmup();
     if (n == 0) {
       return;
     }
+    String group = "ceiling-warmup";
     h.say("warming up with %d pods (%s)", n, group);
     List<Workload.Shape> shapes = new BenchPods(w.pods()).draw(n, 7);
     try (BindTracker tracker = new BindTracker(admin, NAMESPACE, group, System::nanoTime)) {
       tracker.start();
-      Backlog.hold(
-          paused,
-          tracker,
-          () ->
-              new PodCreator(admin, NAMESPACE, schedulerName)
-                  .createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer));
-      String stopped = h.awaitBound(tracker, alive);
+      new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER)
+          .createAll(shapes, group, w.pods().qps(), w.pods().clients(), tracker, offer);
+      String stopped = h.awaitBound(tracker, () -> true);
       if (stopped != null) {
         h.error(
             group

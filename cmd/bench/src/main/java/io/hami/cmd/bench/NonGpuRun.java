@@ -32,8 +32,7 @@ final class NonGpuRun {
   /**
    * @param warmup the shapes of the warm-up pods, as the GPU phase drew them
    * @param measured the shapes of the measured pods, as the GPU phase drew them
-   * @param env the report's environment, which gets each phase's warm-up pods under {@code
-   *     --backlog}
+   * @param env the report's environment, which gets each phase's warm-up pods
    */
   NonGpuRun(
       ClusterBench.Options o,
@@ -96,13 +95,8 @@ final class NonGpuRun {
           i ->
               BenchPods.withoutGpus(
                   ns, warmGroup + "-" + i, warmGroup, warmup.get(i), schedulerName);
-      if (o.backlog()) {
-        // As the GPU phase: a backlog is drained at steady state.
-        int warmed = phase.warmUpUntilSteady(scheduler, warmGroup, warmup.size(), warmPods);
-        env.put("warmupPods." + group, Integer.toString(warmed));
-      } else {
-        phase.warmUp(scheduler, warmGroup, warmup.size(), warmPods);
-      }
+      int warmed = phase.warmUpForMeasure(scheduler, warmGroup, warmup.size(), warmPods);
+      env.put("warmupPods." + group, Integer.toString(warmed));
       BenchReport.Phase p =
           phase.measure(
               scheduler,

@@ -88,6 +88,22 @@ final class ProcessPhase {
   }
 
   /**
+   * The warm-up the measure needs: from a backlog, rounds until steady ({@link
+   * #warmUpUntilSteady}), since a drained backlog runs what only compiled code keeps up with; at an
+   * arrival rate, one round ({@link #warmUp}).
+   *
+   * @return the warm-up pods bound and deleted in all rounds
+   */
+  int warmUpForMeasure(ScrapedProcess scheduler, String group, int n, IntFunction<Pod> pods)
+      throws Exception {
+    if (backlog) {
+      return warmUpUntilSteady(scheduler, group, n, pods);
+    }
+    warmUp(scheduler, group, n, pods);
+    return n;
+  }
+
+  /**
    * Warms up in rounds of {@code n} pods until the scheduler's CPU per pod has settled ({@link
    * SteadyState}), so that a JVM scheduler is measured with its hot code compiled.
    *

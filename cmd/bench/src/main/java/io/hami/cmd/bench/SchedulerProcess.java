@@ -103,6 +103,11 @@ final class SchedulerProcess implements ScrapedProcess {
       return equals(SHIPPED);
     }
 
+    /** Lock mode {@code scheduler}: no node lock on nodes whose agents need none. */
+    boolean lockFree() {
+      return lockMode.equals("scheduler");
+    }
+
     /** As the report's header and environment give them. */
     String describe() {
       return "lock-mode="
