@@ -202,6 +202,8 @@ final class ClusterBench {
         }
         BenchPods pods = new BenchPods(w.pods());
         List<Workload.Shape> shapes = pods.draw(w.pods().count(), 42);
+        // Every phase warms up with the same shapes, its own pods.
+        List<Workload.Shape> warm = pods.draw(w.pods().warmup(), 7);
 
         h.say("starting the scheduler under test: %s", o.jar());
         BenchReport.Phase ours;
@@ -215,7 +217,6 @@ final class ClusterBench {
                 w.scheduler(),
                 work.resolve("logs/hami-scheduler.log"),
                 STARTUP)) {
-          List<Workload.Shape> warm = pods.draw(w.pods().warmup(), 7);
           int warmed =
               new ProcessPhase(
                       h, "hami-scheduler", NAMESPACE, BenchPods.SCHEDULER_NAME, o.backlog())
@@ -246,8 +247,7 @@ final class ClusterBench {
         } else {
           // The same pods without GPU requests, through ours and through kube-scheduler, each
           // from the cluster the GPU phase started from (deletePods waited for every pod to go).
-          NonGpuRun plain =
-              new NonGpuRun(o, h, kubeconfig, work, pods.draw(w.pods().warmup(), 7), shapes, env);
+          NonGpuRun plain = new NonGpuRun(o, h, kubeconfig, work, warm, shapes, env);
           if (b.nonGpu()) {
             nonGpu = plain.ours();
           }
@@ -264,7 +264,7 @@ final class ClusterBench {
                         admin,
                         shapes,
                         new ArrayList<>(light.names()),
-                        offer -> warmUpCeiling(admin, offer));
+                        offer -> warmUpCeiling(admin, warm, offer));
             h.deletePods(NAMESPACE, null);
           }
           if (light.errors() > 0) {
@@ -373,18 +373,17 @@ final class ClusterBench {
   }
 
   /**
-   * Binds the workload's warm-up pods (another draw of its shapes) through the API ceiling's binder
-   * ({@code offer}), then deletes them: its client and the API server are measured warm, as the
-   * schedulers are.
+   * Binds warm-up pods of {@code shapes} through the API ceiling's binder ({@code offer}), then
+   * deletes them: its client and the API server are measured warm, as the schedulers are.
    */
-  private void warmUpCeiling(KubernetesClient admin, Consumer<Pod> offer) throws Exception {
-    int n = w.pods().warmup();
+  private void warmUpCeiling(
+      KubernetesClient admin, List<Workload.Shape> shapes, Consumer<Pod> offer) throws Exception {
+    int n = shapes.size();
     if (n == 0) {
       return;
     }
     String group = "ceiling-warmup";
     h.say("warming up with %d pods (%s)", n, group);
-    List<Workload.Shape> shapes = new BenchPods(w.pods()).draw(n, 7);
     try (BindTracker tracker = new BindTracker(admin, NAMESPACE, group, System::nanoTime)) {
       tracker.start();
       new PodCreator(admin, NAMESPACE, CEILING_SCHEDULER)
